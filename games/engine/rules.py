@@ -1,0 +1,178 @@
+"""House-rule agreements for each game (DESIGN.md "Rulings where the rule documents are silent").
+
+Each is a frozen dataclass with ``to_dict()`` / ``from_dict()`` (JSON) and
+``validate()`` returning member-readable errors (empty when the rules are sound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
+
+from .errors import EngineError
+
+MIN_TURN_SECONDS = 10  # DESIGN.md: turn clock 10 s to 7 days
+MAX_TURN_SECONDS = 7 * 24 * 3600
+
+_R = TypeVar("_R", "PiranhaRules", "PilesRules")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _from_dict(cls: type[_R], data: Mapping[str, Any]) -> _R:
+    if not isinstance(data, Mapping):
+        raise EngineError("Rules must be an object")
+    names = {f.name for f in fields(cls)}
+    unknown = set(data) - names - {"game"}
+    if unknown:
+        raise EngineError(f"Unknown rule: {', '.join(sorted(map(str, unknown)))}")
+    kwargs = {k: v for k, v in data.items() if k in names}
+    if "stage_bets" in kwargs and isinstance(kwargs["stage_bets"], list):
+        kwargs["stage_bets"] = tuple(kwargs["stage_bets"])
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:  # pragma: no cover - defensive
+        raise EngineError(f"Rules could not be read: {exc}") from exc
+
+
+def _turn_errors(turn_seconds: object) -> list[str]:
+    if not _is_int(turn_seconds) or not (
+        MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS  # type: ignore[operator]
+    ):
+        return ["The turn clock must be between 10 seconds and 7 days"]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class PiranhaRules:
+    """Piranha house rules. Defaults are DESIGN.md's.
+
+    ante: cents each player dealt in antes (piranha.txt 2.1).
+    ante_each_hand: False = ante only on the first hand of a game (DESIGN.md option).
+    match_cap: most a loser pays into the next pot; None = no cap (piranha.txt 1.3, 4.3).
+    betting_round: one fixed-limit round after the deal, before the drop (piranha.txt 3.4).
+    bet_size / max_raises: the limit and raise cap of that round.
+    nobody_in: "carry" = the pot carries to a fresh deal; "split" = the game ends
+        and the pot is split among those dealt in (piranha.txt 3.4, DESIGN.md).
+    turn_seconds: the turn clock (the service runs it; the engine only records it).
+    """
+
+    ante: int = 25
+    ante_each_hand: bool = True
+    match_cap: int | None = None
+    betting_round: bool = False
+    bet_size: int = 25
+    max_raises: int = 3
+    nobody_in: str = "carry"
+    turn_seconds: int = 86400
+
+    game = "piranha"
+    min_players = 2
+    max_players = 11  # piranha.txt 1.1
+
+    def validate(self) -> list[str]:
+        errors: list[str] = []
+        if not _is_int(self.ante) or self.ante < 0:
+            errors.append("The ante must be zero or more cents")
+        if not isinstance(self.ante_each_hand, bool):
+            errors.append("Ante each hand must be yes or no")
+        if self.match_cap is not None and (not _is_int(self.match_cap) or self.match_cap < 1):
+            errors.append("The match cap must be at least 1 cent, or none")
+        if not isinstance(self.betting_round, bool):
+            errors.append("The betting round must be on or off")
+        if not _is_int(self.bet_size) or self.bet_size < 1:
+            errors.append("The bet size must be at least 1 cent")
+        if not _is_int(self.max_raises) or self.max_raises < 0:
+            errors.append("The raise cap must be zero or more")
+        if self.nobody_in not in ("carry", "split"):
+            errors.append("When nobody stays in, the pot either carries or is split")
+        errors += _turn_errors(self.turn_seconds)
+        return errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PiranhaRules:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True, slots=True)
+class PilesRules:
+    """Piles house rules. Defaults are DESIGN.md's.
+
+    forced: "ante" (everyone antes ``ante``) or "blinds" (``small_blind`` and
+        ``big_blind`` by the two seats after the button) (piles.txt 2.1).
+    stage_bets: the fixed limit of each of the nine betting rounds (piles.txt 3.2).
+    max_raises: raises allowed in a round after the opening bet (DESIGN.md: three).
+    low_variant: the variation of piles.txt 5.1: repeated ranks allowed in a low,
+        every low card five or lower, high must be a full house or better.
+    pig_tie_counts: a pig that ties for a half still wins it (DESIGN.md option).
+    declare_timeout: "fold" or "high", the default declaration when the clock runs out.
+    """
+
+    forced: str = "ante"
+    ante: int = 25
+    small_blind: int = 10
+    big_blind: int = 25
+    stage_bets: tuple[int, ...] = (25, 25, 25, 25, 25, 25, 50, 50, 100)
+    max_raises: int = 3
+    low_variant: bool = False
+    pig_tie_counts: bool = False
+    declare_timeout: str = "fold"
+    turn_seconds: int = 86400
+
+    game = "piles"
+    min_players = 2
+    max_players = 7  # piles.txt 1.1: five hole cards each and thirteen shared
+
+    def validate(self) -> list[str]:
+        errors: list[str] = []
+        if self.forced not in ("ante", "blinds"):
+            errors.append("Forced bets are either an ante or blinds")
+        if not _is_int(self.ante) or self.ante < 0:
+            errors.append("The ante must be zero or more cents")
+        if not _is_int(self.small_blind) or self.small_blind < 0:
+            errors.append("The small blind must be zero or more cents")
+        if not _is_int(self.big_blind) or self.big_blind < 1:
+            errors.append("The big blind must be at least 1 cent")
+        elif _is_int(self.small_blind) and self.small_blind > self.big_blind:
+            errors.append("The small blind may not be larger than the big blind")
+        if (not isinstance(self.stage_bets, tuple) or len(self.stage_bets) != 9
+                or not all(_is_int(b) and b >= 1 for b in self.stage_bets)):
+            errors.append("Give nine bet sizes of at least 1 cent, one per stage")
+        if not _is_int(self.max_raises) or self.max_raises < 0:
+            errors.append("The raise cap must be zero or more")
+        if not isinstance(self.low_variant, bool):
+            errors.append("The low variant must be on or off")
+        if not isinstance(self.pig_tie_counts, bool):
+            errors.append("Pig ties must be yes or no")
+        if self.declare_timeout not in ("fold", "high"):
+            errors.append("A declaration that times out either folds or declares high")
+        errors += _turn_errors(self.turn_seconds)
+        return errors
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"game": self.game, **asdict(self)}
+        out["stage_bets"] = list(self.stage_bets)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PilesRules:
+        return _from_dict(cls, data)
+
+
+Rules = PiranhaRules | PilesRules
+
+
+def rules_from_dict(data: Mapping[str, Any]) -> Rules:
+    """Rules of either game from their JSON form (dispatched by "game")."""
+    game = data.get("game") if isinstance(data, Mapping) else None
+    if game == "piranha":
+        return PiranhaRules.from_dict(data)
+    if game == "piles":
+        return PilesRules.from_dict(data)
+    raise EngineError("Rules must name their game: piranha or piles")
