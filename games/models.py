@@ -1,0 +1,154 @@
+"""Rule-set agreements, tables, seats, hands and the action log.
+
+The hand's `state` is the engine's plain-data state (JSON); the log of
+`HandAction` rows replays to it (DESIGN.md, "Engine contract").
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Game(models.TextChoices):
+    PIRANHA = "piranha", "Piranha"
+    PILES = "piles", "Piles"
+
+
+class RuleSet(models.Model):
+    """A named house-rule agreement of a club; its content lives in numbered versions."""
+
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="rule_sets")
+    name = models.CharField(max_length=80)
+    game = models.CharField(max_length=10, choices=Game.choices)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_game_display()})"
+
+
+class RuleSetVersion(models.Model):
+    """One exact version of an agreement. Frozen once any table has used it: an edit makes a new version."""
+
+    rule_set = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    rules = models.JSONField(help_text="The engine's rules (PiranhaRules/PilesRules.to_dict()).")
+    max_seats = models.PositiveSmallIntegerField()
+    spectators_allowed = models.BooleanField(default=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    frozen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule_set", "number"], name="rule_set_version_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule_set.name} v{self.number}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.frozen_at is not None
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Waiting for players"
+        RUNNING = "running", "Playing"
+        FINISHED = "finished", "Finished"
+
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="tables")
+    name = models.CharField(max_length=80)
+    rule_version = models.ForeignKey(RuleSetVersion, on_delete=models.PROTECT, related_name="tables")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    button = models.PositiveSmallIntegerField(default=0, help_text="Seat number of the dealer button.")
+    carry_pot = models.BigIntegerField(default=0, help_text="Cents waiting in the pot for the next hand.")
+    hands_played = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def game(self) -> str:
+        return self.rule_version.rule_set.game
+
+
+class Seat(models.Model):
+    """A member's place at a table, with their acceptance of the exact rule-set version."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    accepted_version = models.ForeignKey(RuleSetVersion, on_delete=models.PROTECT, related_name="+")
+    accepted_at = models.DateTimeField()
+    sitting_out = models.BooleanField(default=False)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], condition=models.Q(left_at__isnull=True),
+                                    name="seat_number_taken_once"),
+            models.UniqueConstraint(fields=["table", "user"], condition=models.Q(left_at__isnull=True),
+                                    name="seat_one_per_member"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.table} seat {self.number}"
+
+
+class Hand(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    rule_version = models.ForeignKey(RuleSetVersion, on_delete=models.PROTECT, related_name="hands")
+    # Seat number -> user id of everyone dealt in (JSON keys are strings).
+    players = models.JSONField()
+    button = models.PositiveSmallIntegerField()
+    carry_in = models.BigIntegerField(default=0, help_text="Cents carried into this hand's pot.")
+    deck = models.JSONField(help_text="The shuffled deck order; never shown before the hand ends.")
+    salt = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64, help_text="SHA-256 of the deck order and salt, published at the deal.")
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} hand {self.number}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+
+class HandAction(models.Model):
+    """One applied action, in order: the log that replays to the hand's state."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions")
+    sequence = models.PositiveIntegerField(help_text="The hand version this action produced.")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    action = models.JSONField()
+    events = models.JSONField(default=list)
+    is_timeout = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "sequence"], name="hand_action_sequence_unique"),
+        ]
+        ordering = ["sequence"]
+
+    def __str__(self) -> str:
+        return f"{self.hand} #{self.sequence}"
