@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Club, Membership, User
-from tests.accounts.factories import ClubFactory, MembershipFactory, UserFactory
+from tests.accounts.factories import ClubFactory, MembershipFactory
 
 
 @dataclass

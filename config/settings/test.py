@@ -10,7 +10,7 @@ if not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
         os.environ.setdefault(_key, _value)
 
 from .base import *  # noqa: E402,F403
-from .base import CACHES  # noqa: E402, CHANNEL_LAYERS, LOGGING, STORAGES
+from .base import CACHES, CHANNEL_LAYERS, LOGGING, STORAGES  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
