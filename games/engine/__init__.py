@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import piles as _piles
+from . import piranha as _piranha
 from .actions import Action, action_from_dict, action_to_dict
 from .cards import (
     Card,
@@ -31,71 +33,137 @@ from .cards import (
     shuffled_deck,
     verify_commitment,
 )
+from .common import from_plain, to_plain
 from .errors import CardError, EngineError, IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
 from .events import Event
+from .piles import PilesState
+from .piranha import PiranhaState
 from .rules import PilesRules, PiranhaRules, Rules, rules_from_dict
 
-State = Any  # PiranhaState | PilesState once the state machines land
+State = PiranhaState | PilesState
+
+
+def _module(state: State) -> Any:
+    if isinstance(state, PiranhaState):
+        return _piranha
+    if isinstance(state, PilesState):
+        return _piles
+    raise EngineError("Not a hand state")
 
 
 def new_hand(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[str],
              carry_pot: int = 0, hand_number: int = 1) -> tuple[State, list[Event]]:
-    """Deal a hand and post the forced bets; return the state and the events of the deal."""
-    raise NotImplementedError
+    """Deal a hand and post the forced bets; return the state and the events so far.
+
+    ``seats``: seat numbers dealt in, clockwise; ``button``: the dealer's seat;
+    ``deck``: 52 card codes in deal order (from ``shuffled_deck``);
+    ``carry_pot``: chips already in the table pot from the previous hand;
+    ``hand_number``: 1 for a game's first hand. Raises EngineError on bad input.
+    """
+    if isinstance(rules, PiranhaRules):
+        return _piranha.new_hand(rules, seats=seats, button=button, deck=deck,
+                                 carry_pot=carry_pot, hand_number=hand_number)
+    if isinstance(rules, PilesRules):
+        return _piles.new_hand(rules, seats=seats, button=button, deck=deck,
+                               carry_pot=carry_pot, hand_number=hand_number)
+    raise EngineError("Unknown rules")
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
     """The actions ``seat`` may take now; empty when it is not that seat's decision."""
-    raise NotImplementedError
+    actions: list[Action] = _module(state).legal_actions(state, seat)
+    return actions
 
 
 def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Apply one action; raise IllegalAction naming the rule broken."""
-    raise NotImplementedError
+    """Apply one action of ``seat``; return the new state and the new events.
+
+    Raises IllegalAction (an EngineError) whose message names the rule broken.
+    """
+    if not isinstance(action, Action):
+        raise IllegalAction("Not an action")
+    out: tuple[State, list[Event]] = _module(state).apply(state, seat, action)
+    return out
 
 
 def to_act(state: State) -> tuple[int, ...]:
-    """Seats whose decision is awaited now; empty when the hand is over."""
-    raise NotImplementedError
+    """Seats whose decision is awaited now (one in a betting round, every undecided seat
+    in a sealed drop or declaration); empty when the hand is over."""
+    seats: tuple[int, ...] = _module(state).to_act(state)
+    return seats
 
 
 def timeout_action(state: State, seat: int) -> Action:
-    """The default action when ``seat``'s clock runs out (DESIGN.md)."""
-    raise NotImplementedError
+    """The default action when ``seat``'s clock runs out (DESIGN.md): check if free, else fold;
+    a Piranha drop -> out; a Piles declaration -> fold (rules.declare_timeout "high" -> high).
+    Raises IllegalAction when no decision of that seat is awaited."""
+    action: Action = _module(state).timeout_action(state, seat)
+    return action
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may see (None: the public view), JSON-ready."""
-    raise NotImplementedError
+    """What ``seat`` may see, JSON-ready; ``None`` is the public (spectator) view.
+
+    Keys: game, hand_number, button, you, phase, (Piles: stage), pot, carry_pot,
+    board (Piranha: list of 5, None = face down; Piles: {"square1": [4], "square2": [4],
+    "row": [5]}), seats (list of {seat, status, paid, round_bet, last_action,
+    decision ("waiting"/"decided" for others while sealed; own choice; all choices
+    once opened), cards (own, or shown at showdown, else None), card_count}),
+    my_cards, my_hand (best hand so far with the cards seen), to_act,
+    legal_actions (action dicts), betting ({bet_size, current, raises, max_raises,
+    to_call} or None), events (the public log: no event holds a hidden card),
+    result (see ``result``) and rules.
+    """
+    out: dict[str, Any] = _module(state).view(state, seat)
+    return out
 
 
 def is_over(state: State) -> bool:
-    raise NotImplementedError
+    return state.phase == "over"
 
 
 def result(state: State) -> dict[str, Any] | None:
-    raise NotImplementedError
+    """None until over; then {game, pot, reason, winners, payouts: [{seat, amount}],
+    hands (shown), next_pot, game_over, ...}. Piranha adds match_payments; Piles
+    adds high_winners, low_winners, failed_pigs."""
+    out: dict[str, Any] | None = _module(state).result(state)
+    return out
 
 
 def state_to_json(state: State) -> dict[str, Any]:
-    raise NotImplementedError
+    """The state as JSON-ready plain data (dicts, lists, strs, ints, bools, None)."""
+    data: dict[str, Any] = to_plain(state)
+    return data
 
 
 def state_from_json(data: Mapping[str, Any]) -> State:
-    raise NotImplementedError
+    """The inverse of ``state_to_json``; raises EngineError on malformed data."""
+    game = data.get("game") if isinstance(data, Mapping) else None
+    if game == "piranha":
+        state: State = from_plain(PiranhaState, data)
+    elif game == "piles":
+        state = from_plain(PilesState, data)
+    else:
+        raise EngineError("State must name its game: piranha or piles")
+    return state
 
 
 def replay(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[str],
            carry_pot: int = 0, hand_number: int = 1,
            log: Sequence[tuple[int, Action]] = ()) -> State:
-    """Rebuild a hand from its deal and action log; equals the stored state."""
-    raise NotImplementedError
+    """Rebuild a hand from its deal and action log (timeouts included as the actions
+    applied); equals the stored state. Raises IllegalAction if the log does not fit."""
+    state, _ = new_hand(rules, seats=seats, button=button, deck=deck,
+                        carry_pot=carry_pot, hand_number=hand_number)
+    for seat, action in log:
+        state, _ = apply(state, seat, action)
+    return state
 
 
 __all__ = [
     "Action", "Card", "CardError", "EngineError", "Event", "HandValue", "IllegalAction",
-    "LowValue", "PilesRules", "PiranhaRules", "Rules", "State", "action_from_dict",
+    "LowValue", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
     "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over",
     "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",
     "piles_best_low", "piranha_best", "replay", "result", "rules_from_dict",

@@ -1,0 +1,424 @@
+"""Piles as a state machine (piles.txt, DESIGN.md "Piles").
+
+Phases: "betting" (nine rounds, one after each stage) -> "declare" -> "over".
+
+Deal (piles.txt 2.1, 2.2): five hole cards each, dealt one at a time
+clockwise from the seat after the button, from the top of the deck; then
+pile 1 (square 1, four cards), pile 2 (square 2, four cards) and pile 3 (the
+row, five cards), all face down.
+
+Forced bets (piles.txt 2.1, DESIGN.md): an ante from every player, or blinds.
+With blinds the small blind is the first seat after the button and the big
+blind the next (heads-up: the other player posts the small blind and the
+button the big one). Blinds are live bets of the first betting round (the
+one after stage 1); the big blind counts as its opening bet, the first to act
+is the seat after the big blind, and the big blind may raise when it is
+called round to it. Every other round starts with the first active seat
+clockwise after the button.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import betting as bet
+from .actions import Action
+from .cards import Card, card, check_deck
+from .common import check_seats, clockwise_from_button, first_after_button, seat_index, split
+from .errors import EngineError, IllegalAction
+from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
+from .events import Event, event
+from .rules import PilesRules
+
+GAME = "Piles"
+
+# piles.txt 3.1 stage table: (pile, first position, count) turned at stages 1..9
+STAGES: tuple[tuple[str, int, int], ...] = (
+    ("square1", 0, 2), ("square2", 0, 2), ("square1", 2, 2), ("square2", 2, 2),
+    ("row", 0, 1), ("row", 1, 1), ("row", 2, 1), ("row", 3, 1), ("row", 4, 1),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PilesState:
+    """One hand of Piles. Per-seat tuples are indexed like ``seats`` (clockwise).
+
+    stage: the last stage turned (1..9). status: "active" or "folded".
+    decisions: the sealed declaration, "" while waiting, else high / low / pig / fold.
+    paid: chips each seat put into the pot this hand.
+    """
+
+    rules: PilesRules
+    seats: tuple[int, ...]
+    button: int
+    deck: tuple[str, ...]
+    hand_number: int
+    carry_pot: int
+    hole: tuple[tuple[str, ...], ...]
+    square1: tuple[str, ...]
+    square2: tuple[str, ...]
+    row: tuple[str, ...]
+    stage: int
+    phase: str
+    pot: int
+    paid: tuple[int, ...]
+    status: tuple[str, ...]
+    decisions: tuple[str, ...]
+    last_action: tuple[str, ...]
+    betting: bet.Betting | None
+    events: tuple[Event, ...]
+    outcome: Mapping[str, Any] | None
+    game: str = "piles"
+
+
+def turned(state: PilesState, stage: int | None = None) -> dict[str, int]:
+    """How many cards of each pile are face up after ``stage`` (default: the current stage)."""
+    upto = state.stage if stage is None else stage
+    up = {"square1": 0, "square2": 0, "row": 0}
+    for pile, first, count in STAGES[:upto]:
+        up[pile] = max(up[pile], first + count)
+    return up
+
+
+def _pile(state: PilesState, name: str) -> tuple[str, ...]:
+    return {"square1": state.square1, "square2": state.square2, "row": state.row}[name]
+
+
+def _turn_event(state: PilesState, stage: int) -> Event:
+    pile, first, count = STAGES[stage - 1]
+    cards = list(_pile(state, pile)[first:first + count])
+    return event("turn", cards=cards, where=pile, positions=list(range(first, first + count)), stage=stage)
+
+
+def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
+             carry_pot: int = 0, hand_number: int = 1) -> tuple[PilesState, list[Event]]:
+    """Deal, post the forced bets, turn stage 1 and open its betting round."""
+    errors = rules.validate()
+    if errors:
+        raise EngineError("; ".join(errors))
+    seat_t = check_seats(seats, button, rules.min_players, rules.max_players, GAME)
+    cards = check_deck(deck)
+    if not isinstance(carry_pot, int) or carry_pot < 0 or not isinstance(hand_number, int) or hand_number < 1:
+        raise EngineError("The carried pot must be zero or more and the hand number at least 1")
+    n = len(seat_t)
+    order = clockwise_from_button(seat_t, button)
+    hole: list[list[str]] = [[] for _ in range(n)]
+    for k in range(5 * n):  # piles.txt 2.1: five cards face down to each player
+        hole[order[k % n]].append(cards[k])
+    rest = cards[5 * n:]
+    events = [event("deal", game="piles", hand_number=hand_number, button=button, seats=list(seat_t),
+                    hole_cards=5, square1=4, square2=4, row=5)]
+    paid = [0] * n
+    contrib = [0] * n
+    first = first_after_button(seat_t, button)
+    if rules.forced == "ante":
+        if rules.ante:
+            for i in order:
+                paid[i] = rules.ante
+                events.append(event("ante", seat_t[i], rules.ante))
+    else:
+        small, big = order[0], order[1 % n]
+        for i, amount, which in ((small, rules.small_blind, "small"), (big, rules.big_blind, "big")):
+            paid[i] += amount
+            contrib[i] += amount
+            events.append(event("blind", seat_t[i], amount, blind=which))
+        first = (big + 1) % n  # the first round starts after the big blind
+    state = PilesState(
+        rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
+        carry_pot=carry_pot, hole=tuple(tuple(h) for h in hole), square1=rest[0:4],
+        square2=rest[4:8], row=rest[8:13], stage=1, phase="betting", pot=carry_pot + sum(paid),
+        paid=tuple(paid), status=("active",) * n, decisions=("",) * n, last_action=("",) * n,
+        betting=None, events=(), outcome=None)
+    events.append(_turn_event(state, 1))  # piles.txt 3.1 stage 1: two cards of pile 1
+    b = bet.open_round([True] * n, first, rules.stage_bets[0], rules.max_raises, contrib)
+    state = replace(state, betting=b, events=tuple(events))
+    return state, events
+
+
+def to_act(state: PilesState) -> tuple[int, ...]:
+    if state.phase == "betting" and state.betting is not None and state.betting.actor >= 0:
+        return (state.seats[state.betting.actor],)
+    if state.phase == "declare":
+        return tuple(s for s, st, d in zip(state.seats, state.status, state.decisions, strict=True)
+                     if st == "active" and not d)
+    return ()
+
+
+def legal_actions(state: PilesState, seat: int) -> list[Action]:
+    if seat not in to_act(state):
+        return []
+    i = state.seats.index(seat)
+    if state.phase == "betting" and state.betting is not None:
+        return bet.legal(state.betting, i)
+    return [Action("declare", choice="high"), Action("declare", choice="low"),
+            Action("declare", choice="pig"), Action("fold")]
+
+
+def timeout_action(state: PilesState, seat: int) -> Action:
+    """DESIGN.md: check if free, else fold; a declaration defaults to fold (option: high)."""
+    actions = legal_actions(state, seat)
+    if not actions:
+        raise IllegalAction("It is not your turn")
+    if state.phase == "declare":
+        return Action("declare", choice="high") if state.rules.declare_timeout == "high" else Action("fold")
+    return Action("check") if Action("check") in actions else Action("fold")
+
+
+def apply(state: PilesState, seat: int, action: Action) -> tuple[PilesState, list[Event]]:
+    if state.phase == "over":
+        raise IllegalAction("The hand is over")
+    i = seat_index(state.seats, seat)
+    if state.status[i] == "folded":
+        raise IllegalAction("You have folded")
+    if state.phase == "betting":
+        return _apply_betting(state, i, action)
+    return _apply_declare(state, i, action)
+
+
+def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesState, list[Event]]:
+    assert state.betting is not None
+    if state.betting.actor != i:
+        raise IllegalAction("It is not your turn")
+    if action.type == "declare":
+        raise IllegalAction("Piles: you declare after the ninth betting round (piles.txt 4.1)")
+    if action.type in ("in", "out"):
+        raise IllegalAction("Piles has no drop: check, bet, call, raise or fold")
+    seat = state.seats[i]
+    status = list(state.status)
+    if action.type == "fold":
+        status[i] = "folded"
+    active = [s == "active" for s in status]
+    b, pay = bet.act(state.betting, i, action, active, GAME)
+    events: list[Event] = []
+    if action.type == "fold":
+        events.append(event("fold", seat, stage=state.stage))
+    elif action.type == "check":
+        events.append(event("check", seat, stage=state.stage))
+    else:
+        events.append(event("bet", seat, pay, action=action.type, to=b.current, stage=state.stage))
+    paid = list(state.paid)
+    paid[i] += pay
+    last = list(state.last_action)
+    last[i] = action.type
+    new = replace(state, status=tuple(status), paid=tuple(paid), pot=state.pot + pay,
+                  last_action=tuple(last), betting=b)
+    if sum(active) == 1:
+        # DESIGN.md: if all but one fold, the last player takes the pot without declaring
+        j = active.index(True)
+        events.append(event("award", new.seats[j], new.pot, share="pot"))
+        outcome = {"pot": new.pot, "reason": "uncontested", "winners": [new.seats[j]],
+                   "payouts": [{"seat": new.seats[j], "amount": new.pot}], "high_winners": [],
+                   "low_winners": [], "failed_pigs": [], "hands": [], "next_pot": 0, "game_over": False}
+        new = replace(new, phase="over", betting=None, outcome=outcome)
+        return replace(new, events=new.events + tuple(events)), events
+    if b.actor == -1:
+        if new.stage < 9:
+            # piles.txt 3.1: the next stage is turned, then its betting round
+            stage = new.stage + 1
+            new = replace(new, stage=stage)
+            events.append(_turn_event(new, stage))
+            nb = bet.open_round(active, first_after_button(new.seats, new.button),
+                                new.rules.stage_bets[stage - 1], new.rules.max_raises)
+            new = replace(new, betting=nb, last_action=tuple(
+                "" if a else "folded" for a in active))
+        else:
+            new = replace(new, phase="declare", betting=None)  # piles.txt 4.1
+    return replace(new, events=new.events + tuple(events)), events
+
+
+def _apply_declare(state: PilesState, i: int, action: Action) -> tuple[PilesState, list[Event]]:
+    seat = state.seats[i]
+    if state.decisions[i]:
+        raise IllegalAction("You have already declared: all hands are opened together")
+    if action.type == "fold":
+        choice = "fold"
+    elif action.type == "declare" and action.choice in ("high", "low", "pig"):
+        choice = action.choice
+    else:
+        raise IllegalAction("Piles: declare high, low or pig, or fold (piles.txt 4.1)")
+    decisions = list(state.decisions)
+    decisions[i] = choice
+    last = list(state.last_action)
+    last[i] = "decided"
+    new = replace(state, decisions=tuple(decisions), last_action=tuple(last))
+    events = [event("decided", seat)]
+    if any(st == "active" and not d for st, d in zip(new.status, new.decisions, strict=True)):
+        return replace(new, events=new.events + tuple(events)), events
+    # piles.txt 4.1: all hands are opened together
+    opened = [j for j, st in enumerate(new.status) if st == "active"]
+    events.append(event("declare_open", decisions=[{"seat": new.seats[j], "decision": new.decisions[j]}
+                                                   for j in opened]))
+    status = list(new.status)
+    for j in opened:
+        if new.decisions[j] == "fold":
+            status[j] = "folded"
+    last = [new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)]
+    new = replace(new, status=tuple(status), last_action=tuple(last))
+    return _showdown(new, events)
+
+
+def _values(state: PilesState, j: int) -> tuple[HandValue | None, LowValue | None]:
+    hole = [card(c) for c in state.hole[j]]
+    sq1: list[Card] = [card(c) for c in state.square1]
+    sq2: list[Card] = [card(c) for c in state.square2]
+    row: list[Card] = [card(c) for c in state.row]
+    variant = state.rules.low_variant
+    return (piles_best_high(hole, sq1, sq2, row, variant), piles_best_low(hole, sq1, sq2, row, variant))
+
+
+def _best(values: Mapping[int, HandValue | LowValue | None], claimants: Sequence[int]) -> list[int]:
+    """Claimants holding the best qualifying value (empty when none qualifies)."""
+    qualified = [j for j in claimants if values[j] is not None]
+    if not qualified:
+        return []
+    top = max(values[j] for j in qualified)  # type: ignore[type-var]
+    return [j for j in qualified if values[j] == top]
+
+
+def _wins_half(values: Mapping[int, HandValue | LowValue | None], j: int, rivals: Sequence[int],
+               ties_count: bool) -> bool:
+    mine = values[j]
+    if mine is None:
+        return False
+    for k in rivals:
+        theirs = values[k]
+        if k == j or theirs is None:
+            continue
+        if theirs > mine or (theirs == mine and not ties_count):  # type: ignore[operator]
+            return False
+    return True
+
+
+def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[Event]]:
+    order = clockwise_from_button(state.seats, state.button)
+    seats = state.seats
+    declared = {j: state.decisions[j] for j in order if state.status[j] == "active"}
+    highs: dict[int, HandValue | LowValue | None] = {}
+    lows: dict[int, HandValue | LowValue | None] = {}
+    hands = []
+    for j in declared:
+        high, low = _values(state, j)
+        highs[j], lows[j] = high, low
+        hands.append({
+            "seat": seats[j], "hole": list(state.hole[j]), "declared": declared[j],
+            "high": None if high is None else {"name": high.name, "full_name": high.full_name,
+                                               "cards": [c.code for c in high.cards]},
+            "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
+        })
+    if hands:
+        events.append(event("showdown", hands=hands))
+    high_side = [j for j in declared if declared[j] in ("high", "pig")]
+    low_side = [j for j in declared if declared[j] in ("low", "pig")]
+    ties = state.rules.pig_tie_counts
+    # piles.txt 4.3: a pig must win both halves; DESIGN.md: outright unless pig ties count,
+    # and a failed pig wins nothing while the halves are resolved without them
+    failed = [j for j in declared if declared[j] == "pig"
+              and not (_wins_half(highs, j, high_side, ties) and _wins_half(lows, j, low_side, ties))]
+    high_side = [j for j in high_side if j not in failed]
+    low_side = [j for j in low_side if j not in failed]
+    high_winners = _best(highs, high_side)  # piles.txt 4.2
+    low_winners = _best(lows, low_side)  # piles.txt 4.2, 1.3: only a qualifying low
+    pot = state.pot
+    awards: list[tuple[int, int, str]] = []
+    if high_winners and low_winners:
+        low_half = pot // 2
+        high_half = pot - low_half  # odd cent of the halves to high (DESIGN.md is silent: casino custom)
+        awards += [(j, a, "high") for j, a in split(high_half, high_winners, order).items()]
+        awards += [(j, a, "low") for j, a in split(low_half, low_winners, order).items()]
+    elif high_winners or low_winners:
+        # DESIGN.md: a half with no qualifying claimant goes to the other half
+        half = "high" if high_winners else "low"
+        awards += [(j, a, half) for j, a in split(pot, high_winners or low_winners, order).items()]
+    next_pot = 0
+    for j, amount, half in awards:
+        value = highs[j] if half == "high" else lows[j]
+        assert value is not None
+        events.append(event("award", seats[j], amount, share=half, hand=value.name))
+    if not awards:
+        next_pot = pot  # DESIGN.md: if neither half has a claimant, the pot carries
+        events.append(event("carry", None, pot))
+    payouts: dict[int, int] = {}
+    for j, amount, _half in awards:
+        payouts[j] = payouts.get(j, 0) + amount
+    outcome = {
+        "pot": pot, "reason": "showdown" if awards else "carry",
+        "winners": [seats[j] for j in order if j in payouts],
+        "payouts": [{"seat": seats[j], "amount": payouts[j]} for j in order if j in payouts],
+        "high_winners": [seats[j] for j in high_winners], "low_winners": [seats[j] for j in low_winners],
+        "failed_pigs": [seats[j] for j in failed], "hands": hands, "next_pot": next_pot,
+        "game_over": False,
+    }
+    new = replace(state, phase="over", outcome=outcome, events=state.events + tuple(events))
+    return new, events
+
+
+def result(state: PilesState) -> dict[str, Any] | None:
+    """When over: pot, winners, payouts, high/low winners, failed pigs, hands shown, next_pot."""
+    if state.outcome is None:
+        return None
+    return {"game": "piles", **_copy(state.outcome)}
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy(v) for v in value]
+    return value
+
+
+def view(state: PilesState, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` may see (None: spectators). See games.engine.view for the shape."""
+    me = state.seats.index(seat) if seat in state.seats else None
+    shown: dict[int, list[str]] = {}
+    if state.outcome is not None:
+        shown = {h["seat"]: list(h["hole"]) for h in state.outcome.get("hands", [])}
+    up = turned(state)
+    board = {name: [c if k < up[name] else None for k, c in enumerate(_pile(state, name))]
+             for name in ("square1", "square2", "row")}
+    seats_out = []
+    for j, s in enumerate(state.seats):
+        if state.phase == "declare" and state.status[j] == "active":
+            if j == me:
+                decision: str | None = state.decisions[j] or "waiting"
+            else:
+                decision = "decided" if state.decisions[j] else "waiting"
+        elif state.phase == "over" and state.decisions[j]:
+            decision = state.decisions[j]
+        else:
+            decision = None
+        round_bet = state.betting.contrib[j] if state.betting is not None else 0
+        seats_out.append({
+            "seat": s, "status": state.status[j], "paid": state.paid[j], "round_bet": round_bet,
+            "last_action": state.last_action[j] or None, "decision": decision,
+            "cards": list(state.hole[j]) if j == me else shown.get(s), "card_count": 5,
+        })
+    my_hand = None
+    if me is not None:
+        hole = [card(c) for c in state.hole[me]]
+        seen = {name: [card(c) for c in cs if c is not None] for name, cs in board.items()}
+        variant = state.rules.low_variant
+        high = piles_best_high(hole, seen["square1"], seen["square2"], seen["row"], variant)
+        low = piles_best_low(hole, seen["square1"], seen["square2"], seen["row"], variant)
+        my_hand = {
+            "high": None if high is None else {"name": high.name, "full_name": high.full_name,
+                                               "cards": [c.code for c in high.cards]},
+            "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
+        }
+    betting_out = None
+    if state.betting is not None and state.phase == "betting":
+        b = state.betting
+        betting_out = {"bet_size": b.bet_size, "current": b.current, "raises": b.raises,
+                       "max_raises": b.max_raises,
+                       "to_call": (b.current - b.contrib[me]) if me is not None else None}
+    return {
+        "game": "piles", "hand_number": state.hand_number, "button": state.button, "you": seat,
+        "phase": state.phase, "stage": state.stage, "pot": state.pot, "carry_pot": state.carry_pot,
+        "board": board, "seats": seats_out, "my_cards": list(state.hole[me]) if me is not None else None,
+        "my_hand": my_hand, "to_act": list(to_act(state)),
+        "legal_actions": [a.to_dict() for a in legal_actions(state, seat)] if seat is not None else [],
+        "betting": betting_out, "events": [e.to_dict() for e in state.events],
+        "result": result(state), "rules": state.rules.to_dict(),
+    }
