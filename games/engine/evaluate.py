@@ -426,7 +426,7 @@ def piles_best_low(hole: Sequence[Card], square1: Sequence[Card], square2: Seque
     """The best legal Piles low, or None when none qualifies (or none can be made yet).
 
     Legal five as for the high (piles.txt 2.3). Ace-to-five, straights and
-    flushes don't count (piles.txt 1.3). Default (piles.txt 4.1): five
+    flushes don't count (piles.txt 1.3). Default (piles.txt 4.4): five
     different ranks, all eight or lower. ``variant`` (piles.txt 5.1, DESIGN.md):
     repeated ranks allowed, every card five or lower, compared from the
     highest card down (4-3-2-2-A beats 5-4-3-2-A; best A-A-A-A-2).

@@ -1,5 +1,14 @@
 """Piles as a state machine (piles.txt, DESIGN.md "Piles").
 
+piles.txt numbers only 2.2(a)-(c) and 5.1(a); the engine and its tests cite
+its paragraphs in reading order: 1.1 deck and players, 1.2 high-low split,
+1.3 high ranking and ace-to-five low, 2.1 forced bets and five hole cards,
+2.2 the three piles, 2.3 the legal hand (2 hole + 2 of one square + 1 row),
+3.1 the nine stages (stage table), 3.2 a betting round after each stage,
+3.3 the table sets its stakes, 4.1 the simultaneous declaration, 4.2 the
+halves, 4.3 pig, 4.4 the low qualifier, the worked example, 5.1 the
+variation, the FAQ and the final authority.
+
 Phases: "betting" (nine rounds, one after each stage) -> "declare" -> "over".
 
 Deal (piles.txt 2.1, 2.2): five hole cards each, dealt one at a time
@@ -182,7 +191,7 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
     if state.betting.actor != i:
         raise IllegalAction("It is not your turn")
     if action.type == "declare":
-        raise IllegalAction("Piles: you declare after the ninth betting round (piles.txt 4.1)")
+        raise IllegalAction("Piles: you declare after the ninth betting round")
     if action.type in ("in", "out"):
         raise IllegalAction("Piles has no drop: check, bet, call, raise or fold")
     seat = state.seats[i]
@@ -237,7 +246,7 @@ def _apply_declare(state: PilesState, i: int, action: Action) -> tuple[PilesStat
     elif action.type == "declare" and action.choice in ("high", "low", "pig"):
         choice = action.choice
     else:
-        raise IllegalAction("Piles: declare high, low or pig, or fold (piles.txt 4.1)")
+        raise IllegalAction("Piles: declare high, low or pig, or fold")
     decisions = list(state.decisions)
     decisions[i] = choice
     last = list(state.last_action)
@@ -319,7 +328,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     high_side = [j for j in high_side if j not in failed]
     low_side = [j for j in low_side if j not in failed]
     high_winners = _best(highs, high_side)  # piles.txt 4.2
-    low_winners = _best(lows, low_side)  # piles.txt 4.2, 1.3: only a qualifying low
+    low_winners = _best(lows, low_side)  # piles.txt 4.2, 4.4: only a qualifying low
     pot = state.pot
     awards: list[tuple[int, int, str]] = []
     if high_winners and low_winners:

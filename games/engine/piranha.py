@@ -175,7 +175,7 @@ def _apply_drop(state: PiranhaState, i: int, action: Action) -> tuple[PiranhaSta
     if state.decisions[i]:
         raise IllegalAction("You have already decided: the hands are opened together")
     if action.type not in ("in", "out"):
-        raise IllegalAction("Piranha: at the drop you are either in or out (piranha.txt 3.1)")
+        raise IllegalAction("Piranha: at the drop you are either in or out")
     decisions = list(state.decisions)
     decisions[i] = action.type
     last = list(state.last_action)

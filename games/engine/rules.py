@@ -106,7 +106,7 @@ class PilesRules:
 
     forced: "ante" (everyone antes ``ante``) or "blinds" (``small_blind`` and
         ``big_blind`` by the two seats after the button) (piles.txt 2.1).
-    stage_bets: the fixed limit of each of the nine betting rounds (piles.txt 3.2).
+    stage_bets: the fixed limit of each of the nine betting rounds (piles.txt 3.1, 3.3).
     max_raises: raises allowed in a round after the opening bet (DESIGN.md: three).
     low_variant: the variation of piles.txt 5.1: repeated ranks allowed in a low,
         every low card five or lower, high must be a full house or better.
