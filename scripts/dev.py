@@ -49,11 +49,15 @@ def in_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def service_env() -> dict[str, str]:
-    """Environment with DATABASE_URL and REDIS_URL, starting the embedded servers if needed."""
+def service_env() -> tuple[dict[str, str], bool]:
+    """Environment with DATABASE_URL and REDIS_URL, starting the embedded servers if needed.
+
+    Also returns whether this call started them: only then does this command stop them, so a
+    second terminal running the tests never pulls the database from under a running site.
+    """
     env = dict(os.environ)
     if env.get("DATABASE_URL") and env.get("REDIS_URL"):
-        return env
+        return env, False
     sys.path.insert(0, str(ROOT))
     from config.embedded import ensure_services
 
@@ -62,11 +66,11 @@ def service_env() -> dict[str, str]:
     say(f"embedded PostgreSQL and Redis ready in {time.monotonic() - started:.1f}s (data in .data/)")
     for key, value in urls.as_env().items():
         env.setdefault(key, value)
-    return env
+    return env, urls.started
 
 
-def stop_embedded(env: dict[str, str]) -> None:
-    if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
+def stop_embedded(started: bool) -> None:
+    if not started:
         return
     from config.embedded import stop_services
 
@@ -78,8 +82,15 @@ def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(port: int) -> int:
-    env = service_env()
+    # A terminal closing or `kill` stops everything as Ctrl-C does.
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)
+    env, started_services = service_env()
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     manage(env, "migrate", "--noinput")
     manage(env, "seed_demo", "--url", f"http://127.0.0.1:{port}/")
@@ -87,7 +98,7 @@ def run(port: int) -> int:
     data = ROOT / ".data"
     commands = {
         "web": [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                "--lifespan", "off", "--ws", "websockets"],
+                "--lifespan", "off", "--ws", "websockets-sansio"],
         "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--loglevel", "INFO"],
         "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
@@ -118,12 +129,12 @@ def run(port: int) -> int:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-        stop_embedded(env)
+        stop_embedded(started_services)
     return status
 
 
 def test(pytest_args: list[str]) -> int:
-    env = service_env()
+    env, started_services = service_env()
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     bin_dir = VENV / "bin"
     try:
@@ -140,7 +151,7 @@ def test(pytest_args: list[str]) -> int:
                 return code
         return 0
     finally:
-        stop_embedded(env)
+        stop_embedded(started_services)
 
 
 def main() -> int:
