@@ -1,9 +1,14 @@
 from django import forms
+from django.contrib.auth.forms import UserCreationForm, UsernameField
 
-from .models import Club
+from .models import Club, User
+
+INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]
 
 
 class ClubForm(forms.ModelForm[Club]):
+    """A club's name, currency and credit limit; used to create a club and to edit its settings."""
+
     credit_limit_units = forms.DecimalField(
         label="Credit limit", min_value=0, max_digits=12, decimal_places=2, initial=100,
         help_text="How far below zero a member may go and still sit down, in the club's currency.",
@@ -13,9 +18,15 @@ class ClubForm(forms.ModelForm[Club]):
         model = Club
         fields = ["name", "currency"]
 
+    def clean_name(self) -> str:
+        name = str(self.cleaned_data["name"]).strip()
+        if not name:
+            raise forms.ValidationError("Give the club a name.")
+        return name
+
     def clean_currency(self) -> str:
         currency = self.cleaned_data["currency"].strip().upper()
-        if len(currency) != 3 or not currency.isalpha():
+        if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
             raise forms.ValidationError("Use a three-letter currency code such as USD, EUR or GBP.")
         return str(currency)
 
@@ -24,10 +35,32 @@ class ClubForm(forms.ModelForm[Club]):
         return int(self.cleaned_data["credit_limit_units"] * 100)
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(forms.ModelForm[User]):
     class Meta:
-        from .models import User
-
         model = User
         fields = ["display_name", "email", "time_zone"]
         help_texts = {"time_zone": "Times on this site are shown in this zone."}
+
+
+class InvitationForm(forms.Form):
+    email = forms.EmailField(
+        required=False, label="Email address (optional)",
+        help_text="We email the link there. Leave it empty to get a link you can share yourself.",
+    )
+    valid_for_days = forms.TypedChoiceField(
+        label="Valid for", choices=INVITATION_VALIDITY_CHOICES, initial="7", coerce=int,
+    )
+
+
+class SignupForm(UserCreationForm[User]):
+    """A new account from an invitation: username, display name, email (required) and password twice."""
+
+    class Meta:
+        model = User
+        fields = ("username", "display_name", "email")
+        field_classes = {"username": UsernameField}
+        help_texts = {"display_name": "The name other members see; leave empty to use your username."}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["email"].required = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
+from datetime import datetime
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
@@ -90,6 +91,26 @@ class Invitation(models.Model):
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
     used_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # Used means used by someone; an invitation is used or revoked, never both.
+            models.CheckConstraint(
+                condition=models.Q(used_at__isnull=True, used_by__isnull=True)
+                | models.Q(used_at__isnull=False, used_by__isnull=False),
+                name="invitation_used_by_with_used_at",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(used_at__isnull=True) | models.Q(revoked_at__isnull=True),
+                name="invitation_not_used_and_revoked",
+            ),
+        ]
+        indexes = [models.Index(fields=["club", "expires_at"], name="invitation_club_expiry")]
 
     def __str__(self) -> str:
         return f"Invitation to {self.club} ({self.email or 'link'})"
+
+    def is_pending(self, *, now: datetime) -> bool:
+        """Neither used nor revoked, and not yet expired."""
+        return self.used_at is None and self.revoked_at is None and now < self.expires_at

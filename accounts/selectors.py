@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from datetime import datetime
 
-from .models import Club, Membership, User
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from .models import Club, Invitation, Membership, User
 
 
 def club_list_for(*, user: User) -> QuerySet[Membership]:
@@ -12,4 +15,16 @@ def club_list_for(*, user: User) -> QuerySet[Membership]:
 
 
 def club_members(*, club: Club) -> QuerySet[Membership]:
+    """Organisers first, then members, each by username."""
     return Membership.objects.filter(club=club).select_related("user").order_by("-role", "user__username")
+
+
+def invitation_list_pending(*, club: Club, now: datetime | None = None) -> QuerySet[Invitation]:
+    """Invitations to the club that are neither used, revoked nor expired; soonest to expire first."""
+    return (
+        Invitation.objects.filter(
+            club=club, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now or timezone.now(),
+        )
+        .select_related("created_by")
+        .order_by("expires_at", "pk")
+    )

@@ -1,10 +1,70 @@
-"""Writes for members and clubs (STYLE.md: services own every write)."""
+"""Writes for members and clubs (STYLE.md: services own every write).
+
+Every function here is keyword-only, opens its own transaction and raises a
+`DomainError` subclass (below) whose message can be shown to the member.
+"""
 
 from __future__ import annotations
 
-from django.db import transaction
+import re
+import secrets
+from datetime import datetime, timedelta
+from functools import partial
 
-from .models import Club, Membership, User
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from config.errors import DomainError
+from config.errors import PermissionDenied as NotAllowed
+
+from .models import Club, Invitation, Membership, User
+
+CLUB_NAME_MAX_LENGTH = 80  # Club.name
+INVITATION_DEFAULT_VALIDITY = timedelta(days=7)
+INVITATION_MIN_VALIDITY = timedelta(hours=1)
+INVITATION_MAX_VALIDITY = timedelta(days=30)
+# secrets.token_urlsafe(32): 43 characters of [A-Za-z0-9_-]. Anything else is not a token of ours.
+_TOKEN_BYTES = 32
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,64}")
+
+
+class NotFound(DomainError):
+    """The thing asked for does not exist, or not in this club (shown as 404)."""
+
+
+class InvitationNotFound(NotFound):
+    def __init__(self) -> None:
+        super().__init__("This invitation link is not valid. Check that you copied the whole link, "
+                         "or ask the organiser for a new one.")
+
+
+class InvitationGone(DomainError):
+    """The invitation existed but can no longer be used (shown as 410)."""
+
+
+class AlreadyMember(DomainError):
+    def __init__(self, club: Club) -> None:
+        super().__init__(f"You are already a member of {club.name}.")
+        self.club = club
+
+
+class InvalidInput(DomainError):
+    """Input a form could not catch (shown next to the form)."""
+
+
+class LastOrganiser(DomainError):
+    def __init__(self) -> None:
+        super().__init__("A club needs at least one organiser: promote someone else first.")
+
+
+# --- clubs -----------------------------------------------------------------------------------------
 
 
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
@@ -13,3 +73,260 @@ def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -
         club = Club.objects.create(name=name.strip(), currency=currency.upper(), credit_limit=credit_limit)
         Membership.objects.create(club=club, user=creator, role=Membership.Role.ORGANISER)
     return club
+
+
+def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limit: int) -> Club:
+    """Change a club's name, currency and credit limit (cents, >= 0).
+
+    Raises NotAllowed unless `by` organises the club, InvalidInput on bad values.
+    """
+    name = name.strip()
+    currency = currency.strip().upper()
+    if not name or len(name) > CLUB_NAME_MAX_LENGTH:
+        raise InvalidInput("Give the club a name of at most 80 characters.")
+    if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
+        raise InvalidInput("Use a three-letter currency code such as USD, EUR or GBP.")
+    if credit_limit < 0:
+        raise InvalidInput("The credit limit cannot be below zero.")
+    with transaction.atomic(durable=True):
+        club = Club.objects.select_for_update().get(pk=club_id)
+        _require_organiser(club_id=club_id, user=by)
+        club.name, club.currency, club.credit_limit = name, currency, credit_limit
+        club.save(update_fields=["name", "currency", "credit_limit"])
+    return club
+
+
+def _require_organiser(*, club_id: int, user: User) -> Membership:
+    membership = Membership.objects.filter(club_id=club_id, user=user).first()
+    if membership is None or not membership.is_organiser:
+        raise NotAllowed("Only the club's organisers can do that.")
+    return membership
+
+
+# --- invitations -----------------------------------------------------------------------------------
+
+
+def invitation_create(
+    *, club_id: int, created_by: User, email: str = "", valid_for: timedelta = INVITATION_DEFAULT_VALIDITY,
+    site_url: str, now: datetime | None = None,
+) -> Invitation:
+    """Create a single-use invitation to one club, valid for `valid_for`.
+
+    With an email address, the link is mailed there once the transaction commits;
+    without one, the organiser shares the link. `site_url` is the site's root
+    ("https://club.example/") used to build that link.
+    Raises NotAllowed unless `created_by` organises the club; InvalidInput for a
+    malformed address, an out-of-range validity, an address that already belongs
+    to a member, or one with a pending invitation.
+    """
+    now = now or timezone.now()
+    email = email.strip()
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise InvalidInput("Enter a valid email address, or leave it empty to make a shareable link.") from None
+    if not INVITATION_MIN_VALIDITY <= valid_for <= INVITATION_MAX_VALIDITY:
+        raise InvalidInput("An invitation can be valid for between one hour and 30 days.")
+    with transaction.atomic(durable=True):
+        club = Club.objects.select_for_update().get(pk=club_id)
+        _require_organiser(club_id=club_id, user=created_by)
+        if email:
+            if Membership.objects.filter(club=club, user__email__iexact=email).exists():
+                raise InvalidInput(f"{email} already belongs to a member of {club.name}.")
+            pending = Invitation.objects.filter(
+                club=club, email__iexact=email, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now,
+            )
+            if pending.exists():
+                raise InvalidInput(f"{email} already has a pending invitation; revoke it to send a new one.")
+        invitation = Invitation.objects.create(
+            club=club, token=secrets.token_urlsafe(_TOKEN_BYTES), email=email, created_by=created_by,
+            expires_at=now + valid_for,
+        )
+        if email:
+            transaction.on_commit(partial(_invitation_send, invitation=invitation, site_url=site_url))
+    return invitation
+
+
+def invitation_url(*, invitation: Invitation, site_url: str) -> str:
+    return site_url.rstrip("/") + reverse("invitation_accept", args=[invitation.token])
+
+
+def _invitation_send(*, invitation: Invitation, site_url: str) -> None:
+    context = {
+        "club": invitation.club, "inviter": invitation.created_by, "invitation": invitation,
+        "url": invitation_url(invitation=invitation, site_url=site_url),
+    }
+    send_mail(
+        subject=f"You are invited to join {invitation.club.name}",
+        message=render_to_string("accounts/email/invitation.txt", context),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[invitation.email],
+    )
+
+
+def invitation_revoke(*, club_id: int, invitation_id: int, by: User, now: datetime | None = None) -> Invitation:
+    """Revoke a pending invitation so its link stops working.
+
+    Raises NotAllowed unless `by` organises the club, NotFound if the invitation is
+    not this club's, InvalidInput if it was already used or revoked.
+    """
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        _require_organiser(club_id=club_id, user=by)
+        invitation = Invitation.objects.select_for_update().filter(pk=invitation_id, club_id=club_id).first()
+        if invitation is None:
+            raise NotFound("No such invitation in this club.")
+        if invitation.used_at is not None:
+            raise InvalidInput("That invitation has already been used.")
+        if invitation.revoked_at is not None:
+            raise InvalidInput("That invitation was already revoked.")
+        invitation.revoked_at = now
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def invitation_check(*, token: str, now: datetime | None = None) -> Invitation:
+    """Return the usable invitation for `token` (no lock, no write).
+
+    Raises InvitationNotFound for an unknown or malformed token and InvitationGone
+    for one that expired, was used or was revoked.
+    """
+    return _invitation_usable(Invitation.objects.select_related("club", "created_by"), token=token, now=now)
+
+
+def _invitation_usable(queryset: QuerySet[Invitation], *, token: str, now: datetime | None) -> Invitation:
+    if not _TOKEN_SHAPE.fullmatch(token):
+        raise InvitationNotFound()
+    invitation = queryset.filter(token=token).first()
+    # The lookup already matched; compare in constant time anyway so nothing about a token
+    # can be learned from how long a refusal takes in Python.
+    if invitation is None or not secrets.compare_digest(invitation.token.encode(), token.encode()):
+        raise InvitationNotFound()
+    now = now or timezone.now()
+    if invitation.revoked_at is not None:
+        raise InvitationGone("This invitation was withdrawn by the club's organiser. Ask them for a new one.")
+    if invitation.used_at is not None:
+        raise InvitationGone("This invitation has already been used. Each invitation works once; "
+                             "ask the organiser for a new one.")
+    if invitation.expires_at <= now:
+        raise InvitationGone("This invitation has expired. Ask the organiser for a new one.")
+    return invitation
+
+
+def invitation_accept(*, token: str, user: User, now: datetime | None = None) -> Membership:
+    """Use the invitation: `user` joins its club as a member, and the invitation is spent.
+
+    Locks the invitation row so it is used once. Raises InvitationNotFound,
+    InvitationGone, or AlreadyMember (which leaves the invitation unused).
+    """
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        return _invitation_join(invitation=invitation, user=user, now=now)
+
+
+def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Membership:
+    """Add the membership and mark the invitation used. Expects the invitation row locked."""
+    if Membership.objects.filter(club_id=invitation.club_id, user=user).exists():
+        raise AlreadyMember(Club.objects.get(pk=invitation.club_id))
+    membership = Membership.objects.create(club_id=invitation.club_id, user=user, role=Membership.Role.MEMBER)
+    invitation.used_at, invitation.used_by = now, user
+    invitation.save(update_fields=["used_at", "used_by"])
+    return membership
+
+
+def invitation_accept_new_account(
+    *, token: str, username: str, display_name: str, email: str, password: str, now: datetime | None = None,
+) -> Membership:
+    """Create an account and join the invitation's club with it, in one transaction.
+
+    The caller validates the password (Django's validators) and the form; this
+    checks what a race could change: the invitation, the username and the email
+    (unique case-insensitively). Raises InvitationNotFound, InvitationGone or
+    InvalidInput; on any error no account is created.
+    """
+    now = now or timezone.now()
+    email = email.strip()
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise InvalidInput("Enter a valid email address.") from None
+    with transaction.atomic(durable=True):
+        invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        if User.objects.filter(username__iexact=username).exists():
+            raise InvalidInput("That username is taken; choose another.")
+        if User.objects.filter(email__iexact=email).exists():
+            raise InvalidInput("That email address belongs to another account. Log in with it instead.")
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(
+                    username=username, email=email, password=password, display_name=display_name.strip(),
+                )
+        except IntegrityError:  # someone took the name or address since the check above
+            raise InvalidInput("That username or email address was just taken; choose another.") from None
+        return _invitation_join(invitation=invitation, user=user, now=now)
+
+
+# --- memberships -----------------------------------------------------------------------------------
+
+
+def _club_memberships_locked(*, club_id: int, by: User, membership_id: int) -> tuple[Membership, list[Membership]]:
+    """Lock every membership of the club (in id order, so callers queue rather than deadlock).
+
+    Returns the target membership and the locked list. Raises NotAllowed unless `by`
+    is an organiser *after* the lock (another organiser may just have demoted them),
+    NotFound if the membership is not in this club.
+    """
+    memberships = list(Membership.objects.select_for_update().filter(club_id=club_id).order_by("pk"))
+    actor = next((m for m in memberships if m.user_id == by.pk), None)
+    if actor is None or not actor.is_organiser:
+        raise NotAllowed("Only the club's organisers can do that.")
+    target = next((m for m in memberships if m.pk == membership_id), None)
+    if target is None:
+        raise NotFound("No such member in this club.")
+    return target, memberships
+
+
+def _organiser_count(memberships: list[Membership]) -> int:
+    return sum(1 for m in memberships if m.is_organiser)
+
+
+def membership_promote(*, club_id: int, membership_id: int, by: User) -> Membership:
+    """Make a member an organiser. Raises NotAllowed, NotFound, InvalidInput."""
+    with transaction.atomic(durable=True):
+        target, _ = _club_memberships_locked(club_id=club_id, by=by, membership_id=membership_id)
+        if target.is_organiser:
+            raise InvalidInput(f"{target.user.shown_name} is already an organiser.")
+        target.role = Membership.Role.ORGANISER
+        target.save(update_fields=["role"])
+    return target
+
+
+def membership_demote(*, club_id: int, membership_id: int, by: User) -> Membership:
+    """Make an organiser a plain member; never the last organiser.
+
+    Locks the club's memberships so two organisers demoting each other at once
+    cannot leave the club with none. Raises NotAllowed, NotFound, InvalidInput, LastOrganiser.
+    """
+    with transaction.atomic(durable=True):
+        target, memberships = _club_memberships_locked(club_id=club_id, by=by, membership_id=membership_id)
+        if not target.is_organiser:
+            raise InvalidInput(f"{target.user.shown_name} is not an organiser.")
+        if _organiser_count(memberships) <= 1:
+            raise LastOrganiser()
+        target.role = Membership.Role.MEMBER
+        target.save(update_fields=["role"])
+    return target
+
+
+def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
+    """Remove someone from the club; an organiser (yourself included) only if another remains.
+
+    Their account and their history elsewhere stay. Raises NotAllowed, NotFound, LastOrganiser.
+    """
+    with transaction.atomic(durable=True):
+        target, memberships = _club_memberships_locked(club_id=club_id, by=by, membership_id=membership_id)
+        if target.is_organiser and _organiser_count(memberships) <= 1:
+            raise LastOrganiser()
+        target.delete()

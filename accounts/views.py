@@ -1,27 +1,53 @@
+"""Pages for members and clubs. Each checks permission (accounts.access), parses a form,
+calls one service and redirects; a DomainError becomes a message or a 404/403/410 page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from config.errors import DomainError
+from config.errors import PermissionDenied as NotAllowed
 
 from . import selectors, services
-from .access import club_access
-from .forms import ClubForm
+from .access import club_access, membership_of
+from .forms import ClubForm, InvitationForm, ProfileForm, SignupForm
 from .models import User
+
+_MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _signed_in(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)
+    return request.user
+
+
+def _message_page(request: HttpRequest, *, title: str, message: str, status: int = 200,
+                  link_url: str = "", link_text: str = "") -> HttpResponse:
+    return render(request, "accounts/message.html", {
+        "title": title, "message": message, "link_url": link_url, "link_text": link_text,
+    }, status=status)
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    assert isinstance(request.user, User)
-    return render(request, "accounts/home.html", {"memberships": selectors.club_list_for(user=request.user)})
+    return render(request, "accounts/home.html", {"memberships": selectors.club_list_for(user=_signed_in(request))})
 
 
 @login_required
 def club_new(request: HttpRequest) -> HttpResponse:
-    assert isinstance(request.user, User)
     form = ClubForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         club = services.club_create(
             name=form.cleaned_data["name"], currency=form.cleaned_data["currency"],
-            credit_limit=form.credit_limit_cents, creator=request.user,
+            credit_limit=form.credit_limit_cents, creator=_signed_in(request),
         )
         return redirect("club_detail", club_id=club.pk)
     return render(request, "accounts/form.html", {"form": form, "title": "New club"})
@@ -36,12 +62,191 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 @login_required
+def club_settings(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    club = access.club
+    form = ClubForm(request.POST or None, instance=club,
+                    initial={"credit_limit_units": club.credit_limit / 100})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.club_update(
+                club_id=club.pk, by=_signed_in(request), name=form.cleaned_data["name"],
+                currency=form.cleaned_data["currency"], credit_limit=form.credit_limit_cents,
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, "Club settings saved.")
+            return redirect("club_settings", club_id=club.pk)
+    if form.errors:
+        club.refresh_from_db()  # the form wrote its input onto the instance; show the stored name
+    return render(request, "accounts/club_settings.html", {"club": club, "access": access, "form": form})
+
+
+# --- members ---------------------------------------------------------------------------------------
+
+
+@login_required
+def club_members(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    return render(request, "accounts/club_members.html", {
+        "club": access.club, "access": access, "members": selectors.club_members(club=access.club),
+    })
+
+
+def _membership_action(request: HttpRequest, club_id: int, membership_id: int, action: str) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    user = _signed_in(request)
+    target = {
+        "promote": services.membership_promote,
+        "demote": services.membership_demote,
+        "remove": services.membership_remove,
+    }[action]
+    try:
+        target(club_id=access.club.pk, membership_id=membership_id, by=user)
+    except services.NotFound as error:
+        raise Http404(error.message) from None
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("club_members", club_id=club_id)
+    done = {"promote": "is now an organiser", "demote": "is now a member", "remove": "was removed from the club"}
+    if action == "remove" and membership_id == access.membership.pk:
+        messages.success(request, f"You left {access.club.name}.")
+        return redirect("home")
+    messages.success(request, f"Done: that person {done[action]}.")
+    return redirect("club_members", club_id=club_id)
+
+
+@login_required
+@require_POST
+def membership_promote(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
+    return _membership_action(request, club_id, membership_id, "promote")
+
+
+@login_required
+@require_POST
+def membership_demote(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
+    return _membership_action(request, club_id, membership_id, "demote")
+
+
+@login_required
+@require_POST
+def membership_remove(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
+    return _membership_action(request, club_id, membership_id, "remove")
+
+
+# --- invitations -----------------------------------------------------------------------------------
+
+
+def _site_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+@login_required
+def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    form = InvitationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            invitation = services.invitation_create(
+                club_id=access.club.pk, created_by=_signed_in(request), email=form.cleaned_data["email"],
+                valid_for=timedelta(days=form.cleaned_data["valid_for_days"]), site_url=_site_url(request),
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            if invitation.email:
+                messages.success(request, f"Invitation sent to {invitation.email}.")
+            else:
+                messages.success(request, "Invitation link created: copy it from the list below and share it.")
+            return redirect("club_invitations", club_id=club_id)
+    site_url = _site_url(request)
+    pending = [
+        (invitation, services.invitation_url(invitation=invitation, site_url=site_url))
+        for invitation in selectors.invitation_list_pending(club=access.club)
+    ]
+    return render(request, "accounts/club_invitations.html", {
+        "club": access.club, "access": access, "form": form, "pending": pending,
+    })
+
+
+@login_required
+@require_POST
+def invitation_revoke(request: HttpRequest, club_id: int, invitation_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    try:
+        services.invitation_revoke(club_id=access.club.pk, invitation_id=invitation_id, by=_signed_in(request))
+    except services.NotFound as error:
+        raise Http404(error.message) from None
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "Invitation revoked: its link no longer works.")
+    return redirect("club_invitations", club_id=club_id)
+
+
+def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
+    """Open an invitation link: join (logged in), or create an account / log in first."""
+    try:
+        invitation = services.invitation_check(token=token)
+    except DomainError as error:
+        return _invitation_refused(request, error)
+    club = invitation.club
+    if request.user.is_authenticated:
+        user = _signed_in(request)
+        if membership_of(user=user, club_id=club.pk) is not None:
+            return _message_page(request, title="You're already in", message=f"You are already a member of {club.name}.",
+                                 link_url=reverse("club_detail", args=[club.pk]), link_text=f"Go to {club.name}")
+        if request.method == "POST":
+            try:
+                services.invitation_accept(token=token, user=user)
+            except DomainError as error:
+                return _invitation_refused(request, error)
+            messages.success(request, f"Welcome to {club.name}!")
+            return redirect("club_detail", club_id=club.pk)
+        return render(request, "accounts/invitation_join.html", {"invitation": invitation, "club": club})
+
+    form = SignupForm(request.POST or None, initial={"email": invitation.email})
+    if request.method == "POST" and form.is_valid():
+        try:
+            membership = services.invitation_accept_new_account(
+                token=token, username=form.cleaned_data["username"],
+                display_name=form.cleaned_data.get("display_name", ""), email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+            )
+        except services.InvalidInput as error:
+            form.add_error(None, error.message)
+        except DomainError as error:
+            return _invitation_refused(request, error)
+        else:
+            login(request, membership.user, backend=_MODEL_BACKEND)
+            messages.success(request, f"Welcome to {club.name}! Your account is ready.")
+            return redirect("club_detail", club_id=club.pk)
+    login_url = f"{reverse('login')}?next={request.path}"
+    return render(request, "accounts/invitation_signup.html", {
+        "invitation": invitation, "club": club, "form": form, "login_url": login_url,
+    })
+
+
+def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpResponse:
+    if isinstance(error, services.AlreadyMember):
+        return _message_page(request, title="You're already in", message=error.message,
+                             link_url=reverse("club_detail", args=[error.club.pk]), link_text=f"Go to {error.club.name}")
+    if isinstance(error, services.NotFound):
+        return _message_page(request, title="Invitation not found", message=error.message, status=404)
+    if isinstance(error, services.InvitationGone):
+        return _message_page(request, title="Invitation no longer valid", message=error.message, status=410)
+    if isinstance(error, NotAllowed):
+        return _message_page(request, title="Not allowed", message=error.message, status=403)
+    return _message_page(request, title="That didn't work", message=error.message, status=400)
+
+
+# --- profile ---------------------------------------------------------------------------------------
+
+
+@login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    from django.contrib import messages
-
-    from .forms import ProfileForm
-
-    form = ProfileForm(request.POST or None, instance=request.user)
+    form = ProfileForm(request.POST or None, instance=_signed_in(request))
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Profile saved.")
