@@ -1,0 +1,111 @@
+"""Real-browser fixtures: the ASGI app served by uvicorn, Debian's chromium driven by Playwright.
+
+The server runs in a thread of the test process against the test database, so data the
+test commits is what the browser sees. Without chromium these tests skip and say how to get it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API keeps an event loop running in the test thread; the ORM calls the
+# test itself makes are still plain synchronous code (Django's documented escape hatch).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class AsgiServer:
+    """uvicorn serving config.asgi in a background thread; `restart()` drops every socket."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        import uvicorn
+
+        from config.asgi import application
+
+        config = uvicorn.Config(application, host="127.0.0.1", port=self.port, lifespan="off",
+                                ws="websockets-sansio", log_level="warning")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._server, self._thread = None, None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def asgi_server(transactional_db: None, settings) -> Iterator[AsgiServer]:
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    server = AsgiServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Browser tests need Debian's chromium: `apt-get install chromium` (the CI script installs it).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def screenshots(request):
+    """Return `shot(page, name)` that keeps a screenshot in test-artifacts/<test name>/."""
+    folder = ARTIFACTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    counter = iter(range(1, 10_000))
+
+    def shot(page, name: str) -> Path:
+        path = folder / f"{next(counter):02d}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return shot
