@@ -24,3 +24,7 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"test-{_worker}"
 CACHES["default"]["KEY_PREFIX"] = f"test-{_worker}"
 AXES_FAILURE_LIMIT = 5
+
+# Each test run gets its own database, so two runs at once (two terminals, CI beside a
+# developer) never drop each other's; pytest-xdist adds its worker suffix to this name.
+DATABASES["default"]["TEST"] = {"NAME": f"test_club_{os.getpid()}"}  # noqa: F405
