@@ -1,5 +1,6 @@
 """Pages for members and clubs. Each checks permission (accounts.access), parses a form,
-calls one service and redirects; a DomainError becomes a message or a 404/403/410 page."""
+calls one service and redirects; a DomainError becomes a message or a 404/403/410 page.
+POST-only club URLs check membership before the method, so a non-member gets 404 either way."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ from datetime import timedelta
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
@@ -96,6 +96,8 @@ def club_members(request: HttpRequest, club_id: int) -> HttpResponse:
 
 def _membership_action(request: HttpRequest, club_id: int, membership_id: int, action: str) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     user = _signed_in(request)
     target = {
         "promote": services.membership_promote,
@@ -118,19 +120,16 @@ def _membership_action(request: HttpRequest, club_id: int, membership_id: int, a
 
 
 @login_required
-@require_POST
 def membership_promote(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
     return _membership_action(request, club_id, membership_id, "promote")
 
 
 @login_required
-@require_POST
 def membership_demote(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
     return _membership_action(request, club_id, membership_id, "demote")
 
 
 @login_required
-@require_POST
 def membership_remove(request: HttpRequest, club_id: int, membership_id: int) -> HttpResponse:
     return _membership_action(request, club_id, membership_id, "remove")
 
@@ -171,9 +170,10 @@ def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
 def invitation_revoke(request: HttpRequest, club_id: int, invitation_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     try:
         services.invitation_revoke(club_id=access.club.pk, invitation_id=invitation_id, by=_signed_in(request))
     except services.NotFound as error:

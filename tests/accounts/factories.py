@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import factory
+import secrets
+from datetime import timedelta
 
-from accounts.models import Club, Membership, User
+import factory
+from django.utils import timezone
+
+from accounts.models import Club, Invitation, Membership, User
 
 PASSWORD = "correct horse battery staple"
 
@@ -41,3 +45,14 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     user = factory.SubFactory(UserFactory)
     club = factory.SubFactory(ClubFactory)
     role = Membership.Role.MEMBER
+
+
+class InvitationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Invitation
+
+    club = factory.SubFactory(ClubFactory)
+    token = factory.LazyFunction(lambda: secrets.token_urlsafe(32))
+    email = ""
+    created_by = factory.SubFactory(UserFactory)
+    expires_at = factory.LazyFunction(lambda: timezone.now() + timedelta(days=7))
