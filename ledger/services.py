@@ -1,0 +1,391 @@
+"""Every write to the books. Public API (others code against these names):
+
+    account_for_member(*, club: Club, user: User) -> Account
+    member_accounts(*, club: Club, users: Iterable[User]) -> dict[int, Account]   (by user id)
+    account_for_table_pot(*, table: Table) -> Account
+    balance_of(*, club: Club, user: User) -> int
+        The member's balance in cents, one indexed row read (0 with no account yet).
+        Seating uses it: a member below -club.credit_limit may not sit.
+    ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | Event],
+                            seat_users: Mapping[int, User], created_by: User | None) -> list[JournalEntry]
+        One journal entry per chip event, linked to the hand and its table:
+        ante/blind/bet/match_payment move seat -> table pot, award moves table pot -> seat;
+        other kinds (deal, turn, fold, check, carry, showdown...) and zero amounts move
+        nothing and are skipped. Call it inside your transaction, holding the hand row lock.
+    ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]
+        An organiser's ruling: reverses every entry of a finished hand with entries
+        pointing to the originals, records the Ruling and sets hand.voided_at.
+    ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
+                  ruled_by: User) -> Ruling
+    settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid_on: date,
+                      note: str, recorded_by: User) -> Settlement
+        Recorded by the payer: waits for the payee to confirm. Recorded by the payee or an
+        organiser: confirmed at once (posts the entry).
+    settlement_confirm(*, club: Club, settlement_id: int, user: User) -> Settlement
+    settlement_decline(*, club: Club, settlement_id: int, user: User) -> Settlement
+    ledger_settings_update(*, club: Club, settlement_max: int, by: User) -> ClubLedgerSettings
+
+Every function uses `transaction.atomic()` (not durable) so it joins the
+caller's transaction; raises `LedgerError` (a `DomainError`, message fit for
+a member) and then changes nothing. Lock order, to avoid deadlocks between
+tables that share members: the hand row (caller), then the accounts touched,
+in id order (`_lock_accounts`), then the posting trigger's balance updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Club, Membership, User
+from config.errors import DomainError
+from games.models import Hand, Table
+
+from .models import (
+    AWARD_KINDS,
+    PAY_KINDS,
+    Account,
+    ClubLedgerSettings,
+    EntryKind,
+    JournalEntry,
+    Posting,
+    Ruling,
+    Settlement,
+)
+
+#: a sanity bound on any single amount (10 million in currency units)
+MAX_AMOUNT = 10**9
+
+
+class LedgerError(DomainError):
+    """A refused ledger request; the books are unchanged."""
+
+
+def format_cents(amount: int, currency: str = "") -> str:
+    sign = "-" if amount < 0 else ""
+    whole, cents = divmod(abs(amount), 100)
+    text = f"{sign}{whole:,}.{cents:02d}"
+    return f"{text} {currency}".strip()
+
+
+# --- accounts -----------------------------------------------------------------
+
+
+def account_for_member(*, club: Club, user: User) -> Account:
+    """The member's account in the club, created on first use. Raises LedgerError for a non-member."""
+    # ON CONFLICT DO NOTHING: two transactions creating it at once both end with the one row.
+    return member_accounts(club=club, users=[user])[user.pk]
+
+
+def member_accounts(*, club: Club, users: Iterable[User]) -> dict[int, Account]:
+    """The members' accounts by user id, creating the missing ones in user-id order.
+
+    The order matters: two transactions creating accounts for the same members insert
+    them in the same order, so one waits for the other instead of deadlocking.
+    """
+    wanted = {user.pk: user for user in users}
+    found = {a.user_id: a for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user_id__in=wanted)
+             if a.user_id is not None}
+    missing = sorted(set(wanted) - set(found))
+    if missing:
+        members = set(Membership.objects.filter(club=club, user_id__in=missing).values_list("user_id", flat=True))
+        for user_id in missing:
+            if user_id not in members:
+                raise LedgerError(f"{wanted[user_id].shown_name} is not a member of {club.name}.")
+        Account.objects.bulk_create([Account(club=club, kind=Account.Kind.MEMBER, user_id=user_id)
+                                     for user_id in missing], ignore_conflicts=True)
+        found.update({a.user_id: a for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER,
+                                                                   user_id__in=missing) if a.user_id is not None})
+    return found
+
+
+def account_for_table_pot(*, table: Table) -> Account:
+    """The table's pot account, created on first use."""
+    account = Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table).first()
+    if account is not None:
+        return account
+    Account.objects.bulk_create([Account(club_id=table.club_id, kind=Account.Kind.TABLE_POT, table=table)],
+                                ignore_conflicts=True)
+    return Account.objects.get(kind=Account.Kind.TABLE_POT, table=table)
+
+
+def balance_of(*, club: Club, user: User) -> int:
+    """The member's balance in cents: one row by a unique index (0 before their first posting)."""
+    balance = (Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user=user)
+               .values_list("balance", flat=True).first())
+    return int(balance or 0)
+
+
+def _lock_accounts(account_ids: Iterable[int]) -> None:
+    """Lock the accounts in id order, so two transactions never wait on each other in a cycle."""
+    ids = sorted(set(account_ids))
+    list(Account.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
+
+
+@dataclass(frozen=True)
+class _Line:
+    account_id: int
+    amount: int
+
+
+def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[JournalEntry]:
+    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched."""
+    for _entry, lines in entries:
+        if sum(line.amount for line in lines) != 0 or len(lines) < 2:
+            raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
+    _lock_accounts(line.account_id for _, lines in entries for line in lines)
+    created = JournalEntry.objects.bulk_create([entry for entry, _ in entries])
+    Posting.objects.bulk_create([
+        Posting(entry=entry, account_id=line.account_id, amount=line.amount)
+        for entry, (_, lines) in zip(created, entries, strict=True) for line in lines
+    ])
+    return created
+
+
+def _check_amount(amount: object, what: str = "The amount") -> int:
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise LedgerError(f"{what} must be a whole number of cents.")
+    if amount <= 0:
+        raise LedgerError(f"{what} must be more than zero.")
+    if amount > MAX_AMOUNT:
+        raise LedgerError(f"{what} is too large.")
+    return amount
+
+
+def _check_member(club: Club, user: User | None, who: str) -> User:
+    if user is None or not Membership.objects.filter(club=club, user=user).exists():
+        raise LedgerError(f"{who} must be a member of {club.name}.")
+    return user
+
+
+def _is_organiser(club: Club, user: User) -> bool:
+    return Membership.objects.filter(club=club, user=user, role=Membership.Role.ORGANISER).exists()
+
+
+# --- play ---------------------------------------------------------------------
+
+
+def _event_dict(event: Any) -> Mapping[str, Any]:
+    if isinstance(event, Mapping):
+        return event
+    to_dict = getattr(event, "to_dict", None)
+    if callable(to_dict):
+        result = to_dict()
+        if isinstance(result, Mapping):
+            return result
+    raise LedgerError("A chip event could not be read.")
+
+
+def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | Any],
+                            seat_users: Mapping[int, User], created_by: User | None) -> list[JournalEntry]:
+    """Post each chip-moving event of a hand as one journal entry (member account <-> table pot).
+
+    Expects the caller's transaction with the hand row locked (games services). Returns
+    the entries in event order. Raises LedgerError for an unknown seat, a player who is
+    not a member, or an amount that is not a positive whole number of cents.
+    """
+    with transaction.atomic():
+        table = Table.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
+        club = table.club
+        game = table.rule_version.rule_set.game
+        moves: list[tuple[str, int, int]] = []
+        for raw in events:
+            event = _event_dict(raw)
+            kind = event.get("kind")
+            if kind not in PAY_KINDS and kind not in AWARD_KINDS:
+                continue  # deal, turn, fold, check, carry, showdown...: no chips move
+            amount = event.get("amount")
+            if amount == 0:
+                continue
+            seat = event.get("seat")
+            if not isinstance(seat, int) or seat not in seat_users:
+                raise LedgerError(f"A {kind} names seat {seat}, which has no player in this hand.")
+            moves.append((str(kind), seat, _check_amount(amount, f"The {kind} of seat {seat}")))
+        if not moves:
+            return []
+        by_user = member_accounts(club=club, users=[seat_users[m[1]] for m in moves])
+        members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
+        pot = account_for_table_pot(table=table)
+        now = timezone.now()
+        batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
+        for kind, seat, amount in moves:
+            member = members[seat]
+            sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
+            label = EntryKind(kind).label
+            batch.append((
+                JournalEntry(club=club, kind=kind, created_by=created_by, created_at=now, table=table, hand=hand,
+                             game=game, memo=f"{label}, seat {seat}, hand {hand.number} at {table.name}"[:200]),
+                [_Line(member.pk, sign * amount), _Line(pot.pk, -sign * amount)],
+            ))
+        return _post(batch)
+
+
+def ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
+    """Void a finished hand by ruling: reverse each of its entries (pointing to the original).
+
+    Locks the hand row, then the accounts. Records a Ruling and sets the hand's voided_at;
+    nothing is deleted. Raises LedgerError if the ruler is not an organiser of the hand's
+    club, the reason is blank, the hand is still being played or already voided.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise LedgerError("A ruling needs a reason.")
+    with transaction.atomic():
+        locked = Hand.objects.select_for_update(of=("self",)).select_related("table__club").get(pk=hand.pk)
+        table = locked.table
+        club = table.club
+        if not _is_organiser(club, ruled_by):
+            raise LedgerError("Only the club's organisers can void a hand.")
+        if locked.voided_at is not None or Ruling.objects.filter(hand=locked, kind=Ruling.Kind.VOID_HAND).exists():
+            raise LedgerError(f"Hand {locked.number} at {table.name} has already been voided.")
+        if locked.finished_at is None:
+            raise LedgerError(f"Hand {locked.number} at {table.name} is still being played; "
+                              "void it once it has finished.")
+        now = timezone.now()
+        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.VOID_HAND, reason=reason, ruled_by=ruled_by,
+                                       created_at=now, hand=locked)
+        originals = list(JournalEntry.objects.filter(hand=locked, reverses__isnull=True)
+                         .exclude(kind=EntryKind.VOID).prefetch_related("postings").order_by("pk"))
+        batch: list[tuple[JournalEntry, Sequence[_Line]]] = [
+            (JournalEntry(club=club, kind=EntryKind.VOID, created_by=ruled_by, created_at=now, table=table,
+                          hand=locked, game=original.game, reverses=original, ruling=ruling,
+                          memo=f"Reverses #{original.pk} ({original.memo}): {reason}"[:200]),
+             [_Line(p.account_id, -p.amount) for p in original.postings.all()])
+            for original in originals
+        ]
+        entries = _post(batch) if batch else []
+        Hand.objects.filter(pk=locked.pk).update(voided_at=now)
+        hand.voided_at = now
+        return entries
+
+
+# --- rulings and settlements --------------------------------------------------
+
+
+def ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
+                  ruled_by: User) -> Ruling:
+    """An organiser moves `amount` cents from one member's account to another's, with a reason."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise LedgerError("A ruling needs a reason.")
+    amount = _check_amount(amount)
+    with transaction.atomic():
+        if not _is_organiser(club, ruled_by):
+            raise LedgerError("Only the club's organisers can make a ruling.")
+        _check_member(club, from_user, "The member who pays")
+        _check_member(club, to_user, "The member who receives")
+        if from_user.pk == to_user.pk:
+            raise LedgerError("An adjustment moves money between two different members.")
+        now = timezone.now()
+        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.ADJUSTMENT, reason=reason, ruled_by=ruled_by,
+                                       created_at=now, amount=amount, from_user=from_user, to_user=to_user)
+        accounts = member_accounts(club=club, users=[from_user, to_user])
+        source, target = accounts[from_user.pk], accounts[to_user.pk]
+        memo = f"Ruling: {from_user.shown_name} to {to_user.shown_name}: {reason}"[:200]
+        _post([(JournalEntry(club=club, kind=EntryKind.ADJUSTMENT, created_by=ruled_by, created_at=now,
+                             ruling=ruling, memo=memo),
+                [_Line(source.pk, -amount), _Line(target.pk, amount)])])
+        return ruling
+
+
+def ledger_settings_for(*, club: Club) -> ClubLedgerSettings:
+    """The club's ledger settings (defaults, unsaved, when never set)."""
+    found = ClubLedgerSettings.objects.filter(club=club).first()
+    return found if found is not None else ClubLedgerSettings(club=club)
+
+
+def ledger_settings_update(*, club: Club, settlement_max: int, by: User) -> ClubLedgerSettings:
+    settlement_max = _check_amount(settlement_max, "The settlement limit")
+    with transaction.atomic():
+        if not _is_organiser(club, by):
+            raise LedgerError("Only the club's organisers can change the settlement limit.")
+        settings_row, _ = ClubLedgerSettings.objects.update_or_create(
+            club=club, defaults={"settlement_max": settlement_max})
+        return settings_row
+
+
+def _post_settlement(settlement: Settlement, *, by: User) -> None:
+    """Post a settlement's entry. Assumes the settlement row is locked (or new) in an open transaction."""
+    club = settlement.club
+    accounts = member_accounts(club=club, users=[settlement.payer, settlement.payee])
+    payer, payee = accounts[settlement.payer_id], accounts[settlement.payee_id]
+    memo = (f"{settlement.payer.shown_name} paid {settlement.payee.shown_name} on {settlement.paid_on:%Y-%m-%d}"
+            + (f": {settlement.note}" if settlement.note else ""))[:200]
+    # The payer handed over cash: their account rises, the receiver's falls.
+    _post([(JournalEntry(club=club, kind=EntryKind.SETTLEMENT, created_by=by, settlement=settlement, memo=memo),
+            [_Line(payer.pk, settlement.amount), _Line(payee.pk, -settlement.amount)])])
+
+
+def settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid_on: date, note: str,
+                      recorded_by: User) -> Settlement:
+    """Record cash paid between two members. Raises LedgerError for a zero, negative or
+    too-large amount, a payment to oneself, a non-member, a future date, or a member
+    recording someone else's payment."""
+    amount = _check_amount(amount)
+    note = (note or "").strip()[:200]
+    with transaction.atomic():
+        _check_member(club, payer, "The member who paid")
+        _check_member(club, payee, "The member who was paid")
+        if payer.pk == payee.pk:
+            raise LedgerError("A settlement is between two different members.")
+        limit = ledger_settings_for(club=club).settlement_max
+        if amount > limit:
+            raise LedgerError(f"A settlement may be at most {format_cents(limit, club.currency)} in this club.")
+        if paid_on > timezone.localdate():
+            raise LedgerError("The payment date can't be in the future.")
+        organiser = _is_organiser(club, recorded_by)
+        if not organiser and recorded_by.pk not in (payer.pk, payee.pk):
+            raise LedgerError("You can record only a payment you made or received.")
+        direct = organiser or recorded_by.pk == payee.pk
+        now = timezone.now()
+        settlement = Settlement.objects.create(
+            club=club, payer=payer, payee=payee, amount=amount, paid_on=paid_on, note=note,
+            recorded_by=recorded_by, recorded_at=now,
+            status=Settlement.Status.CONFIRMED if direct else Settlement.Status.PENDING,
+            decided_by=recorded_by if direct else None, decided_at=now if direct else None,
+        )
+        if direct:
+            _post_settlement(settlement, by=recorded_by)
+        return settlement
+
+
+def _pending_for_update(club: Club, settlement_id: int) -> Settlement:
+    settlement = (Settlement.objects.select_for_update(of=("self",)).select_related("payer", "payee", "club")
+                  .filter(club=club, pk=settlement_id).first())
+    if settlement is None:
+        raise LedgerError("No such settlement in this club.")
+    if settlement.status != Settlement.Status.PENDING:
+        raise LedgerError(f"That settlement is already {settlement.get_status_display().lower()}.")
+    return settlement
+
+
+def settlement_confirm(*, club: Club, settlement_id: int, user: User) -> Settlement:
+    """The receiver (or an organiser) confirms a pending settlement: its entry is posted."""
+    with transaction.atomic():
+        settlement = _pending_for_update(club, settlement_id)
+        if user.pk != settlement.payee_id and not _is_organiser(club, user):
+            raise LedgerError("Only the member who was paid, or an organiser, can confirm it.")
+        settlement.status = Settlement.Status.CONFIRMED
+        settlement.decided_by = user
+        settlement.decided_at = timezone.now()
+        settlement.save(update_fields=["status", "decided_by", "decided_at"])
+        _post_settlement(settlement, by=user)
+        return settlement
+
+
+def settlement_decline(*, club: Club, settlement_id: int, user: User) -> Settlement:
+    """The receiver or an organiser declines a pending settlement, or the payer withdraws it."""
+    with transaction.atomic():
+        settlement = _pending_for_update(club, settlement_id)
+        if user.pk not in (settlement.payee_id, settlement.payer_id) and not _is_organiser(club, user):
+            raise LedgerError("Only the two members involved, or an organiser, can decline it.")
+        settlement.status = Settlement.Status.DECLINED
+        settlement.decided_by = user
+        settlement.decided_at = timezone.now()
+        settlement.save(update_fields=["status", "decided_by", "decided_at"])
+        return settlement
