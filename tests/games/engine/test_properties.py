@@ -1,0 +1,166 @@
+"""Hypothesis over whole random hands of both games with every house-rule option
+(DESIGN.md "Quality bars"): chips are conserved, no view holds a card its seat may not
+see nor a sealed decision before the reveal, replay equals state, state JSON round-trips."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    PilesRules,
+    PiranhaRules,
+    apply,
+    is_over,
+    legal_actions,
+    new_hand,
+    replay,
+    result,
+    state_from_json,
+    state_to_json,
+    timeout_action,
+    to_act,
+    view,
+)
+from games.engine.cards import FULL_DECK
+from games.engine.piles import turned
+
+CODES = frozenset(FULL_DECK)
+SEALED_CHOICES = {"in", "out", "high", "low", "pig"}
+
+piranha_rules = st.builds(
+    PiranhaRules,
+    ante=st.sampled_from([0, 1, 25]),
+    ante_each_hand=st.booleans(),
+    match_cap=st.sampled_from([None, 1, 40]),
+    betting_round=st.booleans(),
+    bet_size=st.sampled_from([1, 25]),
+    max_raises=st.integers(0, 3),
+    nobody_in=st.sampled_from(["carry", "split"]),
+)
+piles_rules = st.builds(
+    PilesRules,
+    forced=st.sampled_from(["ante", "blinds"]),
+    ante=st.sampled_from([0, 25]),
+    small_blind=st.sampled_from([0, 10]),
+    big_blind=st.sampled_from([10, 25]),
+    stage_bets=st.sampled_from([(25, 25, 25, 25, 25, 25, 50, 50, 100), (1, 2, 3, 4, 5, 6, 7, 8, 9)]),
+    max_raises=st.integers(0, 3),
+    low_variant=st.booleans(),
+    pig_tie_counts=st.booleans(),
+    declare_timeout=st.sampled_from(["fold", "high"]),
+)
+
+
+def card_codes(value):
+    """Every card code anywhere in a JSON-ready value."""
+    if isinstance(value, str):
+        return {value} & CODES
+    if isinstance(value, dict):
+        return set().union(*(card_codes(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(card_codes(v) for v in value)) if value else set()
+    return set()
+
+
+def visible_cards(state, seat):
+    """What ``seat`` may see: its own hole, board cards turned, hands shown at the showdown."""
+    allowed = set()
+    if seat in state.seats:
+        allowed |= set(state.hole[state.seats.index(seat)])
+    if state.game == "piranha":
+        allowed |= set(state.board[:state.board_up])
+    else:
+        up = turned(state)
+        allowed |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]])
+        allowed |= set(state.row[:up["row"]])
+    if state.outcome is not None:
+        for hand in state.outcome["hands"]:
+            allowed |= set(hand["hole"])
+    return allowed
+
+
+def check_views(state):
+    sealed = state.phase in ("drop", "declare")
+    for seat in (None, *state.seats):
+        v = view(state, seat)
+        json.dumps(v)
+        leaked = card_codes(v) - visible_cards(state, seat)
+        assert not leaked, f"seat {seat} sees {leaked}"
+        if sealed:
+            for s in v["seats"]:
+                if s["seat"] != seat:
+                    assert s["decision"] in ("waiting", "decided", None)
+                    assert s["last_action"] not in SEALED_CHOICES
+            kinds = {e["kind"] for e in v["events"]}
+            assert not kinds & {"drop_open", "declare_open", "showdown"}
+
+
+def check_chips(state):
+    paid_in = state.carry_pot + sum(e.amount for e in state.events
+                                    if e.kind in ("ante", "blind", "bet", "match_payment"))
+    awarded = sum(e.amount for e in state.events if e.kind == "award")
+    assert sum(state.paid) + state.carry_pot == paid_in
+    if is_over(state):
+        res = result(state)
+        assert paid_in == awarded + res["next_pot"]
+        assert sum(p["amount"] for p in res["payouts"]) == awarded
+        carried = sum(e.amount for e in state.events if e.kind == "carry")
+        if state.game == "piles":
+            assert carried == res["next_pot"]
+    else:
+        assert awarded == 0 and paid_in == state.pot
+
+
+def play(data, rules):
+    n = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
+    seats = sorted(data.draw(st.lists(st.integers(0, 12), min_size=n, max_size=n, unique=True), label="seats"))
+    button = data.draw(st.sampled_from(seats + [13]), label="button")
+    deck = data.draw(st.permutations(FULL_DECK), label="deck")
+    carry_pot = data.draw(st.integers(0, 500), label="carry")
+    hand_number = data.draw(st.integers(1, 3), label="hand number")
+    deal = {"seats": seats, "button": button, "deck": deck, "carry_pot": carry_pot, "hand_number": hand_number}
+    state, events = new_hand(rules, **deal)
+    assert state.events == tuple(events)
+    log = []
+    while not is_over(state):
+        waiting = to_act(state)
+        assert waiting
+        for s in state.seats:
+            assert bool(legal_actions(state, s)) == (s in waiting)
+        seat = data.draw(st.sampled_from(waiting), label="seat")
+        if data.draw(st.integers(0, 9), label="timeout?") == 0:
+            action = timeout_action(state, seat)
+            assert action in legal_actions(state, seat)
+        else:
+            actions = legal_actions(state, seat)
+            if state.phase == "betting" and data.draw(st.integers(0, 24), label="fold?") != 0:
+                actions = [a for a in actions if a.type != "fold"]  # reach the showdown often
+            action = data.draw(st.sampled_from(actions), label="action")
+        previous = state
+        state, events = apply(state, seat, action)
+        assert state.events == previous.events + tuple(events)
+        log.append((seat, action))
+        check_chips(state)
+        check_views(state)
+        assert state_from_json(json.loads(json.dumps(state_to_json(state)))) == state
+    assert to_act(state) == ()
+    assert replay(rules, log=log, **deal) == state
+    return state
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), rules=piranha_rules)
+def test_random_piranha_hands_conserve_chips_hide_cards_and_replay(data, rules):
+    state = play(data, rules)
+    res = result(state)
+    assert res["game_over"] == (res["reason"] in ("uncontested", "nobody_in_split"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), rules=piles_rules)
+def test_random_piles_hands_conserve_chips_hide_cards_and_replay(data, rules):
+    state = play(data, rules)
+    assert result(state)["game_over"] is False
