@@ -113,6 +113,7 @@ class Hand(models.Model):
     salt = models.CharField(max_length=64)
     commitment = models.CharField(max_length=64, help_text="SHA-256 of the deck order and salt, published at the deal.")
     state = models.JSONField()
+    deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -122,6 +123,9 @@ class Hand(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
+            # A table deals one hand at a time: a second start or deal loses the race here.
+            models.UniqueConstraint(fields=["table"], condition=models.Q(finished_at__isnull=True),
+                                    name="hand_one_unfinished_per_table"),
         ]
 
     def __str__(self) -> str:

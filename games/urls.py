@@ -1,4 +1,24 @@
-from django.urls import URLPattern
+from django.urls import path
+
+from . import views
 
 app_name = "games"
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("clubs/<int:club_id>/rules/", views.rule_set_list, name="rule_sets"),
+    path("clubs/<int:club_id>/rules/new/<str:game>/", views.rule_set_new, name="rule_set_new"),
+    path("clubs/<int:club_id>/rules/<int:rule_set_id>/", views.rule_set_detail, name="rule_set_detail"),
+    path("clubs/<int:club_id>/rules/<int:rule_set_id>/edit/", views.rule_set_edit, name="rule_set_edit"),
+    path("clubs/<int:club_id>/rules/versions/<int:version_id>/", views.rule_version_detail, name="rule_version"),
+    path("clubs/<int:club_id>/tables/", views.lobby, name="lobby"),
+    path("clubs/<int:club_id>/tables/new/", views.table_new, name="table_new"),
+    path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path("tables/<int:table_id>/sit/", views.seat_take, name="seat_take"),
+    path("tables/<int:table_id>/sit-out/", views.seat_sit_out, name="seat_sit_out"),
+    path("tables/<int:table_id>/sit-in/", views.seat_sit_in, name="seat_sit_in"),
+    path("tables/<int:table_id>/leave/", views.seat_leave, name="seat_leave"),
+    path("tables/<int:table_id>/start/", views.table_start, name="table_start"),
+    path("tables/<int:table_id>/act/", views.hand_act, name="hand_act"),
+    path("tables/<int:table_id>/hands/", views.hand_history, name="hand_history"),
+    path("hands/<int:hand_id>/", views.hand_detail, name="hand_detail"),
+    path("cards/colours/", views.deck_colours, name="deck_colours"),
+]

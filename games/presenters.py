@@ -1,0 +1,119 @@
+"""Turn a member's view of a hand (``selectors.hand_view_for``) into what the table page shows.
+
+Works only from that view and public table facts, so the page can never hold a
+card or a sealed decision the member may not see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from games import selectors
+from games.models import Hand, RuleSetVersion, Table
+from games.words import event_words, money, rules_in_words
+
+_ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
+                 "in": "In", "out": "Out"}
+_DECLARE_WORDS = {"high": "Declare high", "low": "Declare low", "pig": "Declare pig (both ways)"}
+
+
+def rules_words(version: RuleSetVersion, currency: str) -> list[str]:
+    return rules_in_words(version.rules, max_seats=version.max_seats,
+                          spectators_allowed=version.spectators_allowed, currency=currency)
+
+
+def action_label(action: dict[str, Any], currency: str) -> str:
+    """'Raise $0.25', 'Declare pig (both ways)', 'Fold'."""
+    kind = str(action.get("type"))
+    if kind == "declare":
+        return _DECLARE_WORDS.get(str(action.get("choice")), "Declare")
+    label = _ACTION_WORDS.get(kind, kind.capitalize())
+    amount = action.get("amount")
+    return f"{label} {money(int(amount), currency)}" if isinstance(amount, int) else label
+
+
+def action_value(action: dict[str, Any]) -> str:
+    """The button's value: 'check', 'raise:25', 'declare:pig' (read back by forms.parse_action)."""
+    kind = str(action.get("type"))
+    if kind == "declare":
+        return f"declare:{action.get('choice')}"
+    amount = action.get("amount")
+    return f"{kind}:{amount}" if isinstance(amount, int) else kind
+
+
+def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> dict[str, Any]:
+    """Context of the table page for ``user``."""
+    seats = selectors.table_seats(table=table)
+    my_seat = next((s for s in seats if s.user_id == user.pk), None)
+    out: dict[str, Any] = {
+        "my_seat": my_seat, "free_seats": selectors.free_seats(table=table),
+        "rules_words": rules_words(table.rule_version, currency), "hand": hand, "view": None,
+        "seat_rows": [], "actions": [], "log": [], "to_act_names": [], "showdown": [], "result": None,
+        "can_start": False,
+    }
+    names = {s.number: s.user.shown_name for s in seats}
+    view: dict[str, Any] | None = None
+    if hand is not None:
+        view = selectors.hand_view_for(hand=hand, user=user)
+        names = {**names, **selectors.hand_player_names(hand=hand)}
+    by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
+    rows = []
+    numbers = sorted({s.number for s in seats} | set(by_seat))
+    for n in numbers:
+        seat = next((s for s in seats if s.number == n), None)
+        v = by_seat.get(n)
+        rows.append({
+            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v,
+            "is_me": (seat is not None and seat.user_id == user.pk) or (view is not None and view.get("you") == n),
+            "is_button": view is not None and view.get("button") == n,
+            "to_act": view is not None and n in view.get("to_act", []),
+            "sitting_out": seat is not None and seat.sitting_out,
+            "left": seat is None,
+        })
+    out["seat_rows"] = rows
+    out["names"] = names
+    if view is not None and hand is not None:
+        out["view"] = view
+        out["actions"] = [{"label": action_label(a, currency), "value": action_value(a),
+                           "kind": a.get("type")} for a in view.get("legal_actions", [])]
+        out["log"] = [event_words(e, names=names, currency=currency) for e in view.get("events", [])]
+        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.get("to_act", [])]
+        result = view.get("result")
+        out["result"] = result
+        if result:
+            winners = set(result.get("winners", []))
+            out["showdown"] = [{**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
+                               for h in result.get("hands", [])]
+            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.get("winners", [])]
+        out["is_over"] = hand.is_finished
+        if view.get("game") == "piles":
+            board = view.get("board", {})
+            out["piles_board"] = [("Square 1", board.get("square1", []), "square"),
+                                  ("Square 2", board.get("square2", []), "square"),
+                                  ("Row", board.get("row", []), "row")]
+    out["previous"] = _previous_hand(table=table, hand=hand, names=names)
+    active = [s for s in seats if not s.sitting_out]
+    out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
+    out["in_current_hand"] = bool(hand and not hand.is_finished and view and view.get("you") is not None)
+    return out
+
+
+def _previous_hand(*, table: Table, hand: Hand | None, names: dict[int, str]) -> dict[str, Any] | None:
+    """The last finished hand before the current one: its public result (the showdown is public once over)."""
+    if hand is None or hand.is_finished:
+        return None
+    prev = table.hands.filter(finished_at__isnull=False, number__lt=hand.number).order_by("-number").first()
+    if prev is None:
+        return None
+    result = selectors.hand_view_for(hand=prev, user=None).get("result") or {}
+    prev_names = {**names, **selectors.hand_player_names(hand=prev)}
+    winners = set(result.get("winners", []))
+    return {
+        "hand": prev, "result": result,
+        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
+        "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
+                    for p in result.get("payouts", [])],
+        "showdown": [{**h, "who": prev_names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
+                     for h in result.get("hands", [])],
+    }

@@ -1,0 +1,147 @@
+"""Every read of the games app (STYLE.md: selectors own reads).
+
+``hand_view_for`` holds all of "who sees what": pages and (later) sockets
+build a member's view of a hand only through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Max, OuterRef, QuerySet, Subquery
+
+from accounts.models import Club, User
+from games import engine
+from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
+
+
+def rule_sets_for(*, club: Club) -> QuerySet[RuleSet]:
+    return (RuleSet.objects.filter(club=club).annotate(latest_number=Max("versions__number"))
+            .order_by("name", "pk"))
+
+
+def rule_set_get(*, club: Club, rule_set_id: int) -> RuleSet | None:
+    return RuleSet.objects.filter(club=club, pk=rule_set_id).first()
+
+
+def rule_set_versions(*, rule_set: RuleSet) -> QuerySet[RuleSetVersion]:
+    return rule_set.versions.select_related("created_by").order_by("-number")
+
+
+def rule_version_get(*, club: Club, version_id: int) -> RuleSetVersion | None:
+    return (RuleSetVersion.objects.select_related("rule_set", "created_by")
+            .filter(pk=version_id, rule_set__club=club).first())
+
+
+def rule_versions_latest(*, club_id: int) -> QuerySet[RuleSetVersion]:
+    """The newest version of each of the club's agreements (what a new table can be opened under)."""
+    newest = (RuleSetVersion.objects.filter(rule_set=OuterRef("rule_set")).order_by("-number")
+              .values("pk")[:1])
+    return (RuleSetVersion.objects.filter(rule_set__club_id=club_id, pk=Subquery(newest))
+            .select_related("rule_set").order_by("rule_set__name", "rule_set__pk"))
+
+
+def table_get(*, table_id: int) -> Table | None:
+    return (Table.objects.select_related("club", "rule_version__rule_set", "created_by")
+            .filter(pk=table_id).first())
+
+
+def table_seats(*, table: Table) -> list[Seat]:
+    return list(table.seats.filter(left_at__isnull=True).select_related("user").order_by("number"))
+
+
+def seat_of(*, table: Table, user: User) -> Seat | None:
+    return table.seats.filter(user=user, left_at__isnull=True).first()
+
+
+def free_seats(*, table: Table) -> list[int]:
+    taken = set(table.seats.filter(left_at__isnull=True).values_list("number", flat=True))
+    return [n for n in range(1, table.rule_version.max_seats + 1) if n not in taken]
+
+
+def hand_current(*, table: Table) -> Hand | None:
+    """The hand being played, else the last one played (to show its showdown)."""
+    return table.hands.select_related("rule_version").order_by("-number").first()
+
+
+def hand_get(*, hand_id: int) -> Hand | None:
+    return Hand.objects.select_related("table__club", "rule_version__rule_set").filter(pk=hand_id).first()
+
+
+def hand_seat_of(*, hand: Hand, user: User) -> int | None:
+    """The seat ``user`` was dealt in at in ``hand`` (by the hand's own player list, never by
+    who sits in that chair now), or None."""
+    for seat, user_id in hand.players.items():
+        if int(user_id) == user.pk:
+            return int(seat)
+    return None
+
+
+def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
+    """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
+
+    Only a player dealt into the hand gets a seat's view (their hole cards, their own
+    sealed decision); everyone else gets ``engine.view(state, None)``.
+    """
+    seat = hand_seat_of(hand=hand, user=user) if user is not None else None
+    return engine.view(engine.state_from_json(hand.state), seat)
+
+
+def hand_to_act(*, hand: Hand) -> list[int]:
+    """Seats whose decision is awaited (public: the table shows who has still to act)."""
+    if hand.is_finished:
+        return []
+    return list(engine.to_act(engine.state_from_json(hand.state)))
+
+
+@dataclass(frozen=True)
+class LobbyRow:
+    table: Table
+    seats: list[Seat]
+    hand: Hand | None
+    to_act_names: list[str]
+
+
+def table_list_open(*, club: Club) -> list[LobbyRow]:
+    """Open and running tables of a club with their seats and whose turn it is."""
+    tables = list(Table.objects.filter(club=club).exclude(status=Table.Status.FINISHED)
+                  .select_related("rule_version__rule_set").order_by("-created_at"))
+    return [_lobby_row(t) for t in tables]
+
+
+def table_list_finished(*, club: Club, limit: int = 20) -> list[Table]:
+    return list(Table.objects.filter(club=club, status=Table.Status.FINISHED)
+                .select_related("rule_version__rule_set").order_by("-finished_at")[:limit])
+
+
+def _lobby_row(table: Table) -> LobbyRow:
+    seats = table_seats(table=table)
+    hand = table.hands.filter(finished_at__isnull=True).first()
+    names: list[str] = []
+    if hand is not None:
+        by_seat = {s.number: s.user.shown_name for s in seats}
+        names = [by_seat.get(n, f"Seat {n}") for n in hand_to_act(hand=hand)]
+    return LobbyRow(table=table, seats=seats, hand=hand, to_act_names=names)
+
+
+def hand_history(*, table: Table) -> QuerySet[Hand]:
+    return table.hands.filter(finished_at__isnull=False).order_by("-number")
+
+
+def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
+    return hand.actions.select_related("user").order_by("sequence")
+
+
+def hand_player_names(*, hand: Hand) -> dict[int, str]:
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users = User.objects.in_bulk(list(ids.values()))
+    return {seat: users[uid].shown_name if uid in users else f"Seat {seat}" for seat, uid in ids.items()}
+
+
+def hand_ledger_entries(*, hand: Hand) -> list[Any]:
+    """The journal entries posted for a hand, with their postings, in order."""
+    from ledger.models import JournalEntry
+
+    return list(JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user")
+                .order_by("created_at", "pk"))

@@ -1,0 +1,246 @@
+"""Writes of hands: the deal, one player's action, a turn clock running out.
+
+DESIGN.md "The path of one action": one durable transaction, the hand row
+locked, a stale version or an action out of turn refused with a clear
+message and no change, the engine applies the action, the new state and the
+action log are stored, and every chip movement is posted to the ledger in
+the same transaction. On commit the table's group hears the new version.
+
+Lock order (never the other way round, so no two transactions wait in a
+cycle): the hand row, then the table row, then the ledger's accounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
+from games.models import Hand, HandAction, Seat, Table
+from games.selectors import hand_seat_of
+from games.services.announce import table_announce
+from ledger.services import ledger_post_hand_events
+
+
+def deck_for_new_hand() -> list[str]:
+    """A fresh deck from the engine's CSPRNG shuffle, once per hand (DESIGN.md "Engine contract")."""
+    return list(engine.shuffled_deck())
+
+
+def _seat_users(hand: Hand) -> dict[int, User]:
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users = User.objects.in_bulk(list(ids.values()))
+    return {seat: users[uid] for seat, uid in ids.items()}
+
+
+def _deadline(rules: engine.Rules, state: Any, previous: Sequence[int] = (),
+              current: Any = None) -> Any:
+    """When the awaited seats' clock runs out (None when nobody is awaited).
+
+    A sealed decision (the drop, the declaration) has one clock for everyone:
+    while the awaited seats only shrink, the deadline stays where it was.
+    """
+    awaited = engine.to_act(state)
+    if not awaited:
+        return None
+    if current is not None and previous and set(awaited) < set(previous):
+        return current
+    return timezone.now() + timedelta(seconds=rules.turn_seconds)
+
+
+def _active_seats(table: Table) -> list[Seat]:
+    return list(table.seats.filter(left_at__isnull=True, sitting_out=False).select_related("user")
+                .order_by("number"))
+
+
+def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
+    """The dealer button moves one seat each hand (DESIGN.md): the next active seat clockwise."""
+    if first:
+        return numbers[0]
+    above = [n for n in numbers if n > previous]
+    return above[0] if above else numbers[0]
+
+
+def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | None = None) -> Hand | None:
+    """Deal the table's next hand to every active seat; None (table back to waiting) with too few.
+
+    Expects an open transaction holding the table row's lock (select_for_update).
+    ``deck``: a fixed deck order (tests); by default a fresh CSPRNG shuffle.
+    Publishes the deck's SHA-256 commitment and keeps deck and salt until the hand ends.
+    """
+    rules = engine.rules_from_dict(table.rule_version.rules)
+    seats = _active_seats(table)
+    if len(seats) < rules.min_players:
+        table.status = Table.Status.OPEN
+        table.save(update_fields=["status"])
+        return None
+    numbers = [s.number for s in seats]
+    first = not table.hands.exists()
+    button = _next_button(table.button, numbers, first)
+    cards = list(deck) if deck is not None else deck_for_new_hand()
+    salt = engine.new_salt()
+    number = table.hands.count() + 1
+    try:
+        state, events = engine.new_hand(rules, seats=numbers, button=button, deck=cards,
+                                        carry_pot=table.carry_pot, hand_number=number)
+    except engine.EngineError as exc:
+        raise TableRefused(str(exc)) from exc
+    event_dicts = [e.to_dict() for e in events]
+    hand = Hand.objects.create(
+        table=table, number=number, rule_version=table.rule_version,
+        players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
+        deck=cards, salt=salt, commitment=engine.deck_commitment(cards, salt),
+        state=engine.state_to_json(state), deal_events=event_dicts, version=0,
+        deadline=_deadline(rules, state))
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
+                            created_by=created_by)
+    table.status = Table.Status.RUNNING
+    table.button = button
+    table.carry_pot = 0
+    table.save(update_fields=["status", "button", "carry_pot"])
+    return hand
+
+
+def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
+                 seat: int, user: User | None, action: engine.Action, is_timeout: bool,
+                 seat_users: Mapping[int, User], created_by: User | None) -> None:
+    """Store one applied action: state, version, deadline, the log row and the ledger entries.
+
+    Expects the hand row locked in an open transaction.
+    """
+    event_dicts = [e.to_dict() for e in events]
+    hand.version += 1
+    hand.state = engine.state_to_json(state)
+    hand.deadline = _deadline(rules, state, engine.to_act(before), hand.deadline)
+    if engine.is_over(state):
+        hand.finished_at = timezone.now()
+        hand.deadline = None
+    hand.save(update_fields=["version", "state", "deadline", "finished_at"])
+    HandAction.objects.create(hand=hand, sequence=hand.version, seat=seat, user=user,
+                              action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
+
+
+def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | None:
+    """Close a finished hand on its table and deal the next one (or end / pause the game).
+
+    Expects the hand row locked; locks the table row. Piranha ends when one player
+    alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
+    """
+    table = Table.objects.select_for_update().select_related("rule_version").get(pk=hand.table_id)
+    outcome = engine.result(state) or {}
+    table.hands_played += 1
+    table.carry_pot = int(outcome.get("next_pot") or 0)
+    if outcome.get("game_over"):
+        table.status = Table.Status.FINISHED
+        table.finished_at = timezone.now()
+        table.save(update_fields=["hands_played", "carry_pot", "status", "finished_at"])
+        return None
+    table.save(update_fields=["hands_played", "carry_pot"])
+    return hand_deal(table=table, created_by=created_by)
+
+
+def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
+    """Apply one player's action made against ``version`` of the hand; return the hand.
+
+    Opens the durable transaction and locks the hand row. Raises (all DomainError,
+    nothing changed): NotSeated (not dealt in), StaleVersion (the hand moved on: a
+    double click or someone acted first), NotYourTurn, IllegalMove (the engine's rule).
+    When the hand ends, the table is updated and the next hand dealt in the same transaction.
+    """
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
+        if hand is None:
+            raise NotSeated("There is no such hand.")
+        seat = hand_seat_of(hand=hand, user=user)
+        if seat is None:
+            raise NotSeated()
+        if hand.is_finished or hand.voided_at is not None or hand.version != version:
+            raise StaleVersion(current=hand.version)
+        state = engine.state_from_json(hand.state)
+        if seat not in engine.to_act(state):
+            raise NotYourTurn()
+        try:
+            parsed = engine.action_from_dict(action)
+            new_state, events = engine.apply(state, seat, parsed)
+        except engine.EngineError as exc:
+            raise IllegalMove(_sentence(str(exc))) from exc
+        rules = engine.rules_from_dict(hand.rule_version.rules)
+        _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
+                     action=parsed, is_timeout=False, seat_users=_seat_users(hand), created_by=user)
+        if hand.is_finished:
+            _after_hand(hand=hand, state=new_state, created_by=user)
+        transaction.on_commit(partial(table_announce, hand.table_id, hand.version))
+    return hand
+
+
+def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
+    """Apply the default action of every seat whose decision is awaited, once their clock has run out.
+
+    A no-op returning False when the hand moved on (another version, finished, or
+    the clock has not run out yet): safe to run twice, late, or after the player acted.
+    Opens the durable transaction and locks the hand row.
+    """
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
+        if hand is None or hand.is_finished or hand.voided_at is not None or hand.version != version:
+            return False
+        if hand.deadline is None or hand.deadline > timezone.now():
+            return False
+        state = engine.state_from_json(hand.state)
+        rules = engine.rules_from_dict(hand.rule_version.rules)
+        seat_users = _seat_users(hand)
+        for seat in engine.to_act(state):
+            if engine.is_over(state) or seat not in engine.to_act(state):
+                continue
+            action = engine.timeout_action(state, seat)
+            new_state, events = engine.apply(state, seat, action)
+            _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat,
+                         user=seat_users.get(seat), action=action, is_timeout=True, seat_users=seat_users,
+                         created_by=None)
+            state = new_state
+        if hand.is_finished:
+            _after_hand(hand=hand, state=state, created_by=None)
+        transaction.on_commit(partial(table_announce, hand.table_id, hand.version))
+    return True
+
+
+def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None) -> Hand:
+    """Start play: deal the first hand when at least two are seated and playing.
+
+    Only a seated player may start. ``deck``: a fixed deck order (tests).
+    Opens the durable transaction and locks the table row.
+    """
+    with transaction.atomic(durable=True):
+        table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
+        if table is None:
+            raise TableRefused("There is no such table.")
+        if table.status == Table.Status.FINISHED:
+            raise TableRefused("This game is over.")
+        if table.status == Table.Status.RUNNING or table.hands.filter(finished_at__isnull=True).exists():
+            raise TableRefused("This table is already playing.")
+        if not table.seats.filter(user=user, left_at__isnull=True).exists():
+            raise TableRefused("Only a player seated at this table can start it.")
+        rules = engine.rules_from_dict(table.rule_version.rules)
+        if len(_active_seats(table)) < rules.min_players:
+            raise TableRefused("At least two players must be seated and playing to start.")
+        try:
+            with transaction.atomic():
+                hand = hand_deal(table=table, created_by=user, deck=deck)
+        except IntegrityError:
+            raise TableRefused("This table is already playing.") from None
+        assert hand is not None
+        transaction.on_commit(partial(table_announce, table.pk, hand.version))
+    return hand
+
+
+def _sentence(message: str) -> str:
+    message = message.strip()
+    return message if message.endswith((".", "!", "?")) else message + "."

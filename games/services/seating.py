@@ -1,0 +1,123 @@
+"""Writes of tables and seats: create a table, take a seat (accepting the exact rules),
+sit out, come back, leave between hands.
+
+Each function opens its own transaction and locks the table row first.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Club, Membership, User
+from games.errors import SeatRefused, TableRefused
+from games.models import Hand, RuleSetVersion, Seat, Table
+from games.services.rulesets import rule_version_freeze
+from games.words import money
+from ledger.services import balance_of
+
+
+def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> Table:
+    """Open a table under one rule-set version of the club; that version is frozen from now on."""
+    with transaction.atomic():
+        version = (RuleSetVersion.objects.select_for_update().select_related("rule_set")
+                   .filter(pk=rule_version_id, rule_set__club=club).first())
+        if version is None:
+            raise TableRefused("Choose one of the club's house-rule versions.")
+        rule_version_freeze(version=version)
+        return Table.objects.create(club=club, name=name.strip() or "Table", rule_version=version, created_by=user)
+
+
+def _locked_table(table_id: int) -> Table:
+    table = (Table.objects.select_for_update().select_related("club", "rule_version__rule_set")
+             .filter(pk=table_id).first())
+    if table is None:
+        raise SeatRefused("There is no such table.")
+    return table
+
+
+def _my_seat(table: Table, user: User) -> Seat:
+    seat = table.seats.filter(user=user, left_at__isnull=True).first()
+    if seat is None:
+        raise SeatRefused("You are not seated at this table.")
+    return seat
+
+
+def _check_credit(club: Club, user: User) -> None:
+    balance = balance_of(club=club, user=user)
+    if balance < -club.credit_limit:
+        raise SeatRefused(
+            f"Your balance is {money(balance, club.currency)}, below the club's credit limit of "
+            f"{money(-club.credit_limit, club.currency)}: settle up before you sit down.")
+
+
+def _in_current_hand(table: Table, seat: Seat) -> bool:
+    hand = Hand.objects.filter(table=table, finished_at__isnull=True).only("players").first()
+    return hand is not None and hand.players.get(str(seat.number)) == seat.user_id
+
+
+def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Seat:
+    """Sit down at seat ``number``, accepting rule-set version ``version_id`` (the one the page showed).
+
+    Refused (SeatRefused, nothing changed) when the table's version differs from the one
+    accepted, the member is below the club's credit limit, the seat is taken or out of range,
+    the member already sits here, or the game is over.
+    """
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        if not Membership.objects.filter(club_id=table.club_id, user=user).exists():
+            raise SeatRefused("Only members of the club can sit at its tables.")
+        if table.status == Table.Status.FINISHED:
+            raise SeatRefused("This game is over.")
+        if table.rule_version_id != version_id:
+            raise SeatRefused("The rules of this table are not the ones you accepted; please read them again.")
+        if not 1 <= number <= table.rule_version.max_seats:
+            raise SeatRefused(f"Choose a seat from 1 to {table.rule_version.max_seats}.")
+        if table.seats.filter(user=user, left_at__isnull=True).exists():
+            raise SeatRefused("You already have a seat at this table.")
+        if table.seats.filter(number=number, left_at__isnull=True).exists():
+            raise SeatRefused(f"Seat {number} is taken; choose another.")
+        _check_credit(table.club, user)
+        try:
+            with transaction.atomic():
+                return Seat.objects.create(table=table, user=user, number=number,
+                                           accepted_version=table.rule_version, accepted_at=timezone.now())
+        except IntegrityError:
+            raise SeatRefused(f"Seat {number} is taken; choose another.") from None
+
+
+def seat_sit_out(*, table_id: int, user: User) -> Seat:
+    """Sit out from the next hand on (the current hand, if dealt in, is played out)."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        seat = _my_seat(table, user)
+        if not seat.sitting_out:
+            seat.sitting_out = True
+            seat.save(update_fields=["sitting_out"])
+        return seat
+
+
+def seat_sit_in(*, table_id: int, user: User) -> Seat:
+    """Come back: dealt in from the next hand. Refused below the club's credit limit."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        seat = _my_seat(table, user)
+        if seat.sitting_out:
+            _check_credit(table.club, user)
+            seat.sitting_out = False
+            seat.save(update_fields=["sitting_out"])
+        return seat
+
+
+def seat_leave(*, table_id: int, user: User) -> Seat:
+    """Leave the table between hands. Refused while dealt into the hand being played."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        seat = _my_seat(table, user)
+        if _in_current_hand(table, seat):
+            raise SeatRefused("You are in the hand being played: you can leave when it ends. "
+                              "Sit out to skip the hands after it.")
+        seat.left_at = timezone.now()
+        seat.sitting_out = True
+        seat.save(update_fields=["left_at", "sitting_out"])
+        return seat

@@ -1,0 +1,54 @@
+"""Template helpers: money in the club's currency and cards readable at a glance and by screen readers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from games.engine.cards import Card
+from games.engine.errors import CardError
+from games.words import duration as _duration
+from games.words import money as _money
+
+register = template.Library()
+
+
+@register.filter
+def money(cents: Any, currency: str = "USD") -> str:
+    """{{ amount|money:club.currency }} -> '$0.25'."""
+    if cents in (None, ""):
+        return ""
+    return _money(int(cents), str(currency or "USD"))
+
+
+@register.filter
+def duration(seconds: Any) -> str:
+    return _duration(int(seconds))
+
+
+@register.simple_tag
+def card(code: str | None) -> SafeString:
+    """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back."""
+    if not code:
+        return mark_safe('<span class="card back" role="img" aria-label="face-down card"></span>')  # noqa: S308
+    try:
+        c = Card.parse(str(code))
+    except CardError:
+        return mark_safe('<span class="card">?</span>')  # noqa: S308
+    return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
+
+
+@register.simple_tag
+def cardback() -> SafeString:
+    return card(None)
+
+
+@register.filter
+def get(mapping: Any, key: Any) -> Any:
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None

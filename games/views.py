@@ -1,0 +1,362 @@
+"""Pages of the games app: house rules, the lobby, seating, the table and hand history.
+
+Every view checks permission with ``club_access`` (404 for non-members, 403 for
+members on organiser-only pages), parses a form, calls one service and
+redirects; a DomainError becomes a message to that member only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from accounts.access import ClubAccess, club_access
+from accounts.models import User
+from config.errors import DomainError
+from games import engine, selectors, services
+from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
+from games.models import Game, Hand, Table
+from games.presenters import action_label, hand_page, rules_words
+from games.words import event_words
+
+FOUR_COLOUR_COOKIE = "deck_colours"
+
+
+def _user(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)
+    return request.user
+
+
+def _deck_context(request: HttpRequest) -> dict[str, Any]:
+    return {"four_colour": request.COOKIES.get(FOUR_COLOUR_COOKIE) == "four"}
+
+
+# ---- house rules ------------------------------------------------------------------------------
+
+@login_required
+def rule_set_list(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    return render(request, "games/rule_set_list.html", {
+        "club": access.club, "access": access, "rule_sets": selectors.rule_sets_for(club=access.club),
+        "games": Game.choices, "title": "House rules",
+    })
+
+
+def _game_or_404(game: str) -> str:
+    if game not in Game.values:
+        raise Http404("No such game.")
+    return game
+
+
+@login_required
+def rule_set_new(request: HttpRequest, club_id: int, game: str) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    game = _game_or_404(game)
+    form_class = FORMS[game]
+    form = form_class(request.POST or None, currency=access.club.currency,
+                      initial=rules_form_initial(game, name=f"{Game(game).label} house rules"))
+    if request.method == "POST" and form.is_valid():
+        try:
+            rule_set = services.rule_set_create(
+                club=access.club, user=_user(request), name=form.cleaned_data["name"], rules=form.rules,
+                max_seats=form.cleaned_data["max_seats"], spectators_allowed=form.cleaned_data["spectators_allowed"])
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "House rules saved as version 1.")
+            return redirect("games:rule_set_detail", club_id=access.club.pk, rule_set_id=rule_set.pk)
+    return render(request, "games/rule_set_form.html", {
+        "club": access.club, "access": access, "form": form, "game": Game(game),
+        "title": f"New {Game(game).label} house rules",
+    })
+
+
+def _rule_set_or_404(access: ClubAccess, rule_set_id: int) -> Any:
+    rule_set = selectors.rule_set_get(club=access.club, rule_set_id=rule_set_id)
+    if rule_set is None:
+        raise Http404("No such house rules.")
+    return rule_set
+
+
+@login_required
+def rule_set_detail(request: HttpRequest, club_id: int, rule_set_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    rule_set = _rule_set_or_404(access, rule_set_id)
+    versions = list(selectors.rule_set_versions(rule_set=rule_set))
+    latest = versions[0] if versions else None
+    return render(request, "games/rule_set_detail.html", {
+        "club": access.club, "access": access, "rule_set": rule_set, "versions": versions, "latest": latest,
+        "words": rules_words(latest, access.club.currency) if latest else [], "title": rule_set.name,
+    })
+
+
+@login_required
+def rule_set_edit(request: HttpRequest, club_id: int, rule_set_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    rule_set = _rule_set_or_404(access, rule_set_id)
+    latest = selectors.rule_set_versions(rule_set=rule_set).first()
+    form_class = FORMS[rule_set.game]
+    initial = rules_form_initial(
+        rule_set.game, rules=engine.rules_from_dict(latest.rules) if latest else None,
+        max_seats=latest.max_seats if latest else None,
+        spectators_allowed=latest.spectators_allowed if latest else True, name=rule_set.name)
+    form = form_class(request.POST or None, currency=access.club.currency, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = services.rule_set_edit(
+                rule_set_id=rule_set.pk, user=_user(request), name=form.cleaned_data["name"], rules=form.rules,
+                max_seats=form.cleaned_data["max_seats"], spectators_allowed=form.cleaned_data["spectators_allowed"])
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"House rules saved as version {version.number}.")
+            return redirect("games:rule_set_detail", club_id=access.club.pk, rule_set_id=rule_set.pk)
+    return render(request, "games/rule_set_form.html", {
+        "club": access.club, "access": access, "form": form, "game": Game(rule_set.game), "rule_set": rule_set,
+        "frozen": bool(latest and latest.is_frozen), "title": f"Edit {rule_set.name}",
+    })
+
+
+@login_required
+def rule_version_detail(request: HttpRequest, club_id: int, version_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    version = selectors.rule_version_get(club=access.club, version_id=version_id)
+    if version is None:
+        raise Http404("No such house rules.")
+    return render(request, "games/rule_version_detail.html", {
+        "club": access.club, "access": access, "version": version,
+        "words": rules_words(version, access.club.currency),
+        "title": f"{version.rule_set.name}, version {version.number}",
+    })
+
+
+# ---- lobby and tables -------------------------------------------------------------------------
+
+@login_required
+def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
+    return render(request, "games/lobby.html", {
+        "club": access.club, "access": access, "rows": selectors.table_list_open(club=access.club),
+        "finished": selectors.table_list_finished(club=access.club), "form": form, "title": "Tables",
+    })
+
+
+@login_required
+def table_new(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    form = TableForm(request.POST or None, club_id=access.club.pk, initial={"name": "Table"})
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.table_create(club=access.club, user=_user(request), name=form.cleaned_data["name"],
+                                          rule_version_id=form.cleaned_data["rule_version"].pk)
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{table.name} is open. Take a seat.")
+            return redirect("games:table", table_id=table.pk)
+    return render(request, "games/table_new.html", {
+        "club": access.club, "access": access, "form": form, "title": "New table",
+    })
+
+
+def _table_access(request: HttpRequest, table_id: int) -> tuple[Table, ClubAccess]:
+    table = selectors.table_get(table_id=table_id)
+    if table is None:
+        raise Http404("No such table.")
+    return table, club_access(request, table.club_id)
+
+
+def _check_may_watch(table: Table, user: User, hand: Hand | None = None) -> None:
+    """Seated players and players of the hand see the table; others only where the rules allow watching."""
+    if table.rule_version.spectators_allowed:
+        return
+    if selectors.seat_of(table=table, user=user) is not None:
+        return
+    if hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None:
+        return
+    raise PermissionDenied("The house rules of this table keep spectators out: only its players may watch.")
+
+
+@login_required
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table, access = _table_access(request, table_id)
+    user = _user(request)
+    hand = selectors.hand_current(table=table)
+    _check_may_watch(table, user, hand)
+    context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
+    return render(request, "games/table.html", {
+        **context, "club": access.club, "access": access, "table": table, "title": table.name,
+        **_deck_context(request),
+    })
+
+
+@login_required
+def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
+    table, access = _table_access(request, table_id)
+    free = selectors.free_seats(table=table)
+    form = SeatForm(request.POST or None, free_seats=free,
+                    initial={"version": table.rule_version_id, "number": free[0] if free else None})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.seat_take(table_id=table.pk, user=_user(request), number=form.cleaned_data["number"],
+                               version_id=form.cleaned_data["version"])
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"You sit at seat {form.cleaned_data['number']}.")
+            return redirect("games:table", table_id=table.pk)
+    return render(request, "games/seat_take.html", {
+        "club": access.club, "access": access, "table": table, "form": form, "free": free,
+        "version": table.rule_version, "words": rules_words(table.rule_version, access.club.currency),
+        "title": f"Sit at {table.name}",
+    })
+
+
+def _table_post(request: HttpRequest, table_id: int, action: str) -> HttpResponse:
+    table, _access = _table_access(request, table_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user = _user(request)
+    calls = {
+        "sit_out": (services.seat_sit_out, "You will sit out from the next hand."),
+        "sit_in": (services.seat_sit_in, "You will be dealt in from the next hand."),
+        "leave": (services.seat_leave, "You have left the table."),
+    }
+    try:
+        if action == "start":
+            services.table_start(table_id=table.pk, user=user)
+            messages.success(request, "The first hand is dealt.")
+        else:
+            func, done = calls[action]
+            func(table_id=table.pk, user=user)
+            messages.success(request, done)
+    except DomainError as exc:
+        messages.error(request, str(exc))
+    return redirect("games:table", table_id=table.pk)
+
+
+@login_required
+def table_start(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _table_post(request, table_id, "start")
+
+
+@login_required
+def seat_sit_out(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _table_post(request, table_id, "sit_out")
+
+
+@login_required
+def seat_sit_in(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _table_post(request, table_id, "sit_in")
+
+
+@login_required
+def seat_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _table_post(request, table_id, "leave")
+
+
+@login_required
+def hand_act(request: HttpRequest, table_id: int) -> HttpResponse:
+    """One action as a plain form post: hand id, the version it was made against, the action."""
+    table, _access = _table_access(request, table_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    back = redirect("games:table", table_id=table.pk)
+    try:
+        hand_id = int(request.POST.get("hand", ""))
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        messages.error(request, "The table moved on; here is the current state.")
+        return back
+    hand = selectors.hand_get(hand_id=hand_id)
+    if hand is None or hand.table_id != table.pk:
+        messages.error(request, "That hand is not being played at this table.")
+        return back
+    try:
+        action = parse_action(request.POST.get("action", ""), request.POST.get("amount"))
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return back
+    try:
+        services.hand_apply_action(hand_id=hand.pk, user=_user(request), action=action, version=version)
+    except DomainError as exc:
+        messages.error(request, str(exc))
+    return back
+
+
+@require_POST
+def deck_colours(request: HttpRequest) -> HttpResponse:
+    """Switch between the two-colour and the four-colour deck (a cookie; no account needed)."""
+    choice = "four" if request.POST.get("colours") == "four" else "two"
+    target = request.POST.get("next") or "/"
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        target = "/"
+    response = HttpResponseRedirect(target)
+    response.set_cookie(FOUR_COLOUR_COOKIE, choice, max_age=365 * 24 * 3600, samesite="Lax",
+                        secure=request.is_secure(), httponly=True)
+    return response
+
+
+# ---- history ----------------------------------------------------------------------------------
+
+@login_required
+def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
+    table, access = _table_access(request, table_id)
+    _check_may_watch(table, _user(request))
+    return render(request, "games/hand_history.html", {
+        "club": access.club, "access": access, "table": table,
+        "hands": selectors.hand_history(table=table), "title": f"{table.name}: hands played",
+    })
+
+
+@login_required
+def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+    hand = selectors.hand_get(hand_id=hand_id)
+    if hand is None:
+        raise Http404("No such hand.")
+    access = club_access(request, hand.table.club_id)
+    table = hand.table
+    _check_may_watch(table, _user(request), hand)
+    if not hand.is_finished:
+        messages.info(request, "That hand is still being played; its history opens when it ends.")
+        return redirect("games:table", table_id=table.pk)
+    currency = access.club.currency
+    names = selectors.hand_player_names(hand=hand)
+    view = engine.view(engine.state_from_json(hand.state), None)
+    steps = [{"sequence": 0, "who": "Dealer", "action": "deal",
+              "lines": [event_words(e, names=names, currency=currency) for e in hand.deal_events]}]
+    for row in selectors.hand_actions(hand=hand):
+        steps.append({
+            "sequence": row.sequence, "who": names.get(row.seat, f"Seat {row.seat}"),
+            "action": action_label(row.action, currency) + (" (clock ran out)" if row.is_timeout else ""),
+            "lines": [event_words(e, names=names, currency=currency) for e in row.events],
+        })
+    result = view.get("result") or {}
+    return render(request, "games/hand_detail.html", {
+        "club": access.club, "access": access, "table": table, "hand": hand, "steps": steps,
+        "result": result, "names": names, "shown": _shown_hands(result, names),
+        "winners": [names.get(s, s) for s in result.get("winners", [])],
+        "entries": selectors.hand_ledger_entries(hand=hand), "deck_text": " ".join(hand.deck),
+        "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
+            "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),
+        **_deck_context(request),
+    })
+
+
+def _shown_hands(result: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
+    winners = set(result.get("winners", []))
+    out = []
+    for h in result.get("hands", []):
+        out.append({**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners})
+    return out
+

@@ -1,0 +1,218 @@
+"""Plain words for members: money, durations, rule sets, cards and the events of a hand.
+
+Pure functions over plain data (the engine's dicts), so pages, history and
+(later) sockets say the same thing the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from games.engine.cards import Card
+
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$", "NZD": "NZ$",
+                    "JPY": "¥", "CHF": "CHF ", "SEK": "SEK ", "NOK": "NOK ", "DKK": "DKK "}
+
+
+def money(cents: int | None, currency: str = "USD") -> str:
+    """'$0.25', '-$5.00', '€1.00'; other currencies as 'PLN 2.50'."""
+    if cents is None:
+        return ""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(int(cents)), 100)
+    symbol = CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
+    return f"{sign}{symbol}{whole:,}.{part:02d}"
+
+
+def cents_from_units(value: Decimal | str | int) -> int:
+    """0.25 -> 25. Raises ValueError for more than two decimal places or a non-number."""
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError("Not an amount") from None
+    if not amount.is_finite():
+        raise ValueError("Not an amount")
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        raise ValueError("Use at most two decimal places")
+    return int(cents)
+
+
+def units_from_cents(cents: int) -> Decimal:
+    """25 -> Decimal('0.25'), for form initial values."""
+    return (Decimal(cents) / 100).quantize(Decimal("0.01"))
+
+
+_UNITS = ((7 * 24 * 3600, "week"), (24 * 3600, "day"), (3600, "hour"), (60, "minute"), (1, "second"))
+
+
+def duration(seconds: int) -> str:
+    """'24 hours' -> well, '1 day'; '90 seconds' -> '1 minute 30 seconds'."""
+    if seconds <= 0:
+        return "0 seconds"
+    parts: list[str] = []
+    rest = seconds
+    for size, name in _UNITS:
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {name}{'' if count == 1 else 's'}")
+    return " ".join(parts[:2]) if len(parts) <= 2 else " ".join(parts)
+
+
+def card_label(code: str) -> str:
+    """'7c' -> 'seven of clubs'."""
+    return Card.parse(code).label
+
+
+def card_pretty(code: str) -> str:
+    """'7c' -> '7♣'."""
+    return Card.parse(code).pretty
+
+
+def cards_words(codes: Sequence[str]) -> str:
+    return ", ".join(card_label(c) for c in codes)
+
+
+# ---- rule sets --------------------------------------------------------------------------------
+
+def _join(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allowed: bool,
+                   currency: str) -> list[str]:
+    """The agreement as sentences, e.g. 'Each player antes $0.25 every hand.'."""
+    def m(cents: int) -> str:
+        return money(cents, currency)
+
+    out: list[str] = []
+    game = rules.get("game")
+    if game == "piranha":
+        out.append(f"Piranha for 2 to {max_seats} players: four hole cards each and a board of five, "
+                   "three face up and two face down.")
+        ante = int(rules.get("ante", 0))
+        if ante:
+            when = "every hand" if rules.get("ante_each_hand", True) else "on the first hand of a game only"
+            out.append(f"Each player antes {m(ante)} {when}.")
+        else:
+            out.append("There is no ante.")
+        if rules.get("betting_round"):
+            out.append(f"After the deal there is one betting round with fixed bets of {m(int(rules['bet_size']))} "
+                       f"and at most {int(rules['max_raises'])} raises; folding there is dropping out.")
+        else:
+            out.append("There is no betting round: after the deal everyone decides in or out, sealed, "
+                       "and the decisions open together.")
+        cap = rules.get("match_cap")
+        if cap is None:
+            out.append("Each loser pays the whole pot into the next hand's pot, with no cap.")
+        else:
+            out.append(f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot.")
+        if rules.get("nobody_in") == "split":
+            out.append("If nobody stays in, the game ends and the pot is split among those dealt in.")
+        else:
+            out.append("If nobody stays in, the pot carries to a fresh deal.")
+        out.append("If one player alone stays in, they take the pot and the game is over.")
+        timeout = "a sealed in-or-out decision counts as out"
+    elif game == "piles":
+        out.append(f"Piles for 2 to {max_seats} players: five hole cards each; two squares of four "
+                   "and a row of five shared cards, turned in nine stages.")
+        if rules.get("forced") == "blinds":
+            out.append(f"Blinds: {m(int(rules['small_blind']))} small and {m(int(rules['big_blind']))} big, "
+                       "posted by the two players after the button.")
+        elif int(rules.get("ante", 0)):
+            out.append(f"Each player antes {m(int(rules['ante']))} every hand.")
+        else:
+            out.append("There is no ante.")
+        bets = [m(int(b)) for b in rules.get("stage_bets", [])]
+        out.append(f"Nine betting rounds, one after each stage, with fixed bets of {_join(bets)}; "
+                   f"at most {int(rules.get('max_raises', 3))} raises a round.")
+        if rules.get("low_variant"):
+            out.append("Low variant: repeated ranks may be used in a low, every low card must be five or "
+                       "lower (best A-A-A-A-2), and a high must be a full house or better.")
+        else:
+            out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
+        if rules.get("pig_tie_counts"):
+            out.append("A pig must win both halves; a tie for a half counts as winning it.")
+        else:
+            out.append("A pig must win both halves outright, or wins nothing.")
+        declare = "counts as high" if rules.get("declare_timeout") == "high" else "folds"
+        timeout = f"a declaration that runs out of time {declare}"
+    else:
+        return ["These rules name no game."]
+    seconds = int(rules.get("turn_seconds", 86400))
+    out.append(f"Each turn has a clock of {duration(seconds)}; when it runs out the player checks if that is "
+               f"free and otherwise folds, and {timeout}.")
+    out.append("Club members who are not seated may watch the table." if spectators_allowed
+               else "Only seated players may see the table.")
+    return out
+
+
+# ---- the events of a hand ---------------------------------------------------------------------
+
+_PILE_WORDS = {"board": "the board", "square1": "square 1", "square2": "square 2", "row": "the row"}
+
+
+def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency: str) -> str:
+    """One line of the hand log. Events never hold a card the viewer may not see (engine contract)."""
+    kind = event.get("kind")
+    seat = event.get("seat")
+    who = names.get(seat, f"Seat {seat}") if isinstance(seat, int) else ""
+    amount = event.get("amount")
+    m = money(int(amount), currency) if isinstance(amount, int) else ""
+    if kind == "deal":
+        return f"Hand {event.get('hand_number', '')} dealt: {event.get('hole_cards', '')} cards each."
+    if kind == "ante":
+        return f"{who} antes {m}."
+    if kind == "blind":
+        return f"{who} posts the {event.get('blind', '')} blind of {m}."
+    if kind == "turn":
+        cards = [str(c) for c in event.get("cards", [])]
+        where = _PILE_WORDS.get(str(event.get("where")), str(event.get("where")))
+        stage = f"Stage {event['stage']}: " if event.get("stage") else ""
+        return f"{stage}turned on {where}: {cards_words(cards)}."
+    if kind == "check":
+        return f"{who} checks."
+    if kind == "fold":
+        return f"{who} folds."
+    if kind == "bet":
+        verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(str(event.get("action")), "puts in")
+        return f"{who} {verb} {m}."
+    if kind == "decided":
+        return f"{who} has decided."
+    if kind == "drop_open":
+        parts = [f"{names.get(d['seat'], d['seat'])} {d['decision']}" for d in event.get("decisions", [])]
+        return "The hands open: " + ", ".join(parts) + "."
+    if kind == "declare_open":
+        parts = [f"{names.get(d['seat'], d['seat'])} {d.get('choice') or d.get('decision')}"
+                 for d in event.get("decisions", [])]
+        return "Declarations open: " + ", ".join(parts) + "."
+    if kind == "showdown":
+        parts = []
+        for h in event.get("hands", []):
+            name = names.get(h["seat"], str(h["seat"]))
+            if "name" in h:
+                parts.append(f"{name} shows {cards_words(h['hole'])}: {h['name']}")
+            else:
+                hi = h.get("high") or {}
+                lo = h.get("low") or {}
+                parts.append(f"{name} declared {h.get('declared')} and shows {cards_words(h['hole'])}: "
+                             f"high {hi.get('name', 'none')}, low {lo.get('name', 'none')}")
+        return "Showdown. " + "; ".join(parts) + "."
+    if kind == "award":
+        share = event.get("share")
+        hand = f" with {event['hand']}" if event.get("hand") else ""
+        what = {"high": "the high half", "low": "the low half", "split": "a share of the pot"}.get(
+            str(share), "the pot")
+        return f"{who} wins {m} ({what}){hand}."
+    if kind == "match_payment":
+        return f"{who} matches the pot: {m} into the next hand's pot."
+    if kind == "carry":
+        return f"{m} carries to the next hand."
+    if kind == "stage":
+        return f"Stage {event.get('stage')}."
+    extra = f" {who}" if who else ""
+    return f"{str(kind).replace('_', ' ').capitalize()}{extra}{(' ' + m) if m else ''}."

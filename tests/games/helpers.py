@@ -1,0 +1,77 @@
+"""Helpers for the games tests: house rules, tables with seated members, fixed decks, page checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from django.test import Client
+
+from accounts.models import Club, User
+from games import engine, services
+from games.engine.cards import FULL_DECK, Card
+from games.models import Hand, RuleSet, Table
+
+
+def make_rule_set(club: Club, organiser: User, rules: engine.Rules | None = None, *, max_seats: int = 7,
+                  spectators_allowed: bool = True, name: str = "House") -> RuleSet:
+    return services.rule_set_create(club=club, user=organiser, name=name, rules=rules or engine.PiranhaRules(),
+                                    max_seats=max_seats, spectators_allowed=spectators_allowed)
+
+
+def make_table(club: Club, organiser: User, rules: engine.Rules | None = None, *, players: Sequence[User] = (),
+               spectators_allowed: bool = True, max_seats: int = 7) -> Table:
+    rule_set = make_rule_set(club, organiser, rules, max_seats=max_seats, spectators_allowed=spectators_allowed)
+    version = rule_set.versions.get()
+    table = services.table_create(club=club, user=organiser, name="Test table", rule_version_id=version.pk)
+    for number, user in enumerate(players, start=1):
+        services.seat_take(table_id=table.pk, user=user, number=number, version_id=version.pk)
+    return table
+
+
+def deal_order(seats: Sequence[int], button: int) -> list[int]:
+    """Seat numbers in the order the engine deals: clockwise from the seat after the button."""
+    ordered = sorted(seats)
+    above = [s for s in ordered if s > button]
+    start = ordered.index(above[0]) if above else 0
+    return ordered[start:] + ordered[:start]
+
+
+def fixed_deck(holes: Mapping[int, Sequence[str]], shared: Sequence[str], *, button: int) -> list[str]:
+    """A 52-card deck that deals ``holes`` (seat -> cards) and then ``shared`` (board or piles in order)."""
+    order = deal_order(list(holes), button)
+    per = len(next(iter(holes.values())))
+    deck: list[str] = []
+    for k in range(per * len(order)):
+        deck.append(Card.parse(holes[order[k % len(order)]][k // len(order)]).code)
+    deck += [Card.parse(c).code for c in shared]
+    used = set(deck)
+    assert len(used) == len(deck), "a card is given twice"
+    deck += [c for c in FULL_DECK if c not in used]
+    return deck
+
+
+def labels(codes: Sequence[str]) -> list[str]:
+    return [Card.parse(c).label for c in codes]
+
+
+def card_labels_in(html: str) -> set[str]:
+    """Every card label rendered on a page (aria-label of a .card span), leaving out the last hand's
+    showdown (public once that hand is over, and from another deck)."""
+    html = re.sub(r'<section class="previous".*?</section>', "", html, flags=re.S)
+    return set(re.findall(r'class="card suit-[cdhs]" role="img" aria-label="([a-z ]+)"', html))
+
+
+def current_hand(table: Table) -> Hand:
+    hand = table.hands.filter(finished_at__isnull=True).first()
+    assert hand is not None
+    return hand
+
+
+def post_action(client: Client, hand: Hand, action: str, *, version: int | None = None) -> str:
+    """Post one action through the page's form; return the page it redirects to, with its messages."""
+    response = client.post(f"/tables/{hand.table_id}/act/", {
+        "hand": hand.pk, "version": hand.version if version is None else version, "action": action},
+        follow=True)
+    assert response.status_code == 200
+    return response.content.decode()
