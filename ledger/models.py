@@ -173,7 +173,10 @@ class Posting(models.Model):
         ]
         # A statement pages by (account, seq) backwards on the unique index and reads the
         # stored running balance; a club-wide export pages by (club, id).
-        indexes = [models.Index(fields=["club", "id"], name="ledger_posting_club_id")]
+        indexes = [
+            models.Index(fields=["club", "id"], name="ledger_posting_club_id"),
+            models.Index(fields=["club", "created_at"], name="ledger_posting_club_time"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.amount:+d} to {self.account_id}"

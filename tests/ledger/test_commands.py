@@ -1,0 +1,68 @@
+"""ledger_simulate plays both games through the engine; ledger_verify recomputes the books."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from games.models import Hand
+from ledger.models import Account, JournalEntry, Posting
+from ledger.simulate import simulation_run
+
+from .helpers import assert_books_consistent
+
+pytestmark = pytest.mark.django_db
+
+
+def test_simulated_hands_of_both_games_explain_every_balance_line_by_line(club_setup):
+    call_command("ledger_simulate", club=club_setup.club.pk, hands=8, seed=7)
+    games = set(JournalEntry.objects.filter(club=club_setup.club).values_list("game", flat=True))
+    assert games == {"piranha", "piles"}
+    assert Hand.objects.filter(table__club=club_setup.club, finished_at__isnull=False).count() == 8
+    assert_books_consistent()
+    for account in Account.objects.filter(club=club_setup.club, kind=Account.Kind.MEMBER):
+        running = 0
+        for posting in Posting.objects.filter(account=account).order_by("seq"):
+            running += posting.amount
+            assert posting.balance_after == running
+            assert posting.entry.hand_id is not None and posting.entry.memo
+        assert running == account.balance
+    call_command("ledger_verify")
+
+
+def test_simulate_refuses_an_unknown_club(db):
+    with pytest.raises(CommandError, match="No club"):
+        call_command("ledger_simulate", club=999_999, hands=1)
+
+
+def test_ledger_verify_names_a_balance_that_drifted(club_setup, capsys):
+    simulation_run(club=club_setup.club, players=club_setup.everyone, hands=2, seed=1)
+    call_command("ledger_verify")
+    account = Account.objects.filter(club=club_setup.club, kind=Account.Kind.MEMBER).first()
+    with connection.cursor() as cursor:
+        # Only a superuser bypassing the guard can do this: exactly what verify is for.
+        cursor.execute("SET session_replication_role = replica")  # triggers off
+        cursor.execute("UPDATE ledger_account SET balance = balance + 7 WHERE id = %s", [account.pk])
+        cursor.execute("SET session_replication_role = DEFAULT")
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("ledger_verify")
+    assert f"Account #{account.pk}" in capsys.readouterr().err
+
+
+def test_ledger_verify_names_an_entry_that_does_not_balance(club_setup, capsys):
+    simulation_run(club=club_setup.club, players=club_setup.everyone, hands=1, seed=2)
+    posting = Posting.objects.first()
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")  # triggers off
+        cursor.execute("UPDATE ledger_posting SET amount = amount + 1 WHERE id = %s", [posting.pk])
+        cursor.execute("SET session_replication_role = DEFAULT")
+    with pytest.raises(CommandError):
+        call_command("ledger_verify")
+    err = capsys.readouterr().err
+    assert f"Entry #{posting.entry_id}" in err and "not 0" in err
+    assert f"Account #{posting.account_id}" in err
+    with connection.cursor() as cursor:  # put it back for the deferred check at teardown
+        cursor.execute("SET session_replication_role = replica")
+        cursor.execute("UPDATE ledger_posting SET amount = amount - 1 WHERE id = %s", [posting.pk])
+        cursor.execute("SET session_replication_role = DEFAULT")
