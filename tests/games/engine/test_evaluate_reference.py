@@ -120,10 +120,7 @@ def _brute_low(hole, sq1, sq2, row, variant):
     best = None
     for five in _legal_fives(hole, sq1, sq2, row):
         ranks = sorted((1 if c.rank == 14 else c.rank for c in five), reverse=True)
-        if variant:
-            ok = ranks[0] <= 5
-        else:
-            ok = ranks[0] <= 8 and len(set(ranks)) == 5
+        ok = ranks[0] <= 5 if variant else (ranks[0] <= 8 and len(set(ranks)) == 5)
         if ok and (best is None or ranks < best):
             best = ranks
     return best
