@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts import services
 from accounts.models import Invitation, Membership, User
-from tests.accounts.factories import PASSWORD, ClubFactory, InvitationFactory, MembershipFactory, UserFactory
+from tests.accounts.factories import PASSWORD, InvitationFactory, MembershipFactory, UserFactory
 from tests.accounts.helpers import club_state, role_of
 
 pytestmark = pytest.mark.django_db

@@ -48,7 +48,7 @@ def demo_counts(database_url: str) -> dict[str, int]:
             "SELECT m.role, count(*) FROM accounts_membership m JOIN accounts_club c ON c.id = m.club_id "
             "WHERE c.name = 'Demo club' GROUP BY m.role"
         ).fetchall()
-        counts = {role: n for role, n in rows}
+        counts: dict[str, int] = dict(rows)
         for table in ("accounts_user", "accounts_club", "accounts_membership"):
             counts[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608 - fixed names
     return counts
