@@ -130,9 +130,10 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
     else:
         small, big = order[0], order[1 % n]
         for i, amount, which in ((small, rules.small_blind, "small"), (big, rules.big_blind, "big")):
-            paid[i] += amount
-            contrib[i] += amount
-            events.append(event("blind", seat_t[i], amount, blind=which))
+            if amount:
+                paid[i] += amount
+                contrib[i] += amount
+                events.append(event("blind", seat_t[i], amount, blind=which))
         first = (big + 1) % n  # the first round starts after the big blind
     state = PilesState(
         rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
