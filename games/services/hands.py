@@ -177,7 +177,7 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
                      action=parsed, is_timeout=False, seat_users=_seat_users(hand), created_by=user)
         if hand.is_finished:
             _after_hand(hand=hand, state=new_state, created_by=user)
-        transaction.on_commit(partial(table_announce, hand.table_id, hand.version))
+        transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
     return hand
 
 
@@ -208,7 +208,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
             state = new_state
         if hand.is_finished:
             _after_hand(hand=hand, state=state, created_by=None)
-        transaction.on_commit(partial(table_announce, hand.table_id, hand.version))
+        transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
     return True
 
 
@@ -237,7 +237,7 @@ def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None)
         except IntegrityError:
             raise TableRefused("This table is already playing.") from None
         assert hand is not None
-        transaction.on_commit(partial(table_announce, table.pk, hand.version))
+        transaction.on_commit(partial(table_announce, table.pk, hand.version, hand.pk))
     return hand
 
 
