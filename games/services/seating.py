@@ -6,12 +6,15 @@ Each function opens its own transaction and locks the table row first.
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from games.errors import SeatRefused, TableRefused
 from games.models import Hand, RuleSetVersion, Seat, Table
+from games.services.announce import lobby_announce, table_changed_announce
 from games.services.rulesets import rule_version_freeze
 from games.words import money
 from ledger.services import balance_of
@@ -25,6 +28,7 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
         if version is None:
             raise TableRefused("Choose one of the club's house-rule versions.")
         rule_version_freeze(version=version)
+        transaction.on_commit(partial(lobby_announce, club.pk))
         return Table.objects.create(club=club, name=name.strip() or "Table", rule_version=version, created_by=user)
 
 
@@ -78,6 +82,7 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
         if table.seats.filter(number=number, left_at__isnull=True).exists():
             raise SeatRefused(f"Seat {number} is taken; choose another.")
         _check_credit(table.club, user)
+        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
         try:
             with transaction.atomic():
                 return Seat.objects.create(table=table, user=user, number=number,
@@ -91,6 +96,7 @@ def seat_sit_out(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
+        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
         if not seat.sitting_out:
             seat.sitting_out = True
             seat.save(update_fields=["sitting_out"])
@@ -102,6 +108,7 @@ def seat_sit_in(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
+        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
         if seat.sitting_out:
             _check_credit(table.club, user)
             seat.sitting_out = False
@@ -114,6 +121,7 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
+        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
         if _in_current_hand(table, seat):
             raise SeatRefused("You are in the hand being played: you can leave when it ends. "
                               "Sit out to skip the hands after it.")
