@@ -156,3 +156,24 @@ class HandAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hand} #{self.sequence}"
+
+
+class ChatMessage(models.Model):
+    """One line of a table's chat (games/chat). An organiser may hide it for everyone; never deleted."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                  related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "-id"], name="chat_table_newest")]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(text=""), name="chat_text_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.table}: {self.text[:30]}"
