@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -119,7 +119,7 @@ def _filtered(qs: QuerySet[Posting], flt: StatementFilter) -> QuerySet[Posting]:
 
 @dataclass
 class StatementPage:
-    lines: list[Posting]
+    lines: Sequence[Posting]
     next_before: int | None  # the cursor of the next (older) page
     newest: bool  # this is the first page
     extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,405 @@
+"""Ledger pages. Each checks access with `club_access`, parses a form, calls one service.
+
+Members see the balance sheet, the settle-up page, the chart and their own
+statement; organisers see every statement, the journal and the rulings.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+from asgiref.sync import sync_to_async
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.handlers.asgi import ASGIRequest
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.access import ClubAccess, club_access
+from accounts.models import Membership, User
+from config.errors import DomainError
+
+from . import selectors, services
+from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
+from .models import Posting
+from .selectors import StatementFilter
+
+
+def _me(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)
+    return request.user
+
+
+def _member_of(access: ClubAccess, user_id: int) -> User:
+    """The member `user_id` of the club, or 404 (a forged or foreign id reveals nothing)."""
+    membership = Membership.objects.select_related("user").filter(club=access.club, user_id=user_id).first()
+    if membership is None:
+        raise Http404("No such member in this club.")
+    return membership.user
+
+
+def _statement_access(request: HttpRequest, club_id: int, user_id: int) -> tuple[ClubAccess, User]:
+    access = club_access(request, club_id)
+    if user_id != _me(request).pk and not access.is_organiser:
+        raise PermissionDenied("You can see only your own statement.")
+    return access, _member_of(access, user_id)
+
+
+def _filters(request: HttpRequest, access: ClubAccess) -> tuple[StatementFilterForm, StatementFilter | None]:
+    form = StatementFilterForm(request.GET, club=access.club)
+    if form.is_valid():
+        return form, form.to_filter()
+    return form, None
+
+
+def _query_without_cursor(request: HttpRequest) -> str:
+    return urlencode([(k, v) for k, v in request.GET.items() if k != "before" and v])
+
+
+# --- balance sheet, statements, journal -------------------------------------------
+
+
+@login_required
+@require_GET
+def balance_sheet(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    rows = selectors.balance_sheet(club=access.club)
+    return render(request, "ledger/balance_sheet.html", {
+        "club": access.club, "access": access, "rows": rows,
+        "ups": [r for r in rows if r.balance > 0], "downs": [r for r in rows if r.balance < 0],
+        "pots": selectors.pots_total(club=access.club), "title": f"Balance sheet · {access.club.name}",
+    })
+
+
+@login_required
+@require_GET
+def my_statement(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    return redirect("ledger:statement", club_id=access.club.pk, user_id=_me(request).pk)
+
+
+@login_required
+@require_GET
+def statement(request: HttpRequest, club_id: int, user_id: int) -> HttpResponse:
+    access, member = _statement_access(request, club_id, user_id)
+    form, flt = _filters(request, access)
+    account = selectors.member_account(club=access.club, user=member)
+    page = None
+    if flt is not None and account is not None:
+        page = selectors.statement_page(account=account, flt=flt, before=form.cleaned_data.get("before"))
+    query = _query_without_cursor(request)
+    return render(request, "ledger/statement.html", {
+        "club": access.club, "access": access, "member": member, "account": account, "form": form,
+        "page": page, "query": query, "is_me": member.pk == _me(request).pk,
+        "balance": account.balance if account else 0,
+        "export_url": reverse("ledger:statement_export", args=[access.club.pk, member.pk]) + (f"?{query}" if query else ""),
+        "title": f"Statement of {member.shown_name}",
+    }, status=200 if flt is not None else 400)
+
+
+@login_required
+@require_GET
+def journal(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    form, flt = _filters(request, access)
+    page = selectors.journal_page(club=access.club, flt=flt, before=form.cleaned_data.get("before")) if flt else None
+    query = _query_without_cursor(request)
+    return render(request, "ledger/journal.html", {
+        "club": access.club, "access": access, "form": form, "page": page, "query": query,
+        "export_url": reverse("ledger:journal_export", args=[access.club.pk]) + (f"?{query}" if query else ""),
+        "title": f"Journal · {access.club.name}",
+    }, status=200 if flt is not None else 400)
+
+
+# --- CSV exports (streamed) ---------------------------------------------------------
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    """Text a member typed can't become a spreadsheet formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _money(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def _csv_lines(header: list[str], rows: Iterable[Posting], row: Callable[[Posting], list[str]],
+               batch: int = 500) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(header)
+    lines: list[str] = []
+    for posting in rows:
+        lines.append(writer.writerow(row(posting)))
+        if len(lines) >= batch:
+            yield "".join(lines)
+            lines = []
+    if lines:
+        yield "".join(lines)
+
+
+def _streamed_csv(request: HttpRequest, lines: Iterator[str], filename: str) -> StreamingHttpResponse:
+    """A sync iterator under WSGI, an async one under ASGI (Django would otherwise read it all
+    into memory first); either way the rows come from keyset chunks and memory stays flat."""
+    if isinstance(request, ASGIRequest):
+        def next_chunk() -> str | None:
+            return next(lines, None)
+
+        async def chunks() -> AsyncIterator[str]:
+            while (chunk := await sync_to_async(next_chunk)()) is not None:
+                yield chunk
+
+        response = StreamingHttpResponse(chunks(), content_type="text/csv; charset=utf-8")
+    else:
+        response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+STATEMENT_HEADER = ["date", "entry", "kind", "memo", "table", "game", "hand", "amount", "balance_after", "ruling"]
+
+
+def _statement_row(p: Posting) -> list[str]:
+    entry = p.entry
+    return [
+        p.created_at.isoformat() if p.created_at else "", str(entry.pk), p.kind, _cell(entry.memo),
+        _cell(entry.table.name) if entry.table else "", p.game, str(entry.hand_id or ""), _money(p.amount),
+        _money(p.balance_after), str(entry.ruling_id or ""),
+    ]
+
+
+@login_required
+@require_GET
+def statement_export(request: HttpRequest, club_id: int, user_id: int) -> HttpResponseBase:
+    access, member = _statement_access(request, club_id, user_id)
+    form, flt = _filters(request, access)
+    if flt is None:
+        return HttpResponse("The filters are not valid: " + "; ".join(
+            str(e) for errors in form.errors.values() for e in errors), status=400, content_type="text/plain")
+    account = selectors.member_account(club=access.club, user=member)
+    rows: Iterable[Posting] = selectors.statement_rows(account=account, flt=flt) if account else []
+    stamp = timezone.localdate().isoformat()
+    return _streamed_csv(request, _csv_lines(STATEMENT_HEADER, rows, _statement_row),
+                         f"statement-{access.club.pk}-{member.username}-{stamp}.csv")
+
+
+def _journal_row(p: Posting) -> list[str]:
+    account = p.account
+    owner = account.user.username if account.user else f"pot:{account.table.name if account.table else ''}"
+    return [_cell(owner), *_statement_row(p)]
+
+
+@login_required
+@require_GET
+def journal_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
+    access = club_access(request, club_id, organiser=True)
+    form, flt = _filters(request, access)
+    if flt is None:
+        return HttpResponse("The filters are not valid.", status=400, content_type="text/plain")
+    rows = selectors.journal_rows(club=access.club, flt=flt)
+    return _streamed_csv(request, _csv_lines(["account", *STATEMENT_HEADER], rows, _journal_row),
+                         f"journal-{access.club.pk}-{timezone.localdate().isoformat()}.csv")
+
+
+# --- chart ----------------------------------------------------------------------------
+
+CHART_PERIODS = {"30": 30, "90": 90, "365": 365, "all": None}
+
+
+@login_required
+@require_GET
+def chart(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    me = _me(request)
+    member = me
+    if request.GET.get("member"):
+        try:
+            member_id = int(request.GET["member"])
+        except ValueError as exc:
+            raise Http404("No such member in this club.") from exc
+        if member_id != me.pk and not access.is_organiser:
+            raise PermissionDenied("You can see only your own balance over time.")
+        member = _member_of(access, member_id)
+    period = request.GET.get("days", "365")
+    if period not in CHART_PERIODS:
+        period = "365"
+    days = CHART_PERIODS[period]
+    account = selectors.member_account(club=access.club, user=member)
+    history = selectors.balance_history(account=account, days=days)
+    movers = selectors.biggest_movements(club=access.club, days=days or 3650)
+    return render(request, "ledger/chart.html", {
+        "club": access.club, "access": access, "member": member, "period": period, "periods": list(CHART_PERIODS),
+        "history": history, "movers": movers,
+        "members": selectors.balance_sheet(club=access.club) if access.is_organiser else [],
+        "chart_data": {
+            "currency": access.club.currency,
+            "history": {"labels": [d for d, _ in history], "values": [b / 100 for _, b in history]},
+            "movers": {"labels": [m.user.shown_name for m in movers], "values": [m.change / 100 for m in movers]},
+        },
+        "title": f"Balance over time · {member.shown_name}",
+    })
+
+
+# --- settle up ------------------------------------------------------------------------
+
+
+def _settle_context(access: ClubAccess, me: User, **extra: Any) -> dict[str, Any]:
+    rows = selectors.balance_sheet(club=access.club)
+    users = {r.user.pk: r.user for r in rows}
+    plan = selectors.settle_up_plan({r.user.pk: r.balance for r in rows})
+    return {
+        "club": access.club, "access": access, "rows": rows,
+        "plan": [(users[t.payer_id], users[t.payee_id], t.amount) for t in plan],
+        "pots": selectors.pots_total(club=access.club),
+        "settlements": selectors.settlement_list(club=access.club, user=None if access.is_organiser else me),
+        "limit": services.ledger_settings_for(club=access.club).settlement_max,
+        "form": extra.pop("form", None) or SettlementForm(club=access.club, initial={"payer": me.pk}),
+        "limit_form": extra.pop("limit_form", None) or SettlementLimitForm(initial={
+            "settlement_max": services.ledger_settings_for(club=access.club).settlement_max / 100}),
+        "me": me, "title": f"Settle up · {access.club.name}", **extra,
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def settle(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    me = _me(request)
+    if request.method == "POST":
+        form = SettlementForm(request.POST, club=access.club)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                settlement = services.settlement_record(
+                    club=access.club, payer=data["payer"], payee=data["payee"], amount=data["amount"],
+                    paid_on=data["paid_on"], note=data["note"], recorded_by=me)
+            except DomainError as exc:
+                form.add_error(None, str(exc))
+            else:
+                if settlement.status == settlement.Status.CONFIRMED:
+                    messages.success(request, "Settlement recorded in the books.")
+                else:
+                    messages.success(request, f"Settlement recorded; it goes into the books when "
+                                              f"{settlement.payee.shown_name} confirms it.")
+                return redirect("ledger:settle", club_id=access.club.pk)
+        return render(request, "ledger/settle.html", _settle_context(access, me, form=form), status=400)
+    return render(request, "ledger/settle.html", _settle_context(access, me))
+
+
+def _settlement_decision(request: HttpRequest, club_id: int, settlement_id: int, confirm: bool) -> HttpResponse:
+    access = club_access(request, club_id)
+    try:
+        if confirm:
+            services.settlement_confirm(club=access.club, settlement_id=settlement_id, user=_me(request))
+            messages.success(request, "Settlement confirmed and posted to the books.")
+        else:
+            services.settlement_decline(club=access.club, settlement_id=settlement_id, user=_me(request))
+            messages.success(request, "Settlement declined; the books are unchanged.")
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        return render(request, "ledger/settle.html", _settle_context(access, _me(request)), status=400)
+    return redirect("ledger:settle", club_id=access.club.pk)
+
+
+@login_required
+@require_POST
+def settlement_confirm(request: HttpRequest, club_id: int, settlement_id: int) -> HttpResponse:
+    return _settlement_decision(request, club_id, settlement_id, confirm=True)
+
+
+@login_required
+@require_POST
+def settlement_decline(request: HttpRequest, club_id: int, settlement_id: int) -> HttpResponse:
+    return _settlement_decision(request, club_id, settlement_id, confirm=False)
+
+
+@login_required
+@require_POST
+def settlement_limit(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    form = SettlementLimitForm(request.POST)
+    if form.is_valid():
+        try:
+            services.ledger_settings_update(club=access.club, settlement_max=form.cleaned_data["settlement_max"],
+                                            by=_me(request))
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Settlement limit saved.")
+            return redirect("ledger:settle", club_id=access.club.pk)
+    return render(request, "ledger/settle.html", _settle_context(access, _me(request), limit_form=form), status=400)
+
+
+# --- rulings --------------------------------------------------------------------------
+
+
+def _rulings_context(request: HttpRequest, access: ClubAccess, **forms: Any) -> dict[str, Any]:
+    before = request.GET.get("before")
+    rulings, next_before = selectors.ruling_list(club=access.club, before=int(before) if before and before.isdigit()
+                                                 else None)
+    return {
+        "club": access.club, "access": access, "rulings": rulings, "next_before": next_before,
+        "adjust_form": forms.get("adjust_form") or AdjustmentForm(club=access.club),
+        "void_form": forms.get("void_form") or VoidHandForm(club=access.club),
+        "title": f"Rulings · {access.club.name}",
+    }
+
+
+@login_required
+@require_GET
+def rulings(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    return render(request, "ledger/rulings.html", _rulings_context(request, access))
+
+
+@login_required
+@require_POST
+def ruling_adjust(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    form = AdjustmentForm(request.POST, club=access.club)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.ruling_adjust(club=access.club, from_user=data["from_user"], to_user=data["to_user"],
+                                   amount=data["amount"], reason=data["reason"], ruled_by=_me(request))
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Ruling recorded and posted to the books.")
+            return redirect("ledger:rulings", club_id=access.club.pk)
+    return render(request, "ledger/rulings.html", _rulings_context(request, access, adjust_form=form), status=400)
+
+
+@login_required
+@require_POST
+def ruling_void(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    form = VoidHandForm(request.POST, club=access.club)
+    if form.is_valid():
+        try:
+            entries = services.ledger_void_hand(hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"],
+                                                ruled_by=_me(request))
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Hand voided: {len(entries)} entries reversed.")
+            return redirect("ledger:rulings", club_id=access.club.pk)
+    return render(request, "ledger/rulings.html", _rulings_context(request, access, void_form=form), status=400)
+

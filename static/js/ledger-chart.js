@@ -1,0 +1,25 @@
+/* Draws the ledger charts from the json_script data; the tables beside them carry the same numbers without JavaScript. */
+(function () {
+  "use strict";
+  var source = document.getElementById("ledger-chart-data");
+  if (!source || typeof window.Chart === "undefined") { return; }
+  var data = JSON.parse(source.textContent);
+  function money(value) { return value.toFixed(2) + " " + data.currency; }
+  function draw(id, type, series, label) {
+    var canvas = document.getElementById(id);
+    if (!canvas) { return; }
+    if (!series.labels.length) { canvas.parentNode.classList.add("empty"); return; }
+    var colours = series.values.map(function (v) { return v < 0 ? "#b42318" : "#0b6e4f"; });
+    new window.Chart(canvas, {
+      type: type,
+      data: { labels: series.labels, datasets: [{ label: label, data: series.values, borderColor: "#0b6e4f",
+        backgroundColor: type === "bar" ? colours : "rgba(11,110,79,.15)", fill: type === "line", pointRadius: 0, stepped: type === "line" }] },
+      options: { responsive: true, maintainAspectRatio: false, animation: false,
+        plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return money(c.parsed.y !== undefined && type === "line" ? c.parsed.y : (c.parsed.x !== undefined && type === "bar" ? c.parsed.x : c.parsed.y)); } } } },
+        indexAxis: type === "bar" ? "y" : "x",
+        scales: type === "bar" ? { x: { ticks: { callback: function (v) { return v; } } } } : { x: { ticks: { maxTicksLimit: 8 } } } }
+    });
+  }
+  draw("balance-chart", "line", data.history, "Balance");
+  draw("movers-chart", "bar", data.movers, "Change");
+})();
