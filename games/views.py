@@ -11,7 +11,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -175,15 +174,22 @@ def _table_access(request: HttpRequest, table_id: int) -> tuple[Table, ClubAcces
     return table, club_access(request, table.club_id)
 
 
-def _check_may_watch(table: Table, user: User, hand: Hand | None = None) -> None:
+SPECTATORS_OUT = "The house rules of this table keep spectators out: only its players may watch."
+
+
+def _may_watch(table: Table, user: User, hand: Hand | None = None) -> bool:
     """Seated players and players of the hand see the table; others only where the rules allow watching."""
     if table.rule_version.spectators_allowed:
-        return
+        return True
     if selectors.seat_of(table=table, user=user) is not None:
-        return
-    if hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None:
-        return
-    raise PermissionDenied("The house rules of this table keep spectators out: only its players may watch.")
+        return True
+    return hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None
+
+
+def _forbidden(request: HttpRequest, table: Table, access: ClubAccess) -> HttpResponse:
+    return render(request, "games/forbidden.html", {
+        "club": access.club, "access": access, "table": table, "message": SPECTATORS_OUT, "title": "Players only",
+    }, status=403)
 
 
 @login_required
@@ -191,7 +197,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     table, access = _table_access(request, table_id)
     user = _user(request)
     hand = selectors.hand_current(table=table)
-    _check_may_watch(table, user, hand)
+    if not _may_watch(table, user, hand):
+        return _forbidden(request, table, access)
     context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
     return render(request, "games/table.html", {
         **context, "club": access.club, "access": access, "table": table, "title": table.name,
@@ -293,6 +300,7 @@ def hand_act(request: HttpRequest, table_id: int) -> HttpResponse:
     return back
 
 
+@login_required
 @require_POST
 def deck_colours(request: HttpRequest) -> HttpResponse:
     """Switch between the two-colour and the four-colour deck (a cookie; no account needed)."""
@@ -312,7 +320,8 @@ def deck_colours(request: HttpRequest) -> HttpResponse:
 @login_required
 def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
     table, access = _table_access(request, table_id)
-    _check_may_watch(table, _user(request))
+    if not _may_watch(table, _user(request)):
+        return _forbidden(request, table, access)
     return render(request, "games/hand_history.html", {
         "club": access.club, "access": access, "table": table,
         "hands": selectors.hand_history(table=table), "title": f"{table.name}: hands played",
@@ -326,7 +335,8 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         raise Http404("No such hand.")
     access = club_access(request, hand.table.club_id)
     table = hand.table
-    _check_may_watch(table, _user(request), hand)
+    if not _may_watch(table, _user(request), hand):
+        return _forbidden(request, table, access)
     if not hand.is_finished:
         messages.info(request, "That hand is still being played; its history opens when it ends.")
         return redirect("games:table", table_id=table.pk)

@@ -57,19 +57,22 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     hand = services.table_start(table_id=table.pk, user=b, deck=deck)
     assert {u: balance_of(club=club, user=u) for u in (a, b, c)} == {a: -25, b: -25, c: -25}
 
-    # Round 1: seat 2 bets 25, the others call. Rounds 2-9: everyone checks.
+    # Round 1: seat 2 bets 25, the others call. Rounds 2-9: everyone checks. Before each action
+    # every page is checked; only the seat to act has action buttons, with the stage's bet size.
     for stage in range(1, 10):
-        pages = check_pages(clients, hand, {})
-        assert f"stage {stage} of 9" in pages[1]
         for seat in ORDER:
-            if stage == 1:
-                action = "bet:25" if seat == 2 else "call:25"
-            else:
-                action = "check"
-            assert f'value="{action}"' in pages[seat] or seat != ORDER[0] or stage == 1
+            action = ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"
+            pages = check_pages(clients, hand, {})
+            assert f"stage {stage} of 9" in pages[seat]
+            assert f'value="{action}"' in pages[seat]
+            if seat == 2:  # the first to act may bet the stage's size (piles.txt 3.2 table)
+                size = [25, 25, 25, 25, 25, 25, 50, 50, 100][stage - 1]
+                assert stage == 1 or f'value="bet:{size}"' in pages[seat]
+            for other in ORDER:
+                if other != seat:
+                    assert 'name="action"' not in pages[other]
             post_action(clients[seat], hand, action)
             hand.refresh_from_db()
-            pages[seat] = ""  # stale now
     assert balance_of(club=club, user=a) == -50
     pages = check_pages(clients, hand, {})
     assert "four jacks" in pages[1] and "5-4-3-2-A low" in pages[1]  # the hand helper: best legal high and low

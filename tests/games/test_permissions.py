@@ -1,0 +1,126 @@
+"""Permission matrix over every URL of the games app: anonymous, non-member, member, organiser;
+spectators allowed or not."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import engine, services
+from tests.games.helpers import make_rule_set, make_table
+
+ANON, OUTSIDER, MEMBER, ORGANISER, PLAYER = "anonymous", "outsider", "member", "organiser", "player"
+
+
+@pytest.fixture
+def world(club_setup):
+    club = club_setup.club
+    a, b, _ = club_setup.members
+    rule_set = make_rule_set(club, club_setup.organiser, engine.PiranhaRules(), name="Open")
+    open_table = make_table(club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=open_table.pk, user=a)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "out"}, version=0)
+    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
+    closed = make_table(club, club_setup.organiser, engine.PiranhaRules(), players=[a, b], spectators_allowed=False)
+    closed_hand = services.table_start(table_id=closed.pk, user=a)
+    services.hand_apply_action(hand_id=closed_hand.pk, user=a, action={"type": "out"}, version=0)
+    services.hand_apply_action(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
+    users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
+             PLAYER: a, ANON: None}
+    ids = {"club": club.pk, "rs": rule_set.pk, "v": rule_set.versions.get().pk, "t": open_table.pk,
+           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk}
+    return users, ids
+
+
+# (method, url, expected status by role); 200 = the page, 302 = the form redirects back (with a message)
+MATRIX = [
+    ("get", "/clubs/{club}/rules/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/rules/new/piranha/", {MEMBER: 403, ORGANISER: 200}),
+    ("post", "/clubs/{club}/rules/new/piles/", {MEMBER: 403, ORGANISER: 200}),
+    ("get", "/clubs/{club}/rules/{rs}/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/rules/{rs}/edit/", {MEMBER: 403, ORGANISER: 200}),
+    ("post", "/clubs/{club}/rules/{rs}/edit/", {MEMBER: 403, ORGANISER: 200}),
+    ("get", "/clubs/{club}/rules/versions/{v}/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/tables/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/tables/new/", {MEMBER: 200, ORGANISER: 200}),
+    ("post", "/clubs/{club}/tables/new/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/tables/{t}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/tables/{t}/sit/", {MEMBER: 200, ORGANISER: 200}),
+    ("post", "/tables/{t}/sit/", {MEMBER: 200, ORGANISER: 200}),
+    ("post", "/tables/{t}/sit-out/", {MEMBER: 302, PLAYER: 302}),
+    ("get", "/tables/{t}/sit-out/", {MEMBER: 405}),
+    ("post", "/tables/{t}/sit-in/", {MEMBER: 302, PLAYER: 302}),
+    ("post", "/tables/{t}/leave/", {MEMBER: 302}),
+    ("post", "/tables/{t}/start/", {MEMBER: 302, PLAYER: 302}),
+    ("post", "/tables/{t}/act/", {MEMBER: 302, PLAYER: 302}),
+    ("get", "/tables/{t}/act/", {MEMBER: 405}),
+    ("get", "/tables/{t}/hands/", {MEMBER: 200, PLAYER: 200}),
+    ("get", "/hands/{h}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    # Spectators not allowed: the players see it, other members get 403.
+    ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
+    ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
+]
+
+
+@pytest.mark.parametrize(("method", "url", "expected"), MATRIX, ids=[f"{m} {u}" for m, u, _ in MATRIX])
+@pytest.mark.django_db
+def test_permission_matrix(world, client_for, method, url, expected) -> None:
+    users, ids = world
+    path = url.format(**ids)
+    for role, user in users.items():
+        client = client_for(user)
+        response = getattr(client, method)(path)
+        if role == ANON:
+            assert response.status_code == 302 and "/login/" in response["Location"], (role, path)
+        elif role == OUTSIDER:
+            assert response.status_code == 404, (role, path)  # the club's existence is not revealed
+        elif role in expected:
+            assert response.status_code == expected[role], (role, path, response.status_code)
+        if response.status_code == 403 and ("{ct}" in url or "{ch}" in url):
+            assert "keep spectators out" in response.content.decode(), path
+
+
+@pytest.mark.django_db
+def test_forged_ids_are_not_found(club_setup, client_for) -> None:
+    client = client_for(club_setup.members[0])
+    for path in ("/tables/999999/", "/tables/999999/sit/", "/hands/999999/", "/tables/999999/hands/",
+                 f"/clubs/{club_setup.club.pk}/rules/999999/", f"/clubs/{club_setup.club.pk}/rules/versions/999999/"):
+        assert client.get(path).status_code == 404, path
+    assert client.post("/tables/999999/start/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_rule_version_of_another_club_is_not_found(club_setup, client_for) -> None:
+    other_club = club_setup.outsider.clubs.get()
+    other = make_rule_set(other_club, club_setup.outsider)
+    client = client_for(club_setup.members[0])
+    assert client.get(f"/clubs/{club_setup.club.pk}/rules/versions/{other.versions.get().pk}/").status_code == 404
+    assert client.get(f"/clubs/{club_setup.club.pk}/rules/{other.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_spectators_see_only_the_public_view(club_setup, client_for) -> None:
+    from tests.games.helpers import card_labels_in, labels
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    state = engine.state_from_json(hand.state)
+    html = client_for(club_setup.members[2]).get(f"/tables/{table.pk}/").content.decode()
+    seen = card_labels_in(html)
+    assert set(labels(state.board[:3])) <= seen
+    assert not set(labels([c for h in state.hole for c in h])) & seen
+    assert not set(labels(state.board[3:])) & seen
+    assert 'name="action"' not in html and hand.salt not in html
+    assert " ".join(hand.deck) not in html
+
+
+@pytest.mark.django_db
+def test_the_deck_colour_switch_needs_a_login_and_post(client_for, club_setup) -> None:
+    response = client_for(None).post("/cards/colours/", {"colours": "four"})
+    assert response.status_code == 302 and "/login/" in response["Location"]
+    client = client_for(club_setup.members[0])
+    assert client.get("/cards/colours/").status_code == 405
+    response = client.post("/cards/colours/", {"colours": "four", "next": "https://evil.example/"})
+    assert response["Location"] == "/" and response.cookies["deck_colours"].value == "four"

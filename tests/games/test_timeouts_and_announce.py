@@ -1,0 +1,101 @@
+"""The turn clock (hand_apply_timeout) and the on-commit announcement to the table's group."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from games import engine, services
+from games.models import Hand, HandAction
+from tests.games.helpers import make_table
+
+
+def expire(hand: Hand) -> None:
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+
+
+@pytest.mark.django_db
+def test_the_deadline_follows_the_rule_sets_turn_clock(club_setup) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(turn_seconds=600), players=[a, b])
+    before = timezone.now()
+    hand = services.table_start(table_id=table.pk, user=a)
+    assert before + timedelta(seconds=599) < hand.deadline < timezone.now() + timedelta(seconds=601)
+    # A sealed drop has one clock for everyone: one decision does not restart it.
+    deadline = hand.deadline
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    hand.refresh_from_db()
+    assert hand.deadline == deadline
+
+
+@pytest.mark.django_db
+def test_a_timeout_applies_the_default_for_every_awaited_seat_once(club_setup) -> None:
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is False  # the clock has not run out
+    expire(hand)
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=0) is False  # the version moved on
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is True
+    hand.refresh_from_db()
+    assert hand.is_finished
+    timeouts = list(HandAction.objects.filter(hand=hand, is_timeout=True).order_by("sequence"))
+    assert [(t.seat, t.action) for t in timeouts] == [(2, {"type": "out"}), (3, {"type": "out"})]
+    # A alone stayed in: uncontested, the game is over.
+    assert engine.result(engine.state_from_json(hand.state))["game_over"] is True
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False  # twice: no change
+
+
+@pytest.mark.django_db
+def test_a_betting_timeout_checks_when_free(club_setup) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    expire(hand)
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=0) is True
+    row = HandAction.objects.get(hand=hand)
+    assert row.action == {"type": "check"} and row.is_timeout
+    hand.refresh_from_db()
+    assert hand.version == 1 and hand.deadline > timezone.now()  # the next player's clock
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_setup) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    layer = get_channel_layer()
+
+    async def listen_and_act() -> dict:
+        import asyncio
+
+        from asgiref.sync import sync_to_async
+
+        channel = await layer.new_channel()
+        await layer.group_add(f"table.{table.pk}", channel)
+        await sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+        message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+        await layer.group_discard(f"table.{table.pk}", channel)
+        return message
+
+    message = async_to_sync(listen_and_act)()
+    assert message == {"type": "hand.version", "table": table.pk, "hand": hand.pk, "version": 1}
+
+
+def test_a_redis_hiccup_never_breaks_the_action(settings) -> None:
+    from channels.layers import channel_layers
+
+    from games.services.announce import table_announce
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                           "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
+    channel_layers.backends.clear()
+    try:
+        table_announce(1, 2)  # no Redis there: logged, not raised
+    finally:
+        channel_layers.backends.clear()
