@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .chat import views as chat_views
 
 app_name = "games"
 urlpatterns = [
@@ -21,4 +22,6 @@ urlpatterns = [
     path("tables/<int:table_id>/hands/", views.hand_history, name="hand_history"),
     path("hands/<int:hand_id>/", views.hand_detail, name="hand_detail"),
     path("cards/colours/", views.deck_colours, name="deck_colours"),
+    path("tables/<int:table_id>/chat/", chat_views.chat_send, name="chat_send"),
+    path("chat/<int:message_id>/hide/", chat_views.chat_hide_view, name="chat_hide"),
 ]
