@@ -1,0 +1,94 @@
+"""Writes of the table chat: post a line (length- and rate-limited), hide a line (organisers).
+
+Each opens its own transaction and, on commit, tells the table's group so every open page
+shows the change at once.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Membership, User
+from config.errors import DomainError
+from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
+from games.models import ChatMessage, Table
+from games.services.announce import table_group
+
+MAX_CHARS = 500
+RATE_COUNT = 5  # messages ...
+RATE_SECONDS = 10  # ... per this many seconds, per member (Redis cache, shared by every web process)
+
+
+class ChatRefused(DomainError):
+    pass
+
+
+def _announce(table_id: int, message: dict[str, Any]) -> None:
+    try:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(table_group(table_id), message)
+    except Exception:  # noqa: BLE001 - the line is stored; pages show it on their next load
+        import logging
+
+        logging.getLogger(__name__).warning("Could not announce chat at table %s", table_id, exc_info=True)
+
+
+def _rate_check(user: User) -> None:
+    """At most RATE_COUNT lines per RATE_SECONDS per member, counted in Redis from the first line."""
+    key = f"chat-rate:{user.pk}"
+    cache.add(key, 0, timeout=RATE_SECONDS)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the window expired between add and incr
+        cache.add(key, 1, timeout=RATE_SECONDS)
+        count = 1
+    if count > RATE_COUNT:
+        raise ChatRefused(f"Slow down: at most {RATE_COUNT} messages every {RATE_SECONDS} seconds.")
+
+
+def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
+    """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty or
+    longer than MAX_CHARS, the member is not seated at the table (spectators read only), no longer a
+    member, or over the rate limit."""
+    text = (text or "").strip()
+    if not text:
+        raise ChatRefused("Write something first.")
+    if len(text) > MAX_CHARS:
+        raise ChatRefused(f"A message holds at most {MAX_CHARS} characters.")
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ChatRefused("There is no such table.")
+    if not Membership.objects.filter(club_id=table.club_id, user=user).exists():
+        raise ChatRefused("Only members of the club can chat at its tables.")
+    if not chat_may_write(table=table, user=user):
+        raise ChatRefused("Spectators can read the chat; take a seat to write.")
+    _rate_check(user)
+    with transaction.atomic():
+        message = ChatMessage.objects.create(table=table, user=user, text=text)
+        transaction.on_commit(partial(_announce, table.pk, {"type": "chat.message",
+                                                             "message": chat_payload(message)}))
+    return message
+
+
+def chat_hide(*, message_id: int, user: User) -> ChatMessage:
+    """Hide a line for everyone (organisers only); hiding twice changes nothing. Raises ChatRefused."""
+    with transaction.atomic():
+        message = ChatMessage.objects.select_for_update().select_related("table").filter(pk=message_id).first()
+        if message is None:
+            raise ChatRefused("There is no such message.")
+        if not chat_may_hide(table=message.table, user=user):
+            raise ChatRefused("Only the club's organisers can hide a message.")
+        if message.hidden_at is None:
+            message.hidden_at = timezone.now()
+            message.hidden_by = user
+            message.save(update_fields=["hidden_at", "hidden_by"])
+            transaction.on_commit(partial(_announce, message.table_id, {"type": "chat.hidden", "id": message.pk}))
+    return message
