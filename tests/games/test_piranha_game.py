@@ -7,6 +7,7 @@ after each hand.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -66,6 +67,9 @@ def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_f
     for html in pages.values():
         assert 'value="in"' in html and 'value="out"' in html
         assert 'data-hand-version="0"' in html
+    for html in pages.values():  # deck and salt stay secret until the hand ends
+        assert hand.salt not in html and " ".join(hand.deck[:8]) not in html and hand.commitment in html
+    assert client_for(a).get(f"/hands/{hand.pk}/").status_code == 302  # no history of a hand in play
     public = watcher.get(f"/tables/{table.pk}/").content.decode()
     assert not set(labels(sum(HOLES_1.values(), []))) & card_labels_in(public)
     assert 'value="in"' not in public
@@ -102,7 +106,13 @@ def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_f
     assert balance_of(club=club, user=c) == -25 - 25
     history = clients[2].get(f"/hands/{last.pk}/").content.decode()
     assert "aces full of kings" in history and "Winner" in history.title()
-    assert last.deck[0] in history and last.salt in history and last.commitment in history
+    # The reveal publishes exactly the string the engine hashed (the page's "verify" hashes it again).
+    deck_text = re.search(r'data-deck="([^"]*)"', history).group(1)
+    salt = re.search(r'data-salt="([^"]*)"', history).group(1)
+    commitment = re.search(r'data-commitment="([^"]*)"', history).group(1)
+    assert hashlib.sha256(f"{deck_text}:{salt}".encode()).hexdigest() == commitment == last.commitment
+    assert engine.verify_commitment(deck_text.split(" "), salt, commitment)
+    assert "crypto.subtle.digest" in history
 
     # Hand 2 is dealt at once: button on seat 2, the 75 matched carries in; everyone drops.
     table.refresh_from_db()
