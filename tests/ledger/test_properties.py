@@ -1,0 +1,114 @@
+"""Property tests: random play, settlements and rulings keep the books sound after every step;
+settle-up suggestions bring every balance to zero in at most (non-zero members - 1) transfers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.models import Game, Hand
+from ledger.selectors import settle_up_plan
+from ledger.services import (
+    LedgerError,
+    balance_of,
+    ledger_void_hand,
+    ruling_adjust,
+    settlement_confirm,
+    settlement_decline,
+    settlement_record,
+)
+from ledger.simulate import simulation_hand_play, simulation_table_create
+
+from .helpers import assert_books_consistent
+
+# --- settle-up (pure) ----------------------------------------------------------------
+
+
+@st.composite
+def zero_sum_balances(draw: st.DrawFn) -> dict[int, int]:
+    values = draw(st.lists(st.integers(min_value=-10**7, max_value=10**7), min_size=0, max_size=15))
+    values.append(-sum(values))
+    return {i + 1: v for i, v in enumerate(values)}
+
+
+@given(zero_sum_balances())
+def test_settle_up_brings_every_balance_to_zero_in_few_transfers(balances):
+    transfers = settle_up_plan(balances)
+    after = dict(balances)
+    for t in transfers:
+        assert t.amount > 0 and t.payer_id != t.payee_id
+        after[t.payer_id] += t.amount
+        after[t.payee_id] -= t.amount
+    assert all(v == 0 for v in after.values())
+    nonzero = sum(1 for v in balances.values() if v)
+    assert len(transfers) <= max(nonzero - 1, 0)
+
+
+def test_settle_up_worked_example():
+    plan = settle_up_plan({1: 3000, 2: -1000, 3: -2500, 4: 500, 5: 0})
+    assert [(t.payer_id, t.payee_id, t.amount) for t in plan] == [(3, 1, 2500), (2, 1, 500), (2, 4, 500)]
+
+
+def test_settle_up_leaves_pot_money_unmatched():
+    # 100 sits in a table pot: members sum to -100; creditors are paid in full.
+    plan = settle_up_plan({1: 400, 2: -500})
+    assert [(t.payer_id, t.payee_id, t.amount) for t in plan] == [(2, 1, 400)]
+
+
+# --- the books under random operations ------------------------------------------------
+
+step = st.one_of(
+    st.tuples(st.just("play"), st.integers(0, 1), st.integers(0, 2**16)),
+    st.tuples(st.just("adjust"), st.integers(0, 3), st.integers(0, 3), st.integers(-100, 5000), st.booleans()),
+    st.tuples(st.just("settle"), st.integers(0, 3), st.integers(0, 3), st.integers(-100, 5000), st.integers(0, 3)),
+    st.tuples(st.just("decide"), st.integers(0, 10), st.booleans(), st.integers(0, 3)),
+    st.tuples(st.just("void"), st.integers(0, 10), st.integers(0, 3)),
+)
+
+
+@pytest.mark.django_db
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(steps=st.lists(step, min_size=1, max_size=12))
+def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, steps):
+    people = club_setup.everyone
+    club = club_setup.club
+    with transaction.atomic():
+        tables = [simulation_table_create(club=club, game=g, created_by=club_setup.organiser)
+                  for g in (Game.PIRANHA, Game.PILES)]
+        settlements = []
+        for op in steps:
+            try:
+                if op[0] == "play":
+                    rng = random.Random(op[2])  # noqa: S311
+                    players = rng.sample(people, rng.randint(2, len(people)))
+                    simulation_hand_play(table=tables[op[1]], players=players, rng=rng)
+                elif op[0] == "adjust":
+                    ruling_adjust(club=club, from_user=people[op[1]], to_user=people[op[2]], amount=op[3],
+                                  reason="Rob is right" if op[4] else "", ruled_by=club_setup.organiser)
+                elif op[0] == "settle":
+                    settlements.append(settlement_record(
+                        club=club, payer=people[op[1]], payee=people[op[2]], amount=op[3],
+                        paid_on=timezone.localdate(), note="", recorded_by=people[op[4]]))
+                elif op[0] == "decide" and settlements:
+                    s = settlements[op[1] % len(settlements)]
+                    decide = settlement_confirm if op[2] else settlement_decline
+                    decide(club=club, settlement_id=s.pk, user=people[op[3]])
+                elif op[0] == "void":
+                    hands = list(Hand.objects.filter(table__club=club).order_by("pk"))
+                    if hands:
+                        ledger_void_hand(hand=hands[op[1] % len(hands)], reason="Misdeal",
+                                         ruled_by=people[op[2]])
+            except LedgerError:
+                pass  # refused: the books must be just as sound
+            with connection.cursor() as cursor:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # run the commit-time checks now
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+            assert_books_consistent()
+            assert sum(balance_of(club=club, user=u) for u in people) <= 0  # the rest sits in table pots
+        transaction.set_rollback(True)
