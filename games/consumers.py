@@ -1,0 +1,340 @@
+"""Websocket consumers: a table (``ws/tables/<table_id>/``) and a club's lobby (``ws/clubs/<club_id>/lobby/``).
+
+STYLE.md "From a click to every screen": after a commit the table's group hears only
+``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then asks
+``hand_view_for`` for its own user's view and sends that. No card travels through a group.
+
+Close codes (a refused socket is accepted and then closed, so the browser sees the code and reason):
+
+====  =======================================================================
+4401  not logged in (the session is missing or has ended)
+4403  not allowed: not a member of the club, spectators kept out by the house rules,
+      or membership ended while connected (re-checked on every action and version)
+4404  no such table / club
+4429  flood: far more messages than the per-socket limit
+1009  a frame larger than 4 KB
+====  =======================================================================
+A wrong ``Origin`` is refused at the handshake (HTTP 403) by ``AllowedHostsOriginValidator``.
+
+Client -> server (JSON text frames, at most 4 KB, at most 20 per 10 s per socket):
+
+- ``{"type": "sync"}``: send me the full view now (after a reconnect or a gap in versions).
+- ``{"type": "action", "hand": h, "version": n, "action": "raise:25" | {"type": "raise", "amount": 25}}``:
+  the same ``hand_apply_action`` as the form post; ``hand`` is optional (the hand being played).
+- ``{"type": "chat", "text": "..."}`` and ``{"type": "chat.hide", "id": m}`` (organisers).
+- ``{"type": "ping"}`` -> ``{"type": "pong"}``.
+
+Server -> client:
+
+- ``{"type": "hand.view", "table": t, "hand": h | null, "number": k, "version": n, "finished": bool,
+  "your_turn": bool, "view": {...} | null}``: this user's whole view; sent on connect, on ``sync`` and
+  after every announced version. Clients order views by (hand, version): hand ids only grow.
+- ``{"type": "table.changed", "table": t}``: seats changed; reload the table area.
+- ``{"type": "chat.history", "messages": [...]}`` on connect; ``{"type": "chat.message", "message":
+  {"id", "author", "text", "at"}}``; ``{"type": "chat.hidden", "id": m}``.
+- ``{"type": "action.ok", "hand": h, "version": n}``, ``{"type": "chat.ok", "id": m}``.
+- ``{"type": "error", "message": "..."}``: to this socket only; nothing changed.
+- Lobby: ``{"type": "lobby.changed"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from accounts.models import Club, Membership, User
+from config.errors import DomainError
+from games import selectors
+from games.chat.selectors import chat_payload, chat_recent
+from games.chat.services import chat_hide, chat_post
+from games.forms import parse_action
+from games.models import Hand, Table
+from games.services.announce import club_group, table_group
+from games.services.hands import hand_apply_action
+
+CLOSE_NOT_LOGGED_IN = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_FLOOD = 4429
+CLOSE_TOO_BIG = 1009
+
+MAX_FRAME_BYTES = 4096
+RATE_COUNT = 20  # messages per socket ...
+RATE_SECONDS = 10.0  # ... in this many seconds; beyond it each message gets an error,
+FLOOD_COUNT = 40  # and beyond this many the socket is closed (4429).
+
+
+class _Refused(Exception):
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def _may_watch(table: Table, user: User) -> bool:
+    """The table page's rule (games/views.py): seated players and players of the current hand watch;
+    others only where the house rules allow spectators."""
+    if table.rule_version.spectators_allowed or selectors.seat_of(table=table, user=user) is not None:
+        return True
+    hand = selectors.hand_current(table=table)
+    return hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _JsonConsumer(AsyncWebsocketConsumer):
+    """Frame checks shared by both consumers: size, rate, JSON, a known type; errors to this socket only."""
+
+    handlers: dict[str, str] = {}
+    user: User
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._recent: deque[float] = deque()
+        self._joined: list[str] = []
+
+    async def refuse(self, code: int, reason: str) -> None:
+        """Accept and close at once, so the client sees the application close code and reason."""
+        await self.accept()
+        await self.close(code=code, reason=reason)
+
+    async def send_json(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+
+    async def send_error(self, message: str) -> None:
+        await self.send_json({"type": "error", "message": message})
+
+    async def join(self, group: str) -> None:
+        await self.channel_layer.group_add(group, self.channel_name)
+        self._joined.append(group)
+
+    async def disconnect(self, code: int) -> None:
+        for group in self._joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self._joined = []
+
+    def _count(self) -> int:
+        now = time.monotonic()
+        self._recent.append(now)
+        while self._recent and self._recent[0] < now - RATE_SECONDS:
+            self._recent.popleft()
+        return len(self._recent)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_FRAME_BYTES:
+            await self.send_error(f"That message is too large (at most {MAX_FRAME_BYTES} bytes).")
+            await self.close(code=CLOSE_TOO_BIG, reason="Message too large.")
+            return
+        count = self._count()
+        if count > FLOOD_COUNT:
+            await self.close(code=CLOSE_FLOOD, reason="Too many messages.")
+            return
+        if count > RATE_COUNT:
+            await self.send_error("Too many messages: slow down.")
+            return
+        if text_data is None:
+            await self.send_error("Send JSON text frames.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("That message was not valid JSON.")
+            return
+        kind = message.get("type") if isinstance(message, dict) else None
+        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            await self.send_error("Unknown message type.")
+            return
+        try:
+            await getattr(self, handler)(message)
+        except _Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "pong"})
+
+
+class TableConsumer(_JsonConsumer):
+    """A member's live table: views after every version, actions, chat."""
+
+    handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
+                "ping": "on_ping"}
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.refuse(CLOSE_NOT_LOGGED_IN, "Log in to watch this table.")
+            return
+        self.user = user
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        try:
+            await database_sync_to_async(self._check_access)()
+        except _Refused as exc:
+            await self.refuse(exc.code, exc.reason)
+            return
+        await self.join(table_group(self.table_id))
+        await self.accept()
+        await self.send_json(await database_sync_to_async(self._view_payload)(None))
+        await self.send_json(await database_sync_to_async(self._chat_history)())
+
+    # -- reads and checks (run in a worker thread) --
+
+    def _check_access(self) -> Table:
+        """The table, if this user may watch it now; else _Refused with the close code."""
+        table = selectors.table_get(table_id=self.table_id)
+        if table is None:
+            raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
+        if not Membership.objects.filter(club_id=table.club_id, user=self.user).exists():
+            raise _Refused(CLOSE_FORBIDDEN, "Only members of the club can watch its tables.")
+        if not _may_watch(table, self.user):
+            raise _Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
+        return table
+
+    def _view_payload(self, hand_id: int | None) -> dict[str, Any]:
+        """This user's view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
+        table = self._check_access()
+        hand = None
+        if hand_id is not None:
+            hand = Hand.objects.select_related("rule_version").filter(pk=hand_id, table_id=table.pk).first()
+        if hand is None:
+            hand = selectors.hand_current(table=table)
+        if hand is None:
+            return {"type": "hand.view", "table": table.pk, "hand": None, "number": None, "version": None,
+                    "finished": False, "your_turn": False, "view": None}
+        view = selectors.hand_view_for(hand=hand, user=self.user)
+        you = view.get("you")
+        return {"type": "hand.view", "table": table.pk, "hand": hand.pk, "number": hand.number,
+                "version": hand.version, "finished": hand.is_finished,
+                "your_turn": not hand.is_finished and you is not None and you in view.get("to_act", []),
+                "view": view}
+
+    def _chat_history(self) -> dict[str, Any]:
+        table = Table.objects.get(pk=self.table_id)
+        return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=table)]}
+
+    def _act(self, hand_id: Any, version: int, action: dict[str, Any]) -> Hand:
+        table = self._check_access()  # membership re-checked on every action
+        hands = Hand.objects.filter(table_id=table.pk)
+        hand = hands.filter(pk=hand_id).first() if _is_int(hand_id) else hands.filter(
+            finished_at__isnull=True).first()
+        if hand is None:
+            raise DomainError("That hand is not being played at this table.")
+        return hand_apply_action(hand_id=hand.pk, user=self.user, action=action, version=version)
+
+    # -- client messages --
+
+    async def on_sync(self, message: dict[str, Any]) -> None:
+        await self.send_json(await database_sync_to_async(self._view_payload)(None))
+
+    async def on_action(self, message: dict[str, Any]) -> None:
+        version = message.get("version")
+        if not _is_int(version):
+            await self.send_error("An action needs the version of the hand it was made against.")
+            return
+        raw = message.get("action")
+        try:
+            if isinstance(raw, str):
+                action = parse_action(raw)
+            elif isinstance(raw, dict) and isinstance(raw.get("type"), str):
+                action = raw
+            else:
+                raise ValueError("Choose an action.")
+        except ValueError as exc:
+            await self.send_error(str(exc))
+            return
+        try:
+            hand = await database_sync_to_async(self._act)(message.get("hand"), version, action)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+            return
+        await self.send_json({"type": "action.ok", "hand": hand.pk, "version": hand.version})
+
+    async def on_chat(self, message: dict[str, Any]) -> None:
+        text = message.get("text")
+        if not isinstance(text, str):
+            await self.send_error("A chat message needs its text.")
+            return
+        try:
+            row = await database_sync_to_async(chat_post)(table_id=self.table_id, user=self.user, text=text)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+            return
+        await self.send_json({"type": "chat.ok", "id": row.pk})
+
+    async def on_chat_hide(self, message: dict[str, Any]) -> None:
+        message_id = message.get("id")
+        if not _is_int(message_id):
+            await self.send_error("Which message?")
+            return
+        try:
+            await database_sync_to_async(self._hide)(message_id)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+
+    def _hide(self, message_id: int) -> None:
+        from games.models import ChatMessage
+
+        if not ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).exists():
+            raise DomainError("There is no such message at this table.")
+        chat_hide(message_id=message_id, user=self.user)
+
+    # -- group messages (numbers only; each socket builds its own user's view) --
+
+    async def hand_version(self, event: dict[str, Any]) -> None:
+        hand_id = event.get("hand")
+        try:
+            payload = await database_sync_to_async(self._view_payload)(hand_id if _is_int(hand_id) else None)
+        except _Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return
+        await self.send_json(payload)
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "table.changed", "table": self.table_id})
+
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat.message", "message": event["message"]})
+
+    async def chat_hidden(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat.hidden", "id": event["id"]})
+
+
+class LobbyConsumer(_JsonConsumer):
+    """A club's lobby: ``lobby.changed`` whenever tables, seats or turns change; the page re-renders its list."""
+
+    handlers = {"ping": "on_ping", "sync": "on_sync"}
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.refuse(CLOSE_NOT_LOGGED_IN, "Log in to see the tables.")
+            return
+        self.user = user
+        self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
+        code = await database_sync_to_async(self._check_access)()
+        if code is not None:
+            await self.refuse(*code)
+            return
+        await self.join(club_group(self.club_id))
+        await self.accept()
+
+    def _check_access(self) -> tuple[int, str] | None:
+        if not Club.objects.filter(pk=self.club_id).exists():
+            return CLOSE_NOT_FOUND, "There is no such club."
+        if not Membership.objects.filter(club_id=self.club_id, user=self.user).exists():
+            return CLOSE_FORBIDDEN, "Only members of the club can see its tables."
+        return None
+
+    async def on_sync(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "lobby.changed"})
+
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "lobby.changed"})
