@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet, Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
@@ -136,13 +136,15 @@ def statement_page(*, account: Account, flt: StatementFilter, before: int | None
     qs = _filtered(Posting.objects.filter(account=account), flt)
     if before is not None:
         qs = qs.filter(seq__lt=before)
-    rows = list(
-        qs.select_related("entry", "entry__ruling", "entry__table", "entry__hand", "entry__reverses")
-        .annotate(is_reversed=Exists(JournalEntry.objects.filter(reverses_id=OuterRef("entry_id"))))
-        .order_by("-seq")[: size + 1]
-    )
+    rows = list(qs.select_related("entry", "entry__ruling", "entry__table").order_by("-seq")[: size + 1])
     more = len(rows) > size
     rows = rows[:size]
+    # Which of these lines a void has reversed: one probe of the unique index per line
+    # (an EXISTS annotation here was planned as a scan of every reversal in the books).
+    reversed_ids = set(JournalEntry.objects.filter(reverses_id__in=[p.entry_id for p in rows])
+                       .values_list("reverses_id", flat=True))
+    for posting in rows:
+        posting.is_reversed = posting.entry_id in reversed_ids  # type: ignore[attr-defined]
     return StatementPage(lines=rows, next_before=rows[-1].seq if more and rows else None, newest=before is None)
 
 
