@@ -1,0 +1,168 @@
+"""Three players' sockets (and a spectator's) follow a full hand of Piranha and of Piles, acting over
+their sockets. Each socket receives every version, and no payload to anyone ever holds a card its
+receiver may not see (another's hole cards, a face-down board card, the undealt deck) or another
+seat's sealed decision before the reveal. Every received frame is checked against the hand's
+state in the database.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from accounts.models import User
+from games import engine, services
+from games.engine.cards import FULL_DECK, Card
+from games.engine.piles import turned
+from games.models import Hand, Table
+from tests.games.helpers import fixed_deck, make_table
+from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
+from tests.games.test_piles_hand import HOLES as PILES_HOLES
+from tests.games.test_piles_hand import ORDER as PILES_ORDER
+from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
+from tests.games.test_piranha_game import BOARD_1, HOLES_1
+
+SEALED_PHASES = {"drop", "declare"}
+
+
+def visible_cards(state: Any, seat: int | None) -> set[str]:
+    """Every card ``seat`` may see in ``state`` (None: a spectator)."""
+    seen: set[str] = set()
+    if seat in state.seats:
+        seen |= set(state.hole[state.seats.index(seat)])
+    if state.game == "piranha":
+        seen |= set(state.board[:state.board_up])
+    else:
+        up = turned(state)
+        seen |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]]) | set(state.row[:up["row"]])
+    for shown in (state.outcome or {}).get("hands", []):
+        seen |= set(shown["hole"])
+    return seen
+
+
+def check_frame(text: str, hand: Hand, user: User) -> None:
+    """Nothing in ``text`` that ``user`` may not see of ``hand`` as stored now."""
+    state = engine.state_from_json(hand.state)
+    seat = next((int(s) for s, uid in hand.players.items() if int(uid) == user.pk), None)
+    hidden = set(FULL_DECK) - visible_cards(state, seat)
+    for code in hidden:
+        assert f'"{code}"' not in text, f"{user} got hidden card {code}: {text[:300]}"
+        assert Card.parse(code).label not in text, f"{user} got hidden card {Card.parse(code).label}"
+    message = json.loads(text)
+    view = message.get("view") if message.get("type") == "hand.view" else None
+    if message.get("type") == "hand.view":
+        # Nothing rides along: the frame is the receiver's own engine view and a few public numbers.
+        assert set(message) == {"type", "table", "hand", "number", "version", "finished", "your_turn", "view"}
+        assert view == json.loads(json.dumps(engine.view(state, seat)))
+    if not view or view["phase"] not in SEALED_PHASES:
+        return
+    for j, other in enumerate(state.seats):
+        if other == seat or not state.decisions[j]:
+            continue
+        entry = next(s for s in view["seats"] if s["seat"] == other)
+        assert entry["decision"] in ("decided", "waiting"), f"{user} saw seat {other}'s sealed decision"
+        assert entry["last_action"] != state.decisions[j]
+        for event in view["events"]:
+            if event.get("seat") == other:
+                assert state.decisions[j] not in event.values(), f"{user} saw seat {other}'s decision in {event}"
+
+
+@database_sync_to_async
+def check_frame_db(text: str, hand_id: int, user: User) -> tuple[int, bool]:
+    hand = Hand.objects.get(pk=hand_id)
+    check_frame(text, hand, user)
+    return hand.version, hand.is_finished
+
+
+@database_sync_to_async
+def targets_after(hand_id: int) -> list[tuple[int, int]]:
+    """The (hand, version) keys every socket must now receive: this hand's version, and the next hand's
+    first one when this hand ended and the next was dealt in the same transaction."""
+    hand = Hand.objects.get(pk=hand_id)
+    keys = [(hand.pk, hand.version)]
+    newer = Hand.objects.filter(table_id=hand.table_id, number__gt=hand.number).order_by("number").first()
+    if newer is not None:
+        keys.append((newer.pk, newer.version))
+    return keys
+
+
+async def read_checked(comm: WebsocketCommunicator, user: User, hand_id: int) -> dict[str, Any]:
+    """The next frame, checked against the stored hand it names (else the hand being followed)."""
+    text = (await comm.receive_output(timeout=10))["text"]
+    message = json.loads(text)
+    assert message["type"] != "error", message
+    target = message["hand"] if message["type"] == "hand.view" else hand_id
+    version, _ = await check_frame_db(text, target, user)
+    if message["type"] == "hand.view":
+        assert message["version"] == version  # in lock-step: what it got is what is stored
+    return message
+
+
+async def play(table: Table, players: dict[int, User], spectator: User, script: list[tuple[int, str]]) -> int:
+    """Play ``script`` (seat, action) over the sockets; every socket must see every version. Returns the hand id."""
+    comms: dict[Any, tuple[WebsocketCommunicator, User]] = {
+        seat: (await open_table(table.pk, user), user) for seat, user in players.items()}
+    comms["spectator"] = (await open_table(table.pk, spectator), spectator)
+    hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, number=1))()
+    for step, (seat, action) in enumerate(script, start=1):
+        comm, user = comms[seat]
+        await comm.send_json_to({"type": "action", "hand": hand.pk, "version": step - 1, "action": action})
+        early: set[tuple[int, int]] = set()
+        while (message := await read_checked(comm, user, hand.pk))["type"] != "action.ok":
+            early.add((message["hand"], message["version"]))
+        assert message["version"] == step
+        keys = await targets_after(hand.pk)
+        assert keys[0] == (hand.pk, step)
+        for who, (other, other_user) in comms.items():
+            missing = set(keys) - (early if who == seat else set())
+            while missing:
+                message = await read_checked(other, other_user, hand.pk)
+                if message["type"] == "hand.view":
+                    missing.discard((message["hand"], message["version"]))
+    for comm, _ in comms.values():
+        assert await comm.receive_nothing(timeout=0.2)
+        await comm.disconnect()
+    return hand.pk
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_three_sockets_follow_a_full_piranha_hand(club_setup) -> None:
+    a, b, c = club_setup.members
+
+    @database_sync_to_async
+    def setup() -> Table:
+        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        return table
+
+    table = await setup()
+    # The sealed drop: A and B stay in, C drops; opened together, A's aces full beat B.
+    hand_id = await play(table, {1: a, 2: b, 3: c}, club_setup.organiser, [(1, "in"), (2, "in"), (3, "out")])
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    assert hand.is_finished and engine.result(engine.state_from_json(hand.state))["winners"] == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_three_sockets_follow_a_full_piles_hand(club_setup) -> None:
+    a, b, c = club_setup.members
+
+    @database_sync_to_async
+    def setup() -> Table:
+        table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
+        deck = fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
+        services.table_start(table_id=table.pk, user=b, deck=deck)
+        return table
+
+    table = await setup()
+    script: list[tuple[int, str]] = []
+    for stage in range(1, 10):
+        for seat in PILES_ORDER:
+            script.append((seat, ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"))
+    script += [(1, "declare:pig"), (2, "declare:high"), (3, "declare:low")]
+    hand_id = await play(table, {1: a, 2: b, 3: c}, club_setup.organiser, script)
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    assert hand.is_finished and engine.result(engine.state_from_json(hand.state))["winners"] == [1]
