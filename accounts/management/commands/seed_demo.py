@@ -10,6 +10,8 @@ from django.db import transaction
 
 from accounts.models import Club, Membership, User
 from accounts.services import club_create
+from games import engine
+from games.services import rule_set_create, table_create
 
 DEMO_CLUB = "Demo club"
 ORGANISER = ("olive", "Olive (organiser)")
@@ -42,6 +44,26 @@ class Command(BaseCommand):
                 people.append(user)
             club = club_create(name=DEMO_CLUB, currency="USD", credit_limit=100_00, creator=people[0])
             Membership.objects.bulk_create(Membership(club=club, user=user) for user in people[1:])
+            seed_house_rules(club=club, organiser=people[0])
         lines = [f"Demo club created. Log in at {url} with (shown only this once):"]
         lines += [f"    {username:<6} {password}" for username, password in credentials]
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
+
+
+def seed_house_rules(*, club: Club, organiser: User) -> None:
+    """The demo's agreed house rules and two open tables: one with a short clock to watch it move."""
+    piranha = rule_set_create(
+        club=club, user=organiser, name="Piranha, capped at $5", max_seats=6, spectators_allowed=True,
+        rules=engine.PiranhaRules(ante=25, match_cap=500, turn_seconds=3600),
+    )
+    quick = rule_set_create(
+        club=club, user=organiser, name="Quick Piranha (1-minute clock)", max_seats=6, spectators_allowed=True,
+        rules=engine.PiranhaRules(ante=25, match_cap=200, turn_seconds=60),
+    )
+    piles = rule_set_create(
+        club=club, user=organiser, name="Piles, quarter ante", max_seats=7, spectators_allowed=True,
+        rules=engine.PilesRules(turn_seconds=3600),
+    )
+    del piranha
+    for rule_set, name in [(quick, "Quick Piranha"), (piles, "Piles night")]:
+        table_create(club=club, user=organiser, name=name, rule_version_id=rule_set.versions.get().pk)
