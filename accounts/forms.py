@@ -1,6 +1,8 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm, UsernameField
 
+from games.clock import quiet_hours_error
+
 from .models import Club, User
 
 INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]
@@ -36,10 +38,34 @@ class ClubForm(forms.ModelForm[Club]):
 
 
 class ProfileForm(forms.ModelForm[User]):
+    """Name, email, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
+
     class Meta:
         model = User
-        fields = ["display_name", "email", "time_zone"]
-        help_texts = {"time_zone": "Times on this site are shown in this zone."}
+        fields = ["display_name", "email", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
+                  "turn_reminder"]
+        labels = {
+            "away": "I am away", "quiet_start": "Quiet hours from", "quiet_end": "Quiet hours until",
+            "turn_notices": "When it is my turn", "turn_reminder": "Remind me before my turn clock runs out",
+        }
+        help_texts = {
+            "time_zone": "Times on this site are shown in this zone, and your quiet hours are in it.",
+            "quiet_start": "Your turn clock does not run during your daily quiet hours (at most 12 hours, "
+                           "e.g. 23:00 until 07:00). Leave both empty for none.",
+            "quiet_end": "",
+        }
+        widgets = {
+            "quiet_start": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "quiet_end": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "turn_notices": forms.RadioSelect,
+        }
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        error = quiet_hours_error(data.get("quiet_start"), data.get("quiet_end"))  # type: ignore[arg-type]
+        if error:
+            self.add_error("quiet_end", error)
+        return data
 
 
 class InvitationForm(forms.Form):

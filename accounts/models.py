@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
-from datetime import datetime
+from datetime import date, datetime, time
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
@@ -18,8 +18,28 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=60, blank=True)
     time_zone = models.CharField(max_length=64, choices=TIME_ZONE_CHOICES, default="UTC")
 
+    # Asynchronous play (games/clock.py, games/notices.py).
+    class TurnNotices(models.TextChoices):
+        EACH = "each", "An email each time it is my turn"
+        DIGEST = "digest", "One daily digest of the tables waiting for me"
+        OFF = "off", "No emails"
+
+    away = models.BooleanField(
+        default=False, help_text="While away, your turns take the default action at once (check if free, else fold).")
+    quiet_start: models.TimeField[time | None, time | None] = models.TimeField(
+        null=True, blank=True, help_text="Daily quiet hours in your time zone: your turn clock does not run.")
+    quiet_end: models.TimeField[time | None, time | None] = models.TimeField(null=True, blank=True)
+    turn_notices = models.CharField(max_length=6, choices=TurnNotices.choices, default=TurnNotices.EACH)
+    turn_reminder = models.BooleanField(default=True, help_text="An email shortly before your turn clock runs out.")
+    digest_sent_on: models.DateField[date | None, date | None] = models.DateField(null=True, blank=True)
+
     class Meta:
         constraints = [
+            models.CheckConstraint(
+                condition=models.Q(quiet_start__isnull=True, quiet_end__isnull=True)
+                | models.Q(quiet_start__isnull=False, quiet_end__isnull=False),
+                name="user_quiet_hours_both_or_neither",
+            ),
             models.UniqueConstraint(
                 Lower("email"),
                 name="user_email_unique_ci",

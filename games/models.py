@@ -115,7 +115,11 @@ class Hand(models.Model):
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True,
+                                    help_text="The earliest clock of the awaited seats (games/clock.py).")
+    # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began}:
+    # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
+    clocks = models.JSONField(default=dict, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
@@ -177,3 +181,62 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} at {self.table}: {self.text[:30]}"
+
+
+class AdvanceAction(models.Model):
+    """A player's private choice of what to do when their turn comes (games/advance.py).
+
+    Never shown to anyone but its owner and never sent through a group. ``kind`` is "bet" (the
+    next betting turn) or "sealed" (the drop or the declaration); one of each per seat and hand.
+    Cancelled rows stay (with the reason) so the owner can be told why.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for your turn"
+        APPLIED = "applied", "Applied"
+        CANCELLED = "cancelled", "Cancelled"
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="advance_actions")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=6)
+    choice = models.CharField(max_length=20)
+    owed = models.BigIntegerField(default=0, help_text="Cents the player owed when setting it (the assumption).")
+    stage = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat", "kind"], condition=models.Q(status="pending"),
+                                    name="advance_one_pending_per_kind"),
+        ]
+        indexes = [models.Index(fields=["hand", "status"], name="advance_hand_status")]
+
+    def __str__(self) -> str:
+        return f"{self.hand} seat {self.seat}: {self.choice} ({self.status})"
+
+
+class TurnNotice(models.Model):
+    """One email sent about one turn (games/notices.py): at most one of each kind per seat's turn."""
+
+    class Kind(models.TextChoices):
+        TURN = "turn", "Your turn"
+        REMINDER = "reminder", "Clock running out"
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    since = models.PositiveIntegerField(help_text="The hand version at which that turn began.")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat", "since", "kind"], name="turn_notice_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} notice to {self.user} for {self.hand} seat {self.seat}"
