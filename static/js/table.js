@@ -1,0 +1,226 @@
+/* The live table (games/consumers.py has the message protocol and close codes).
+ *
+ * Progressive enhancement: without this script every form posts and the page reloads.
+ * With it, action and chat forms go over the socket while it is open, and after every
+ * version the server announces, the table area (#table-live) is re-fetched from the page
+ * itself, so the table template stays the one place that renders a table. The socket's
+ * own view (hand id, version, your_turn) decides when to re-fetch and what the tab says.
+ * A dropped socket reconnects with capped, jittered exponential backoff behind a visible
+ * "Reconnecting…" banner, and resyncs on reconnect (the server sends the full view).
+ */
+(function () {
+  "use strict";
+  var root = document.getElementById("table-root");
+  if (!root || !("WebSocket" in window) || !window.fetch || !window.DOMParser) return;
+
+  var tableId = root.dataset.tableId;
+  var statusEl = document.getElementById("live-status");
+  var errorEl = document.getElementById("live-error");
+  var FINAL = { 4401: "You are logged out: log in again to follow this table.",
+                4403: "You may no longer watch this table.",
+                4404: "This table no longer exists." };
+  var ws = null, attempts = 0, retryTimer = null, stopped = false, pingTimer = null;
+  var opened = false, reconnected = false;  // after a drop, re-render once even at the same version (seats may have moved)
+  var latest = null;        // newest (hand, version) the socket told us about
+  var refreshing = false, refreshAgain = false;
+
+  function live() { return document.getElementById("table-live"); }
+  function num(v) { return v === "" || v === undefined || v === null ? null : Number(v); }
+  function shownKey() { var el = live(); return { hand: num(el.dataset.handId), version: num(el.dataset.handVersion) }; }
+  // (hand, version) in order: hand ids only grow, so a new hand's version 0 is newer than any old version.
+  function newer(a, b) {
+    if (a.hand === null) return false;
+    if (b.hand === null || a.hand !== b.hand) return b.hand === null || a.hand > b.hand;
+    return a.version > b.version;
+  }
+
+  function setStatus(text, kind) {
+    if (!text) { statusEl.hidden = true; statusEl.textContent = ""; statusEl.className = "live-status"; return; }
+    statusEl.textContent = text;
+    statusEl.className = "live-status " + (kind || "");
+    statusEl.hidden = false;
+  }
+  function showError(text) {
+    errorEl.textContent = text;
+    errorEl.hidden = !text;
+  }
+
+  function setTitle(myTurn) {
+    var name = live().dataset.tableName || document.title;
+    document.title = (myTurn ? "\u25CF Your turn \u00B7 " : "") + name + " \u00B7 Home club";
+    document.body.classList.toggle("my-turn", !!myTurn);
+  }
+
+  // ---- the table area: re-fetched from the page, swapped in when newer ----
+  function refresh() {
+    if (refreshing) { refreshAgain = true; return; }
+    refreshing = true;
+    fetch(window.location.pathname, { credentials: "same-origin", headers: { "X-Requested-With": "table.js" } })
+      .then(function (response) {
+        if (!response.ok || response.redirected) throw new Error("page " + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("table-live");
+        if (!fresh) return;
+        var freshKey = { hand: num(fresh.dataset.handId), version: num(fresh.dataset.handVersion) };
+        var current = shownKey();
+        // Never go back: an answer overtaken by a later one is dropped.
+        if (!newer(current, freshKey)) {
+          live().replaceWith(document.importNode(fresh, true));
+          setTitle(live().dataset.myTurn === "1");
+          var messages = doc.querySelector("ul.messages");
+          if (messages && messages.textContent.trim()) showError(messages.textContent.trim());
+        }
+      })
+      .catch(function () { /* the next version or reconnect tries again */ })
+      .then(function () {
+        refreshing = false;
+        if (refreshAgain || (latest && newer(latest, shownKey()))) { refreshAgain = false; refresh(); }
+      });
+  }
+
+  function onView(msg) {
+    var key = { hand: msg.hand, version: msg.version };
+    // A gap in one hand's versions: ask for the full view (the server sends the current one).
+    if (latest && key.hand === latest.hand && key.version > latest.version + 1) send({ type: "sync" });
+    if (!latest || newer(key, latest)) latest = key;
+    if (reconnected || newer(key, shownKey())) { reconnected = false; refresh(); }
+    if (key.hand === latest.hand && key.version === latest.version) setTitle(msg.your_turn);
+  }
+
+  // ---- chat: text goes in with textContent, never as HTML ----
+  var chatList = document.getElementById("chat-lines");
+  var chat = document.getElementById("chat");
+  function chatLine(m) {
+    var li = document.createElement("li");
+    li.className = "chat-line";
+    li.dataset.id = m.id;
+    var who = document.createElement("strong");
+    who.className = "chat-author";
+    who.textContent = m.author;
+    var text = document.createElement("span");
+    text.className = "chat-text";
+    text.textContent = m.text;
+    li.appendChild(who);
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(text);
+    if (chat && chat.dataset.mayHide === "1") {
+      var hide = document.createElement("button");
+      hide.type = "button";
+      hide.className = "link chat-hide-live";
+      hide.textContent = "hide";
+      hide.title = "Hide this message for everyone";
+      hide.addEventListener("click", function () { send({ type: "chat.hide", id: Number(m.id) }); });
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(hide);
+    }
+    return li;
+  }
+  function chatReplace(messages) {
+    if (!chatList) return;
+    while (chatList.firstChild) chatList.removeChild(chatList.firstChild);
+    messages.forEach(function (m) { chatList.appendChild(chatLine(m)); });
+  }
+  function chatAdd(m) {
+    if (!chatList || chatList.querySelector('[data-id="' + Number(m.id) + '"]')) return;
+    var empty = chatList.querySelector(".chat-empty");
+    if (empty) empty.remove();
+    chatList.appendChild(chatLine(m));
+    chatList.scrollTop = chatList.scrollHeight;
+  }
+  function chatHide(id) {
+    var li = chatList && chatList.querySelector('[data-id="' + Number(id) + '"]');
+    if (li) li.remove();
+  }
+
+  // ---- the socket ----
+  function send(payload) {
+    if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(payload)); return true; }
+    return false;
+  }
+
+  function connect() {
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    ws = new WebSocket(scheme + window.location.host + "/ws/tables/" + tableId + "/");
+    root.dataset.live = "connecting";
+    ws.onopen = function () {
+      if (opened) reconnected = true;
+      opened = true;
+      attempts = 0;
+      root.dataset.live = "open";
+      setStatus("");
+      clearInterval(pingTimer);
+      pingTimer = setInterval(function () { send({ type: "ping" }); }, 25000);
+    };
+    ws.onmessage = function (event) {
+      var msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      switch (msg.type) {
+        case "hand.view": onView(msg); break;
+        case "table.changed": refresh(); break;
+        case "error": showError(msg.message); unlockForms(); refresh(); break;
+        case "action.ok": showError(""); break;
+        case "chat.history": chatReplace(msg.messages); break;
+        case "chat.message": chatAdd(msg.message); break;
+        case "chat.hidden": chatHide(msg.id); break;
+        case "chat.ok": var input = document.getElementById("chat-text"); if (input) input.value = ""; break;
+        default: break;
+      }
+    };
+    ws.onclose = function (event) {
+      clearInterval(pingTimer);
+      ws = null;
+      root.dataset.live = "closed";
+      if (FINAL[event.code]) { stopped = true; setStatus(FINAL[event.code], "final"); return; }
+      if (stopped) return;
+      // Exponential backoff, capped at 30 s, with jitter so a restarted server is not stampeded.
+      var delay = Math.min(30000, 500 * Math.pow(2, attempts)) * (0.5 + Math.random() / 2);
+      attempts += 1;
+      root.dataset.live = "reconnecting";
+      setStatus("Reconnecting\u2026", "reconnecting");
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(connect, delay);
+    };
+  }
+
+  // ---- forms: over the socket when it is open, else a plain post ----
+  function unlockForms() {
+    Array.prototype.forEach.call(document.querySelectorAll("#table-live form.actions button"), function (b) {
+      b.disabled = false;
+    });
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;   // let the form post
+    if (form.matches("#table-live form.actions")) {
+      var button = event.submitter;
+      if (!button || !button.value) return;
+      event.preventDefault();
+      send({ type: "action", hand: Number(form.elements.hand.value),
+             version: Number(form.elements.version.value), action: button.value });
+      Array.prototype.forEach.call(form.querySelectorAll("button"), function (b) { b.disabled = true; });
+    } else if (form.id === "chat-form") {
+      var text = form.elements.text.value.trim();
+      if (!text) return;
+      event.preventDefault();
+      send({ type: "chat", text: text });
+    } else if (form.matches(".chat-hide")) {
+      var li = form.closest("[data-id]");
+      if (!li) return;
+      event.preventDefault();
+      send({ type: "chat.hide", id: Number(li.dataset.id) });
+    }
+  });
+
+  // Back from a sleeping phone or a background tab: reconnect now rather than after the backoff.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible" && !ws && !stopped) { clearTimeout(retryTimer); attempts = 0; connect(); }
+  });
+
+  setTitle(live().dataset.myTurn === "1");
+  connect();
+  // For tests and curious members: drop the socket as a network would.
+  window.tableLive = { drop: function () { if (ws) ws.close(4000, "dropped"); } };
+})();
