@@ -83,8 +83,10 @@ def asgi_server(transactional_db: None, settings) -> Iterator[AsgiServer]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # Module scope: Playwright's sync API holds an event loop while open; closing it after
+    # each browser module lets the asyncio (socket) tests that follow run their own loops.
     path = chromium_path()
     if path is None:
         pytest.skip("Browser tests need Debian's chromium: `apt-get install chromium` (the CI script installs it).")
