@@ -74,10 +74,11 @@
           if (messages && messages.textContent.trim()) showError(messages.textContent.trim());
         }
       })
-      .catch(function () { /* the next version or reconnect tries again */ })
-      .then(function () {
+      .then(function () { return true; }, function () { return false; })
+      .then(function (ok) {
         refreshing = false;
-        if (refreshAgain || (latest && newer(latest, shownKey()))) { refreshAgain = false; refresh(); }
+        // After a failure (offline, server restarting) wait for the next version or the reconnect.
+        if (refreshAgain || (ok && latest && newer(latest, shownKey()))) { refreshAgain = false; refresh(); }
       });
   }
 

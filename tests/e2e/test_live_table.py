@@ -1,0 +1,188 @@
+"""Three members in three browsers (one a phone) play a hand of Piranha and a hand of Piles through the
+table page. Every page follows every move without a reload; one loses its connection (the network, then
+a server restart) and catches up by itself; chat is live and shows text as text.
+
+Screenshots of each step: test-artifacts/<test name>/.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Membership
+from games import engine, services
+from games.models import Hand, Table
+from tests.accounts.factories import ClubFactory, MembershipFactory
+from tests.games.helpers import fixed_deck, make_table
+from tests.games.test_consumers import session_cookie
+from tests.games.test_piles_hand import HOLES as PILES_HOLES
+from tests.games.test_piles_hand import ORDER as PILES_ORDER
+from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
+
+pytestmark = pytest.mark.e2e
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1200, "height": 900}
+WAIT_MS = 20_000
+
+
+class Player:
+    """One member's browser context on the table page."""
+
+    def __init__(self, browser: Any, server: Any, user: Any, viewport: dict[str, int]) -> None:
+        self.user = user
+        self.context = browser.new_context(viewport=viewport)
+        self.context.add_cookies([{"name": "sessionid", "value": session_cookie(user), "url": server.url}])
+        self.page = self.context.new_page()
+        self.server = server
+
+    def open(self, table: Table) -> None:
+        self.page.goto(f"{self.server.url}/tables/{table.pk}/")
+        self.wait_live()
+        self.page.evaluate("window.__sameDocument = true")  # gone if the page ever reloads
+
+    def wait_live(self) -> None:
+        expect(self.page.locator("#table-root")).to_have_attribute("data-live", "open", timeout=WAIT_MS)
+
+    def wait_version(self, hand: Hand | int, version: int) -> None:
+        hand_id = hand if isinstance(hand, int) else hand.pk
+        self.page.wait_for_selector(f'#table-live[data-hand-id="{hand_id}"][data-hand-version="{version}"]',
+                                    state="attached", timeout=WAIT_MS)
+
+    def act(self, value: str) -> None:
+        self.page.click(f'#table-live form.actions button[value="{value}"]')
+
+    def not_reloaded(self) -> bool:
+        return bool(self.page.evaluate("window.__sameDocument === true"))
+
+
+def club_with_players() -> tuple[Any, Any, list[Any]]:
+    club = ClubFactory()
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).user
+    members = [MembershipFactory(club=club).user for _ in range(3)]
+    return club, organiser, members
+
+
+def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screenshots) -> None:
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    pa = Player(browser, asgi_server, a, DESKTOP)
+    pb = Player(browser, asgi_server, b, PHONE)
+    pc = Player(browser, asgi_server, c, DESKTOP)
+    players = [pa, pb, pc]
+    for p in players:
+        p.open(table)
+    screenshots(pb.page, "phone-waiting-for-start")
+
+    # A starts with a plain form post (a full page load for A); B and C see the deal without a reload.
+    pa.page.click("form[action$='/start/'] button")
+    pa.wait_live()
+    pa.page.evaluate("window.__sameDocument = true")
+    hand = Hand.objects.get(table=table, number=1)
+    for p in players:
+        p.wait_version(hand, 0)
+        expect(p.page.locator('#table-live button[value="in"]')).to_be_visible()
+        expect(p.page).to_have_title(re.compile(r"^● Your turn · "))  # the sealed drop: everyone decides
+    screenshots(pb.page, "phone-dealt")
+
+    # Chat: live to everyone, shown as text, never as markup.
+    pb.page.fill("#chat-text", "<b>good luck</b>")
+    pb.page.click("#chat-form button")
+    for p in players:
+        expect(p.page.locator("#chat-lines .chat-text").last).to_have_text("<b>good luck</b>", timeout=WAIT_MS)
+        expect(p.page.locator("#chat-lines b")).to_have_count(0)
+    screenshots(pc.page, "chat")
+
+    pa.act("in")
+    for p in players:
+        p.wait_version(hand, 1)
+        expect(p.page.locator('[data-seat="1"]')).to_contain_text("decided")
+    expect(pa.page).not_to_have_title(re.compile("Your turn"))
+    expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
+    expect(pb.page).to_have_title(re.compile(r"^● Your turn · "))
+    screenshots(pa.page, "a-is-in")
+
+    # B's phone loses the network: the banner shows, the others play on, B catches up when back.
+    pb.context.set_offline(True)
+    pb.page.evaluate("window.tableLive.drop()")
+    expect(pb.page.locator("#live-status")).to_have_text("Reconnecting…", timeout=WAIT_MS)
+    screenshots(pb.page, "phone-reconnecting")
+    pc.act("out")
+    pa.wait_version(hand, 2)
+    pc.wait_version(hand, 2)
+    screenshots(pc.page, "c-is-out")
+    expect(pb.page.locator("#table-live")).to_have_attribute("data-hand-version", "1")  # still offline, behind
+    pb.context.set_offline(False)
+    pb.wait_version(hand, 2)
+    expect(pb.page.locator("#live-status")).to_be_hidden()
+    screenshots(pb.page, "phone-caught-up")
+
+    # B stays in: the drop opens, A's and B's hands meet, the next hand is dealt.
+    pb.act("in")
+    for p in players:
+        expect(p.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
+    hand.refresh_from_db()
+    assert hand.is_finished
+    nxt = Hand.objects.get(table=table, number=2)
+    for name, p in zip("abc", players, strict=True):
+        p.wait_version(nxt, 0)
+        expect(p.page.locator(".previous")).to_contain_text("Won by")
+        screenshots(p.page, f"{name}-showdown-and-next-hand")
+    assert all(p.not_reloaded() for p in players)
+    for p in players:
+        p.context.close()
+
+
+def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_server, browser,
+                                                                          screenshots) -> None:
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PilesRules(), players=[a, b, c])
+    # piles.txt's worked example: A holds four jacks and 5-4-3-2-A, declares pig and wins both ways.
+    hand = services.table_start(table_id=table.pk, user=b,
+                                deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
+    by_seat = {1: Player(browser, asgi_server, a, DESKTOP), 2: Player(browser, asgi_server, b, DESKTOP),
+               3: Player(browser, asgi_server, c, PHONE)}
+    players = list(by_seat.values())
+    for p in players:
+        p.open(table)
+        p.wait_version(hand, 0)
+    screenshots(by_seat[3].page, "phone-dealt")
+
+    script: list[tuple[int, str]] = []
+    for stage in range(1, 10):
+        for seat in PILES_ORDER:
+            script.append((seat, ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"))
+    script += [(1, "declare:pig"), (2, "declare:high"), (3, "declare:low")]
+
+    for version, (seat, action) in enumerate(script, start=1):
+        if version == 14:
+            # Every socket drops at once; the pages reconnect by themselves and resync.
+            asgi_server.restart()
+            for p in players:
+                p.wait_live()
+            screenshots(by_seat[3].page, "phone-after-restart")
+        by_seat[seat].act(action)
+        if version == len(script):
+            break
+        for p in players:
+            p.wait_version(hand, version)
+        if version in (3, 13, 27, 28):
+            screenshots(by_seat[3].page, f"phone-v{version}")
+
+    for p in players:
+        expect(p.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
+    hand.refresh_from_db()
+    assert hand.is_finished
+    assert engine.result(engine.state_from_json(hand.state))["winners"] == [1]
+    nxt = Hand.objects.get(table=table, number=2)
+    for name, p in zip("abc", players, strict=True):
+        p.wait_version(nxt, 0)
+        expect(p.page.locator(".previous")).to_contain_text("declared pig")
+        screenshots(p.page, f"{name}-showdown")
+    assert all(p.not_reloaded() for p in players)
+    for p in players:
+        p.context.close()
