@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm, UsernameField
 
@@ -60,9 +62,16 @@ class ProfileForm(forms.ModelForm[User]):
             "turn_notices": forms.RadioSelect,
         }
 
-    def clean(self) -> dict[str, object]:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["turn_notices"].required = False  # left out of a post: keep the member's choice
+
+    def clean_turn_notices(self) -> str:
+        return str(self.cleaned_data.get("turn_notices") or self.instance.turn_notices or User.TurnNotices.EACH)
+
+    def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        error = quiet_hours_error(data.get("quiet_start"), data.get("quiet_end"))  # type: ignore[arg-type]
+        error = quiet_hours_error(data.get("quiet_start"), data.get("quiet_end"))
         if error:
             self.add_error("quiet_end", error)
         return data

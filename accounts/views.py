@@ -246,9 +246,21 @@ def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpRespons
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    form = ProfileForm(request.POST or None, instance=_signed_in(request))
+    user = _signed_in(request)
+    was_away = user.away
+    form = ProfileForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        saved = form.save()
         messages.success(request, "Profile saved.")
+        if saved.away and not was_away:
+            from games.services.hands import hands_apply_away
+
+            moved = hands_apply_away(user=saved)
+            messages.info(request, "You are away: your turns take the default action at once"
+                          + (f" ({moved} table{'s' if moved != 1 else ''} moved on)." if moved else "."))
         return redirect("profile")
-    return render(request, "accounts/form.html", {"form": form, "title": "Your profile"})
+    return render(request, "accounts/form.html", {
+        "form": form, "title": "Your profile",
+        "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
+                 "and how you hear that it is your turn.",
+    })

@@ -28,3 +28,7 @@ AXES_FAILURE_LIMIT = 5
 # Each test run gets its own database, so two runs at once (two terminals, CI beside a
 # developer) never drop each other's; pytest-xdist adds its worker suffix to this name.
 DATABASES["default"]["TEST"] = {"NAME": f"test_club_{os.getpid()}"}  # noqa: F405
+
+# Tasks enqueued on commit go to a queue of this run's own (only a worker a test starts reads it), never
+# to the queue of a development worker sharing the embedded Redis.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")

@@ -13,7 +13,7 @@ cycle): the hand row, then the table row, then the ledger's accounts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -21,7 +21,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import engine
+from games import advance, engine
+from games import clock as turn_clock
 from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
@@ -40,19 +41,52 @@ def _seat_users(hand: Hand) -> dict[int, User]:
     return {seat: users[uid] for seat, uid in ids.items()}
 
 
-def _deadline(rules: engine.Rules, state: Any, previous: Sequence[int] = (),
-              current: Any = None) -> Any:
-    """When the awaited seats' clock runs out (None when nobody is awaited).
+def _member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
+    if user is None:
+        return turn_clock.Member()
+    return turn_clock.Member(time_zone=user.time_zone, quiet_start=user.quiet_start, quiet_end=user.quiet_end,
+                             away=user.away and away_counts)
 
-    A sealed decision (the drop, the declaration) has one clock for everyone:
-    while the awaited seats only shrink, the deadline stays where it was.
+
+def _away_counts(seat_users: Mapping[int, User]) -> bool:
+    """Away takes the default action at once only while someone dealt in is not away: a table of
+    absentees waits on its ordinary clocks rather than dealing and folding hand after hand."""
+    return any(not u.away for u in seat_users.values())
+
+
+def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
+            previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began}}.
+
+    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet
+    hours stop it, away ends it at once). A sealed decision (the drop, the declaration) keeps
+    each seat's clock while the awaited seats only shrink.
     """
     awaited = engine.to_act(state)
     if not awaited:
-        return None
-    if current is not None and previous and set(awaited) < set(previous):
-        return current
-    return timezone.now() + timedelta(seconds=rules.turn_seconds)
+        return {}
+    keep = bool(previous) and set(awaited) < set(previous)
+    now = timezone.now()
+    away_counts = _away_counts(seat_users)
+    out: dict[str, dict[str, Any]] = {}
+    for seat in awaited:
+        old = (current or {}).get(str(seat))
+        if keep and old:
+            out[str(seat)] = dict(old)
+            continue
+        deadline = turn_clock.deadline_for(start=now, seconds=rules.turn_seconds,
+                                           member=_member(seat_users.get(seat), away_counts=away_counts))
+        out[str(seat)] = {"deadline": deadline.isoformat(), "since": version}
+    return out
+
+
+def clock_deadline(entry: Mapping[str, Any]) -> datetime:
+    return datetime.fromisoformat(str(entry["deadline"]))
+
+
+def _earliest(clocks: Mapping[str, Any]) -> datetime | None:
+    """The hand's ``deadline``: the earliest of its seats' clocks (the next moment a timeout is due)."""
+    return min((clock_deadline(c) for c in clocks.values()), default=None)
 
 
 def _active_seats(table: Table) -> list[Seat]:
@@ -93,12 +127,13 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
     event_dicts = [e.to_dict() for e in events]
+    clocks = _clocks(rules=rules, state=state, version=0, seat_users={s.number: s.user for s in seats})
     hand = Hand.objects.create(
         table=table, number=number, rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
         deck=cards, salt=salt, commitment=engine.deck_commitment(cards, salt),
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
-        deadline=_deadline(rules, state))
+        deadline=_earliest(clocks), clocks=clocks)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
                             created_by=created_by)
     table.status = Table.Status.RUNNING
@@ -118,11 +153,14 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     event_dicts = [e.to_dict() for e in events]
     hand.version += 1
     hand.state = engine.state_to_json(state)
-    hand.deadline = _deadline(rules, state, engine.to_act(before), hand.deadline)
+    hand.clocks = _clocks(rules=rules, state=state, version=hand.version, seat_users=seat_users,
+                          previous=engine.to_act(before), current=hand.clocks)
+    hand.deadline = _earliest(hand.clocks)
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None
-    hand.save(update_fields=["version", "state", "deadline", "finished_at"])
+        hand.clocks = {}
+    hand.save(update_fields=["version", "state", "deadline", "clocks", "finished_at"])
     HandAction.objects.create(hand=hand, sequence=hand.version, seat=seat, user=user,
                               action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
@@ -147,13 +185,92 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
     return hand_deal(table=table, created_by=created_by)
 
 
+MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
+
+
+def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User]) -> Any:
+    """Apply what is due without waiting; return the state.
+
+    An awaited seat's advance action (games/advance.py) is applied as that player's own action;
+    an awaited seat of a member who is away takes the default action at once (logged as a
+    timeout). Advance actions whose assumption broke are cancelled first, after every step.
+    Expects the hand row locked in an open transaction.
+    """
+    away_counts = _away_counts(seat_users)
+    for _ in range(200):
+        advance.cancel_stale(hand=hand, state=state)
+        if engine.is_over(state):
+            break
+        step: tuple[int, engine.Action, bool] | None = None
+        for seat in engine.to_act(state):
+            chosen = advance.take_due(hand=hand, state=state, seat=seat)
+            if chosen is not None:
+                step = (seat, chosen, False)
+                break
+            user = seat_users.get(seat)
+            if away_counts and user is not None and user.away:
+                step = (seat, engine.timeout_action(state, seat), True)
+                break
+        if step is None:
+            break
+        seat, action, is_timeout = step
+        new_state, events = engine.apply(state, seat, action)
+        user = seat_users.get(seat)
+        _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
+                     action=action, is_timeout=is_timeout, seat_users=seat_users,
+                     created_by=None if is_timeout else user)
+        state = new_state
+    return state
+
+
+def _settle(*, hand: Hand, state: Any, created_by: User | None, after: int) -> list[tuple[Hand, int]]:
+    """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
+    and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
+    touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
+    Expects the hand row locked in an open transaction.
+    """
+    touched = [(hand, after)]
+    for _ in range(MAX_CHAINED_HANDS):
+        rules = engine.rules_from_dict(hand.rule_version.rules)
+        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=_seat_users(hand))
+        if not hand.is_finished:
+            break
+        following = _after_hand(hand=hand, state=state, created_by=created_by)
+        if following is None:
+            break
+        hand, state = following, engine.state_from_json(following.state)
+        touched.append((hand, -1))
+    return touched
+
+
+def _on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
+    """Register the on-commit work of a transaction: announce the new version to the table, schedule
+    each touched hand's turn clock (``expire_turn`` at its deadline) and the notices of the turns that
+    began in it (games/tasks.py)."""
+    hand, _ = touched[0]
+    work = [{"hand_id": h.pk, "version": h.version, "deadline": h.deadline.isoformat(),
+             "turns": [{"seat": int(seat), "since": int(c["since"]), "deadline": str(c["deadline"])}
+                       for seat, c in sorted(h.clocks.items()) if int(c["since"]) > after]}
+            for h, after in touched if not h.is_finished and h.deadline is not None]
+    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
+    if work:
+        transaction.on_commit(partial(_schedule, work))
+
+
+def _schedule(work: list[dict[str, Any]]) -> None:
+    from games.tasks import schedule_turn_work
+
+    schedule_turn_work(work)
+
+
 def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
     Opens the durable transaction and locks the hand row. Raises (all DomainError,
     nothing changed): NotSeated (not dealt in), StaleVersion (the hand moved on: a
     double click or someone acted first), NotYourTurn, IllegalMove (the engine's rule).
-    When the hand ends, the table is updated and the next hand dealt in the same transaction.
+    Advance actions and away members' defaults that become due are applied in the same
+    transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
     with transaction.atomic(durable=True):
         hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
@@ -175,29 +292,41 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
         rules = engine.rules_from_dict(hand.rule_version.rules)
         _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
                      action=parsed, is_timeout=False, seat_users=_seat_users(hand), created_by=user)
-        if hand.is_finished:
-            _after_hand(hand=hand, state=new_state, created_by=user)
-        transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
+        _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version))
     return hand
 
 
+def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:
+    """Awaited seats whose clock has run out: their own deadline passed, or they hold the hand's
+    earliest clock (which ``hand.deadline`` marks). Seats without a clock of their own are due."""
+    earliest = _earliest(hand.clocks)
+    due = []
+    for seat in awaited:
+        entry = hand.clocks.get(str(seat))
+        if entry is None or clock_deadline(entry) <= now or clock_deadline(entry) == earliest:
+            due.append(seat)
+    return due
+
+
 def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
-    """Apply the default action of every seat whose decision is awaited, once their clock has run out.
+    """Apply the default action of every awaited seat whose clock has run out.
 
     A no-op returning False when the hand moved on (another version, finished, or
     the clock has not run out yet): safe to run twice, late, or after the player acted.
+    In a sealed decision the other seats keep their own clocks (games/clock.py).
     Opens the durable transaction and locks the hand row.
     """
     with transaction.atomic(durable=True):
         hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
         if hand is None or hand.is_finished or hand.voided_at is not None or hand.version != version:
             return False
-        if hand.deadline is None or hand.deadline > timezone.now():
+        now = timezone.now()
+        if hand.deadline is None or hand.deadline > now:
             return False
         state = engine.state_from_json(hand.state)
         rules = engine.rules_from_dict(hand.rule_version.rules)
         seat_users = _seat_users(hand)
-        for seat in engine.to_act(state):
+        for seat in _due_seats(hand, engine.to_act(state), now):
             if engine.is_over(state) or seat not in engine.to_act(state):
                 continue
             action = engine.timeout_action(state, seat)
@@ -206,10 +335,34 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                          user=seat_users.get(seat), action=action, is_timeout=True, seat_users=seat_users,
                          created_by=None)
             state = new_state
-        if hand.is_finished:
-            _after_hand(hand=hand, state=state, created_by=None)
-        transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
+        _on_commit_work(_settle(hand=hand, state=state, created_by=None, after=version))
     return True
+
+
+def hand_apply_due(*, hand_id: int) -> bool:
+    """Apply what is due now without a player acting (a member just marked themselves away):
+    returns whether the hand moved on. Opens the durable transaction and locks the hand row."""
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
+        if hand is None or hand.is_finished or hand.voided_at is not None:
+            return False
+        version = hand.version
+        touched = _settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None, after=version)
+        if hand.version == version:
+            return False
+        _on_commit_work(touched)
+    return True
+
+
+def hands_apply_away(*, user: User) -> int:
+    """Resolve every unfinished hand that waits for ``user`` now that they are away; returns how many moved."""
+    moved = 0
+    hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__seats__user=user,
+                                table__seats__left_at__isnull=True).distinct()
+    for hand in hands:
+        if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk):
+            moved += 1
+    return moved
 
 
 def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None) -> Hand:
@@ -237,7 +390,7 @@ def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None)
         except IntegrityError:
             raise TableRefused("This table is already playing.") from None
         assert hand is not None
-        transaction.on_commit(partial(table_announce, table.pk, hand.version, hand.pk))
+        _on_commit_work(_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user, after=-1))
     return hand
 
 

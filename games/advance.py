@@ -1,0 +1,235 @@
+"""Advance actions: what a player chose to do when their turn comes, set before it comes.
+
+Private to their owner: stored in ``AdvanceAction`` rows, read only through ``advance_for``
+(filtered by the owner), never put in a hand view, never sent through a group, and setting
+one changes neither the hand's version nor anything another member can see.
+
+Choices (``kind`` "bet" for the next betting turn, "sealed" for the drop or the declaration):
+
+=============  ============================================================================
+check          check when my turn comes; cancelled if a bet is made first (I would owe)
+check_fold     check if it is free, else fold
+call           call the amount I owe now; cancelled if that amount or the round changes
+call_any       call whatever I owe (check if it is free)
+fold           fold
+in / out       my sealed Piranha drop (set during the optional betting round)
+high/low/pig   my sealed Piles declaration (set during the betting rounds); "declare_fold" folds
+=============  ============================================================================
+
+Applied by ``games.services.hands`` inside the transaction that made it my turn (the hand row
+locked), as my own action; cancelled there, with a reason I am shown on the table page, the
+moment the situation it assumed changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from accounts.models import User
+from config.errors import DomainError
+from games import engine
+from games.errors import NotSeated, StaleVersion
+from games.models import AdvanceAction, Hand
+from games.selectors import hand_seat_of
+from games.words import money
+
+BET = "bet"
+SEALED = "sealed"
+
+
+class AdvanceRefused(DomainError):
+    """The advance action cannot be set (message fit for the member)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    kind: str
+    choice: str
+    label: str
+
+
+def _my_view(state: Any, seat: int) -> dict[str, Any]:
+    return engine.view(state, seat)
+
+
+def _my_row(view: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    return next((s for s in view.get("seats", []) if s.get("seat") == seat), None)
+
+
+def _owed(view: dict[str, Any]) -> int:
+    betting = view.get("betting") or {}
+    return int(betting.get("to_call") or 0)
+
+
+def _stage(view: dict[str, Any]) -> int:
+    return int(view.get("stage") or 0)
+
+
+def choices_for(state: Any, seat: int, currency: str = "USD") -> list[Choice]:
+    """What ``seat`` may set in advance now: nothing while it is already their turn (they act),
+    once they are out of the hand, or when no later decision of theirs can come."""
+    if engine.is_over(state) or seat in engine.to_act(state):
+        return []
+    view = _my_view(state, seat)
+    me = _my_row(view, seat)
+    if me is None or me.get("status") != "active" or view.get("phase") != "betting":
+        return []
+    out: list[Choice] = []
+    owed = _owed(view)
+    if owed == 0:
+        out += [Choice(BET, "check", "Check"), Choice(BET, "check_fold", "Check, or fold to any bet")]
+    else:
+        out += [Choice(BET, "call", f"Call {money(owed, currency)}")]
+    out += [Choice(BET, "call_any", "Call any bet"), Choice(BET, "fold", "Fold")]
+    if view.get("game") == "piranha":
+        out += [Choice(SEALED, "in", "At the drop: in"), Choice(SEALED, "out", "At the drop: out")]
+    else:
+        out += [Choice(SEALED, "high", "Declare high"), Choice(SEALED, "low", "Declare low"),
+                Choice(SEALED, "pig", "Declare pig (both ways)"), Choice(SEALED, "declare_fold", "Fold at the declaration")]
+    return out
+
+
+def describe(row: AdvanceAction, currency: str = "USD") -> str:
+    """The owner's words for a stored choice."""
+    words = {"check": "Check", "check_fold": "Check, or fold to any bet", "call_any": "Call any bet",
+             "fold": "Fold", "in": "At the drop: in", "out": "At the drop: out",
+             "high": "Declare high", "low": "Declare low", "pig": "Declare pig (both ways)",
+             "declare_fold": "Fold at the declaration"}
+    if row.choice == "call":
+        return f"Call {money(row.owed, currency)}"
+    return words.get(row.choice, row.choice)
+
+
+# ---- the service's hooks (the hand row locked) --------------------------------------------------
+
+def _stale_reason(row: AdvanceAction, view: dict[str, Any]) -> str | None:
+    """Why ``row``'s assumption no longer holds in ``view`` (the owner's view), or None."""
+    me = _my_row(view, row.seat)
+    if view.get("phase") == "over":
+        return "The hand ended before your turn."
+    if me is None or me.get("status") != "active":
+        return "You are no longer in the hand."
+    if row.kind == BET:
+        if view.get("phase") != "betting":
+            return "The betting ended before your turn."
+        owed = _owed(view)
+        if row.choice == "check" and owed > 0:
+            return "Someone bet after you chose to check, so your check was cancelled. Choose again."
+        if row.choice == "call" and (owed != row.owed or _stage(view) != row.stage):
+            return "The bet changed after you chose to call. Choose again."
+    return None
+
+
+def cancel_stale(*, hand: Hand, state: Any) -> None:
+    """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
+
+    Expects the hand row locked in an open transaction.
+    """
+    for row in AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING):
+        reason = _stale_reason(row, _my_view(state, row.seat))
+        if reason:
+            row.status = AdvanceAction.Status.CANCELLED
+            row.reason = reason
+            row.save(update_fields=["status", "reason", "updated_at"])
+
+
+def _action_for(row: AdvanceAction, state: Any, seat: int) -> engine.Action | None:
+    """The legal action ``row`` stands for now that ``seat`` is awaited, or None (not this decision)."""
+    legal = engine.legal_actions(state, seat)
+    by_type = {a.type: a for a in legal}
+    phase = _my_view(state, seat).get("phase")
+    if row.kind == BET:
+        if phase != "betting":
+            return None
+        if row.choice == "check":
+            return by_type.get("check")
+        if row.choice == "check_fold":
+            return by_type.get("check") or by_type.get("fold")
+        if row.choice == "call":
+            return by_type.get("call")
+        if row.choice == "call_any":
+            return by_type.get("call") or by_type.get("check")
+        if row.choice == "fold":
+            return by_type.get("fold")
+        return None
+    if phase == "drop" and row.choice in ("in", "out"):
+        return by_type.get(row.choice)
+    if phase == "declare":
+        if row.choice == "declare_fold":
+            return by_type.get("fold")
+        return next((a for a in legal if a.type == "declare" and a.choice == row.choice), None)
+    return None
+
+
+def take_due(*, hand: Hand, state: Any, seat: int) -> engine.Action | None:
+    """If ``seat`` (awaited now) set an advance action for this decision, mark it applied and return
+    the engine action; None otherwise. Expects the hand row locked (run ``cancel_stale`` first)."""
+    rows = AdvanceAction.objects.filter(hand=hand, seat=seat, status=AdvanceAction.Status.PENDING)
+    for row in rows:
+        action = _action_for(row, state, seat)
+        if action is not None:
+            row.status = AdvanceAction.Status.APPLIED
+            row.save(update_fields=["status", "updated_at"])
+            return action
+    return None
+
+
+# ---- set and cancel (views call these) ------------------------------------------------------------
+
+def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> AdvanceAction:
+    """Set (or replace) ``user``'s advance action in hand ``hand_id``, made against ``version``.
+
+    Opens the durable transaction and locks the hand row; announces nothing (it is private).
+    Raises NotSeated, StaleVersion (the table moved on: choose again), AdvanceRefused.
+    """
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+        if hand is None:
+            raise NotSeated("There is no such hand.")
+        seat = hand_seat_of(hand=hand, user=user)
+        if seat is None:
+            raise NotSeated()
+        if hand.is_finished or hand.voided_at is not None or hand.version != version:
+            raise StaleVersion(current=hand.version)
+        state = engine.state_from_json(hand.state)
+        if seat in engine.to_act(state):
+            raise AdvanceRefused("It is your turn now: choose your action.")
+        offered = {c.choice: c for c in choices_for(state, seat)}
+        picked = offered.get(choice)
+        if picked is None:
+            raise AdvanceRefused("That choice cannot be made in advance now.")
+        view = _my_view(state, seat)
+        AdvanceAction.objects.filter(hand=hand, seat=seat, kind=picked.kind,
+                                     status=AdvanceAction.Status.PENDING).update(
+            status=AdvanceAction.Status.CANCELLED, reason="")
+        return AdvanceAction.objects.create(hand=hand, seat=seat, user=user, kind=picked.kind, choice=choice,
+                                            owed=_owed(view), stage=_stage(view))
+
+
+def advance_cancel(*, hand_id: int, user: User) -> int:
+    """Withdraw ``user``'s pending advance actions in the hand; returns how many. Locks the hand row."""
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+        if hand is None:
+            return 0
+        return AdvanceAction.objects.filter(hand=hand, user=user, status=AdvanceAction.Status.PENDING).update(
+            status=AdvanceAction.Status.CANCELLED, reason="")
+
+
+def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:
+    """The owner's own advance actions in ``hand``: pending ones, and cancellations to tell them about
+    (those with a reason, newer than any later choice of the same kind)."""
+    rows = list(AdvanceAction.objects.filter(hand=hand, user=user).order_by("-pk"))
+    pending = [r for r in rows if r.status == AdvanceAction.Status.PENDING]
+    cancelled = []
+    seen_kinds: set[str] = set()
+    for row in rows:
+        if row.kind in seen_kinds:
+            continue
+        seen_kinds.add(row.kind)
+        if row.status == AdvanceAction.Status.CANCELLED and row.reason:
+            cancelled.append(row)
+    return {"pending": pending, "cancelled": cancelled}

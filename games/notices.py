@@ -1,0 +1,140 @@
+""""Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
+daily digest instead (each a member setting on ``accounts.User``).
+
+Every function re-reads the hand and sends only while that same turn is still waiting (the seat
+is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
+one notice of each kind goes out per seat and turn: the ``TurnNotice`` row is written first, in
+the transaction that sends, and its unique constraint turns a second delivery into a no-op (a
+failed send rolls the row back, so a retry may send). Links are absolute (``SITE_URL``).
+
+Email goes through Django's backend: console in development, SMTP from the environment in
+production (config/settings).
+"""
+
+from __future__ import annotations
+
+import logging
+import zoneinfo
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from games.models import Hand, TurnNotice
+from games.services.hands import clock_deadline
+
+log = logging.getLogger(__name__)
+
+
+def table_url(table_id: int) -> str:
+    return settings.SITE_URL.rstrip("/") + reverse("games:table", args=[table_id])
+
+
+def _waiting_turn(hand: Hand | None, seat: int, since: int) -> bool:
+    if hand is None or hand.is_finished or hand.voided_at is not None:
+        return False
+    entry = (hand.clocks or {}).get(str(seat))
+    return entry is not None and int(entry.get("since", -1)) == since
+
+
+def _seat_user(hand: Hand, seat: int) -> User | None:
+    user_id = hand.players.get(str(seat))
+    return User.objects.filter(pk=user_id, is_active=True).first() if user_id is not None else None
+
+
+def _local(moment: datetime, user: User) -> datetime:
+    try:
+        return moment.astimezone(zoneinfo.ZoneInfo(user.time_zone or "UTC"))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return moment
+
+
+def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
+    """Send the ``kind`` ("turn" or "reminder") email for the turn of ``seat`` that began at version
+    ``since``; True when sent. Nothing when the turn is over, the member acted or is away, the member
+    chose otherwise (turn: notices "each"; reminder: reminder on), has no email, or it was sent already.
+    """
+    hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
+    if hand is None or not _waiting_turn(hand, seat, since):
+        return False
+    user = _seat_user(hand, seat)
+    if user is None or not user.email or user.away:
+        return False
+    if kind == TurnNotice.Kind.TURN and user.turn_notices != User.TurnNotices.EACH:
+        return False
+    if kind == TurnNotice.Kind.REMINDER and not user.turn_reminder:
+        return False
+    deadline = clock_deadline(hand.clocks[str(seat)])
+    table = hand.table
+    context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": table_url(table.pk),
+               "deadline": _local(deadline, user), "zone": user.time_zone}
+    if kind == TurnNotice.Kind.TURN:
+        subject = f"Your turn at {table.name}"
+        template = "email/turn.txt"
+    else:
+        subject = f"Your clock at {table.name} runs out soon"
+        template = "email/reminder.txt"
+    try:
+        with transaction.atomic():
+            TurnNotice.objects.create(hand=hand, seat=seat, since=since, kind=kind, user=user)
+            send_mail(subject=subject, message=render_to_string(template, context),
+                      from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+    except IntegrityError:
+        return False  # sent already (a duplicate delivery)
+    return True
+
+
+@dataclass(frozen=True)
+class WaitingTable:
+    table_id: int
+    table_name: str
+    club_name: str
+    deadline: datetime
+    url: str
+
+
+def tables_waiting_for(*, user: User) -> list[WaitingTable]:
+    """Tables whose current hand waits for ``user``'s decision, soonest clock first."""
+    hands = (Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
+                                 table__seats__user=user, table__seats__left_at__isnull=True)
+             .select_related("table__club").distinct())
+    out = []
+    for hand in hands:
+        for seat, user_id in hand.players.items():
+            entry = (hand.clocks or {}).get(seat)
+            if int(user_id) == user.pk and entry is not None:
+                out.append(WaitingTable(table_id=hand.table_id, table_name=hand.table.name,
+                                        club_name=hand.table.club.name, deadline=_local(clock_deadline(entry), user),
+                                        url=table_url(hand.table_id)))
+    return sorted(out, key=lambda w: w.deadline)
+
+
+def digests_send(*, now: datetime | None = None) -> int:
+    """Send today's digest to each member who chose one, once their local hour reaches
+    ``TURN_DIGEST_HOUR`` and something waits for them; at most one a local day. Returns how many sent."""
+    now = now or timezone.now()
+    sent = 0
+    for user in User.objects.filter(turn_notices=User.TurnNotices.DIGEST, is_active=True).exclude(email=""):
+        local = _local(now, user)
+        if local.hour < settings.TURN_DIGEST_HOUR or user.digest_sent_on == local.date():
+            continue
+        waiting = tables_waiting_for(user=user)
+        if not waiting:
+            continue
+        with transaction.atomic():
+            claimed = (User.objects.filter(pk=user.pk).exclude(digest_sent_on=local.date())
+                       .update(digest_sent_on=local.date()))
+            if not claimed:
+                continue  # another run sent it
+            send_mail(subject=f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you",
+                      message=render_to_string("email/digest.txt", {"user": user, "waiting": waiting,
+                                                                     "zone": user.time_zone}),
+                      from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+        sent += 1
+    return sent

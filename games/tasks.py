@@ -1,0 +1,116 @@
+"""Celery tasks of the turn clock and the notices (STYLE.md "Tasks are thin and idempotent").
+
+Arguments are ids and the version (or turn) they were scheduled for, never models. Each task
+calls one service that re-checks under the hand's lock or re-reads the turn, so running it
+twice, late, or after the player acted changes nothing.
+
+==========================  ====================================================================
+expire_turn                 at a hand's deadline (eta), scheduled on commit of every version
+sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the backstop for a lost
+                            message, a restarted Redis or a dead worker
+notify_turn                 ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins: "your turn" email
+remind_turn                 shortly before a turn's clock runs out: the reminder
+send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
+==========================  ====================================================================
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from games.models import Hand, TurnNotice
+from games.services.hands import hand_apply_timeout
+
+log = logging.getLogger(__name__)
+
+SWEEP_BATCH = 200
+
+
+@shared_task(acks_late=True)
+def expire_turn(hand_id: int, version: int) -> bool:
+    """Apply the default action if that version of the hand still waits and its clock ran out."""
+    return hand_apply_timeout(hand_id=hand_id, version=version)
+
+
+@shared_task(acks_late=True)
+def sweep_overdue_turns() -> int:
+    """Apply every overdue timeout (indexed on ``Hand.deadline``); returns how many hands moved on."""
+    moved = 0
+    seen: set[tuple[int, int]] = set()
+    for _ in range(20):  # a few batches per run; the next run takes the rest
+        overdue = list(Hand.objects.filter(deadline__lte=timezone.now(), finished_at__isnull=True,
+                                           voided_at__isnull=True)
+                       .order_by("deadline").values_list("pk", "version")[:SWEEP_BATCH])
+        fresh = [row for row in overdue if row not in seen]
+        if not fresh:
+            break
+        for hand_id, version in fresh:
+            seen.add((hand_id, version))
+            try:
+                moved += hand_apply_timeout(hand_id=hand_id, version=version)
+            except Exception:  # one broken hand must not stop the sweep of the others
+                log.exception("Timeout of hand %s version %s failed", hand_id, version)
+    return moved
+
+
+@shared_task(acks_late=True)
+def notify_turn(hand_id: int, seat: int, since: int) -> bool:
+    """The "your turn" email, if that turn still waits (games/notices.py)."""
+    from games.notices import turn_notice_send
+
+    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.TURN)
+
+
+@shared_task(acks_late=True)
+def remind_turn(hand_id: int, seat: int, since: int) -> bool:
+    """The reminder before the clock runs out, if that turn still waits."""
+    from games.notices import turn_notice_send
+
+    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
+
+
+@shared_task(acks_late=True)
+def send_daily_digests() -> int:
+    from games.notices import digests_send
+
+    return digests_send()
+
+
+def reminder_at(*, began: datetime, deadline: datetime) -> datetime | None:
+    """When to remind: ``TURN_REMINDER_BEFORE_SECONDS`` before the deadline (at most a quarter of the
+    clock), and only if that is after the "your turn" notice would have gone; else None."""
+    clock = deadline - began
+    lead = min(timedelta(seconds=settings.TURN_REMINDER_BEFORE_SECONDS), clock / 4)
+    at = deadline - lead
+    if at <= began + timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS):
+        return None
+    return at
+
+
+def schedule_turn_work(work: list[dict[str, Any]]) -> None:
+    """Enqueue, after a commit, each hand's ``expire_turn`` at its deadline and the notices of the turns
+    that began in that transaction. Never raises: the action is committed, and the beat sweep applies
+    a timeout whose message could not be sent (a notice is then skipped)."""
+    now = timezone.now()
+    grace = settings.TURN_NOTICE_GRACE_SECONDS
+    for item in work:
+        try:
+            expire_turn.apply_async(kwargs={"hand_id": item["hand_id"], "version": item["version"]},
+                                    eta=datetime.fromisoformat(item["deadline"]))
+            for turn in item["turns"]:
+                deadline = datetime.fromisoformat(turn["deadline"])
+                if deadline <= now:
+                    continue  # away: the default is applied at once, nobody to tell
+                kwargs = {"hand_id": item["hand_id"], "seat": turn["seat"], "since": turn["since"]}
+                notify_turn.apply_async(kwargs=kwargs, countdown=grace)
+                remind = reminder_at(began=now, deadline=deadline)
+                if remind is not None:
+                    remind_turn.apply_async(kwargs=kwargs, eta=remind)
+        except Exception:  # noqa: BLE001 - see the docstring
+            log.warning("Could not schedule the clock of hand %s", item.get("hand_id"), exc_info=True)
