@@ -81,6 +81,17 @@ def asgi_server(transactional_db: None, settings) -> Iterator[AsgiServer]:
     server.start()
     yield server
     server.stop()
+    _end_server_sessions()
+
+
+def _end_server_sessions() -> None:
+    """The server's worker threads keep their database sessions (CONN_MAX_AGE) after it stops; end them
+    so the test database can be flushed and dropped."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 @pytest.fixture(scope="module")
