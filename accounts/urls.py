@@ -31,6 +31,7 @@ urlpatterns = [
         "message": "Your new password is set. You can log in now.", "link_url": reverse_lazy("login"), "link_text": "Log in"}),
         name="password_reset_complete"),
     path("profile/", views.profile, name="profile"),
+    path("profile/away/", views.away_toggle, name="away_toggle"),
     path("clubs/new/", views.club_new, name="club_new"),
     path("clubs/<int:club_id>/", views.club_detail, name="club_detail"),
     path("clubs/<int:club_id>/settings/", views.club_settings, name="club_settings"),

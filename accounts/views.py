@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
@@ -264,3 +265,26 @@ def profile(request: HttpRequest) -> HttpResponse:
         "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
                  "and how you hear that it is your turn.",
     })
+
+
+@login_required
+def away_toggle(request: HttpRequest) -> HttpResponse:
+    """Mark me away (my turns take the default action at once) or back; return to where I was."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user = _signed_in(request)
+    away = request.POST.get("away") == "1"
+    User.objects.filter(pk=user.pk).update(away=away)
+    user.away = away
+    if away:
+        from games.services.hands import hands_apply_away
+
+        hands_apply_away(user=user)
+        messages.success(request, "You are away: your turns take the default action at once.")
+    else:
+        messages.success(request, "Welcome back: your turn clock runs again.")
+    target = request.POST.get("next") or reverse("profile")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        target = reverse("profile")
+    return redirect(target)

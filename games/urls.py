@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import advance_views, views
 from .chat import views as chat_views
 
 app_name = "games"
@@ -19,6 +19,8 @@ urlpatterns = [
     path("tables/<int:table_id>/leave/", views.seat_leave, name="seat_leave"),
     path("tables/<int:table_id>/start/", views.table_start, name="table_start"),
     path("tables/<int:table_id>/act/", views.hand_act, name="hand_act"),
+    path("tables/<int:table_id>/advance/", advance_views.advance_set, name="advance_set"),
+    path("tables/<int:table_id>/advance/withdraw/", advance_views.advance_cancel, name="advance_cancel"),
     path("tables/<int:table_id>/hands/", views.hand_history, name="hand_history"),
     path("hands/<int:hand_id>/", views.hand_detail, name="hand_detail"),
     path("cards/colours/", views.deck_colours, name="deck_colours"),
