@@ -1,0 +1,105 @@
+""""Your turn" emails (games/notices.py through the tasks of games/tasks.py, called directly and twice):
+sent once, not after the player acted, a digest instead when chosen, nothing when turned off."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import User
+from games import engine, services
+from games.models import Hand
+from games.tasks import notify_turn, remind_turn, send_daily_digests
+from tests.games.async_helpers import awaited, user_at
+from tests.games.helpers import make_table
+
+
+@pytest.fixture
+def turn(club_setup, settings) -> tuple[Hand, User, int]:
+    """A Piles hand waiting for its first player: (hand, that player, their seat)."""
+    settings.SITE_URL = "https://club.example.org"
+    settings.TURN_DIGEST_HOUR = 0
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    seat = awaited(hand)[0]
+    return hand, user_at(hand, seat), seat
+
+
+def prefer(user: User, notices: str, reminder: bool = True) -> None:
+    User.objects.filter(pk=user.pk).update(turn_notices=notices, turn_reminder=reminder)
+
+
+@pytest.mark.django_db
+def test_the_turn_notice_is_sent_once_with_an_absolute_link(turn, mailoutbox) -> None:
+    hand, player, seat = turn
+    assert notify_turn(hand.pk, seat, 0) is True
+    assert notify_turn(hand.pk, seat, 0) is False
+    assert len(mailoutbox) == 1
+    mail = mailoutbox[0]
+    assert mail.to == [player.email] and hand.table.name in mail.subject
+    assert f"https://club.example.org/tables/{hand.table_id}/" in mail.body
+
+
+@pytest.mark.django_db
+def test_no_notice_when_the_player_acted_within_the_grace_period(turn, mailoutbox) -> None:
+    hand, player, seat = turn
+    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    assert notify_turn(hand.pk, seat, 0) is False
+    assert remind_turn(hand.pk, seat, 0) is False
+    assert mailoutbox == []
+
+
+@pytest.mark.django_db
+def test_the_reminder_is_sent_once(turn, mailoutbox) -> None:
+    hand, player, seat = turn
+    assert remind_turn(hand.pk, seat, 0) is True
+    assert remind_turn(hand.pk, seat, 0) is False
+    assert [m.to for m in mailoutbox] == [[player.email]] and "runs out soon" in mailoutbox[0].subject
+
+
+@pytest.mark.django_db
+def test_a_digest_instead_of_single_mails_when_chosen(turn, mailoutbox) -> None:
+    hand, player, seat = turn
+    prefer(player, User.TurnNotices.DIGEST, reminder=False)
+    assert notify_turn(hand.pk, seat, 0) is False
+    assert remind_turn(hand.pk, seat, 0) is False
+    assert mailoutbox == []
+    assert send_daily_digests() == 1
+    assert send_daily_digests() == 0  # once a day
+    assert len(mailoutbox) == 1
+    digest = mailoutbox[0]
+    assert digest.to == [player.email] and "1 table waiting" in digest.subject
+    assert hand.table.name in digest.body and f"https://club.example.org/tables/{hand.table_id}/" in digest.body
+
+
+@pytest.mark.django_db
+def test_no_digest_before_the_members_hour_or_with_nothing_waiting(turn, mailoutbox, settings) -> None:
+    hand, player, _seat = turn
+    prefer(player, User.TurnNotices.DIGEST)
+    settings.TURN_DIGEST_HOUR = 24  # never reached
+    assert send_daily_digests() == 0
+    settings.TURN_DIGEST_HOUR = 0
+    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    other = user_at(hand, awaited(hand)[0])
+    prefer(other, User.TurnNotices.OFF)
+    assert send_daily_digests() == 0  # the player's turn is over; the other chose no emails
+    assert mailoutbox == []
+
+
+@pytest.mark.django_db
+def test_nothing_at_all_when_turned_off(turn, mailoutbox) -> None:
+    hand, player, seat = turn
+    prefer(player, User.TurnNotices.OFF, reminder=False)
+    assert notify_turn(hand.pk, seat, 0) is False
+    assert notify_turn(hand.pk, seat, 0) is False
+    assert remind_turn(hand.pk, seat, 0) is False
+    assert send_daily_digests() == 0
+    assert mailoutbox == []
+
+
+@pytest.mark.django_db
+def test_a_late_notice_for_an_earlier_turn_is_not_sent(turn, mailoutbox) -> None:
+    hand, _player, seat = turn
+    assert notify_turn(hand.pk, seat, 7) is False  # a turn of that seat that began at another version
+    assert notify_turn(hand.pk + 999, seat, 0) is False  # no such hand
+    assert mailoutbox == []
