@@ -77,6 +77,12 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     for p in players:
         p.open(table)
     screenshots(pb.page, "phone-waiting-for-start")
+    lobby = browser.new_context(viewport=DESKTOP)  # the organiser watches the club's lobby
+    lobby.add_cookies([{"name": "sessionid", "value": session_cookie(organiser), "url": asgi_server.url}])
+    lobby_page = lobby.new_page()
+    lobby_page.goto(f"{asgi_server.url}/clubs/{club.pk}/tables/")
+    expect(lobby_page.locator("body")).to_have_attribute("data-lobby-live", "open", timeout=WAIT_MS)
+    expect(lobby_page.locator("#lobby-live")).to_contain_text("Waiting for players")
 
     # A starts with a plain form post (a full page load for A); B and C see the deal without a reload.
     pa.page.click("form[action$='/start/'] button")
@@ -88,6 +94,8 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
         expect(p.page.locator('#table-live button[value="in"]')).to_be_visible()
         expect(p.page).to_have_title(re.compile(r"^● Your turn · "))  # the sealed drop: everyone decides
     screenshots(pb.page, "phone-dealt")
+    expect(lobby_page.locator("#lobby-live")).to_contain_text("Hand 1", timeout=WAIT_MS)  # live, no reload
+    screenshots(lobby_page, "lobby-live")
 
     # Chat: live to everyone, shown as text, never as markup.
     pb.page.fill("#chat-text", "<b>good luck</b>")
@@ -105,6 +113,9 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
     expect(pb.page).to_have_title(re.compile(r"^● Your turn · "))
     screenshots(pa.page, "a-is-in")
+    expect(lobby_page.locator("#lobby-live")).to_contain_text(f"waiting for {b.shown_name}, {c.shown_name}",
+                                                             timeout=WAIT_MS)
+    lobby.close()
 
     # B's phone loses the network: the banner shows, the others play on, B catches up when back.
     pb.context.set_offline(True)
@@ -186,3 +197,22 @@ def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_s
     assert all(p.not_reloaded() for p in players)
     for p in players:
         p.context.close()
+
+
+def test_without_javascript_the_forms_still_post(asgi_server, browser, screenshots) -> None:
+    club, organiser, (a, b, _) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    context.add_cookies([{"name": "sessionid", "value": session_cookie(a), "url": asgi_server.url}])
+    page = context.new_page()
+    page.goto(f"{asgi_server.url}/tables/{table.pk}/")
+    page.fill("#chat-text", "no script here")
+    page.click("#chat-form button")
+    expect(page.locator("#chat-lines .chat-text")).to_have_text(["no script here"])
+    page.click('#table-live form.actions button[value="in"]')  # a plain post and a redirect
+    expect(page.locator("#table-live")).to_have_attribute("data-hand-version", "1")
+    screenshots(page, "no-javascript")
+    hand.refresh_from_db()
+    assert hand.version == 1
+    context.close()
