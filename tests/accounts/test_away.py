@@ -1,0 +1,70 @@
+"""Profile settings of asynchronous play: away, quiet hours (at most 12 hours), turn emails."""
+
+from __future__ import annotations
+
+from datetime import time
+
+import pytest
+from django.urls import reverse
+
+from accounts.models import User
+from games import engine, services
+from games.models import HandAction
+from tests.games.helpers import make_table
+
+
+def profile_data(user: User, **extra: str) -> dict[str, str]:
+    return {"display_name": user.display_name, "email": user.email, "time_zone": "Europe/London",
+            "turn_notices": "each", "turn_reminder": "on", **extra}
+
+
+@pytest.mark.django_db
+def test_quiet_hours_are_saved_in_the_members_zone(club_setup, client_for) -> None:
+    user = club_setup.members[0]
+    response = client_for(user).post(reverse("profile"), profile_data(
+        user, quiet_start="23:00", quiet_end="07:00", turn_notices="digest"))
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert (user.quiet_start, user.quiet_end, user.time_zone) == (time(23), time(7), "Europe/London")
+    assert user.turn_notices == "digest" and user.turn_reminder
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("start", "end", "message"), [
+    ("20:00", "09:00", "at most 12 hours"),
+    ("23:00", "", "or neither"),
+    ("08:00", "08:00", "different times"),
+])
+def test_quiet_hours_longer_than_twelve_hours_or_half_given_are_refused(club_setup, client_for, start, end,
+                                                                         message) -> None:
+    user = club_setup.members[0]
+    response = client_for(user).post(reverse("profile"), profile_data(user, quiet_start=start, quiet_end=end))
+    assert response.status_code == 200 and message in response.content.decode()
+    user.refresh_from_db()
+    assert user.quiet_start is None
+
+
+@pytest.mark.django_db
+def test_going_away_takes_the_default_for_the_turn_waiting_now_and_coming_back_stops_it(club_setup,
+                                                                                        client_for) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)  # the sealed drop waits for both
+    response = client_for(a).post(reverse("away_toggle"), {"away": "1", "next": f"/tables/{table.pk}/"},
+                                  follow=True)
+    assert "You are away" in response.content.decode()
+    row = HandAction.objects.get(hand=hand)
+    assert row.user_id == a.pk and row.is_timeout and row.action == {"type": "out"}
+    page = client_for(b).get(f"/tables/{table.pk}/").content.decode()
+    assert 'class="badge away"' in page
+    client_for(a).post(reverse("away_toggle"), {"away": "0"})
+    a.refresh_from_db()
+    assert not a.away
+
+
+@pytest.mark.django_db
+def test_the_away_toggle_refuses_an_outside_next(client_for, club_setup) -> None:
+    user = club_setup.members[0]
+    response = client_for(user).post(reverse("away_toggle"), {"away": "1", "next": "https://evil.example/"})
+    assert response["Location"] == reverse("profile")
+    assert client_for(user).get(reverse("away_toggle")).status_code == 405
