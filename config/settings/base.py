@@ -173,6 +173,8 @@ TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "20"))  # the be
 TURN_NOTICE_GRACE_SECONDS = int(os.environ.get("TURN_NOTICE_GRACE_SECONDS", "120"))  # "your turn" email delay
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
+# Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
+TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
                             "options": {"expires": TURN_SWEEP_SECONDS}},

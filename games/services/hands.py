@@ -17,6 +17,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -54,6 +55,11 @@ def _away_counts(seat_users: Mapping[int, User]) -> bool:
     return any(not u.away for u in seat_users.values())
 
 
+def _turn_seconds(rules: engine.Rules) -> int:
+    """The rule set's turn clock, times ``TURN_CLOCK_SCALE`` (1 but in tests and demos)."""
+    return max(1, round(rules.turn_seconds * float(getattr(settings, "TURN_CLOCK_SCALE", 1))))
+
+
 def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
             previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began}}.
@@ -74,7 +80,7 @@ def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mappin
         if keep and old:
             out[str(seat)] = dict(old)
             continue
-        deadline = turn_clock.deadline_for(start=now, seconds=rules.turn_seconds,
+        deadline = turn_clock.deadline_for(start=now, seconds=_turn_seconds(rules),
                                            member=_member(seat_users.get(seat), away_counts=away_counts))
         out[str(seat)] = {"deadline": deadline.isoformat(), "since": version}
     return out

@@ -1,0 +1,101 @@
+"""Real Celery worker (and beat) subprocesses for the timing tests, on the test database and the
+embedded Redis, reading this test run's own queue (config/settings/test.py), so parallel runs and a
+development worker never take each other's tasks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CELERY = str(ROOT / ".venv" / "bin" / "celery")
+
+
+def queue_name() -> str:
+    from config.celery import app
+
+    return str(app.conf.task_default_queue)
+
+
+def worker_env(**extra: str) -> dict[str, str]:
+    db = connection.settings_dict
+    host = quote(str(db.get("HOST") or ""), safe="")
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    user = db.get("USER") or "postgres"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
+           "DATABASE_URL": f"postgresql://{user}@{host}{port}/{db['NAME']}",
+           "REDIS_URL": os.environ.get("REDIS_URL") or settings.CELERY_BROKER_URL,
+           "CELERY_QUEUE": queue_name(), "LOG_LEVEL": "INFO"}
+    env.update(extra)
+    return env
+
+
+class Proc:
+    """A started subprocess with its output in a file."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.log = log
+        self._out = open(log, "wb")  # noqa: SIM115 - closed in stop()
+        self.popen = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for(self, needle: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while needle not in self.text():
+            if self.popen.poll() is not None:
+                raise AssertionError(f"{self.popen.args[:4]} exited:\n{self.text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {needle!r} within {timeout}s:\n{self.text()[-3000:]}")
+            time.sleep(0.1)
+
+    def kill9(self) -> None:
+        self.popen.send_signal(signal.SIGKILL)
+        self.popen.wait(timeout=10)
+        self._out.close()
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(timeout=10)
+        self._out.close()
+
+
+def start_worker(tmp: Path, **env: str) -> Proc:
+    name = f"w{uuid.uuid4().hex[:8]}@%h"
+    proc = Proc([CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
+                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
+                worker_env(**env), tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
+    proc.wait_for("ready.")
+    return proc
+
+
+def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
+    proc = Proc([CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
+                worker_env(TURN_SWEEP_SECONDS=str(sweep_seconds), **env), tmp / "beat.log")
+    proc.wait_for("beat: Starting")
+    return proc
+
+
+def purge_queue() -> None:
+    """Drop what this run left in its queue (eta tasks requeued by a warm shutdown)."""
+    import redis
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    try:
+        client.delete(queue_name())
+    finally:
+        client.close()
