@@ -157,8 +157,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    # Longer than any turn clock (7 days) so a waiting eta task is not redelivered.
-    "visibility_timeout": 8 * 24 * 3600,
+    # Longer than any deadline so a waiting eta task is not redelivered: a 7-day clock that stands
+    # still 12 quiet hours a day (games/clock.py) runs out after at most 14 days.
+    "visibility_timeout": 15 * 24 * 3600,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 0,
 }
