@@ -296,7 +296,10 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
     """Run one export in this fresh process and print its rows, time and peak memory (JSON)."""
     import resource
 
+    from django.core.management import call_command
     from django.db import connection
+
+    call_command("migrate", verbosity=0)  # the checkout may have moved on since the build
 
     from accounts.models import Club
     from ledger import selectors, views
