@@ -66,3 +66,37 @@ def test_ledger_verify_names_an_entry_that_does_not_balance(club_setup, capsys):
         cursor.execute("SET session_replication_role = replica")
         cursor.execute("UPDATE ledger_posting SET amount = amount - 1 WHERE id = %s", [posting.pk])
         cursor.execute("SET session_replication_role = DEFAULT")
+
+
+def test_the_demo_club_after_simulated_play(db, client_for, capsys):
+    """Done-when of issue 4: statements explain every balance, settle-up says who pays whom, verify passes."""
+    import re
+
+    from django.urls import reverse
+
+    from accounts.models import Club, User
+
+    call_command("seed_demo")
+    club = Club.objects.get(name="Demo club")
+    call_command("ledger_simulate", club=club.pk, hands=12, seed=11)
+    olive = User.objects.get(username="olive")
+    for member in User.objects.filter(memberships__club=club):
+        account = Account.objects.filter(club=club, user=member).first()
+        if account is None:
+            continue
+        body = client_for(member).get(reverse("ledger:statement", args=[club.pk, member.pk]),
+                                      ).content.decode()
+        # Every line's balance is the one below it plus its amount, down to zero.
+        cells = re.findall(r'<td class="num [a-z]+">([+\-]?[\d,]+\.\d\d)</td>\s*<td class="num">([\-\d,]+\.\d\d)</td>',
+                           body)
+        lines = [(int(a.replace(",", "").replace(".", "")), int(b.replace(",", "").replace(".", ""))) for a, b in cells]
+        assert len(lines) == min(account.last_seq, 50)
+        assert lines[0][1] == account.balance
+        for (amount, after), (_, below) in zip(lines, lines[1:], strict=False):
+            assert after == below + amount
+        if account.last_seq <= 50:  # the whole statement is on the page: the oldest line starts from zero
+            assert lines[-1][1] == lines[-1][0]
+    settle = client_for(olive).get(reverse("ledger:settle", args=[club.pk])).content.decode()
+    assert " pays " in settle
+    call_command("ledger_verify")
+    assert "the books balance" in capsys.readouterr().out
