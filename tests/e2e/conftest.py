@@ -81,15 +81,17 @@ def asgi_server(transactional_db: None, settings) -> Iterator[AsgiServer]:
     server.start()
     yield server
     server.stop()
-    _end_server_sessions()
 
 
-def _end_server_sessions() -> None:
-    """The server's worker threads keep their database sessions (CONN_MAX_AGE) after it stops; end them
-    so the test database can be flushed and dropped."""
+@pytest.fixture(scope="session", autouse=True)
+def end_server_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The server's worker threads keep database sessions that outlive it (Django's ASGI handler runs each
+    request in a thread of its own). Once every test of this run is over, end them, so the test database
+    can be dropped instead of being left behind."""
+    yield
     from django.db import connection
 
-    with connection.cursor() as cursor:
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
