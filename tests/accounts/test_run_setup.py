@@ -49,7 +49,8 @@ def demo_counts(database_url: str) -> dict[str, int]:
             "WHERE c.name = 'Demo club' GROUP BY m.role"
         ).fetchall()
         counts: dict[str, int] = dict(rows)
-        for table in ("accounts_user", "accounts_club", "accounts_membership", "games_ruleset", "games_table"):
+        for table in ("accounts_user", "accounts_club", "accounts_membership", "games_ruleset", "games_table",
+                      "ledger_journalentry"):
             counts[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608 - fixed names
     return counts
 
@@ -73,7 +74,9 @@ def test_run_setup_starts_services_migrates_seeds_once_and_stops(fresh_data_dir)
 
     counts = demo_counts(urls.database_url)
     assert counts["organiser"] == 1 and counts["member"] == 4
-    assert counts["games_ruleset"] == 3 and counts["games_table"] == 2  # agreed house rules, open tables
+    # Three agreed house rules and two open tables, plus the simulated tables with their books.
+    assert counts["games_ruleset"] == 5 and counts["games_table"] == 4
+    assert counts["ledger_journalentry"] > 0
 
     second = manage(env, "seed_demo")
     assert "already set up" in second
