@@ -92,6 +92,7 @@ def run(port: int) -> int:
     signal.signal(signal.SIGHUP, _interrupt)
     env, started_services = service_env()
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    env.setdefault("SITE_URL", f"http://127.0.0.1:{port}")  # links in the "your turn" emails
     manage(env, "migrate", "--noinput")
     manage(env, "seed_demo", "--url", f"http://127.0.0.1:{port}/")
     bin_dir = VENV / "bin"
