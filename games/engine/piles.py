@@ -33,15 +33,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import betting as bet
+from . import play
 from .actions import Action
-from .cards import Card, card, check_deck
-from .common import check_seats, clockwise_from_button, first_after_button, seat_index, split
-from .errors import EngineError, IllegalAction
+from .cards import Card, card
+from .common import clockwise_from_button, first_after_button, split
+from .errors import IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
 from .events import Event, event
 from .rules import PilesRules
 
 GAME = "Piles"
+VARIANT = play.Variant(
+    name=GAME, game="piles", sealed="declare", opened="declare_open", hole_cards=5,
+    sealed_actions=(Action("declare", choice="high"), Action("declare", choice="low"),
+                    Action("declare", choice="pig"), Action("fold")))
 
 # piles.txt 3.1 stage table: (pile, first position, count) turned at stages 1..9
 STAGES: tuple[tuple[str, int, int], ...] = (
@@ -104,18 +109,10 @@ def _turn_event(state: PilesState, stage: int) -> Event:
 def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
              carry_pot: int = 0, hand_number: int = 1) -> tuple[PilesState, list[Event]]:
     """Deal, post the forced bets, turn stage 1 and open its betting round."""
-    errors = rules.validate()
-    if errors:
-        raise EngineError("; ".join(errors))
-    seat_t = check_seats(seats, button, rules.min_players, rules.max_players, GAME)
-    cards = check_deck(deck)
-    if not isinstance(carry_pot, int) or carry_pot < 0 or not isinstance(hand_number, int) or hand_number < 1:
-        raise EngineError("The carried pot must be zero or more and the hand number at least 1")
+    seat_t, cards = play.check_new_hand(rules, VARIANT, seats, button, deck, carry_pot, hand_number)
     n = len(seat_t)
     order = clockwise_from_button(seat_t, button)
-    hole: list[list[str]] = [[] for _ in range(n)]
-    for k in range(5 * n):  # piles.txt 2.1: five cards face down to each player
-        hole[order[k % n]].append(cards[k])
+    hole = play.deal_hole(VARIANT, cards, order)  # piles.txt 2.1: five cards face down to each player
     rest = cards[5 * n:]
     events = [event("deal", game="piles", hand_number=hand_number, button=button, seats=list(seat_t),
                     hole_cards=5, square1=4, square2=4, row=5)]
@@ -137,7 +134,7 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
         first = (big + 1) % n  # the first round starts after the big blind
     state = PilesState(
         rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
-        carry_pot=carry_pot, hole=tuple(tuple(h) for h in hole), square1=rest[0:4],
+        carry_pot=carry_pot, hole=hole, square1=rest[0:4],
         square2=rest[4:8], row=rest[8:13], stage=1, phase="betting", pot=carry_pot + sum(paid),
         paid=tuple(paid), status=("active",) * n, decisions=("",) * n, last_action=("",) * n,
         betting=None, events=(), outcome=None)
@@ -148,40 +145,21 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
 
 
 def to_act(state: PilesState) -> tuple[int, ...]:
-    if state.phase == "betting" and state.betting is not None and state.betting.actor >= 0:
-        return (state.seats[state.betting.actor],)
-    if state.phase == "declare":
-        return tuple(s for s, st, d in zip(state.seats, state.status, state.decisions, strict=True)
-                     if st == "active" and not d)
-    return ()
+    return play.to_act(state, VARIANT)
 
 
 def legal_actions(state: PilesState, seat: int) -> list[Action]:
-    if seat not in to_act(state):
-        return []
-    i = state.seats.index(seat)
-    if state.phase == "betting" and state.betting is not None:
-        return bet.legal(state.betting, i)
-    return [Action("declare", choice="high"), Action("declare", choice="low"),
-            Action("declare", choice="pig"), Action("fold")]
+    return play.legal_actions(state, VARIANT, seat)
 
 
 def timeout_action(state: PilesState, seat: int) -> Action:
     """DESIGN.md: check if free, else fold; a declaration defaults to fold (option: high)."""
-    actions = legal_actions(state, seat)
-    if not actions:
-        raise IllegalAction("It is not your turn")
-    if state.phase == "declare":
-        return Action("declare", choice="high") if state.rules.declare_timeout == "high" else Action("fold")
-    return Action("check") if Action("check") in actions else Action("fold")
+    sealed = Action("declare", choice="high") if state.rules.declare_timeout == "high" else Action("fold")
+    return play.timeout_action(state, VARIANT, seat, sealed)
 
 
 def apply(state: PilesState, seat: int, action: Action) -> tuple[PilesState, list[Event]]:
-    if state.phase == "over":
-        raise IllegalAction("The hand is over")
-    i = seat_index(state.seats, seat)
-    if state.status[i] == "folded":
-        raise IllegalAction("You have folded")
+    i = play.acting_index(state, seat, "You have folded")
     if state.phase == "betting":
         return _apply_betting(state, i, action)
     return _apply_declare(state, i, action)
@@ -195,25 +173,7 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
         raise IllegalAction("Piles: you declare after the ninth betting round")
     if action.type in ("in", "out"):
         raise IllegalAction("Piles has no drop: check, bet, call, raise or fold")
-    seat = state.seats[i]
-    status = list(state.status)
-    if action.type == "fold":
-        status[i] = "folded"
-    active = [s == "active" for s in status]
-    b, pay = bet.act(state.betting, i, action, active, GAME)
-    events: list[Event] = []
-    if action.type == "fold":
-        events.append(event("fold", seat, stage=state.stage))
-    elif action.type == "check":
-        events.append(event("check", seat, stage=state.stage))
-    else:
-        events.append(event("bet", seat, pay, action=action.type, to=b.current, stage=state.stage))
-    paid = list(state.paid)
-    paid[i] += pay
-    last = list(state.last_action)
-    last[i] = action.type
-    new = replace(state, status=tuple(status), paid=tuple(paid), pot=state.pot + pay,
-                  last_action=tuple(last), betting=b)
+    new, events, active, b = play.bet_step(state, VARIANT, i, action, stage=state.stage)
     if sum(active) == 1:
         # DESIGN.md: if all but one fold, the last player takes the pot without declaring
         j = active.index(True)
@@ -222,7 +182,7 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
                    "payouts": [{"seat": new.seats[j], "amount": new.pot}], "high_winners": [],
                    "low_winners": [], "failed_pigs": [], "hands": [], "next_pot": 0, "game_over": False}
         new = replace(new, phase="over", betting=None, outcome=outcome)
-        return replace(new, events=new.events + tuple(events)), events
+        return play.logged(new, events)
     if b.actor == -1:
         if new.stage < 9:
             # piles.txt 3.1: the next stage is turned, then its betting round
@@ -235,11 +195,10 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
                 "" if a else "folded" for a in active))
         else:
             new = replace(new, phase="declare", betting=None)  # piles.txt 4.1
-    return replace(new, events=new.events + tuple(events)), events
+    return play.logged(new, events)
 
 
 def _apply_declare(state: PilesState, i: int, action: Action) -> tuple[PilesState, list[Event]]:
-    seat = state.seats[i]
     if state.decisions[i]:
         raise IllegalAction("You have already declared: all hands are opened together")
     if action.type == "fold":
@@ -248,24 +207,15 @@ def _apply_declare(state: PilesState, i: int, action: Action) -> tuple[PilesStat
         choice = action.choice
     else:
         raise IllegalAction("Piles: declare high, low or pig, or fold")
-    decisions = list(state.decisions)
-    decisions[i] = choice
-    last = list(state.last_action)
-    last[i] = "decided"
-    new = replace(state, decisions=tuple(decisions), last_action=tuple(last))
-    events = [event("decided", seat)]
-    if any(st == "active" and not d for st, d in zip(new.status, new.decisions, strict=True)):
-        return replace(new, events=new.events + tuple(events)), events
     # piles.txt 4.1: all hands are opened together
-    opened = [j for j, st in enumerate(new.status) if st == "active"]
-    events.append(event("declare_open", decisions=[{"seat": new.seats[j], "decision": new.decisions[j]}
-                                                   for j in opened]))
+    new, events, opened = play.seal(state, VARIANT, i, choice)
+    if not opened:
+        return new, events
     status = list(new.status)
     for j in opened:
         if new.decisions[j] == "fold":
             status[j] = "folded"
-    last = [new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)]
-    new = replace(new, status=tuple(status), last_action=tuple(last))
+    new = replace(new, status=tuple(status))
     return _showdown(new, events)
 
 
@@ -276,6 +226,15 @@ def _values(state: PilesState, j: int) -> tuple[HandValue | None, LowValue | Non
     row: list[Card] = [card(c) for c in state.row]
     variant = state.rules.low_variant
     return (piles_best_high(hole, sq1, sq2, row, variant), piles_best_low(hole, sq1, sq2, row, variant))
+
+
+def _high_low(high: HandValue | None, low: LowValue | None) -> dict[str, Any]:
+    """A hand's best high and low as shown: name (high: full name too) and cards, or None."""
+    return {
+        "high": None if high is None else {"name": high.name, "full_name": high.full_name,
+                                           "cards": [c.code for c in high.cards]},
+        "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
+    }
 
 
 def _best(values: Mapping[int, HandValue | LowValue | None], claimants: Sequence[int]) -> list[int]:
@@ -311,12 +270,8 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     for j in declared:
         high, low = _values(state, j)
         highs[j], lows[j] = high, low
-        hands.append({
-            "seat": seats[j], "hole": list(state.hole[j]), "declared": declared[j],
-            "high": None if high is None else {"name": high.name, "full_name": high.full_name,
-                                               "cards": [c.code for c in high.cards]},
-            "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
-        })
+        hands.append({"seat": seats[j], "hole": list(state.hole[j]), "declared": declared[j],
+                      **_high_low(high, low)})
     if hands:
         events.append(event("showdown", hands=hands))
     high_side = [j for j in declared if declared[j] in ("high", "pig")]
@@ -366,69 +321,21 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
 
 def result(state: PilesState) -> dict[str, Any] | None:
     """When over: pot, winners, payouts, high/low winners, failed pigs, hands shown, next_pot."""
-    if state.outcome is None:
-        return None
-    return {"game": "piles", **_copy(state.outcome)}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
-    return value
+    return play.result(state, VARIANT)
 
 
 def view(state: PilesState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` may see (None: spectators). See games.engine.view for the shape."""
-    me = state.seats.index(seat) if seat in state.seats else None
-    shown: dict[int, list[str]] = {}
-    if state.outcome is not None:
-        shown = {h["seat"]: list(h["hole"]) for h in state.outcome.get("hands", [])}
     up = turned(state)
     board = {name: [c if k < up[name] else None for k, c in enumerate(_pile(state, name))]
              for name in ("square1", "square2", "row")}
-    seats_out = []
-    for j, s in enumerate(state.seats):
-        if state.phase == "declare" and state.status[j] == "active":
-            if j == me:
-                decision: str | None = state.decisions[j] or "waiting"
-            else:
-                decision = "decided" if state.decisions[j] else "waiting"
-        elif state.phase == "over" and state.decisions[j]:
-            decision = state.decisions[j]
-        else:
-            decision = None
-        round_bet = state.betting.contrib[j] if state.betting is not None else 0
-        seats_out.append({
-            "seat": s, "status": state.status[j], "paid": state.paid[j], "round_bet": round_bet,
-            "last_action": state.last_action[j] or None, "decision": decision,
-            "cards": list(state.hole[j]) if j == me else shown.get(s), "card_count": 5,
-        })
-    my_hand = None
-    if me is not None:
+
+    def my_hand(me: int) -> dict[str, Any]:
         hole = [card(c) for c in state.hole[me]]
         seen = {name: [card(c) for c in cs if c is not None] for name, cs in board.items()}
         variant = state.rules.low_variant
         high = piles_best_high(hole, seen["square1"], seen["square2"], seen["row"], variant)
         low = piles_best_low(hole, seen["square1"], seen["square2"], seen["row"], variant)
-        my_hand = {
-            "high": None if high is None else {"name": high.name, "full_name": high.full_name,
-                                               "cards": [c.code for c in high.cards]},
-            "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
-        }
-    betting_out = None
-    if state.betting is not None and state.phase == "betting":
-        b = state.betting
-        betting_out = {"bet_size": b.bet_size, "current": b.current, "raises": b.raises,
-                       "max_raises": b.max_raises,
-                       "to_call": (b.current - b.contrib[me]) if me is not None else None}
-    return {
-        "game": "piles", "hand_number": state.hand_number, "button": state.button, "you": seat,
-        "phase": state.phase, "stage": state.stage, "pot": state.pot, "carry_pot": state.carry_pot,
-        "board": board, "seats": seats_out, "my_cards": list(state.hole[me]) if me is not None else None,
-        "my_hand": my_hand, "to_act": list(to_act(state)),
-        "legal_actions": [a.to_dict() for a in legal_actions(state, seat)] if seat is not None else [],
-        "betting": betting_out, "events": [e.to_dict() for e in state.events],
-        "result": result(state), "rules": state.rules.to_dict(),
-    }
+        return _high_low(high, low)
+
+    return play.view(state, VARIANT, seat, board=board, my_hand=my_hand, stage=state.stage)

@@ -14,15 +14,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import betting as bet
+from . import play
 from .actions import Action
-from .cards import card, check_deck
-from .common import check_seats, clockwise_from_button, first_after_button, seat_index, split
-from .errors import EngineError, IllegalAction
+from .cards import card
+from .common import clockwise_from_button, first_after_button, split
+from .errors import IllegalAction
 from .evaluate import HandValue, piranha_best
 from .events import Event, event
 from .rules import PiranhaRules
 
 GAME = "Piranha"
+VARIANT = play.Variant(name=GAME, game="piranha", sealed="drop", sealed_actions=(Action("in"), Action("out")),
+                       opened="drop_open", hole_cards=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,18 +63,10 @@ class PiranhaState:
 def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
              carry_pot: int = 0, hand_number: int = 1) -> tuple[PiranhaState, list[Event]]:
     """Deal, ante and turn the three face-up board cards; return the state and those events."""
-    errors = rules.validate()
-    if errors:
-        raise EngineError("; ".join(errors))
-    seat_t = check_seats(seats, button, rules.min_players, rules.max_players, GAME)
-    cards = check_deck(deck)
-    if not isinstance(carry_pot, int) or carry_pot < 0 or not isinstance(hand_number, int) or hand_number < 1:
-        raise EngineError("The carried pot must be zero or more and the hand number at least 1")
+    seat_t, cards = play.check_new_hand(rules, VARIANT, seats, button, deck, carry_pot, hand_number)
     n = len(seat_t)
     order = clockwise_from_button(seat_t, button)
-    hole: list[list[str]] = [[] for _ in range(n)]
-    for k in range(4 * n):  # piranha.txt 2.2: four cards face down to each player
-        hole[order[k % n]].append(cards[k])
+    hole = play.deal_hole(VARIANT, cards, order)  # piranha.txt 2.2: four cards face down to each player
     board = cards[4 * n: 4 * n + 5]  # piranha.txt 2.2: then five community cards
     events = [event("deal", game="piranha", hand_number=hand_number, button=button,
                     seats=list(seat_t), hole_cards=4, board_cards=5)]
@@ -91,7 +86,7 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
                                  rules.max_raises)
     state = PiranhaState(
         rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
-        carry_pot=carry_pot, hole=tuple(tuple(h) for h in hole), board=board, board_up=3,
+        carry_pot=carry_pot, hole=hole, board=board, board_up=3,
         phase=phase, pot=carry_pot + sum(paid), paid=tuple(paid), status=status,
         decisions=("",) * n, last_action=("",) * n, betting=betting, events=tuple(events),
         outcome=None)
@@ -99,39 +94,20 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
 
 
 def to_act(state: PiranhaState) -> tuple[int, ...]:
-    if state.phase == "betting" and state.betting is not None and state.betting.actor >= 0:
-        return (state.seats[state.betting.actor],)
-    if state.phase == "drop":
-        return tuple(s for s, st, d in zip(state.seats, state.status, state.decisions, strict=True)
-                     if st == "active" and not d)
-    return ()
+    return play.to_act(state, VARIANT)
 
 
 def legal_actions(state: PiranhaState, seat: int) -> list[Action]:
-    if seat not in to_act(state):
-        return []
-    i = state.seats.index(seat)
-    if state.phase == "betting" and state.betting is not None:
-        return bet.legal(state.betting, i)
-    return [Action("in"), Action("out")]
+    return play.legal_actions(state, VARIANT, seat)
 
 
 def timeout_action(state: PiranhaState, seat: int) -> Action:
     """DESIGN.md: check if free, else fold; a sealed drop defaults to out."""
-    actions = legal_actions(state, seat)
-    if not actions:
-        raise IllegalAction("It is not your turn")
-    if state.phase == "drop":
-        return Action("out")
-    return Action("check") if Action("check") in actions else Action("fold")
+    return play.timeout_action(state, VARIANT, seat, Action("out"))
 
 
 def apply(state: PiranhaState, seat: int, action: Action) -> tuple[PiranhaState, list[Event]]:
-    if state.phase == "over":
-        raise IllegalAction("The hand is over")
-    i = seat_index(state.seats, seat)
-    if state.status[i] == "folded":
-        raise IllegalAction("You have folded: folding in the betting round is dropping out")
+    i = play.acting_index(state, seat, "You have folded: folding in the betting round is dropping out")
     if state.phase == "betting":
         return _apply_betting(state, i, action)
     return _apply_drop(state, i, action)
@@ -143,57 +119,29 @@ def _apply_betting(state: PiranhaState, i: int, action: Action) -> tuple[Piranha
         raise IllegalAction("It is not your turn")
     if action.type in ("in", "out", "declare"):
         raise IllegalAction("Piranha: the drop comes after the betting round")
-    seat = state.seats[i]
-    status = list(state.status)
-    if action.type == "fold":
-        status[i] = "folded"  # DESIGN.md: folding in the betting round is dropping out
-    active = [s == "active" for s in status]
-    b, pay = bet.act(state.betting, i, action, active, GAME)
-    events: list[Event] = []
-    if action.type == "fold":
-        events.append(event("fold", seat))
-    elif action.type == "check":
-        events.append(event("check", seat))
-    else:
-        events.append(event("bet", seat, pay, action=action.type, to=b.current))
-    paid = list(state.paid)
-    paid[i] += pay
-    last = list(state.last_action)
-    last[i] = action.type
-    new = replace(state, status=tuple(status), paid=tuple(paid), pot=state.pot + pay,
-                  last_action=tuple(last), betting=b)
+    # DESIGN.md: folding in the betting round is dropping out
+    new, events, active, b = play.bet_step(state, VARIANT, i, action)
     if sum(active) == 1:
         # All but one folded: the last player is the only one in (piranha.txt 3.3).
         return _finish(new, events, [active.index(True)])
     if b.actor == -1:
         new = replace(new, phase="drop", betting=None)
-    return replace(new, events=new.events + tuple(events)), events
+    return play.logged(new, events)
 
 
 def _apply_drop(state: PiranhaState, i: int, action: Action) -> tuple[PiranhaState, list[Event]]:
-    seat = state.seats[i]
     if state.decisions[i]:
         raise IllegalAction("You have already decided: the hands are opened together")
     if action.type not in ("in", "out"):
         raise IllegalAction("Piranha: at the drop you are either in or out")
-    decisions = list(state.decisions)
-    decisions[i] = action.type
-    last = list(state.last_action)
-    last[i] = "decided"
-    new = replace(state, decisions=tuple(decisions), last_action=tuple(last))
-    events = [event("decided", seat)]
-    waiting = [j for j, st in enumerate(new.status) if st == "active" and not new.decisions[j]]
-    if waiting:
-        return replace(new, events=new.events + tuple(events)), events
     # piranha.txt 3.1: all players open their hands at the same time
-    opened = [j for j, st in enumerate(new.status) if st == "active"]
-    events.append(event("drop_open", decisions=[{"seat": new.seats[j], "decision": new.decisions[j]}
-                                                for j in opened]))
+    new, events, opened = play.seal(state, VARIANT, i, action.type)
+    if not opened:
+        return new, events
     status = list(new.status)
     for j in opened:
         status[j] = new.decisions[j]
-    new = replace(new, status=tuple(status), last_action=tuple(
-        new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)))
+    new = replace(new, status=tuple(status))
     ins = [j for j in opened if new.decisions[j] == "in"]
     return _finish(new, events, ins)
 
@@ -260,61 +208,15 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
 
 def result(state: PiranhaState) -> dict[str, Any] | None:
     """When over: pot, winners, payouts, match_payments, hands shown, next_pot, game_over, reason."""
-    if state.outcome is None:
-        return None
-    return {"game": "piranha", **_copy(state.outcome)}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
-    return value
+    return play.result(state, VARIANT)
 
 
 def view(state: PiranhaState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` may see (None: spectators). See games.engine.view for the shape."""
-    me = state.seats.index(seat) if seat in state.seats else None
-    shown: dict[int, list[str]] = {}
-    if state.outcome is not None:
-        shown = {h["seat"]: list(h["hole"]) for h in state.outcome.get("hands", [])}
-    opened = state.phase == "over"
-    seats_out = []
-    for j, s in enumerate(state.seats):
-        if state.status[j] == "active" and state.phase == "drop":
-            if j == me:
-                decision: str | None = state.decisions[j] or "waiting"
-            else:
-                decision = "decided" if state.decisions[j] else "waiting"
-        elif opened and state.decisions[j]:
-            decision = state.decisions[j]
-        else:
-            decision = None
-        round_bet = state.betting.contrib[j] if state.betting is not None else 0
-        seats_out.append({
-            "seat": s, "status": state.status[j], "paid": state.paid[j], "round_bet": round_bet,
-            "last_action": state.last_action[j] or None, "decision": decision,
-            "cards": list(state.hole[j]) if j == me else shown.get(s), "card_count": 4,
-        })
     board: list[str | None] = [c if k < state.board_up else None for k, c in enumerate(state.board)]
-    my_cards = list(state.hole[me]) if me is not None else None
-    my_hand = None
-    if me is not None:
+
+    def my_hand(me: int) -> dict[str, Any]:
         value = piranha_best([card(c) for c in state.hole[me]], [card(c) for c in state.board[:state.board_up]])
-        my_hand = {"name": value.name, "full_name": value.full_name, "cards": [c.code for c in value.cards]}
-    betting_out = None
-    if state.betting is not None and state.phase == "betting":
-        b = state.betting
-        betting_out = {"bet_size": b.bet_size, "current": b.current, "raises": b.raises,
-                       "max_raises": b.max_raises,
-                       "to_call": (b.current - b.contrib[me]) if me is not None else None}
-    return {
-        "game": "piranha", "hand_number": state.hand_number, "button": state.button, "you": seat,
-        "phase": state.phase, "pot": state.pot, "carry_pot": state.carry_pot,
-        "board": board, "seats": seats_out, "my_cards": my_cards, "my_hand": my_hand,
-        "to_act": list(to_act(state)),
-        "legal_actions": [a.to_dict() for a in legal_actions(state, seat)] if seat is not None else [],
-        "betting": betting_out, "events": [e.to_dict() for e in state.events],
-        "result": result(state), "rules": state.rules.to_dict(),
-    }
+        return {"name": value.name, "full_name": value.full_name, "cards": [c.code for c in value.cards]}
+
+    return play.view(state, VARIANT, seat, board=board, my_hand=my_hand)
