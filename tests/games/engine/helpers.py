@@ -1,10 +1,12 @@
-"""Helpers for engine tests: stacked decks and short ways to write hands."""
+"""Helpers for engine tests: stacked decks and short ways to write hands.
+
+Short names for actions (CHECK, FOLD, HIGH, ...) are the engine's own: games.engine.actions."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games.engine import Action, Card, parse_cards
+from games.engine import Card, parse_cards
 from games.engine.cards import FULL_DECK
 
 
@@ -28,14 +30,3 @@ def stack_deck(hole: Sequence[str], shared: str, *, per_player: int) -> list[str
     rest = [c for c in FULL_DECK if c not in deck]
     return deck + rest
 
-
-CHECK = Action("check")
-BET = Action("bet")
-CALL = Action("call")
-RAISE = Action("raise")
-FOLD = Action("fold")
-IN = Action("in")
-OUT = Action("out")
-HIGH = Action("declare", choice="high")
-LOW = Action("declare", choice="low")
-PIG = Action("declare", choice="pig")

@@ -19,7 +19,8 @@ from games.engine import (
     state_to_json,
     to_act,
 )
-from tests.games.engine.helpers import BET, CALL, CHECK, FOLD, HIGH, IN, OUT, RAISE, stack_deck
+from games.engine.actions import BET, CALL, CHECK, FOLD, HIGH, IN, OUT, RAISE
+from tests.games.engine.helpers import stack_deck
 
 
 def piles(rules=None):

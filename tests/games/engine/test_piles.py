@@ -18,7 +18,8 @@ from games.engine import (
     to_act,
     view,
 )
-from tests.games.engine.helpers import BET, CALL, CHECK, FOLD, HIGH, LOW, PIG, RAISE, stack_deck
+from games.engine.actions import BET, CALL, CHECK, FOLD, HIGH, LOW, PIG, RAISE
+from tests.games.engine.helpers import stack_deck
 
 EXAMPLE_PILES = "3d 8s Jh Jc  Ac 4s 9h Qd  5h Jd 2c Ks 7d"  # piles.txt worked example
 EXAMPLE_HOLE = "Js 9c 6d 3h 2s"

@@ -17,7 +17,8 @@ from games.engine import (
     to_act,
     view,
 )
-from tests.games.engine.helpers import BET, CALL, CHECK, FOLD, IN, OUT, RAISE, stack_deck
+from games.engine.actions import BET, CALL, CHECK, FOLD, IN, OUT, RAISE
+from tests.games.engine.helpers import stack_deck
 
 SEATS = [1, 2, 3]
 BUTTON = 3  # so seats 1, 2, 3 are dealt in that order
