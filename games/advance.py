@@ -31,9 +31,7 @@ from django.db import transaction
 from accounts.models import User
 from config.errors import DomainError
 from games import engine
-from games.errors import NotSeated, StaleVersion
 from games.models import AdvanceAction, Hand
-from games.selectors import hand_seat_of
 from games.words import money
 
 BET = "bet"
@@ -185,16 +183,10 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
     Opens the durable transaction and locks the hand row; announces nothing (it is private).
     Raises NotSeated, StaleVersion (the table moved on: choose again), AdvanceRefused.
     """
+    from games.services.hands import hand_lock_seated  # that module imports this one
+
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
-        if hand is None:
-            raise NotSeated("There is no such hand.")
-        seat = hand_seat_of(hand=hand, user=user)
-        if seat is None:
-            raise NotSeated()
-        if hand.is_finished or hand.voided_at is not None or hand.version != version:
-            raise StaleVersion(current=hand.version)
-        state = engine.state_from_json(hand.state)
+        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version)
         if seat in engine.to_act(state):
             raise AdvanceRefused("It is your turn now: choose your action.")
         offered = {c.choice: c for c in choices_for(state, seat)}

@@ -269,6 +269,28 @@ def _schedule(work: list[dict[str, Any]]) -> None:
     schedule_turn_work(work)
 
 
+def hand_lock_seated(*, hand_id: int, user: User, version: int,
+                     with_rules: bool = False) -> tuple[Hand, int, engine.State]:
+    """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
+    their seat and its state. ``with_rules`` also loads (and so locks) its rule version.
+
+    Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
+    StaleVersion (finished, voided or moved on).
+    """
+    rows = Hand.objects.select_for_update()
+    if with_rules:
+        rows = rows.select_related("rule_version")
+    hand = rows.filter(pk=hand_id).first()
+    if hand is None:
+        raise NotSeated("There is no such hand.")
+    seat = hand_seat_of(hand=hand, user=user)
+    if seat is None:
+        raise NotSeated()
+    if hand.is_finished or hand.voided_at is not None or hand.version != version:
+        raise StaleVersion(current=hand.version)
+    return hand, seat, engine.state_from_json(hand.state)
+
+
 def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
@@ -279,15 +301,7 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
     transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
-        if hand is None:
-            raise NotSeated("There is no such hand.")
-        seat = hand_seat_of(hand=hand, user=user)
-        if seat is None:
-            raise NotSeated()
-        if hand.is_finished or hand.voided_at is not None or hand.version != version:
-            raise StaleVersion(current=hand.version)
-        state = engine.state_from_json(hand.state)
+        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True)
         if seat not in engine.to_act(state):
             raise NotYourTurn()
         try:
