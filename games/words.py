@@ -155,6 +155,16 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
 
 _PILE_WORDS = {"board": "the board", "square1": "square 1", "square2": "square 2", "row": "the row"}
 
+# Events told in one fixed sentence: {who} is the seat's name, {m} the amount.
+_EVENT_SENTENCES = {
+    "ante": "{who} antes {m}.",
+    "check": "{who} checks.",
+    "fold": "{who} folds.",
+    "decided": "{who} has decided.",
+    "match_payment": "{who} matches the pot: {m} into the next hand's pot.",
+    "carry": "{m} carries to the next hand.",
+}
+
 
 def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency: str) -> str:
     """One line of the hand log. Events never hold a card the viewer may not see (engine contract)."""
@@ -163,10 +173,11 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
     who = names.get(seat, f"Seat {seat}") if isinstance(seat, int) else ""
     amount = event.get("amount")
     m = money(int(amount), currency) if isinstance(amount, int) else ""
+    sentence = _EVENT_SENTENCES.get(kind) if isinstance(kind, str) else None
+    if sentence is not None:
+        return sentence.format(who=who, m=m)
     if kind == "deal":
         return f"Hand {event.get('hand_number', '')} dealt: {event.get('hole_cards', '')} cards each."
-    if kind == "ante":
-        return f"{who} antes {m}."
     if kind == "blind":
         return f"{who} posts the {event.get('blind', '')} blind of {m}."
     if kind == "turn":
@@ -174,15 +185,9 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
         where = _PILE_WORDS.get(str(event.get("where")), str(event.get("where")))
         stage = f"Stage {event['stage']}: " if event.get("stage") else ""
         return f"{stage}turned on {where}: {cards_words(cards)}."
-    if kind == "check":
-        return f"{who} checks."
-    if kind == "fold":
-        return f"{who} folds."
     if kind == "bet":
         verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(str(event.get("action")), "puts in")
         return f"{who} {verb} {m}."
-    if kind == "decided":
-        return f"{who} has decided."
     if kind == "drop_open":
         parts = [f"{names.get(d['seat'], d['seat'])} {d['decision']}" for d in event.get("decisions", [])]
         return "The hands open: " + ", ".join(parts) + "."
@@ -208,10 +213,6 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
         what = {"high": "the high half", "low": "the low half", "split": "a share of the pot"}.get(
             str(share), "the pot")
         return f"{who} wins {m} ({what}){hand}."
-    if kind == "match_payment":
-        return f"{who} matches the pot: {m} into the next hand's pot."
-    if kind == "carry":
-        return f"{m} carries to the next hand."
     if kind == "stage":
         return f"Stage {event.get('stage')}."
     extra = f" {who}" if who else ""
