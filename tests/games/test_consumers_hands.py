@@ -17,8 +17,8 @@ from channels.testing import WebsocketCommunicator
 from accounts.models import User
 from games import engine, services
 from games.engine.cards import FULL_DECK, Card
-from games.engine.piles import turned
 from games.models import Hand, Table
+from tests.games.engine.helpers import visible_cards
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 from tests.games.test_piles_hand import HOLES as PILES_HOLES
@@ -27,21 +27,6 @@ from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
 SEALED_PHASES = {"drop", "declare"}
-
-
-def visible_cards(state: Any, seat: int | None) -> set[str]:
-    """Every card ``seat`` may see in ``state`` (None: a spectator)."""
-    seen: set[str] = set()
-    if seat in state.seats:
-        seen |= set(state.hole[state.seats.index(seat)])
-    if state.game == "piranha":
-        seen |= set(state.board[:state.board_up])
-    else:
-        up = turned(state)
-        seen |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]]) | set(state.row[:up["row"]])
-    for shown in (state.outcome or {}).get("hands", []):
-        seen |= set(shown["hole"])
-    return seen
 
 
 def check_frame(text: str, hand: Hand, user: User) -> None:

@@ -5,9 +5,11 @@ Short names for actions (CHECK, FOLD, HIGH, ...) are the engine's own: games.eng
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from games.engine import Card, parse_cards
 from games.engine.cards import FULL_DECK
+from games.engine.piles import turned
 
 
 def cards(text: str) -> list[Card]:
@@ -30,3 +32,19 @@ def stack_deck(hole: Sequence[str], shared: str, *, per_player: int) -> list[str
     rest = [c for c in FULL_DECK if c not in deck]
     return deck + rest
 
+
+def visible_cards(state: Any, seat: int | None) -> set[str]:
+    """Every card ``seat`` may see in ``state`` (None: a spectator): its own hole, the board cards
+    turned, the hands shown at the showdown. Worked out from the state, not from ``view``: the
+    oracle the no-leak checks hold views against."""
+    seen: set[str] = set()
+    if seat in state.seats:
+        seen |= set(state.hole[state.seats.index(seat)])
+    if state.game == "piranha":
+        seen |= set(state.board[:state.board_up])
+    else:
+        up = turned(state)
+        seen |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]]) | set(state.row[:up["row"]])
+    for shown in (state.outcome or {}).get("hands", []):
+        seen |= set(shown["hole"])
+    return seen

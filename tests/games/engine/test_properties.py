@@ -25,7 +25,7 @@ from games.engine import (
     view,
 )
 from games.engine.cards import FULL_DECK
-from games.engine.piles import turned
+from tests.games.engine.helpers import visible_cards
 
 CODES = frozenset(FULL_DECK)
 SEALED_CHOICES = {"in", "out", "high", "low", "pig"}
@@ -63,23 +63,6 @@ def card_codes(value):
     if isinstance(value, list):
         return set().union(*(card_codes(v) for v in value)) if value else set()
     return set()
-
-
-def visible_cards(state, seat):
-    """What ``seat`` may see: its own hole, board cards turned, hands shown at the showdown."""
-    allowed = set()
-    if seat in state.seats:
-        allowed |= set(state.hole[state.seats.index(seat)])
-    if state.game == "piranha":
-        allowed |= set(state.board[:state.board_up])
-    else:
-        up = turned(state)
-        allowed |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]])
-        allowed |= set(state.row[:up["row"]])
-    if state.outcome is not None:
-        for hand in state.outcome["hands"]:
-            allowed |= set(hand["hole"])
-    return allowed
 
 
 def check_views(state):
