@@ -1,11 +1,17 @@
-"""/healthz: 200 only when PostgreSQL and Redis both answer."""
+"""/healthz: 200 only when PostgreSQL and Redis both answer.
+
+Served by a middleware placed first, before host validation: a container's health check asks
+for http://127.0.0.1:8000/healthz, a host that ALLOWED_HOSTS rightly does not list.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import redis
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 
 def _postgres_ok() -> bool:
@@ -32,3 +38,15 @@ def healthz(request: HttpRequest) -> JsonResponse:
     checks = {"postgres": _postgres_ok(), "redis": _redis_ok()}
     healthy = all(checks.values())
     return JsonResponse({"ok": healthy, **checks}, status=200 if healthy else 503)
+
+
+class HealthCheckMiddleware:
+    """Answer GET /healthz before any other middleware looks at the Host header."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path == "/healthz":
+            return healthz(request)
+        return self.get_response(request)

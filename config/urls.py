@@ -1,10 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from .health import healthz
-
 urlpatterns = [
-    path("healthz", healthz, name="healthz"),
+    # /healthz is answered by config.health.HealthCheckMiddleware, ahead of host checks.
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("games.urls")),

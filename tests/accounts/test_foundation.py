@@ -88,3 +88,10 @@ def test_duplicate_email_is_refused_case_insensitively(client_for):
                                                          "time_zone": "UTC"})
     assert response.status_code == 200
     assert "belongs to another account" in response.content.decode()
+
+
+def test_healthz_answers_a_host_that_allowed_hosts_does_not_list(client, settings):
+    """A container health check asks for 127.0.0.1:8000, which production rightly doesn't allow."""
+    settings.ALLOWED_HOSTS = ["club.example"]
+    assert client.get("/healthz", HTTP_HOST="127.0.0.1:8000").status_code == 200
+    assert client.get("/login/", HTTP_HOST="127.0.0.1:8000").status_code == 400

@@ -26,7 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the site is served.")
 
     def handle(self, *args: Any, url: str, **options: Any) -> None:
-        if Club.objects.filter(name=DEMO_CLUB).exists():
+        # Keyed on the demo organiser, not the club's name, which organisers may change.
+        if User.objects.filter(username=ORGANISER[0]).exists():
             self.stdout.write(
                 f"Demo club already set up; log in at {url} with the credentials printed the first time "
                 "(forgotten? `python manage.py changepassword olive`)."
