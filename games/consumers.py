@@ -7,9 +7,10 @@ STYLE.md "From a click to every screen": after a commit the table's group hears 
 Close codes (a refused socket is accepted and then closed, so the browser sees the code and reason):
 
 ====  =======================================================================
-4401  not logged in (the session is missing or has ended)
+4401  not logged in (the session is missing or has ended: re-read from the session store on every
+      action, announced version and chat message, so a logout or password change closes open sockets)
 4403  not allowed: not a member of the club, spectators kept out by the house rules,
-      or membership ended while connected (re-checked on every action and version)
+      or membership ended while connected (re-checked on every action, version and chat message)
 4404  no such table / club
 4429  flood: far more messages than the per-socket limit
 1009  a frame larger than 4 KB
@@ -42,10 +43,14 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
+from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib import auth
+from django.http import HttpRequest
 
 from accounts.models import Club, Membership, User
 from config.errors import DomainError
@@ -53,7 +58,7 @@ from games import selectors
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import parse_action
-from games.models import Hand, Table
+from games.models import ChatMessage, Hand, Table
 from games.services.announce import club_group, table_group
 from games.services.hands import hand_apply_action
 
@@ -83,6 +88,19 @@ def _may_watch(table: Table, user: User) -> bool:
         return True
     hand = selectors.hand_current(table=table)
     return hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None
+
+
+def _session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
+    """Whether the session this socket connected with still logs in ``user``, read afresh from the
+    session store (the scope's copy was loaded at connect): a logout deletes the session, a password
+    change alters its auth hash. The same test as an HTTP request's (``django.contrib.auth.get_user``)."""
+    key = getattr(scope.get("session"), "session_key", None)
+    if not key:
+        return False
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    current = auth.get_user(request)
+    return bool(current.is_authenticated) and current.pk == user.pk
 
 
 def _is_int(value: Any) -> bool:
@@ -188,7 +206,9 @@ class TableConsumer(_JsonConsumer):
     # -- reads and checks (run in a worker thread) --
 
     def _check_access(self) -> Table:
-        """The table, if this user may watch it now; else _Refused with the close code."""
+        """The table, if this user is still logged in and may watch it now; else _Refused with the close code."""
+        if not _session_still_logs_in(self.scope, self.user):
+            raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
         table = selectors.table_get(table_id=self.table_id)
         if table is None:
             raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
@@ -263,7 +283,7 @@ class TableConsumer(_JsonConsumer):
             await self.send_error("A chat message needs its text.")
             return
         try:
-            row = await database_sync_to_async(chat_post)(table_id=self.table_id, user=self.user, text=text)
+            row = await database_sync_to_async(self._chat)(text)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
@@ -279,9 +299,12 @@ class TableConsumer(_JsonConsumer):
         except DomainError as exc:
             await self.send_error(str(exc))
 
-    def _hide(self, message_id: int) -> None:
-        from games.models import ChatMessage
+    def _chat(self, text: str) -> ChatMessage:
+        self._check_access()  # session and membership re-checked on every chat message
+        return chat_post(table_id=self.table_id, user=self.user, text=text)
 
+    def _hide(self, message_id: int) -> None:
+        self._check_access()
         if not ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).exists():
             raise DomainError("There is no such message at this table.")
         chat_hide(message_id=message_id, user=self.user)
@@ -301,6 +324,11 @@ class TableConsumer(_JsonConsumer):
         await self.send_json({"type": "table.changed", "table": self.table_id})
 
     async def chat_message(self, event: dict[str, Any]) -> None:
+        try:  # a socket whose session or membership ended hears no more chat
+            await database_sync_to_async(self._check_access)()
+        except _Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return
         await self.send_json({"type": "chat.message", "message": event["message"]})
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
@@ -327,14 +355,27 @@ class LobbyConsumer(_JsonConsumer):
         await self.accept()
 
     def _check_access(self) -> tuple[int, str] | None:
+        """None if this user is still logged in and a member of the club; else (close code, reason)."""
+        if not _session_still_logs_in(self.scope, self.user):
+            return CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again."
         if not Club.objects.filter(pk=self.club_id).exists():
             return CLOSE_NOT_FOUND, "There is no such club."
         if not Membership.objects.filter(club_id=self.club_id, user=self.user).exists():
             return CLOSE_FORBIDDEN, "Only members of the club can see its tables."
         return None
 
+    async def _still_allowed(self) -> bool:
+        """Re-check session and membership; close the socket (and say False) if either ended."""
+        code = await database_sync_to_async(self._check_access)()
+        if code is not None:
+            await self.close(code=code[0], reason=code[1])
+            return False
+        return True
+
     async def on_sync(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "lobby.changed"})
+        if await self._still_allowed():
+            await self.send_json({"type": "lobby.changed"})
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "lobby.changed"})
+        if await self._still_allowed():
+            await self.send_json({"type": "lobby.changed"})

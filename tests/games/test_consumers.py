@@ -302,3 +302,113 @@ async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
     assert (await next_of(lobby, "error"))["message"] == "Unknown message type."
     await lobby.disconnect()
     await watcher.disconnect()
+
+
+# ---- a session that ends while the socket is open ----------------------------------------------
+
+async def logged_in_socket(path: str, user: User) -> tuple[WebsocketCommunicator, str]:
+    """A connected socket and the session cookie it connected with (past the table's first messages)."""
+    cookie = await database_sync_to_async(session_cookie)(user)
+    comm = WebsocketCommunicator(application, path, headers=[
+        (b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())])
+    assert (await comm.connect(timeout=5))[0]
+    if path.startswith("/ws/tables/"):
+        assert (await comm.receive_json_from(timeout=5))["type"] == "hand.view"
+        assert (await comm.receive_json_from(timeout=5))["type"] == "chat.history"
+    return comm, cookie
+
+
+async def outputs_until_closed(comm: WebsocketCommunicator) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every JSON message the socket sent before it closed, and the close message."""
+    sent = []
+    while True:
+        message = await comm.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            return sent, message
+        sent.append(json.loads(message["text"]))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_after_logout_an_open_socket_can_no_longer_act_and_gets_no_more_views(club_setup) -> None:
+    table = await piranha_table(club_setup)
+    a, b, _ = club_setup.members
+    comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
+    await database_sync_to_async(log_out)(cookie)
+    hand_id, version, state = await hand_state(table)
+    await comm.send_json_to({"type": "action", "hand": hand_id, "action": "in", "version": version})
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4401 and sent == []
+    assert await hand_state(table) == (hand_id, version, state)  # nothing changed
+    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+                                                             version=version)
+    while not await comm.receive_nothing(timeout=1):  # the next version reaches the group handler: it closes again
+        message = await comm.receive_output(timeout=1)
+        assert message["type"] == "websocket.close" and message["code"] == 4401, message
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_after_logout_the_next_version_closes_the_socket_instead_of_sending_the_view(club_setup) -> None:
+    table = await piranha_table(club_setup)
+    a, b, _ = club_setup.members
+    comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
+    await database_sync_to_async(log_out)(cookie)
+    hand_id, version, _ = await hand_state(table)
+    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+                                                             version=version)
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4401 and all(m["type"] != "hand.view" for m in sent), sent
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_after_logout_chat_is_refused_and_no_longer_heard(club_setup) -> None:
+    table = await piranha_table(club_setup)
+    a, b, _ = club_setup.members
+    comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
+    other = await open_table(table.pk, b)
+    await database_sync_to_async(log_out)(cookie)
+    await other.send_json_to({"type": "chat", "text": "still there?"})
+    assert (await next_of(other, "chat.message"))["message"]["text"] == "still there?"
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4401 and sent == []
+    await comm.send_json_to({"type": "chat", "text": "I am logged out"})
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4401 and sent == []
+    assert await database_sync_to_async(lambda: table.chat_messages.count())() == 1
+    await comm.disconnect()
+    await other.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_after_logout_the_lobby_socket_closes(club_setup) -> None:
+    c = club_setup.members[2]
+    lobby, cookie = await logged_in_socket(f"/ws/clubs/{club_setup.club.pk}/lobby/", c)
+    await database_sync_to_async(log_out)(cookie)
+    await lobby.send_json_to({"type": "sync"})
+    sent, close = await outputs_until_closed(lobby)
+    assert close["code"] == 4401 and sent == []
+    await lobby.disconnect()
+    lobby, cookie = await logged_in_socket(f"/ws/clubs/{club_setup.club.pk}/lobby/", c)
+    await database_sync_to_async(log_out)(cookie)
+    await piranha_table(club_setup, start=False)  # a new table: lobby.changed to the group
+    sent, close = await outputs_until_closed(lobby)
+    assert close["code"] == 4401 and sent == []
+    await lobby.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_live_chat_no_longer_reaches_a_socket_whose_membership_ended(club_setup) -> None:
+    from accounts.models import Membership
+
+    table = await piranha_table(club_setup)
+    a, b, _ = club_setup.members
+    comm = await open_table(table.pk, a)
+    other = await open_table(table.pk, b)
+    await database_sync_to_async(lambda: Membership.objects.filter(user=a, club=club_setup.club).delete())()
+    await other.send_json_to({"type": "chat", "text": "a is gone"})
+    assert (await next_of(other, "chat.message"))["message"]["text"] == "a is gone"
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4403 and sent == []
+    await comm.disconnect()
+    await other.disconnect()
