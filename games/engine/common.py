@@ -46,14 +46,16 @@ def clockwise_from_button(seats: Sequence[int], button: int) -> list[int]:
 
 
 def split(amount: int, winners: Sequence[int], order: Sequence[int]) -> dict[int, int]:
-    """Split ``amount`` equally; odd cents one each to the first winners in ``order``.
+    """Split ``amount`` equally among ``winners``; every odd cent to the first of them in ``order``.
 
     DESIGN.md: ties split a pot equally; odd cents go to the first tied winner
-    clockwise from the dealer.
+    clockwise from the dealer. Taken literally: the whole remainder goes to that one
+    winner (77 three ways is 27, 25, 25), not one cent each to the first few.
+    ``order`` is clockwise from the first seat after the button.
     """
     ranked = [i for i in order if i in winners]
     share, odd = divmod(amount, len(ranked))
-    return {i: share + (1 if k < odd else 0) for k, i in enumerate(ranked)}
+    return {i: share + (odd if k == 0 else 0) for k, i in enumerate(ranked)}
 
 
 def seat_index(seats: Sequence[int], seat: int) -> int:

@@ -88,6 +88,20 @@ def test_odd_cent_between_the_halves_goes_to_high():
     assert payouts(state) == {1: 39, 3: 38}
 
 
+def test_a_three_way_tie_for_a_half_gives_every_odd_cent_to_the_first_tied_winner_after_the_dealer():
+    """DESIGN.md: ties split a pot equally; odd cents go to the first tied winner clockwise from
+    the dealer (all of them to that one winner). Within the halves the same: the odd cent of the
+    halving goes to high, then the low half of 53 is 19, 17, 17."""
+    third_wheel = "3s 2d Qc Tc 8c"  # 5-4-3-2-A too
+    state, _ = deal(hole=(SAME_LOW, third_wheel, KINGS_FULL, EXAMPLE_HOLE), seats=(1, 2, 3, 4),
+                    button=1, carry_pot=7)  # dealt 2, 3, 4, 1; pot 107: high 54, low 53
+    state = declare(check_down(state), {1: LOW, 2: LOW, 3: LOW, 4: HIGH})
+    res = result(state)
+    assert res["low_winners"] == [2, 3, 1] and res["high_winners"] == [4]
+    assert res["payouts"] == [{"seat": 2, "amount": 19}, {"seat": 3, "amount": 17},
+                              {"seat": 4, "amount": 54}, {"seat": 1, "amount": 17}]
+
+
 def test_piles_1_3_high_follows_the_standard_ranking():
     """piles.txt 1.3: four jacks beat kings full."""
     state, _ = deal()

@@ -186,7 +186,8 @@ def test_nobody_in_split_option_ends_the_game_and_splits_among_those_dealt_in():
     state = drop(state, {1: OUT, 2: OUT, 3: OUT})
     res = result(state)
     assert res["game_over"] is True and res["next_pot"] == 0
-    assert res["payouts"] == [{"seat": 1, "amount": 26}, {"seat": 2, "amount": 26}, {"seat": 3, "amount": 25}]
+    # 77 three ways: both odd cents to seat 1, the first after the button (seat 3)
+    assert res["payouts"] == [{"seat": 1, "amount": 27}, {"seat": 2, "amount": 25}, {"seat": 3, "amount": 25}]
 
 
 def test_piranha_3_4_optional_betting_round_is_fixed_limit_and_folding_drops_out():
@@ -245,19 +246,35 @@ def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwi
     """piranha.txt 4.2; DESIGN.md: ties split equally, odd cents to the first tied winner after the dealer."""
     # the board plays for everyone: a royal flush on the board
     state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
-                    carry_pot=1)
+                    carry_pot=2)
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
     assert res["winners"] == [1, 2, 3]
-    assert res["payouts"] == [{"seat": 1, "amount": 26}, {"seat": 2, "amount": 25}, {"seat": 3, "amount": 25}]
+    assert res["payouts"] == [{"seat": 1, "amount": 27}, {"seat": 2, "amount": 25}, {"seat": 3, "amount": 25}]
     assert res["match_payments"] == [] and res["next_pot"] == 0
 
 
 def test_odd_cents_start_after_the_button_not_at_the_lowest_seat():
     state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
-                    carry_pot=1, button=1)
+                    carry_pot=2, button=1)
     state = drop(state, {1: IN, 2: IN, 3: IN})
-    assert result(state)["payouts"][0] == {"seat": 2, "amount": 26}
+    assert result(state)["payouts"] == [{"seat": 2, "amount": 27}, {"seat": 3, "amount": 25},
+                                        {"seat": 1, "amount": 25}]
+
+
+def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_the_dealer():
+    """DESIGN.md "Rulings where the rule documents are silent": "Ties split a pot equally; odd
+    cents go to the first tied winner clockwise from the dealer" -- all of them to that one
+    winner, not one each to the first few: 103 four ways is 28, 25, 25, 25."""
+    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d", "6c 6d 6h 7s"),
+                    board="As Ks Qs Js Ts", seats=(1, 2, 3, 4), button=2, carry_pot=3)
+    state = drop(state, {1: IN, 2: IN, 3: IN, 4: IN})
+    res = result(state)
+    assert res["pot"] == 103 and res["winners"] == [3, 4, 1, 2]
+    assert res["payouts"] == [{"seat": 3, "amount": 28}, {"seat": 4, "amount": 25},
+                              {"seat": 1, "amount": 25}, {"seat": 2, "amount": 25}]
+    awards = [(e.seat, e.amount) for e in state.events if e.kind == "award"]
+    assert awards == [(3, 28), (4, 25), (1, 25), (2, 25)]
 
 
 def test_piranha_article_5_the_last_two_cards_can_change_the_result():
