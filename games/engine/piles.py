@@ -177,9 +177,11 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
     if sum(active) == 1:
         # DESIGN.md: if all but one fold, the last player takes the pot without declaring
         j = active.index(True)
-        events.append(event("award", new.seats[j], new.pot, share="pot"))
+        if new.pot:  # no chip event moves zero cents
+            events.append(event("award", new.seats[j], new.pot, share="pot"))
         outcome = {"pot": new.pot, "reason": "uncontested", "winners": [new.seats[j]],
-                   "payouts": [{"seat": new.seats[j], "amount": new.pot}], "high_winners": [],
+                   "payouts": [{"seat": new.seats[j], "amount": new.pot}] if new.pot else [],
+                   "high_winners": [],
                    "low_winners": [], "failed_pigs": [], "hands": [], "next_pot": 0, "game_over": False}
         new = replace(new, phase="over", betting=None, outcome=outcome)
         return play.logged(new, events)
@@ -300,7 +302,8 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     for j, amount, half in awards:
         value = highs[j] if half == "high" else lows[j]
         assert value is not None
-        events.append(event("award", seats[j], amount, share=half, hand=value.name))
+        if amount:  # no chip event moves zero cents
+            events.append(event("award", seats[j], amount, share=half, hand=value.name))
     if not awards:
         next_pot = pot  # DESIGN.md: if neither half has a claimant, the pot carries
         events.append(event("carry", None, pot))
@@ -310,7 +313,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     outcome = {
         "pot": pot, "reason": "showdown" if awards else "carry",
         "winners": [seats[j] for j in order if j in payouts],
-        "payouts": [{"seat": seats[j], "amount": payouts[j]} for j in order if j in payouts],
+        "payouts": [{"seat": seats[j], "amount": payouts[j]} for j in order if payouts.get(j)],
         "high_winners": [seats[j] for j in high_winners], "low_winners": [seats[j] for j in low_winners],
         "failed_pigs": [seats[j] for j in failed], "hands": hands, "next_pot": next_pot,
         "game_over": False,

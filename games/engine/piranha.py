@@ -172,9 +172,10 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
     elif len(ins) == 1:
         # piranha.txt 3.3: the one player in wins uncontested, and the game ends
         j = ins[0]
-        events.append(event("award", seats[j], pot, share="pot"))
+        if pot:  # no chip event moves zero cents
+            events.append(event("award", seats[j], pot, share="pot"))
         outcome.update(reason="uncontested", game_over=True, winners=[seats[j]],
-                       payouts=[{"seat": seats[j], "amount": pot}])
+                       payouts=[{"seat": seats[j], "amount": pot}] if pot else [])
     else:
         # piranha.txt 4.1: the dealer turns up the last two community cards
         board_up = 5
@@ -189,7 +190,8 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
         winners = [j for j in order if j in values and values[j] == best]  # piranha.txt 4.2
         shares = split(pot, winners, order)
         for j in winners:
-            events.append(event("award", seats[j], shares[j], share="pot", hand=values[j].name))
+            if shares[j]:  # no chip event moves zero cents
+                events.append(event("award", seats[j], shares[j], share="pot", hand=values[j].name))
         cap = state.rules.match_cap
         each = pot if cap is None else min(pot, cap)  # piranha.txt 4.3: up to any agreed maximum
         payments = []
@@ -199,7 +201,7 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
                 events.append(event("match_payment", seats[j], each))
                 payments.append({"seat": seats[j], "amount": each})
         outcome.update(reason="showdown", winners=[seats[j] for j in winners], hands=hands,
-                       payouts=[{"seat": seats[j], "amount": shares[j]} for j in winners],
+                       payouts=[{"seat": seats[j], "amount": shares[j]} for j in winners if shares[j]],
                        match_payments=payments, next_pot=sum(p["amount"] for p in payments))
     new = replace(state, phase="over", betting=None, board_up=board_up, paid=tuple(paid),
                   events=state.events + tuple(events), outcome=outcome)

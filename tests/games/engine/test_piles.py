@@ -342,3 +342,14 @@ def test_piles_final_authority_chips_are_conserved_so_a_ruling_can_reverse_them(
     moved_in = sum(e.amount for e in state.events if e.kind in ("ante", "blind", "bet"))
     moved_out = sum(e.amount for e in state.events if e.kind == "award")
     assert state.carry_pot + moved_in == moved_out + result(state)["next_pot"]
+
+
+def test_a_pot_of_nothing_makes_no_award_event():
+    """events.py: every chip event moves chips; the last player left with an empty pot gets no
+    0-cent award."""
+    state, _ = deal(PilesRules(ante=0))
+    state, _ = apply(state, 1, FOLD)
+    state, events = apply(state, 2, FOLD)
+    res = result(state)
+    assert res["winners"] == [3] and res["payouts"] == []
+    assert [e for e in state.events if e.amount == 0] == []

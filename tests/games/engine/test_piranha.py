@@ -313,3 +313,21 @@ def test_piranha_final_authority_the_hand_is_reproducible_for_a_ruling():
     moved_in = sum(e.amount for e in state.events if e.kind in ("ante", "bet", "match_payment"))
     moved_out = sum(e.amount for e in state.events if e.kind == "award")
     assert state.carry_pot + moved_in == moved_out + result(state)["next_pot"]
+
+
+def test_a_pot_of_nothing_makes_no_award_event():
+    """events.py: every chip event moves chips; a winner of an empty pot gets no 0-cent award."""
+    state, _ = deal(PiranhaRules(ante=0))
+    state = drop(state, {1: IN, 2: OUT, 3: OUT})
+    res = result(state)
+    assert res["winners"] == [1] and res["payouts"] == [] and res["game_over"] is True
+    assert [e for e in state.events if e.amount == 0] == []
+
+
+def test_a_tie_for_fewer_cents_than_winners_awards_only_the_cents_there_are():
+    state, _ = deal(PiranhaRules(ante=0), hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"),
+                    board="As Ks Qs Js Ts", carry_pot=1)
+    state = drop(state, {1: IN, 2: IN, 3: IN})
+    res = result(state)
+    assert res["winners"] == [1, 2, 3] and res["payouts"] == [{"seat": 1, "amount": 1}]
+    assert [(e.kind, e.seat, e.amount) for e in state.events if e.amount is not None] == [("award", 1, 1)]

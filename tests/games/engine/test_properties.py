@@ -25,6 +25,7 @@ from games.engine import (
     view,
 )
 from games.engine.cards import FULL_DECK
+from games.engine.events import PAY_KINDS
 from tests.games.engine.helpers import visible_cards
 
 CODES = frozenset(FULL_DECK)
@@ -82,6 +83,7 @@ def check_views(state):
 
 
 def check_chips(state):
+    assert all(e.amount for e in state.events if e.kind in (*PAY_KINDS, "award")), "a 0-cent chip event"
     paid_in = state.carry_pot + sum(e.amount for e in state.events
                                     if e.kind in ("ante", "blind", "bet", "match_payment"))
     awarded = sum(e.amount for e in state.events if e.kind == "award")
