@@ -323,10 +323,16 @@ def membership_demote(*, club_id: int, membership_id: int, by: User) -> Membersh
 def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
     """Remove someone from the club; an organiser (yourself included) only if another remains.
 
-    Their account and their history elsewhere stay. Raises NotAllowed, NotFound, LastOrganiser.
+    Their account and their history elsewhere stay. Their seats at the club's tables are left
+    and their turns in hands being played take the default action at once
+    (``games.services.hands.hands_member_removed``, after this transaction commits).
+    Raises NotAllowed, NotFound, LastOrganiser.
     """
     with transaction.atomic(durable=True):
         target, memberships = _club_memberships_locked(club_id=club_id, by=by, membership_id=membership_id)
         if target.is_organiser and _organiser_count(memberships) <= 1:
             raise LastOrganiser()
         target.delete()
+    from games.services.hands import hands_member_removed
+
+    hands_member_removed(user=target.user, club_id=club_id)

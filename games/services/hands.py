@@ -21,13 +21,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Membership, User
 from games import advance, engine
 from games import clock as turn_clock
 from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
-from games.services.announce import table_announce
+from games.services.announce import table_announce, table_changed_announce
 from ledger.services import ledger_post_hand_events
 
 
@@ -96,8 +96,26 @@ def _earliest(clocks: Mapping[str, Any]) -> datetime | None:
 
 
 def _active_seats(table: Table) -> list[Seat]:
-    return list(table.seats.filter(left_at__isnull=True, sitting_out=False).select_related("user")
-                .order_by("number"))
+    """Open seats dealt into the next hand: not sitting out, and still members of the club."""
+    return list(table.seats.filter(left_at__isnull=True, sitting_out=False,
+                                   user__memberships__club_id=table.club_id)
+                .select_related("user").order_by("number"))
+
+
+def _leave_former_members(table: Table) -> None:
+    """Leave the open seats of those no longer members of the table's club (removed mid-hand, they
+    stayed seated until it ended). Expects the table row locked in an open transaction."""
+    members = Membership.objects.filter(club_id=table.club_id).values("user_id")
+    table.seats.filter(left_at__isnull=True).exclude(user_id__in=members).update(
+        left_at=timezone.now(), sitting_out=True)
+
+
+def _former_member_seats(hand: Hand, seat_users: Mapping[int, User]) -> set[int]:
+    """Seats of ``hand`` whose player is no longer a member of the table's club."""
+    club_id = Table.objects.values_list("club_id", flat=True).get(pk=hand.table_id)
+    members = set(Membership.objects.filter(club_id=club_id, user_id__in=[u.pk for u in seat_users.values()])
+                  .values_list("user_id", flat=True))
+    return {seat for seat, user in seat_users.items() if user.pk not in members}
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
@@ -116,6 +134,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     Publishes the deck's SHA-256 commitment and keeps deck and salt until the hand ends.
     """
     rules = engine.rules_from_dict(table.rule_version.rules)
+    _leave_former_members(table)
     seats = _active_seats(table)
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
@@ -198,11 +217,12 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     """Apply what is due without waiting; return the state.
 
     An awaited seat's advance action (games/advance.py) is applied as that player's own action;
-    an awaited seat of a member who is away takes the default action at once (logged as a
-    timeout). Advance actions whose assumption broke are cancelled first, after every step.
-    Expects the hand row locked in an open transaction.
+    an awaited seat of a member who is away, or who is no longer a member of the club, takes the
+    default action at once (logged as a timeout). Advance actions whose assumption broke are
+    cancelled first, after every step. Expects the hand row locked in an open transaction.
     """
     away_counts = _away_counts(seat_users)
+    removed = _former_member_seats(hand, seat_users)
     for _ in range(200):
         advance.cancel_stale(hand=hand, state=state)
         if engine.is_over(state):
@@ -214,7 +234,7 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
                 step = (seat, chosen, False)
                 break
             user = seat_users.get(seat)
-            if away_counts and user is not None and user.away:
+            if seat in removed or (away_counts and user is not None and user.away):
                 step = (seat, engine.timeout_action(state, seat), True)
                 break
         if step is None:
@@ -379,6 +399,34 @@ def hands_apply_away(*, user: User) -> int:
     moved = 0
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__seats__user=user,
                                 table__seats__left_at__isnull=True).distinct()
+    for hand in hands:
+        if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk):
+            moved += 1
+    return moved
+
+
+def hands_member_removed(*, user: User, club_id: int) -> int:
+    """``user`` is no longer a member of club ``club_id``: their open seats at its tables are left (a
+    seat dealt into the hand being played sits out, and is left when the next hand is dealt), and
+    their turns in hands being played take the default action at once. Returns how many hands moved.
+    Each step opens its own transaction (a table's, then a hand's: the lock order of this module)."""
+    table_ids = list(Seat.objects.filter(user=user, left_at__isnull=True, table__club_id=club_id)
+                     .values_list("table_id", flat=True))
+    for table_id in table_ids:
+        with transaction.atomic(durable=True):
+            table = Table.objects.select_for_update().get(pk=table_id)
+            seat = table.seats.filter(user=user, left_at__isnull=True).first()
+            if seat is None:
+                continue
+            hand = table.hands.filter(finished_at__isnull=True).only("players").first()
+            seat.sitting_out = True
+            if hand is None or hand.players.get(str(seat.number)) != user.pk:
+                seat.left_at = timezone.now()
+            seat.save(update_fields=["sitting_out", "left_at"])
+            transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
+    moved = 0
+    hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id=club_id,
+                                table_id__in=table_ids)
     for hand in hands:
         if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk):
             moved += 1
