@@ -5,6 +5,7 @@ Money is entered in units of the club's currency (0.25) and kept in cents.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django import forms
@@ -17,6 +18,14 @@ from games.words import cents_from_units, units_from_cents
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
 MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
+
+
+def reject_control_characters(value: str) -> None:
+    """A name shows on pages and in email subjects: no control characters (tabs, newlines, NUL...)
+    nor line or paragraph separators, which would break a mail header (BadHeaderError)."""
+    if any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in str(value)):
+        raise forms.ValidationError("Use letters, digits, spaces and punctuation only: no line breaks, "
+                                    "tabs or other control characters.", code="control_characters")
 
 
 class MoneyField(forms.DecimalField):
@@ -49,7 +58,8 @@ class RuleSetForm(forms.Form):
 
     game: str = ""
 
-    name = forms.CharField(max_length=80, help_text="For example: Friday night, low stakes.")
+    name = forms.CharField(max_length=80, help_text="For example: Friday night, low stakes.",
+                           validators=[reject_control_characters])
     max_seats = forms.IntegerField(label="Seats at a table", min_value=1, max_value=99)
     clock_amount = forms.IntegerField(label="Turn clock", min_value=1, max_value=10_000_000,
                                       help_text="How long each player has to act (10 seconds to 7 days).")
@@ -215,7 +225,7 @@ class VersionChoiceField(forms.ModelChoiceField[RuleSetVersion]):
 
 
 class TableForm(forms.Form):
-    name = forms.CharField(max_length=80)
+    name = forms.CharField(max_length=80, validators=[reject_control_characters])
     rule_version = VersionChoiceField(
         queryset=RuleSetVersion.objects.none(), label="House rules",
         error_messages={"invalid_choice": "Choose one of the club's house-rule versions."})

@@ -14,6 +14,7 @@ production (config/settings).
 from __future__ import annotations
 
 import logging
+import unicodedata
 import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
@@ -48,6 +49,12 @@ def _seat_user(hand: Hand, seat: int) -> User | None:
     return User.objects.filter(pk=user_id, is_active=True).first() if user_id is not None else None
 
 
+def _header_safe(text: str) -> str:
+    """``text`` on one line for a mail header: line breaks and other control characters become spaces
+    (the forms refuse them in names; this keeps an older name from raising BadHeaderError)."""
+    return " ".join("".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).split())
+
+
 def _local(moment: datetime, user: User) -> datetime:
     try:
         return moment.astimezone(zoneinfo.ZoneInfo(user.time_zone or "UTC"))
@@ -74,11 +81,12 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     table = hand.table
     context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": table_url(table.pk),
                "deadline": _local(deadline, user), "zone": user.time_zone}
+    name = _header_safe(table.name)
     if kind == TurnNotice.Kind.TURN:
-        subject = f"Your turn at {table.name}"
+        subject = f"Your turn at {name}"
         template = "email/turn.txt"
     else:
-        subject = f"Your clock at {table.name} runs out soon"
+        subject = f"Your clock at {name} runs out soon"
         template = "email/reminder.txt"
     try:
         with transaction.atomic():

@@ -103,3 +103,19 @@ def test_a_late_notice_for_an_earlier_turn_is_not_sent(turn, mailoutbox) -> None
     assert notify_turn(hand.pk, seat, 7) is False  # a turn of that seat that began at another version
     assert notify_turn(hand.pk + 999, seat, 0) is False  # no such hand
     assert mailoutbox == []
+
+
+@pytest.mark.django_db
+def test_a_table_name_with_a_line_break_still_gives_a_one_line_subject(turn, mailoutbox) -> None:
+    """Defence in depth: the forms refuse such names, but one stored earlier must not raise BadHeaderError."""
+    from games.models import Table
+
+    hand, player, seat = turn
+    Table.objects.filter(pk=hand.table_id).update(name="Main\r\nBcc: victim@example.org")
+    assert notify_turn(hand.pk, seat, 0) is True
+    assert remind_turn(hand.pk, seat, 0) is True
+    subjects = [m.subject for m in mailoutbox]
+    assert subjects == ["Your turn at Main Bcc: victim@example.org",
+                        "Your clock at Main Bcc: victim@example.org runs out soon"]
+    assert all(m.message()["Subject"] == s for m, s in zip(mailoutbox, subjects, strict=True))
+    assert all(m.bcc == [] for m in mailoutbox)

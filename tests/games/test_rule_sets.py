@@ -107,3 +107,14 @@ def test_members_cannot_create_or_edit_rules(club_setup, client_for) -> None:
     assert client.post(f"/clubs/{club_setup.club.pk}/rules/new/piranha/", PIRANHA_POST).status_code == 403
     assert client.post(f"/clubs/{club_setup.club.pk}/rules/{rule_set.pk}/edit/", PIRANHA_POST).status_code == 403
     assert RuleSetVersion.objects.count() == 1
+
+
+@pytest.mark.parametrize("name", ["Friday\nBcc: victim@example.org", "Fri\rday", "Fri\x00day", "Fri\tday",
+                                  "Friday\u2028night"])
+@pytest.mark.django_db
+def test_a_rule_set_name_with_control_characters_is_refused(club_setup, client_for, name) -> None:
+    data = {**PIRANHA_POST, "name": name}
+    response = client_for(club_setup.organiser).post(f"/clubs/{club_setup.club.pk}/rules/new/piranha/", data)
+    assert response.status_code == 200
+    assert "no line breaks, tabs or other control characters" in response.content.decode()
+    assert not RuleSet.objects.exists()

@@ -153,3 +153,14 @@ def test_when_players_leave_the_table_waits_for_more(club_setup) -> None:
     services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "fold"}, version=0)
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN and table.hands.count() == 1
+
+
+@pytest.mark.parametrize("name", ["Main\nBcc: victim@example.org", "Main\r\nX", "Ma\x07in", "Ma\u2029in"])
+@pytest.mark.django_db
+def test_a_table_name_with_control_characters_is_refused(club_setup, client_for, name) -> None:
+    version = make_rule_set(club_setup.club, club_setup.organiser, engine.PilesRules()).versions.get()
+    response = client_for(club_setup.members[0]).post(
+        f"/clubs/{club_setup.club.pk}/tables/new/", {"name": name, "rule_version": version.pk})
+    assert response.status_code == 200
+    assert "no line breaks, tabs or other control characters" in response.content.decode()
+    assert not Table.objects.exists()
