@@ -1,12 +1,13 @@
-"""Hypothesis over whole random hands of both games with every house-rule option
-(DESIGN.md "Quality bars"): chips are conserved, no view holds a card its seat may not
-see nor a sealed decision before the reveal, replay equals state, state JSON round-trips."""
+"""Hypothesis over whole random hands, and whole random games of chained hands, of both games
+with every house-rule option (DESIGN.md "Quality bars"): chips are conserved (within a hand and
+across a game), no view holds a card its seat may not see nor a sealed decision before the
+reveal, replay equals state, state JSON round-trips."""
 
 from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from games.engine import (
@@ -103,12 +104,20 @@ def play(data, rules):
     n = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
     seats = sorted(data.draw(st.lists(st.integers(0, 12), min_size=n, max_size=n, unique=True), label="seats"))
     button = data.draw(st.sampled_from(seats + [13]), label="button")
-    deck = data.draw(st.permutations(FULL_DECK), label="deck")
     carry_pot = data.draw(st.integers(0, 500), label="carry")
     hand_number = data.draw(st.integers(1, 3), label="hand number")
+    return play_hand(data, rules, seats=seats, button=button, carry_pot=carry_pot, hand_number=hand_number)
+
+
+def play_hand(data, rules, *, seats, button, carry_pot, hand_number):
+    """Deal one hand with a random deck and play random legal actions and timeouts to its end,
+    checking chips, views, the JSON round trip after every step and replay at the end."""
+    deck = data.draw(st.permutations(FULL_DECK), label="deck")
     deal = {"seats": seats, "button": button, "deck": deck, "carry_pot": carry_pot, "hand_number": hand_number}
     state, events = new_hand(rules, **deal)
     assert state.events == tuple(events)
+    check_chips(state)
+    check_views(state)
     log = []
     while not is_over(state):
         waiting = to_act(state)
@@ -136,6 +145,45 @@ def play(data, rules):
     return state
 
 
+def paid_in(state):
+    """Cents the seats paid into the pot during the hand (not the pot carried in)."""
+    return sum(e.amount for e in state.events if e.kind in PAY_KINDS)
+
+
+def awarded(state):
+    return sum(e.amount for e in state.events if e.kind == "award")
+
+
+def play_game(data, rules, max_hands):
+    """Chain hands of one game: each hand's next_pot is the next hand's carry_pot, the hand
+    number advances and the button moves one seat among the players (DESIGN.md), until the
+    game is over or ``max_hands`` are played. After every hand the whole game's chips are
+    conserved: everything the seats paid in was awarded or sits in the pot carried on."""
+    n = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
+    seats = sorted(data.draw(st.lists(st.integers(0, 12), min_size=n, max_size=n, unique=True), label="seats"))
+    button = data.draw(st.sampled_from(seats), label="first button")
+    carry_pot, total_in, total_out = 0, 0, 0
+    hands = []
+    for hand_number in range(1, max_hands + 1):
+        state = play_hand(data, rules, seats=seats, button=button, carry_pot=carry_pot, hand_number=hand_number)
+        assert state.carry_pot == carry_pot and state.button == button and state.hand_number == hand_number
+        antes = [e for e in state.events if e.kind == "ante"]
+        if state.game == "piranha":
+            # DESIGN.md: an ante each hand, or (option) on the first hand of a game only
+            assert bool(antes) == bool(rules.ante and (rules.ante_each_hand or hand_number == 1))
+        res = result(state)
+        total_in += paid_in(state)
+        total_out += awarded(state)
+        assert total_in == total_out + res["next_pot"]
+        hands.append(state)
+        if res["game_over"]:
+            assert res["next_pot"] == 0
+            break
+        carry_pot = res["next_pot"]
+        button = seats[(seats.index(button) + 1) % len(seats)]  # DESIGN.md: one seat each hand
+    return hands
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), rules=piranha_rules)
 def test_random_piranha_hands_conserve_chips_hide_cards_and_replay(data, rules):
@@ -149,3 +197,20 @@ def test_random_piranha_hands_conserve_chips_hide_cards_and_replay(data, rules):
 def test_random_piles_hands_conserve_chips_hide_cards_and_replay(data, rules):
     state = play(data, rules)
     assert result(state)["game_over"] is False
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), rules=piranha_rules)
+def test_random_piranha_games_chain_hands_and_conserve_chips_to_the_end(data, rules):
+    hands = play_game(data, rules, max_hands=6)
+    event(f"hands played: {len(hands)}")
+    over = [result(h)["game_over"] for h in hands]
+    assert not any(over[:-1])  # the game goes on until a hand ends it
+    assert [h.button for h in hands] == [hands[0].seats[(hands[0].seats.index(hands[0].button) + k)
+                                                        % len(hands[0].seats)] for k in range(len(hands))]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), rules=piles_rules)
+def test_random_piles_games_chain_hands_and_conserve_chips(data, rules):
+    play_game(data, rules, max_hands=3)
