@@ -251,7 +251,12 @@ def profile(request: HttpRequest) -> HttpResponse:
     was_away = user.away
     form = ProfileForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
-        saved = form.save()
+        # Write only what this form changed: the digest task (digest_sent_on) or the away button in
+        # another tab may have changed other columns since this request loaded the user.
+        saved = form.save(commit=False)
+        changed = [name for name in form.changed_data if name in ProfileForm.Meta.fields]
+        if changed:
+            saved.save(update_fields=changed)
         messages.success(request, "Profile saved.")
         if saved.away and not was_away:
             from games.services.hands import hands_apply_away

@@ -68,3 +68,25 @@ def test_the_away_toggle_refuses_an_outside_next(client_for, club_setup) -> None
     response = client_for(user).post(reverse("away_toggle"), {"away": "1", "next": "https://evil.example/"})
     assert response["Location"] == reverse("profile")
     assert client_for(user).get(reverse("away_toggle")).status_code == 405
+
+
+@pytest.mark.django_db
+def test_saving_the_profile_writes_only_what_the_form_changed(club_setup, client_for, monkeypatch) -> None:
+    """The digest task and the away button (another tab) may write the row while the form is being saved."""
+    from datetime import date
+
+    from accounts.forms import ProfileForm
+
+    user = club_setup.members[0]
+    real_clean = ProfileForm.clean
+
+    def clean_while_others_write(form: ProfileForm) -> dict:
+        User.objects.filter(pk=user.pk).update(digest_sent_on=date(2030, 1, 2), away=True)
+        return real_clean(form)
+
+    monkeypatch.setattr(ProfileForm, "clean", clean_while_others_write)
+    response = client_for(user).post(reverse("profile"), profile_data(user, display_name="New name"))
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.display_name == "New name" and user.time_zone == "Europe/London"
+    assert user.digest_sent_on == date(2030, 1, 2) and user.away  # not overwritten with the stale values
