@@ -249,6 +249,7 @@ def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpRespons
 def profile(request: HttpRequest) -> HttpResponse:
     user = _signed_in(request)
     was_away = user.away
+    was_quiet = (user.time_zone, user.quiet_start, user.quiet_end)  # the form's validation changes ``user``
     form = ProfileForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
         # Write only what this form changed: the digest task (digest_sent_on) or the away button in
@@ -258,6 +259,12 @@ def profile(request: HttpRequest) -> HttpResponse:
         if changed:
             saved.save(update_fields=changed)
         messages.success(request, "Profile saved.")
+        if {"time_zone", "quiet_start", "quiet_end"} & set(changed):
+            from games.clock import Member
+            from games.services.hands import hands_reclock
+
+            zone, start, end = was_quiet
+            hands_reclock(user=saved, before=Member(time_zone=zone, quiet_start=start, quiet_end=end))
         if saved.away and not was_away:
             from games.services.hands import hands_apply_away
 

@@ -100,6 +100,17 @@ def is_quiet(member: Member, at: datetime) -> bool:
     return any(start <= at < end for start, end in quiet_windows(member, at, at + timedelta(seconds=1)))
 
 
+def running_between(member: Member, since: datetime, until: datetime) -> timedelta:
+    """How much of ``member``'s clock runs from ``since`` to ``until``: the time outside their quiet
+    windows (zero when ``until`` is not after ``since``). Away is not considered."""
+    if until <= since:
+        return timedelta(0)
+    total = until - since
+    for start, end in quiet_windows(member, since, until):
+        total -= min(end, until) - max(start, since)
+    return max(total, timedelta(0))
+
+
 def deadline_for(*, start: datetime, seconds: int, member: Member) -> datetime:
     """When a turn that starts at ``start`` with a clock of ``seconds`` runs out for ``member``.
 

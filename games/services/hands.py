@@ -394,6 +394,44 @@ def hand_apply_due(*, hand_id: int) -> bool:
     return True
 
 
+def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
+    """``user`` changed their quiet hours or time zone (``before``: the settings their running clocks were
+    set with): what remains of each running clock of theirs, counted under ``before``, now runs under the
+    new settings (games/clock.py), so a clock stands still in the new quiet hours and no longer in the old.
+
+    Each hand in its own durable transaction with its row locked; the clocks are those of the version
+    it holds then, and on commit its ``expire_turn`` is scheduled again for that version and the new
+    deadline (the task is a no-op before the deadline or once the version moved on). Returns how many
+    hands' clocks moved.
+    """
+    after = _member(user, away_counts=False)
+    hand_ids = [pk for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
+                .filter(table__seats__user=user).distinct().values_list("pk", "players")
+                if user.pk in {int(uid) for uid in players.values()}]
+    moved = 0
+    for hand_id in hand_ids:
+        with transaction.atomic(durable=True):
+            hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+            if hand is None or hand.is_finished or hand.voided_at is not None:
+                continue
+            now = timezone.now()
+            clocks = dict(hand.clocks)
+            for seat, entry in hand.clocks.items():
+                if int(hand.players.get(seat, 0)) != user.pk or clock_deadline(entry) <= now:
+                    continue  # another's clock, or due already
+                left = turn_clock.running_between(before, now, clock_deadline(entry))
+                deadline = turn_clock.deadline_for(start=now, seconds=round(left.total_seconds()), member=after)
+                clocks[seat] = {**entry, "deadline": deadline.isoformat()}
+            if clocks == hand.clocks:
+                continue
+            hand.clocks = clocks
+            hand.deadline = _earliest(clocks)
+            hand.save(update_fields=["clocks", "deadline"])
+            _on_commit_work([(hand, hand.version)])  # announce; expire_turn again; no new turn notices
+            moved += 1
+    return moved
+
+
 def hands_apply_away(*, user: User) -> int:
     """Resolve every unfinished hand that waits for ``user`` now that they are away; returns how many moved."""
     moved = 0

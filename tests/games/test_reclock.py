@@ -1,0 +1,72 @@
+"""Quiet hours changed while a turn runs: the running clock moves (games/services/hands.py hands_reclock)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from games import engine, services
+from games.models import Hand
+from games.services.hands import clock_deadline
+from tests.games.async_helpers import awaited, user_at
+from tests.games.helpers import make_table
+
+
+def profile_post(user, **extra: str) -> dict[str, str]:
+    return {"display_name": user.display_name, "email": user.email, "time_zone": "UTC",
+            "turn_notices": "each", "turn_reminder": "on", **extra}
+
+
+def clock_of(hand: Hand, seat: int) -> datetime:
+    hand.refresh_from_db()
+    return clock_deadline(hand.clocks[str(seat)])
+
+
+@pytest.mark.django_db
+def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
+        club_setup, client_for, django_capture_on_commit_callbacks, monkeypatch) -> None:
+    a, b, _ = club_setup.members
+    for user in (a, b):
+        user.time_zone = "UTC"
+        user.save(update_fields=["time_zone"])
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    seat = awaited(hand)[0]
+    player = user_at(hand, seat)
+    before = clock_of(hand, seat)
+    assert timedelta(minutes=59) < before - timezone.now() <= timedelta(hours=1)
+    scheduled: list[dict] = []
+    monkeypatch.setattr("games.tasks.schedule_turn_work", scheduled.extend)
+    # Quiet hours that open in 20 minutes (before the clock runs out) and last two hours.
+    start = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
+    end = start + timedelta(hours=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client_for(player).post(reverse("profile"), profile_post(
+            player, quiet_start=start.strftime("%H:%M"), quiet_end=end.strftime("%H:%M")))
+    assert response.status_code == 302
+    moved = clock_of(hand, seat)
+    assert abs((moved - before) - timedelta(hours=2)) < timedelta(seconds=2)  # it stands still two hours
+    assert hand.deadline == moved and hand.version == 0
+    assert scheduled == [{"hand_id": hand.pk, "version": 0, "deadline": moved.isoformat(), "turns": []}]
+    # Quiet hours removed again: the clock runs out when it first would have.
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(player).post(reverse("profile"), profile_post(player, quiet_start="", quiet_end=""))
+    assert abs(clock_of(hand, seat) - before) < timedelta(seconds=2)
+    assert len(scheduled) == 2
+
+
+@pytest.mark.django_db
+def test_a_profile_save_without_new_quiet_hours_leaves_the_clock_alone(club_setup, client_for) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    seat = awaited(hand)[0]
+    player = user_at(hand, seat)
+    player.time_zone = "UTC"
+    player.save(update_fields=["time_zone"])
+    before = clock_of(hand, seat)
+    client_for(player).post(reverse("profile"), profile_post(player, display_name="Renamed"))
+    assert clock_of(hand, seat) == before
