@@ -26,8 +26,11 @@ def world(club_setup):
     services.hand_apply_action(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
     users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
              PLAYER: a, ANON: None}
+    from games.chat.services import chat_post
+
+    line = chat_post(table_id=open_table.pk, user=a, text="hello")
     ids = {"club": club.pk, "rs": rule_set.pk, "v": rule_set.versions.get().pk, "t": open_table.pk,
-           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk}
+           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk, "m": line.pk}
     return users, ids
 
 
@@ -53,6 +56,11 @@ MATRIX = [
     ("post", "/tables/{t}/start/", {MEMBER: 302, PLAYER: 302}),
     ("post", "/tables/{t}/act/", {MEMBER: 302, PLAYER: 302}),
     ("get", "/tables/{t}/act/", {MEMBER: 405}),
+    # Advance actions and chat: anonymous to the login, other clubs 404; members get the form's redirect.
+    ("post", "/tables/{t}/advance/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("post", "/tables/{t}/advance/withdraw/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("post", "/tables/{t}/chat/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("post", "/chat/{m}/hide/", {MEMBER: 302, PLAYER: 302, ORGANISER: 302}),
     ("get", "/tables/{t}/hands/", {MEMBER: 200, PLAYER: 200}),
     ("get", "/hands/{h}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     # Spectators not allowed: the players see it, other members get 403.
