@@ -14,7 +14,9 @@
         nothing and are skipped. Call it inside your transaction, holding the hand row lock.
     ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]
         An organiser's ruling: reverses every entry of a finished hand with entries
-        pointing to the originals, records the Ruling and sets hand.voided_at.
+        pointing to the originals, records the Ruling, sets hand.voided_at and sets the
+        table's carry_pot to the pot account's balance. Refused for a hand a later hand
+        has built on (its carried pot went into a hand not voided).
     ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
                   ruled_by: User) -> Ruling
     settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid_on: date,
@@ -28,8 +30,8 @@
 Every function uses `transaction.atomic()` (not durable) so it joins the
 caller's transaction; raises `LedgerError` (a `DomainError`, message fit for
 a member) and then changes nothing. Lock order, to avoid deadlocks between
-tables that share members: the hand row (caller), then the accounts touched,
-in id order (`_lock_accounts`), then the posting trigger's balance updates.
+tables that share members: the hand row (caller), then the table row (a void,
+like games/services/hands.py after a hand), then the accounts touched, in id order (`_lock_accounts`), then the posting trigger's balance updates.
 """
 
 from __future__ import annotations
@@ -228,16 +230,23 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
 def ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
     """Void a finished hand by ruling: reverse each of its entries (pointing to the original).
 
-    Locks the hand row, then the accounts. Records a Ruling and sets the hand's voided_at;
-    nothing is deleted. Raises LedgerError if the ruler is not an organiser of the hand's
-    club, the reason is blank, the hand is still being played or already voided.
+    Locks the hand row, then the table row, then the accounts (the order of
+    games/services/hands.py). Records a Ruling and sets the hand's voided_at; nothing is
+    deleted. The reversal puts back in the table pot what the hand carried in and takes out
+    what it carried on, so the table's carry_pot is set to the pot account's balance
+    afterwards (and a game the hand ended is open again when money is left in its pot).
+
+    Only a hand no later hand has built on can be voided: every later hand voided already
+    (latest first) or the hand carried nothing on, and no hand in progress whose pot the
+    reversal would change. Raises LedgerError if the ruler is not an organiser of the hand's
+    club, the reason is blank, the hand is still being played, already voided, or built on.
     """
     reason = (reason or "").strip()
     if not reason:
         raise LedgerError("A ruling needs a reason.")
     with transaction.atomic():
         locked = Hand.objects.select_for_update(of=("self",)).select_related("table__club").get(pk=hand.pk)
-        table = locked.table
+        table = Table.objects.select_for_update(of=("self",)).select_related("club").get(pk=locked.table_id)
         club = table.club
         if not _is_organiser(club, ruled_by):
             raise LedgerError("Only the club's organisers can void a hand.")
@@ -246,11 +255,12 @@ def ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[Journal
         if locked.finished_at is None:
             raise LedgerError(f"Hand {locked.number} at {table.name} is still being played; "
                               "void it once it has finished.")
+        originals = list(JournalEntry.objects.filter(hand=locked, reverses__isnull=True)
+                         .exclude(kind=EntryKind.VOID).prefetch_related("postings").order_by("pk"))
+        _check_voidable(locked, table, originals)
         now = timezone.now()
         ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.VOID_HAND, reason=reason, ruled_by=ruled_by,
                                        created_at=now, hand=locked)
-        originals = list(JournalEntry.objects.filter(hand=locked, reverses__isnull=True)
-                         .exclude(kind=EntryKind.VOID).prefetch_related("postings").order_by("pk"))
         batch: list[tuple[JournalEntry, Sequence[_Line]]] = [
             (JournalEntry(club=club, kind=EntryKind.VOID, created_by=ruled_by, created_at=now, table=table,
                           hand=locked, game=original.game, reverses=original, ruling=ruling,
@@ -261,7 +271,41 @@ def ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[Journal
         entries = _post(batch) if batch else []
         Hand.objects.filter(pk=locked.pk).update(voided_at=now)
         hand.voided_at = now
+        if not table.hands.filter(finished_at__isnull=True).exists():
+            # No hand is running, so every cent in the pot account waits for the next hand.
+            table.carry_pot = (Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table)
+                               .values_list("balance", flat=True).first()) or 0
+            fields = ["carry_pot"]
+            if table.status == Table.Status.FINISHED and table.carry_pot:
+                # The voided hand ended the game but its pot is back: the game goes on.
+                table.status, table.finished_at = Table.Status.OPEN, None
+                fields += ["status", "finished_at"]
+            table.save(update_fields=fields)
         return entries
+
+
+def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry]) -> None:
+    """Refuse to void a hand a later hand has built on. Expects the hand and table rows locked.
+
+    The hand's pot postings net to what it carried on less what it carried in (chips are
+    conserved: carry_in + paid in = awarded + next_pot), so both are read from the books.
+    """
+    pot_ids = set(Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table).values_list("pk", flat=True))
+    pot_net = sum(p.amount for e in originals for p in e.postings.all() if p.account_id in pot_ids)
+    next_pot = hand.carry_in + pot_net
+    later = (table.hands.filter(number__gt=hand.number, voided_at__isnull=True)
+             .order_by("-number").values_list("number", flat=True).first())
+    if later is not None and next_pot:
+        raise LedgerError(
+            f"Hand {hand.number} at {table.name} can't be voided: its pot of {format_cents(next_pot)} "
+            f"carried into the hands after it. Void hand {later} first (once it has finished), "
+            "then the ones before it, latest first.")
+    running = (table.hands.filter(finished_at__isnull=True)
+               .values_list("number", flat=True).first())
+    if running is not None and pot_net:
+        raise LedgerError(
+            f"Hand {hand.number} at {table.name} can be voided once hand {running}, being played now, "
+            "has finished: voiding it changes the pot.")
 
 
 # --- rulings and settlements --------------------------------------------------

@@ -58,3 +58,16 @@ def make_hand(table: Table, players: list[User], *, number: int | None = None, f
         table=table, number=number, rule_version=table.rule_version,
         players={str(i): u.pk for i, u in enumerate(players)}, button=0, deck=[], salt="s", commitment="c",
         state={}, finished_at=timezone.now() if finished else None)
+
+
+def assert_pots_match_tables() -> None:
+    """Where no hand is being played, each table's pot account holds exactly its carry_pot
+    (the cents waiting for the next hand): what games deal from is what the books hold."""
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT t.id, t.carry_pot, coalesce(a.balance, 0)
+              FROM games_table t
+              LEFT JOIN ledger_account a ON a.table_id = t.id AND a.kind = 'table_pot'
+             WHERE NOT EXISTS (SELECT 1 FROM games_hand h WHERE h.table_id = t.id AND h.finished_at IS NULL)
+               AND t.carry_pot <> coalesce(a.balance, 0)""")
+        assert cursor.fetchall() == []

@@ -24,7 +24,7 @@ from ledger.services import (
 )
 from ledger.simulate import simulation_hand_play, simulation_table_create
 
-from .helpers import assert_books_consistent
+from .helpers import assert_books_consistent, assert_pots_match_tables
 
 # --- settle-up (pure) ----------------------------------------------------------------
 
@@ -110,5 +110,6 @@ def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, st
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # run the commit-time checks now
                 cursor.execute("SET CONSTRAINTS ALL DEFERRED")
             assert_books_consistent()
+            assert_pots_match_tables()  # a void keeps the carried pot in step with the books
             assert sum(balance_of(club=club, user=u) for u in people) <= 0  # the rest sits in table pots
         transaction.set_rollback(True)

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import Hand
+from games.models import Hand, Table
 from ledger.models import ClubLedgerSettings, EntryKind, JournalEntry, Ruling, Settlement
 from ledger.services import (
     LedgerError,
@@ -21,7 +21,7 @@ from ledger.services import (
 )
 from tests.accounts.factories import ClubFactory, MembershipFactory
 
-from .helpers import assert_books_consistent, books_snapshot, make_hand, make_table
+from .helpers import assert_books_consistent, assert_pots_match_tables, books_snapshot, make_hand, make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -62,6 +62,100 @@ def test_a_hand_is_voided_once_and_only_when_finished(club_setup):
     before = books_snapshot()
     with pytest.raises(LedgerError, match="still being played"):
         ledger_void_hand(hand=running, reason="Misdeal", ruled_by=club_setup.organiser)
+    assert books_snapshot() == before
+
+
+def _carrying_hand(table, players, events, *, carry_in=0, finished=True, game_over=False):
+    """A hand played as games/services/hands.py plays it: its chip events posted, then the
+    table's carry_pot set to what it carries on (carry_in + paid in - awarded)."""
+    hand = make_hand(table, players, finished=finished)
+    Hand.objects.filter(pk=hand.pk).update(carry_in=carry_in)
+    hand.refresh_from_db()
+    ledger_post_hand_events(hand=hand, seat_users=dict(enumerate(players)), created_by=None, events=events)
+    if finished:
+        paid = sum(e["amount"] for e in events if e["kind"] != "award")
+        won = sum(e["amount"] for e in events if e["kind"] == "award")
+        table.carry_pot = carry_in + paid - won
+        if game_over:
+            table.status, table.finished_at = Table.Status.FINISHED, timezone.now()
+        table.save()
+    else:
+        table.carry_pot = 0
+        table.status = Table.Status.RUNNING
+        table.save()
+    return hand
+
+
+def _two_hands(setup):
+    """Hand 1: Ben wins 50 and Ann matches it into the next pot; hand 2 carries those 50 in."""
+    ann, ben, _ = setup.members
+    table = make_table(setup.club, setup.organiser)
+    first = _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
+        {"kind": "award", "seat": 1, "amount": 50}, {"kind": "match_payment", "seat": 0, "amount": 50}])
+    second = _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
+        {"kind": "award", "seat": 0, "amount": 100}], carry_in=50, game_over=True)
+    return table, first, second
+
+
+def test_voiding_the_latest_hand_puts_its_carried_in_pot_back_for_the_next_hand(club_setup):
+    """The reversal returns the 50 hand 2 carried in to the pot account: the table's
+    carry_pot says so too, and the game hand 2 ended (one player in) goes on."""
+    table, first, second = _two_hands(club_setup)
+    assert_pots_match_tables()
+    ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
+    table.refresh_from_db()
+    assert table.carry_pot == 50 and table.status == Table.Status.OPEN and table.finished_at is None
+    assert_pots_match_tables()
+    ledger_void_hand(hand=first, reason="Misdeal too", ruled_by=club_setup.organiser)  # now the latest
+    table.refresh_from_db()
+    assert table.carry_pot == 0
+    assert_pots_match_tables()
+    assert_books_consistent()
+
+
+def test_voiding_a_hand_a_later_hand_built_on_is_refused_and_changes_nothing(club_setup):
+    table, first, _second = _two_hands(club_setup)
+    before = books_snapshot()
+    with pytest.raises(LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first"):
+        ledger_void_hand(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)
+    assert books_snapshot() == before
+    table.refresh_from_db()
+    assert table.carry_pot == 0 and table.status == Table.Status.FINISHED
+    assert_pots_match_tables()
+
+
+def test_a_hand_that_carried_nothing_on_can_be_voided_under_later_hands(club_setup):
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    first = _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
+        {"kind": "award", "seat": 1, "amount": 50}])
+    second = _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}])  # carries 50
+    _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], carry_in=50, finished=False)
+    ledger_void_hand(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)  # the pot is untouched
+    assert balance_of(club=club_setup.club, user=ben) == -25  # only hand 2's ante
+    before = books_snapshot()
+    with pytest.raises(LedgerError, match="Void hand 3 first"):
+        ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
+    assert books_snapshot() == before
+    assert_books_consistent()
+
+
+def test_a_void_that_changes_the_pot_waits_for_the_hand_being_played(club_setup):
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}])  # carries 50
+    second = _carrying_hand(table, [ann, ben], [
+        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
+        {"kind": "award", "seat": 0, "amount": 100}], carry_in=50)  # carries nothing on
+    _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], finished=False)
+    before = books_snapshot()
+    with pytest.raises(LedgerError, match="once hand 3, being played now, has finished"):
+        ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
 
 
