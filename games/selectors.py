@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.db.models import BooleanField, Max, OuterRef, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 
 from accounts.models import Club, User
 from games import engine
@@ -125,8 +126,25 @@ def _lobby_row(table: Table) -> LobbyRow:
     return LobbyRow(table=table, seats=seats, hand=hand, to_act_names=names)
 
 
-def hand_history(*, table: Table) -> QuerySet[Hand]:
-    return table.hands.filter(finished_at__isnull=False).order_by("-number")
+HISTORY_PAGE_SIZE = 50
+
+
+def hand_history(*, table: Table, before: int | None = None, dealt_to: User | None = None,
+                 size: int = HISTORY_PAGE_SIZE) -> tuple[list[Hand], int | None]:
+    """One page of the table's finished hands, newest first, paged by key (hand number): those numbered
+    below ``before``; with ``dealt_to``, only the hands that member was dealt into. Returns the page
+    and the ``before`` of the next (older) page, None when this is the last."""
+    qs = table.hands.filter(finished_at__isnull=False)
+    if dealt_to is not None:
+        qs = qs.annotate(dealt=RawSQL(
+            "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
+            (str(dealt_to.pk),), output_field=BooleanField())).filter(dealt=True)
+    if before is not None:
+        qs = qs.filter(number__lt=before)
+    rows = list(qs.order_by("-number")[: size + 1])
+    more = len(rows) > size
+    rows = rows[:size]
+    return rows, (rows[-1].number if more and rows else None)
 
 
 def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:

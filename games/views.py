@@ -319,12 +319,19 @@ def deck_colours(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table's finished hands, a page at a time (``?before=<hand number>``). Where spectators are kept
+    out, a former player (not seated now) sees the hands they were dealt into, as on each hand's page."""
     table, access = _table_access(request, table_id)
-    if not _may_watch(table, _user(request)):
+    user = _user(request)
+    dealt_to = None if _may_watch(table, user) else user
+    if dealt_to is not None and not selectors.hand_history(table=table, dealt_to=dealt_to, size=1)[0]:
         return _forbidden(request, table, access)
+    raw = request.GET.get("before", "")
+    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to,
+                                                before=int(raw) if raw.isdigit() else None)
     return render(request, "games/hand_history.html", {
-        "club": access.club, "access": access, "table": table,
-        "hands": selectors.hand_history(table=table), "title": f"{table.name}: hands played",
+        "club": access.club, "access": access, "table": table, "hands": hands, "next_before": next_before,
+        "title": f"{table.name}: hands played",
     })
 
 

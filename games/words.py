@@ -183,8 +183,8 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
     if kind == "turn":
         cards = [str(c) for c in event.get("cards", [])]
         where = _PILE_WORDS.get(str(event.get("where")), str(event.get("where")))
-        stage = f"Stage {event['stage']}: " if event.get("stage") else ""
-        return f"{stage}turned on {where}: {cards_words(cards)}."
+        stage = f"Stage {event['stage']}: the" if event.get("stage") else "The"
+        return f"{stage} dealer turns {cards_words(cards)} on {where}."
     if kind == "bet":
         verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(str(event.get("action")), "puts in")
         return f"{who} {verb} {m}."

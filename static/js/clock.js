@@ -12,6 +12,7 @@
     function two(n) { return (n < 10 ? "0" : "") + n; }
     if (d > 0) return d + "d " + h + "h " + two(m) + "m";
     if (h > 0) return h + ":" + two(m) + ":" + two(s);
+    if (m === 0) return s + (s === 1 ? " second" : " seconds");  // under a minute: say seconds
     return m + ":" + two(s);
   }
 
