@@ -62,6 +62,30 @@ def card_labels_in(html: str) -> set[str]:
     return set(re.findall(r'class="card suit-[cdhs]" role="img" aria-label="([a-z ]+)"', html))
 
 
+_ATTRIBUTE = re.compile(r'\s[\w:-]+\s*=\s*(?:"([^"]*)"|\'([^\']*)\')')
+_CARD_TEXT = re.compile(r'<span class="card[^"]*"[^>]*>([^<]*)</span>')
+_QUOTED = re.compile(r'["\']([2-9TJQKA][cdhs])["\']')
+
+
+def hidden_cards_in(html: str, codes: Sequence[str]) -> set[str]:
+    """Which of the cards ``codes`` the raw HTML gives away anywhere, in any form, leaving out the last
+    hand's showdown: a card's pretty form ("A♠", "10♦") anywhere; its code ("As", "Td") as a whole token
+    of an attribute value (data-*, value, aria-*...), as a quoted string (JSON in a script), or as the
+    text of a card element. Codes are matched as whole tokens, so words like "As" in a sentence are not."""
+    html = re.sub(r'<section class="previous".*?</section>', "", html, flags=re.S)
+    tokens: set[str] = set()
+    for double, single in _ATTRIBUTE.findall(html):
+        tokens.update(re.split(r"[^0-9A-Za-z]+", double or single))
+    tokens.update(t.strip() for t in _CARD_TEXT.findall(html))
+    tokens.update(_QUOTED.findall(html))
+    found = set()
+    for code in codes:
+        card = Card.parse(code)
+        if card.code in tokens or card.pretty in html or card.pretty in tokens:
+            found.add(card.code)
+    return found
+
+
 def current_hand(table: Table) -> Hand:
     hand = table.hands.filter(finished_at__isnull=True).first()
     assert hand is not None

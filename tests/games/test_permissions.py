@@ -109,7 +109,7 @@ def test_a_rule_version_of_another_club_is_not_found(club_setup, client_for) -> 
 
 @pytest.mark.django_db
 def test_spectators_see_only_the_public_view(club_setup, client_for) -> None:
-    from tests.games.helpers import card_labels_in, labels
+    from tests.games.helpers import card_labels_in, hidden_cards_in, labels
 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
@@ -120,6 +120,7 @@ def test_spectators_see_only_the_public_view(club_setup, client_for) -> None:
     assert set(labels(state.board[:3])) <= seen
     assert not set(labels([c for h in state.hole for c in h])) & seen
     assert not set(labels(state.board[3:])) & seen
+    assert hidden_cards_in(html, [c for h in state.hole for c in h] + list(state.board[3:])) == set()
     assert 'name="action"' not in html and hand.salt not in html
     assert " ".join(hand.deck) not in html
 
@@ -132,3 +133,17 @@ def test_the_deck_colour_switch_needs_a_login_and_post(client_for, club_setup) -
     assert client.get("/cards/colours/").status_code == 405
     response = client.post("/cards/colours/", {"colours": "four", "next": "https://evil.example/"})
     assert response["Location"] == "/" and response.cookies["deck_colours"].value == "four"
+
+
+def test_the_page_leak_check_reads_the_raw_html_not_only_aria_labels() -> None:
+    from tests.games.helpers import hidden_cards_in
+
+    assert hidden_cards_in('<div data-cards="As Td"></div>', ["As", "Td", "9h"]) == {"As", "Td"}
+    assert hidden_cards_in('<script>{"my_cards": ["Kc", "2d"]}</script>', ["Kc", "3d"]) == {"Kc"}
+    assert hidden_cards_in('<span class="card suit-h">9♥</span> and 10♦ in words', ["9h", "Td"]) == {"9h", "Td"}
+    assert hidden_cards_in('<input type="hidden" name="c" value="2c">', ["2c", "3c"]) == {"2c"}
+    # Whole tokens only: words of a sentence and parts of longer tokens are not cards.
+    assert hidden_cards_in('<p>As agreed, Ad hoc.</p><a href="/tables/As1/" class="Tdx">x</a>',
+                           ["As", "Ad", "Td"]) == set()
+    # The last hand's showdown (public once it is over) is left out.
+    assert hidden_cards_in('<section class="previous"><b data-c="As">A♠</b></section>', ["As"]) == set()

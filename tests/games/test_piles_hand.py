@@ -13,7 +13,7 @@ import pytest
 from games import engine, services
 from games.engine.piles import turned
 from ledger.services import balance_of
-from tests.games.helpers import card_labels_in, fixed_deck, labels, make_table, post_action
+from tests.games.helpers import card_labels_in, fixed_deck, hidden_cards_in, labels, make_table, post_action
 
 HOLES = {1: ["Js", "9c", "6d", "3h", "2s"], 2: ["Kc", "Kh", "Qc", "Qh", "Tc"], 3: ["4c", "6h", "7c", "8c", "5c"]}
 SQUARE1 = ["3d", "8s", "Jh", "Jc"]
@@ -39,6 +39,8 @@ def check_pages(clients, hand, sealed: dict[int, str]) -> dict[int, str]:
             if other != seat:
                 assert not set(labels(cards)) & seen, f"seat {seat} sees seat {other}'s cards"
         assert not set(labels(hidden)) & seen, f"seat {seat} sees a face-down card"
+        others = [c for other, cards in HOLES.items() if other != seat for c in cards]
+        assert hidden_cards_in(html, others + hidden) == set(), f"seat {seat}'s page holds a hidden card"
         for other, choice in sealed.items():
             if other != seat:
                 row = re.search(rf'data-seat="{other}">(.*?)</li>', html, re.S)

@@ -15,7 +15,15 @@ import pytest
 from games import engine, services
 from games.models import HandAction, Table
 from ledger.services import balance_of
-from tests.games.helpers import card_labels_in, current_hand, fixed_deck, labels, make_table, post_action
+from tests.games.helpers import (
+    card_labels_in,
+    current_hand,
+    fixed_deck,
+    hidden_cards_in,
+    labels,
+    make_table,
+    post_action,
+)
 
 HOLES_1 = {1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d", "Jh", "Qs"]}
 BOARD_1 = ["Kd", "Kh", "8c", "2d", "6s"]
@@ -41,6 +49,8 @@ def check_pages(pages: dict[int, str], holes: dict[int, list[str]], board: list[
             if other != seat:
                 assert not set(labels(cards)) & seen, f"seat {seat} sees seat {other}'s cards"
         assert not set(labels(board[board_up:])) & seen, f"seat {seat} sees a face-down board card"
+        hidden = [c for other, cards in holes.items() if other != seat for c in cards] + board[board_up:]
+        assert hidden_cards_in(html, hidden) == set(), f"seat {seat}'s page holds a hidden card"
         assert html.count('class="card back"') >= 5 - board_up
 
 
