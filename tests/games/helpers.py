@@ -29,6 +29,32 @@ def make_table(club: Club, organiser: User, rules: engine.Rules | None = None, *
     return table
 
 
+def http_table(club: Club, rule_set: RuleSet, clients: Sequence[Client], *, name: str = "Main") -> Table:
+    """A table opened, and seats 1, 2, ... taken in the order of ``clients``, through the pages: the first
+    client opens it (/clubs/<id>/tables/new/); each takes a seat (/tables/<id>/sit/) accepting the version
+    the sit page shows."""
+    version = rule_set.versions.order_by("-number").first()
+    assert version is not None
+    response = clients[0].post(f"/clubs/{club.pk}/tables/new/", {"name": name, "rule_version": version.pk})
+    assert response.status_code == 302, response.content.decode()
+    table = Table.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
+    for number, client in enumerate(clients, start=1):
+        page = client.get(f"/tables/{table.pk}/sit/").content.decode()
+        shown = re.search(r'name="version" value="(\d+)"', page)
+        assert shown is not None and int(shown.group(1)) == version.pk
+        response = client.post(f"/tables/{table.pk}/sit/",
+                               {"number": number, "version": shown.group(1), "accept": "on"})
+        assert response.status_code == 302, response.content.decode()
+    return table
+
+
+def http_start(client: Client, table: Table) -> Hand:
+    """Start play through the page's Start button; return the hand dealt."""
+    response = client.post(f"/tables/{table.pk}/start/", follow=True)
+    assert response.status_code == 200
+    return current_hand(table)
+
+
 def deal_order(seats: Sequence[int], button: int) -> list[int]:
     """Seat numbers in the order the engine deals: clockwise from the seat after the button."""
     ordered = sorted(seats)

@@ -10,10 +10,19 @@ import re
 
 import pytest
 
-from games import engine, services
+from games import engine
 from games.engine.piles import turned
 from ledger.services import balance_of
-from tests.games.helpers import card_labels_in, fixed_deck, hidden_cards_in, labels, make_table, post_action
+from tests.games.helpers import (
+    card_labels_in,
+    fixed_deck,
+    hidden_cards_in,
+    http_start,
+    http_table,
+    labels,
+    make_rule_set,
+    post_action,
+)
 
 HOLES = {1: ["Js", "9c", "6d", "3h", "2s"], 2: ["Kc", "Kh", "Qc", "Qh", "Tc"], 3: ["4c", "6h", "7c", "8c", "5c"]}
 SQUARE1 = ["3d", "8s", "Jh", "Jc"]
@@ -50,13 +59,15 @@ def check_pages(clients, hand, sealed: dict[int, str]) -> dict[int, str]:
 
 
 @pytest.mark.django_db
-def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for) -> None:
+def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for, fixed_decks) -> None:
     a, b, c = club_setup.members
     club = club_setup.club
-    table = make_table(club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
     clients = {1: client_for(a), 2: client_for(b), 3: client_for(c)}
-    deck = fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
-    hand = services.table_start(table_id=table.pk, user=b, deck=deck)
+    # Through the pages: A opens the table, each takes a seat accepting the rules, B starts.
+    table = http_table(club, make_rule_set(club, club_setup.organiser, engine.PilesRules()),
+                       [clients[1], clients[2], clients[3]])
+    fixed_decks(fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
+    hand = http_start(clients[2], table)
     assert {u: balance_of(club=club, user=u) for u in (a, b, c)} == {a: -25, b: -25, c: -25}
 
     # Round 1: seat 2 bets 25, the others call. Rounds 2-9: everyone checks. Before each action

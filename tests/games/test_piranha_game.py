@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from games import engine, services
+from games import engine
 from games.models import HandAction, Table
 from ledger.services import balance_of
 from tests.games.helpers import (
@@ -20,8 +20,10 @@ from tests.games.helpers import (
     current_hand,
     fixed_deck,
     hidden_cards_in,
+    http_start,
+    http_table,
     labels,
-    make_table,
+    make_rule_set,
     post_action,
 )
 
@@ -58,16 +60,18 @@ def check_pages(pages: dict[int, str], holes: dict[int, list[str]], board: list[
 def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_for, fixed_decks) -> None:
     a, b, c = club_setup.members
     spectator = club_setup.organiser
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25),
-                       players=[a, b, c])
     clients = {1: client_for(a), 2: client_for(b), 3: client_for(c)}
     watcher = client_for(spectator)
     club = club_setup.club
+    # Through the pages: A opens the table, each takes a seat accepting the rules, A starts.
+    rule_set = make_rule_set(club, club_setup.organiser, engine.PiranhaRules(ante=25))
+    table = http_table(club, rule_set, [clients[1], clients[2], clients[3]])
 
     # Hand 1: the button is seat 1; A and B stay in, C drops; A's aces full beat B.
-    hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    fixed_decks(fixed_deck(HOLES_1, BOARD_1, button=1))
     fixed_decks(fixed_deck(HOLES_2, BOARD_2, button=2))
     fixed_decks(fixed_deck(HOLES_3, BOARD_3, button=3))
+    hand = http_start(clients[1], table)
     assert hand.number == 1 and hand.button == 1
     assert balance_of(club=club, user=a) == -25
 
