@@ -55,28 +55,133 @@ class Transfer:
     amount: int
 
 
-def settle_up_plan(balances: Mapping[int, int]) -> list[Transfer]:
-    """Transfers that bring every balance to zero: the largest debtor pays the largest creditor.
+#: up to this many non-zero balances (a table pot counted as one) the plan is the fewest
+#: transfers there can be (a search over all 2**n subsets); above it, matches first, then greedy
+EXACT_SETTLE_UP = 16
 
-    Each transfer zeroes at least one of the two, and the last one zeroes both, so there
-    are never more than (members with a non-zero balance - 1). When the balances don't sum
-    to zero (money sitting in a table pot) what can't be matched is left over.
+_POT = object()  # the table pots, as one more party, while the balances don't sum to zero
+
+
+def settle_up_plan(balances: Mapping[int, int]) -> list[Transfer]:
+    """The fewest transfers that settle what members owe each other.
+
+    A group of k non-zero balances that sums to zero settles in k - 1 transfers, so the
+    fewest transfers are (non-zero balances) - (the most disjoint zero-sum groups they
+    split into). Up to EXACT_SETTLE_UP balances that split is found exactly (a dynamic
+    program over subsets); above it, equal and opposite balances are paired first and the
+    rest is settled greedily. Either way there are never more than (non-zero - 1).
+
+    When the balances don't sum to zero (money sitting in table pots), the pots are one
+    more party: members are settled among themselves as far as they can be and the
+    transfers to or from the pots are left out. What is left is ``settle_up_left``.
+    Transfers are listed largest first.
     """
-    creditors = [(-amount, user_id) for user_id, amount in balances.items() if amount > 0]
-    debtors = [(amount, user_id) for user_id, amount in balances.items() if amount < 0]
+    parties: list[tuple[object, int]] = [(user_id, amount) for user_id, amount in sorted(balances.items()) if amount]
+    total = sum(amount for _, amount in parties)
+    if total:
+        parties.append((_POT, -total))
+    transfers: list[Transfer] = []
+    for group in _zero_sum_groups(parties):
+        for payer, payee, amount in _settle_greedily(group):
+            if payer is not _POT and payee is not _POT:
+                assert isinstance(payer, int) and isinstance(payee, int)
+                transfers.append(Transfer(payer_id=payer, payee_id=payee, amount=amount))
+    transfers.sort(key=lambda t: (-t.amount, t.payer_id, t.payee_id))
+    return transfers
+
+
+def settle_up_left(balances: Mapping[int, int], plan: Sequence[Transfer]) -> dict[int, int]:
+    """The non-zero balances once ``plan`` is paid (empty when the balances sum to zero)."""
+    after = dict(balances)
+    for t in plan:
+        after[t.payer_id] += t.amount
+        after[t.payee_id] -= t.amount
+    return {user_id: amount for user_id, amount in after.items() if amount}
+
+
+def _zero_sum_groups(parties: Sequence[tuple[object, int]]) -> list[list[tuple[object, int]]]:
+    """Split non-zero amounts summing to zero into as many zero-sum groups as there can be.
+
+    Equal and opposite amounts pair off first: some best split has them as a group of
+    their own (were they in two groups, the pair and the two groups' rest make as many).
+    """
+    groups: list[list[tuple[object, int]]] = []
+    waiting: dict[int, list[tuple[object, int]]] = {}
+    rest: list[tuple[object, int]] = []
+    for party in parties:
+        match = waiting.get(-party[1])
+        if match:
+            groups.append([match.pop(), party])
+        else:
+            waiting.setdefault(party[1], []).append(party)
+    rest = [p for parties_of in waiting.values() for p in parties_of]
+    if not rest:
+        return groups
+    if len(rest) > EXACT_SETTLE_UP:
+        return [*groups, rest]
+    return groups + _most_zero_sum_groups(rest)
+
+
+def _most_zero_sum_groups(parties: Sequence[tuple[object, int]]) -> list[list[tuple[object, int]]]:
+    """The exact split: best[mask] is the most zero-sum groups the parties in ``mask`` close
+    when added one at a time (a group closes each time the running sum is zero again)."""
+    n = len(parties)
+    full = (1 << n) - 1
+    sums = [0] * (full + 1)
+    best = [0] * (full + 1)
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        sums[mask] = sums[mask ^ low] + parties[low.bit_length() - 1][1]
+        most, rest = 0, mask
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            if best[mask ^ bit] > most:
+                most = best[mask ^ bit]
+        best[mask] = most + (1 if sums[mask] == 0 else 0)
+    order: list[int] = []  # parties in the order they were removed: last added first
+    mask = full
+    while mask:
+        rest = mask
+        pick = rest & -rest
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            if best[mask ^ bit] > best[mask ^ pick]:
+                pick = bit
+        order.append(pick.bit_length() - 1)
+        mask ^= pick
+    groups: list[list[tuple[object, int]]] = []
+    current: list[tuple[object, int]] = []
+    running = 0
+    for index in reversed(order):
+        current.append(parties[index])
+        running += parties[index][1]
+        if running == 0:
+            groups.append(current)
+            current = []
+    assert not current and len(groups) == best[full]
+    return groups
+
+
+def _settle_greedily(group: Sequence[tuple[object, int]]) -> list[tuple[object, object, int]]:
+    """Settle a zero-sum group: the largest debtor pays the largest creditor. Each transfer
+    zeroes at least one of the two and the last zeroes both: at most len(group) - 1."""
+    creditors = [(-amount, k, who) for k, (who, amount) in enumerate(group) if amount > 0]
+    debtors = [(amount, k, who) for k, (who, amount) in enumerate(group) if amount < 0]
     heapq.heapify(creditors)
     heapq.heapify(debtors)
-    transfers: list[Transfer] = []
+    out: list[tuple[object, object, int]] = []
     while creditors and debtors:
-        owed, creditor = heapq.heappop(creditors)
-        debt, debtor = heapq.heappop(debtors)
+        owed, kc, creditor = heapq.heappop(creditors)
+        debt, kd, debtor = heapq.heappop(debtors)
         amount = min(-owed, -debt)
-        transfers.append(Transfer(payer_id=debtor, payee_id=creditor, amount=amount))
+        out.append((debtor, creditor, amount))
         if -owed > amount:
-            heapq.heappush(creditors, (owed + amount, creditor))
+            heapq.heappush(creditors, (owed + amount, kc, creditor))
         if -debt > amount:
-            heapq.heappush(debtors, (debt + amount, debtor))
-    return transfers
+            heapq.heappush(debtors, (debt + amount, kd, debtor))
+    return out
 
 
 def settlement_list(*, club: Club, user: User | None = None, limit: int = 30) -> list[Settlement]:

@@ -263,10 +263,14 @@ def chart(request: HttpRequest, club_id: int) -> HttpResponse:
 def _settle_context(access: ClubAccess, me: User, **extra: Any) -> dict[str, Any]:
     rows = selectors.balance_sheet(club=access.club)
     users = {r.user.pk: r.user for r in rows}
-    plan = selectors.settle_up_plan({r.user.pk: r.balance for r in rows})
+    balances = {r.user.pk: r.balance for r in rows}
+    plan = selectors.settle_up_plan(balances)
+    left = selectors.settle_up_left(balances, plan)
     return {
         "club": access.club, "access": access, "rows": rows,
         "plan": [(users[t.payer_id], users[t.payee_id], t.amount) for t in plan],
+        "left": [(users[user_id], "down" if amount < 0 else "up", abs(amount))
+                 for user_id, amount in sorted(left.items(), key=lambda kv: kv[1])],
         "pots": selectors.pots_total(club=access.club),
         "settlements": selectors.settlement_list(club=access.club, user=None if access.is_organiser else me),
         "limit": services.ledger_settings_for(club=access.club).settlement_max,

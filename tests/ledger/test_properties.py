@@ -1,9 +1,12 @@
 """Property tests: random play, settlements and rulings keep the books sound after every step;
-settle-up suggestions bring every balance to zero in at most (non-zero members - 1) transfers."""
+settle-up suggestions bring every balance to zero in the fewest transfers (never more than
+non-zero members - 1), and with money in table pots settle members among themselves."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
 
 import pytest
 from django.db import connection, transaction
@@ -12,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Game, Hand
-from ledger.selectors import settle_up_plan
+from ledger.selectors import settle_up_left, settle_up_plan
 from ledger.services import (
     LedgerError,
     balance_of,
@@ -52,6 +55,78 @@ def test_settle_up_brings_every_balance_to_zero_in_few_transfers(balances):
 def test_settle_up_worked_example():
     plan = settle_up_plan({1: 3000, 2: -1000, 3: -2500, 4: 500, 5: 0})
     assert [(t.payer_id, t.payee_id, t.amount) for t in plan] == [(3, 1, 2500), (2, 1, 500), (2, 4, 500)]
+
+
+def test_settle_up_finds_the_fewest_transfers_not_the_greedy_ones():
+    """Greedy (largest debtor pays largest creditor) needs 5 here; {7, 6, -11, -2} and
+    {8, -8} settle apart in 3 + 1."""
+    balances = {1: 7, 2: 6, 3: 8, 4: -8, 5: -11, 6: -2}
+    plan = settle_up_plan(balances)
+    assert len(plan) == 4
+    assert (4, 3, 8) in [(t.payer_id, t.payee_id, t.amount) for t in plan]
+    assert settle_up_left(balances, plan) == {}
+
+
+def _fewest_transfers(amounts):
+    """Brute force: non-zero count minus the most zero-sum groups, over every set partition."""
+    amounts = [a for a in amounts if a]
+
+    def most_groups(rest):
+        if not rest:
+            return 0
+        first, others = rest[0], rest[1:]
+        best = -1
+        for r in range(len(others) + 1):
+            for combo in itertools.combinations(range(len(others)), r):
+                if first + sum(others[i] for i in combo) == 0:
+                    remaining = [others[i] for i in range(len(others)) if i not in combo]
+                    best = max(best, 1 + most_groups(remaining))
+        return best
+
+    return len(amounts) - most_groups(amounts) if amounts else 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=0, max_size=7))
+def test_settle_up_uses_as_few_transfers_as_a_brute_force_search(values):
+    values = [*values, -sum(values)]
+    balances = {i + 1: v for i, v in enumerate(values)}
+    plan = settle_up_plan(balances)
+    assert settle_up_left(balances, plan) == {}
+    assert len(plan) == _fewest_transfers(values)
+
+
+@given(st.lists(st.integers(-10**6, 10**6), min_size=17, max_size=24))
+@settings(max_examples=20, deadline=None)
+def test_settle_up_above_the_exact_limit_still_settles_in_at_most_non_zero_minus_one(values):
+    values = [*values, -sum(values)]
+    balances = {i + 1: v for i, v in enumerate(values)}
+    plan = settle_up_plan(balances)
+    assert settle_up_left(balances, plan) == {}
+    assert len(plan) <= max(sum(1 for v in values if v) - 1, 0)
+
+
+def test_sixteen_balances_are_planned_exactly_and_fast():
+    values = [3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53]
+    values.append(-sum(values))
+    started = time.perf_counter()
+    plan = settle_up_plan({i + 1: v for i, v in enumerate(values)})
+    assert time.perf_counter() - started < 2
+    assert len(plan) == 15
+
+
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=8), st.integers(1, 100))
+def test_with_money_in_the_pots_members_are_settled_among_themselves_as_far_as_they_can_be(values, pots):
+    """Members' balances sum to minus what sits in the pots: every member owed money is paid in
+    full, nobody pays more than they owe, and what is left is exactly the pot money."""
+    values = [*values, -sum(values) - pots]
+    balances = {i + 1: v for i, v in enumerate(values)}
+    plan = settle_up_plan(balances)
+    left = settle_up_left(balances, plan)
+    assert all(v < 0 for v in left.values())
+    assert sum(left.values()) == -pots
+    assert all(t.amount > 0 and balances[t.payer_id] < 0 < balances[t.payee_id] for t in plan)
+    assert len(plan) <= max(sum(1 for v in values if v) - 1, 0)
 
 
 def test_settle_up_leaves_pot_money_unmatched():

@@ -318,3 +318,20 @@ def test_void_through_the_page_marks_every_statement_line_it_touches(club_setup,
     assert page.count(">Voided</span>") == 2  # both original lines are marked
     rulings = client_for(club_setup.organiser).get(reverse("ledger:rulings", args=[club_setup.club.pk]))
     assert "Deck was short a card" in rulings.content.decode()
+
+
+def test_the_settle_page_says_what_the_payments_settle_when_money_sits_in_a_pot(club_setup, client_for):
+    """Members' balances don't sum to zero while a pot holds money: the page doesn't claim the
+    payments zero every balance; it says what stays in the pots and who stays down by it."""
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    hand = make_hand(table, [ann, ben])
+    ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None, events=[
+        {"kind": "bet", "seat": 0, "amount": 50}, {"kind": "ante", "seat": 1, "amount": 25},
+        {"kind": "award", "seat": 1, "amount": 50}])  # 25 stays in the pot
+    page = client_for(ben).get(reverse("ledger:settle", args=[club_setup.club.pk])).content.decode()
+    assert "every balance to zero" not in page
+    assert "1 payment settles what members owe each other." in page
+    assert f"<strong>{ann.shown_name}</strong> pays <strong>{ben.shown_name}</strong> 0.25" in page
+    assert "0.25 EUR sits in table pots until those games end" in page.replace(club_setup.club.currency, "EUR")
+    assert f"after these payments, {ann.shown_name} is down 0.25" in page
