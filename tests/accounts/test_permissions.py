@@ -132,3 +132,23 @@ def test_club_forms_carry_a_csrf_token(world, client_for):
 def test_an_unknown_club_is_404_even_for_an_organiser_elsewhere(world, client_for):
     client = client_for(world.users["organiser"])
     assert client.get(reverse("club_members", args=[999_999])).status_code == 404
+
+
+# Accounts URLs outside a club: no club membership to check, so not in the matrix above.
+NOT_CLUB_URLS = {
+    "home", "login", "logout", "password_change", "password_change_done", "password_reset",
+    "password_reset_done", "password_reset_confirm", "password_reset_complete", "profile", "away_toggle",
+    "club_new", "invitation_accept",
+}
+
+
+def test_every_accounts_club_url_is_in_the_matrix(world):
+    """A new club URL of the accounts app must join CASES (and any other URL NOT_CLUB_URLS)."""
+    from django.urls import resolve
+
+    from accounts import urls
+
+    covered = {resolve(case.url(world)).url_name for case in CASES}
+    club_urls = {p.name for p in urls.urlpatterns if "club_id" in p.pattern.converters}
+    assert covered == club_urls
+    assert {p.name for p in urls.urlpatterns} == club_urls | NOT_CLUB_URLS
