@@ -317,6 +317,20 @@ def balance_history(*, account: Account | None, days: int | None = None) -> list
     return [(day.isoformat(), int(balance)) for day, balance in points]
 
 
+def balance_by_entry(*, account: Account | None, days: int | None = None,
+                     limit: int = 500) -> list[tuple[datetime, int]]:
+    """(instant, balance after it) for each posting in the period, oldest first: the latest
+    ``limit`` of them. For a chart of a period whose entries fall on a day or two, where one
+    point a day would draw nothing."""
+    if account is None:
+        return []
+    qs = Posting.objects.filter(account=account)
+    if days is not None:
+        qs = qs.filter(created_at__gte=timezone.now() - timedelta(days=days))
+    rows = list(qs.order_by("-seq").values_list("created_at", "balance_after")[:limit])
+    return [(created_at, int(balance)) for created_at, balance in reversed(rows) if created_at is not None]
+
+
 @dataclass(frozen=True)
 class Mover:
     user: User

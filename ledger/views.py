@@ -221,6 +221,7 @@ def journal_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
 # --- chart ----------------------------------------------------------------------------
 
 CHART_PERIODS = {"30": 30, "90": 90, "365": 365, "all": None}
+CHART_MIN_DAYS = 3  # fewer days with entries than this: the balance chart has a point per entry
 
 
 @login_required
@@ -243,10 +244,15 @@ def chart(request: HttpRequest, club_id: int) -> HttpResponse:
     days = CHART_PERIODS[period]
     account = selectors.member_account(club=access.club, user=member)
     history = selectors.balance_history(account=account, days=days)
+    by_entry = 0 < len(history) < CHART_MIN_DAYS
+    if by_entry:
+        # One point a day on a day or two draws no line: plot each entry at its time instead.
+        history = [(timezone.localtime(at).strftime("%Y-%m-%d %H:%M"), balance)
+                   for at, balance in selectors.balance_by_entry(account=account, days=days)]
     movers = selectors.biggest_movements(club=access.club, days=days or 3650)
     return render(request, "ledger/chart.html", {
         "club": access.club, "access": access, "member": member, "period": period, "periods": list(CHART_PERIODS),
-        "history": history, "movers": movers,
+        "history": history, "by_entry": by_entry, "movers": movers,
         "members": selectors.balance_sheet(club=access.club) if access.is_organiser else [],
         "chart_data": {
             "currency": access.club.currency,

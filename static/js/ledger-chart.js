@@ -13,7 +13,9 @@
     new window.Chart(canvas, {
       type: type,
       data: { labels: series.labels, datasets: [{ label: label, data: series.values, borderColor: "#0b6e4f",
-        backgroundColor: type === "bar" ? colours : "rgba(11,110,79,.15)", fill: type === "line", pointRadius: 0, stepped: type === "line" }] },
+        backgroundColor: type === "bar" ? colours : "rgba(11,110,79,.15)", fill: type === "line",
+        // a few points (one day, or an entry each) get dots, so even a single point shows
+        pointRadius: type === "line" && series.labels.length <= 40 ? 4 : 0, stepped: type === "line" }] },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
         plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return money(c.parsed.y !== undefined && type === "line" ? c.parsed.y : (c.parsed.x !== undefined && type === "bar" ? c.parsed.x : c.parsed.y)); } } } },
         indexAxis: type === "bar" ? "y" : "x",

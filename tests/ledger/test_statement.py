@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
+from unittest import mock
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from games.models import Game
 from ledger.models import Account, Posting
@@ -133,8 +136,41 @@ def test_chart_has_data_for_the_script_and_a_table_without_it(busy, client_for):
     response = client_for(setup.members[0]).get(reverse("ledger:chart", args=[setup.club.pk]), {"days": "all"})
     body = response.content.decode()
     assert 'id="ledger-chart-data"' in body and "chart.umd.min.js" in body
-    assert "Balance by day (table)" in body
+    data = _chart_data(body)
+    assert data["history"]["values"][-1] == Account.objects.get(club=setup.club, user=setup.members[0]).balance / 100
+
+
+def _chart_data(body):
     start = body.index('id="ledger-chart-data" type="application/json">') + len(
         'id="ledger-chart-data" type="application/json">')
-    data = json.loads(body[start:body.index("</script>", start)])
-    assert data["history"]["values"][-1] == Account.objects.get(club=setup.club, user=setup.members[0]).balance / 100
+    return json.loads(body[start:body.index("</script>", start)])
+
+
+def test_a_chart_of_entries_all_on_one_day_has_a_point_per_entry(busy, client_for):
+    """One point a day would be a line chart of one point, which draws nothing."""
+    setup, _ = busy
+    account = Account.objects.get(club=setup.club, user=setup.members[0])
+    body = client_for(setup.members[0]).get(reverse("ledger:chart", args=[setup.club.pk]), {"days": "all"}
+                                            ).content.decode()
+    history = _chart_data(body)["history"]
+    assert len(history["values"]) == account.last_seq  # every entry, at its time
+    assert all(len(label) == len("2026-01-31 20:15") for label in history["labels"])
+    running = [p.balance_after / 100 for p in Posting.objects.filter(account=account).order_by("seq")]
+    assert history["values"] == running
+    assert "Balance after each entry (table)" in body
+
+
+def test_a_chart_over_many_days_has_a_point_a_day(club_setup, client_for):
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    start = timezone.now() - dt.timedelta(days=5)
+    for day in range(4):
+        with mock.patch("django.utils.timezone.now", return_value=start + dt.timedelta(days=day)):
+            for _ in range(2):
+                hand = make_hand(table, [ann, ben])
+                ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None,
+                                        events=[{"kind": "ante", "seat": 0, "amount": 25}])
+    body = client_for(ann).get(reverse("ledger:chart", args=[club_setup.club.pk]), {"days": "30"}).content.decode()
+    history = _chart_data(body)["history"]
+    assert history["values"] == [-0.5, -1.0, -1.5, -2.0]
+    assert "Balance by day (table)" in body
