@@ -54,5 +54,22 @@ def ledger_problems(*, club_id: int | None = None) -> tuple[list[str], str]:
         for posting_id, account_id, seq, after, running in cursor.fetchall():
             problems.append(f"Posting #{posting_id} (account #{account_id}, line {seq}): running balance {after} "
                             f"but the postings up to it sum to {running}.")
+    problems += pot_problems(club_id=club_id)
     summary = f"{accounts} accounts, {postings} postings"
     return problems, summary
+
+
+def pot_problems(*, club_id: int | None = None) -> list[str]:
+    """Where no hand is being played, each table's pot account must hold exactly the table's
+    carry_pot: what the next deal carries in is what the books hold."""
+    where = "AND t.club_id = %(club)s" if club_id is not None else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"""
+            SELECT t.id, t.carry_pot, coalesce(a.balance, 0)
+              FROM games_table t
+              LEFT JOIN ledger_account a ON a.table_id = t.id AND a.kind = 'table_pot'
+             WHERE NOT EXISTS (SELECT 1 FROM games_hand h WHERE h.table_id = t.id AND h.finished_at IS NULL)
+               AND t.carry_pot <> coalesce(a.balance, 0) {where}
+             ORDER BY t.id""", {"club": club_id})  # noqa: S608
+        return [f"Table #{table_id}: carries {carry} cents to its next hand but its pot account holds {balance}."
+                for table_id, carry, balance in cursor.fetchall()]

@@ -7,6 +7,7 @@ from django.db import connection
 from accounts.models import Club, User
 from games.models import Game, Hand, Table
 from ledger.simulate import simulation_table_create
+from ledger.verify import pot_problems
 
 
 def books_snapshot() -> tuple[tuple[object, ...], ...]:
@@ -61,13 +62,5 @@ def make_hand(table: Table, players: list[User], *, number: int | None = None, f
 
 
 def assert_pots_match_tables() -> None:
-    """Where no hand is being played, each table's pot account holds exactly its carry_pot
-    (the cents waiting for the next hand): what games deal from is what the books hold."""
-    with connection.cursor() as cursor:
-        cursor.execute("""
-            SELECT t.id, t.carry_pot, coalesce(a.balance, 0)
-              FROM games_table t
-              LEFT JOIN ledger_account a ON a.table_id = t.id AND a.kind = 'table_pot'
-             WHERE NOT EXISTS (SELECT 1 FROM games_hand h WHERE h.table_id = t.id AND h.finished_at IS NULL)
-               AND t.carry_pot <> coalesce(a.balance, 0)""")
-        assert cursor.fetchall() == []
+    """Where no hand is being played, each table's pot account holds exactly its carry_pot."""
+    assert pot_problems() == []

@@ -100,3 +100,14 @@ def test_the_demo_club_after_simulated_play(db, client_for, capsys):
     assert " pays " in settle
     call_command("ledger_verify")
     assert "the books balance" in capsys.readouterr().out
+
+
+def test_ledger_verify_names_a_table_whose_carried_pot_the_books_do_not_hold(club_setup, capsys):
+    simulation_run(club=club_setup.club, players=club_setup.everyone, hands=2, seed=3)
+    call_command("ledger_verify")
+    table = Hand.objects.filter(table__club=club_setup.club).latest("pk").table
+    table.carry_pot += 50  # the next deal would carry in 50 cents nobody paid
+    table.save(update_fields=["carry_pot"])
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("ledger_verify")
+    assert f"Table #{table.pk}: carries" in capsys.readouterr().err
