@@ -77,6 +77,12 @@ def test_run_setup_starts_services_migrates_seeds_once_and_stops(fresh_data_dir)
     # Three agreed house rules and two open tables, plus the simulated tables with their books.
     assert counts["games_ruleset"] == 5 and counts["games_table"] == 4
     assert counts["ledger_journalentry"] > 0
+    # After the simulated hands every demo member can still sit down (none below the credit limit).
+    with psycopg.connect(urls.database_url) as conn:
+        below = conn.execute(
+            "SELECT count(*) FROM ledger_account a JOIN accounts_club c ON c.id = a.club_id "
+            "WHERE a.kind = 'member' AND a.balance < -c.credit_limit").fetchone()[0]
+    assert below == 0
 
     second = manage(env, "seed_demo")
     assert "already set up" in second

@@ -44,7 +44,7 @@ class Command(BaseCommand):
                 )
                 credentials.append((username, password))
                 people.append(user)
-            club = club_create(name=DEMO_CLUB, currency="USD", credit_limit=100_00, creator=people[0])
+            club = club_create(name=DEMO_CLUB, currency="USD", credit_limit=500_00, creator=people[0])
             Membership.objects.bulk_create(Membership(club=club, user=user) for user in people[1:])
             seed_house_rules(club=club, organiser=people[0])
             # A few finished hands of both games, so the ledger has a history to explain.
