@@ -42,6 +42,52 @@ def action_value(action: dict[str, Any]) -> str:
     return f"{kind}:{amount}" if isinstance(amount, int) else kind
 
 
+def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]:
+    """The Piles board of a view as (label, cards, shape) rows: two squares and the row; a card not
+    yet turned is None (shown as a card back by ``{% card %}``)."""
+    board = view.get("board", {})
+    return [("Square 1", board.get("square1", []), "square"),
+            ("Square 2", board.get("square2", []), "square"),
+            ("Row", board.get("row", []), "row")]
+
+
+TIMEOUT_MARK = "(clock ran out)"
+
+
+def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict[str, Any]]:
+    """The finished hand told one line per event, in order: the deal's, then each action's.
+
+    Each line is ``{"text", "timeout"}``; the first line of an action the clock took is marked
+    ``timeout`` (and says so). A sealed decision ("Ann has decided.") is told with its choice, which
+    is public once the hand is over; only call this for a finished hand.
+    """
+    lines = [{"text": event_words(e, names=names, currency=currency), "timeout": False}
+             for e in hand.deal_events or []]
+    for row in selectors.hand_actions(hand=hand):
+        told = [decision_words(row.action, who=names.get(row.seat, f"Seat {row.seat}"))
+                if e.get("kind") == "decided" else event_words(e, names=names, currency=currency)
+                for e in row.events or []]
+        if not told:  # every action logs an event; never lose one if it did not
+            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(row.action, currency)}."]
+        for k, text in enumerate(told):
+            timeout = bool(row.is_timeout and k == 0)
+            lines.append({"text": f"{text} {TIMEOUT_MARK}" if timeout else text, "timeout": timeout})
+    return lines
+
+
+def decision_words(action: dict[str, Any], *, who: str) -> str:
+    """A sealed decision told after the hand: 'Ann declares pig (both ways).', 'Ben stays in.'."""
+    kind = str(action.get("type"))
+    if kind == "declare":
+        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.get("choice")), "")
+        return f"{who} declares {choice}." if choice else f"{who} declares."
+    if kind == "in":
+        return f"{who} stays in."
+    if kind == "out":
+        return f"{who} drops out."
+    return f"{who} has decided."
+
+
 def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> dict[str, Any]:
     """Context of the table page for ``user``."""
     seats = selectors.table_seats(table=table)
@@ -88,10 +134,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> 
             out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.get("winners", [])]
         out["is_over"] = hand.is_finished
         if view.get("game") == "piles":
-            board = view.get("board", {})
-            out["piles_board"] = [("Square 1", board.get("square1", []), "square"),
-                                  ("Square 2", board.get("square2", []), "square"),
-                                  ("Row", board.get("row", []), "row")]
+            out["piles_board"] = piles_board(view)
     out["previous"] = _previous_hand(table=table, hand=hand, names=names)
     active = [s for s in seats if not s.sitting_out]
     out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)

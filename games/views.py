@@ -23,8 +23,7 @@ from config.errors import DomainError
 from games import engine, selectors, services
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
 from games.models import Game, Hand, Table
-from games.presenters import action_label, hand_page, rules_words
-from games.words import event_words
+from games.presenters import hand_page, hand_story, piles_board, rules_words
 
 FOUR_COLOUR_COOKIE = "deck_colours"
 
@@ -349,18 +348,12 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         return redirect("games:table", table_id=table.pk)
     currency = access.club.currency
     names = selectors.hand_player_names(hand=hand)
-    view = engine.view(engine.state_from_json(hand.state), None)
-    steps = [{"sequence": 0, "who": "Dealer", "action": "deal",
-              "lines": [event_words(e, names=names, currency=currency) for e in hand.deal_events]}]
-    for row in selectors.hand_actions(hand=hand):
-        steps.append({
-            "sequence": row.sequence, "who": names.get(row.seat, f"Seat {row.seat}"),
-            "action": action_label(row.action, currency) + (" (clock ran out)" if row.is_timeout else ""),
-            "lines": [event_words(e, names=names, currency=currency) for e in row.events],
-        })
+    view = selectors.hand_view_for(hand=hand, user=None)  # the public view: the board as it stood at the end
     result = view.get("result") or {}
     return render(request, "games/hand_detail.html", {
-        "club": access.club, "access": access, "table": table, "hand": hand, "steps": steps,
+        "club": access.club, "access": access, "table": table, "hand": hand, "view": view,
+        "piles_board": piles_board(view) if view.get("game") == "piles" else [],
+        "story": hand_story(hand=hand, names=names, currency=currency),
         "result": result, "names": names, "shown": _shown_hands(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
         "entries": selectors.hand_ledger_entries(hand=hand), "deck_text": " ".join(hand.deck),

@@ -113,5 +113,9 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     nxt = table.hands.get(number=2)
     assert nxt.button == 2 and not nxt.is_finished
     history = clients[3].get(f"/hands/{hand.pk}/").content.decode()
-    assert "Declare pig" in history and hand.salt in history and "Verify" in history
+    # The hand's page tells each action once (the narration) and shows the whole board at the end.
+    assert f"{a.shown_name} declares pig (both ways)." in history and "Declare pig" not in history
+    assert hand.salt in history and "Verify" in history
+    final = history.split("<h2>Final board</h2>")[1].split("<h2>")[0]
+    assert re.findall(r'aria-label="([a-z ]+)">', final) == labels(SQUARE1 + SQUARE2 + ROW)
     assert history.count("<tr>") >= 1 + 6 + 1  # header, six payments, one award
