@@ -102,13 +102,20 @@ class LobbyRow:
     seats: list[Seat]
     hand: Hand | None
     to_act_names: list[str]
+    my_turn: bool = False  # the hand in play awaits the viewer's decision
+    seated: bool = False  # the viewer holds a seat at the table
 
 
-def table_list_open(*, club: Club) -> list[LobbyRow]:
-    """Open and running tables of a club with their seats and whose turn it is."""
+def table_list_open(*, club: Club, user: User | None = None) -> list[LobbyRow]:
+    """Open and running tables of a club with their seats and whose turn it is.
+
+    With ``user``: the tables whose hand awaits them first, then those where they sit, then the rest;
+    newest first within each group.
+    """
     tables = list(Table.objects.filter(club=club).exclude(status=Table.Status.FINISHED)
                   .select_related("rule_version__rule_set").order_by("-created_at"))
-    return [_lobby_row(t) for t in tables]
+    rows = [_lobby_row(t, user) for t in tables]
+    return sorted(rows, key=lambda r: 0 if r.my_turn else 1 if r.seated else 2)  # stable: keeps newest first
 
 
 def table_list_finished(*, club: Club, limit: int = 20) -> list[Table]:
@@ -116,14 +123,18 @@ def table_list_finished(*, club: Club, limit: int = 20) -> list[Table]:
                 .select_related("rule_version__rule_set").order_by("-finished_at")[:limit])
 
 
-def _lobby_row(table: Table) -> LobbyRow:
+def _lobby_row(table: Table, user: User | None = None) -> LobbyRow:
     seats = table_seats(table=table)
     hand = table.hands.filter(finished_at__isnull=True).first()
     names: list[str] = []
+    my_turn = False
     if hand is not None:
         by_seat = {s.number: s.user.shown_name for s in seats}
-        names = [by_seat.get(n, f"Seat {n}") for n in hand_to_act(hand=hand)]
-    return LobbyRow(table=table, seats=seats, hand=hand, to_act_names=names)
+        to_act = hand_to_act(hand=hand)
+        names = [by_seat.get(n, f"Seat {n}") for n in to_act]
+        my_turn = user is not None and hand_seat_of(hand=hand, user=user) in to_act
+    seated = user is not None and any(s.user_id == user.pk for s in seats)
+    return LobbyRow(table=table, seats=seats, hand=hand, to_act_names=names, my_turn=my_turn, seated=seated)
 
 
 HISTORY_PAGE_SIZE = 50

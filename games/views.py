@@ -143,7 +143,7 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
     form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
     return render(request, "games/lobby.html", {
-        "club": access.club, "access": access, "rows": selectors.table_list_open(club=access.club),
+        "club": access.club, "access": access, "rows": selectors.table_list_open(club=access.club, user=_user(request)),
         "finished": selectors.table_list_finished(club=access.club), "form": form, "title": "Tables",
     })
 
