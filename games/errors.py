@@ -35,5 +35,9 @@ class SeatRefused(DomainError):
     pass
 
 
+class BelowCreditLimit(SeatRefused):
+    """The member owes more than the club's credit limit: pages offer the club's Settle up page with it."""
+
+
 class TableRefused(DomainError):
     pass

@@ -21,11 +21,13 @@ from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from config.errors import DomainError
 from games import engine, selectors, services
+from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
 from games.models import Game, Hand, Table
 from games.presenters import hand_page, hand_story, piles_board, rules_words
 
 FOUR_COLOUR_COOKIE = "deck_colours"
+SETTLE_UP_TAG = "settle-up"  # message tag: base.html links the club's Settle up page (ledger:settle)
 
 
 def _user(request: HttpRequest) -> User:
@@ -209,6 +211,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
     table, access = _table_access(request, table_id)
     free = selectors.free_seats(table=table)
+    settle_up = False  # refused below the credit limit: the page offers the Settle up page
     form = SeatForm(request.POST or None, free_seats=free,
                     initial={"version": table.rule_version_id, "number": free[0] if free else None})
     if request.method == "POST" and form.is_valid():
@@ -217,13 +220,14 @@ def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
                                version_id=form.cleaned_data["version"])
         except DomainError as exc:
             form.add_error(None, str(exc))
+            settle_up = isinstance(exc, BelowCreditLimit)
         else:
             messages.success(request, f"You sit at seat {form.cleaned_data['number']}.")
             return redirect("games:table", table_id=table.pk)
     return render(request, "games/seat_take.html", {
         "club": access.club, "access": access, "table": table, "form": form, "free": free,
         "version": table.rule_version, "words": rules_words(table.rule_version, access.club.currency),
-        "title": f"Sit at {table.name}",
+        "settle_up": settle_up, "title": f"Sit at {table.name}",
     })
 
 
@@ -246,7 +250,8 @@ def _table_post(request: HttpRequest, table_id: int, action: str) -> HttpRespons
             func(table_id=table.pk, user=user)
             messages.success(request, done)
     except DomainError as exc:
-        messages.error(request, str(exc))
+        # A distinct tag lets base.html offer the club's Settle up page beside the message.
+        messages.error(request, str(exc), extra_tags=SETTLE_UP_TAG if isinstance(exc, BelowCreditLimit) else "")
     return redirect("games:table", table_id=table.pk)
 
 

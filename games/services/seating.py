@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
-from games.errors import SeatRefused, TableRefused
+from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.announce import lobby_announce, table_changed_announce
 from games.services.rulesets import rule_version_freeze
@@ -50,9 +50,11 @@ def _my_seat(table: Table, user: User) -> Seat:
 def _check_credit(club: Club, user: User) -> None:
     balance = balance_of(club=club, user=user)
     if balance < -club.credit_limit:
-        raise SeatRefused(
+        raise BelowCreditLimit(
             f"Your balance is {money(balance, club.currency)}, below the club's credit limit of "
-            f"{money(-club.credit_limit, club.currency)}: settle up before you sit down.")
+            f"{money(-club.credit_limit, club.currency)}. To play again, pay what you owe to the members "
+            f"you owe it to and record the payment on the club's Settle up page; once your balance is "
+            f"back within the limit you can sit down.")
 
 
 def _in_current_hand(table: Table, seat: Seat) -> bool:

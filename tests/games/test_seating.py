@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from games import engine, services
 from games.models import Seat, Table
@@ -89,8 +90,35 @@ def test_a_member_below_the_credit_limit_cannot_sit(club_setup, client_for) -> N
     table = make_table(club, club_setup.organiser)
     response = client_for(debtor).post(f"/tables/{table.pk}/sit/", {"number": 1, "version": table.rule_version_id,
                                                                      "accept": "on"})
-    assert "below the club&#x27;s credit limit" in response.content.decode()
+    html = response.content.decode()
+    assert "below the club&#x27;s credit limit" in html
+    assert "record the payment on the club&#x27;s Settle up page" in html  # says what to do
+    settle = reverse("ledger:settle", kwargs={"club_id": club.pk})
+    assert f'<a href="{settle}" class="button settle-up">Go to Settle up</a>' in html
     assert not Seat.objects.exists()
+    # Other refusals offer no such link.
+    other = client_for(creditor).post(f"/tables/{table.pk}/sit/", {"number": 99, "version": table.rule_version_id,
+                                                                    "accept": "on"}).content.decode()
+    assert "settle-up" not in other
+
+
+@pytest.mark.django_db
+def test_coming_back_below_the_credit_limit_is_refused_with_a_link_to_settle_up(club_setup, client_for) -> None:
+    club = club_setup.club
+    club.credit_limit = 100
+    club.save()
+    debtor, creditor = club_setup.members[0], club_setup.members[1]
+    table = make_table(club, club_setup.organiser, players=[debtor, creditor])
+    services.seat_sit_out(table_id=table.pk, user=debtor)
+    ruling_adjust(club=club, from_user=debtor, to_user=creditor, amount=101, reason="test", ruled_by=club_setup.organiser)
+    html = client_for(debtor).post(f"/tables/{table.pk}/sit-in/", follow=True).content.decode()
+    assert "below the club&#x27;s credit limit" in html and "Settle up page" in html
+    settle = reverse("ledger:settle", kwargs={"club_id": club.pk})
+    assert f'<a href="{settle}" class="settle-up">Go to Settle up</a>' in html
+    assert Seat.objects.get(user=debtor).sitting_out
+    # An ordinary refusal carries no link.
+    html = client_for(club_setup.members[2]).post(f"/tables/{table.pk}/sit-in/", follow=True).content.decode()
+    assert "You are not seated at this table." in html and "settle-up" not in html
 
 
 @pytest.mark.django_db
