@@ -4,6 +4,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm, UsernameField
 
 from games.clock import quiet_hours_error
+from games.words import units_from_cents
 
 from .models import Club, User
 
@@ -14,7 +15,8 @@ class ClubForm(forms.ModelForm[Club]):
     """A club's name, currency and credit limit; used to create a club and to edit its settings."""
 
     credit_limit_units = forms.DecimalField(
-        label="Credit limit", min_value=0, max_digits=12, decimal_places=2, initial=100,
+        label="Credit limit", min_value=0, max_digits=12, decimal_places=2,
+        initial=units_from_cents(Club._meta.get_field("credit_limit").get_default()),
         help_text="How far below zero a member may go and still sit down, in the club's currency.",
     )
 

@@ -16,6 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
+from games.words import units_from_cents
 
 from . import selectors, services
 from .access import club_access, membership_of
@@ -67,7 +68,7 @@ def club_settings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     club = access.club
     form = ClubForm(request.POST or None, instance=club,
-                    initial={"credit_limit_units": club.credit_limit / 100})
+                    initial={"credit_limit_units": units_from_cents(club.credit_limit)})
     if request.method == "POST" and form.is_valid():
         try:
             services.club_update(

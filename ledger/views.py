@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.access import ClubAccess, club_access
 from accounts.models import Membership, User
 from config.errors import DomainError
+from games.words import units_from_cents
 
 from . import selectors, services
 from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
@@ -282,7 +283,7 @@ def _settle_context(access: ClubAccess, me: User, **extra: Any) -> dict[str, Any
         "limit": services.ledger_settings_for(club=access.club).settlement_max,
         "form": extra.pop("form", None) or SettlementForm(club=access.club, initial={"payer": me.pk}),
         "limit_form": extra.pop("limit_form", None) or SettlementLimitForm(initial={
-            "settlement_max": services.ledger_settings_for(club=access.club).settlement_max / 100}),
+            "settlement_max": units_from_cents(services.ledger_settings_for(club=access.club).settlement_max)}),
         "me": me, "title": f"Settle up · {access.club.name}", **extra,
     }
 

@@ -55,3 +55,19 @@ def test_the_service_refuses_a_member_and_a_negative_limit(club_setup):
     with pytest.raises(services.InvalidInput):
         services.club_update(club_id=club_setup.club.pk, by=club_setup.organiser, name="X", currency="USD",
                              credit_limit=-1)
+
+
+def test_the_credit_limit_is_shown_with_two_decimals(club_setup, client_for):
+    club = club_setup.club
+    club.credit_limit = 10_000
+    club.save()
+    client = client_for(club_setup.organiser)
+    html = client.get(reverse("club_settings", args=[club.pk])).content.decode()
+    assert 'name="credit_limit_units" value="100.00"' in html
+    club.credit_limit = 2_550
+    club.save()
+    html = client.get(reverse("club_settings", args=[club.pk])).content.decode()
+    assert 'name="credit_limit_units" value="25.50"' in html
+    # A new club's form starts from the default limit, also to the cent.
+    html = client.get(reverse("club_new")).content.decode()
+    assert 'name="credit_limit_units" value="100.00"' in html

@@ -118,3 +118,15 @@ def test_a_rule_set_name_with_control_characters_is_refused(club_setup, client_f
     assert response.status_code == 200
     assert "no line breaks, tabs or other control characters" in response.content.decode()
     assert not RuleSet.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rule_set_forms_show_money_to_the_cent(club_setup, client_for) -> None:
+    client = client_for(club_setup.organiser)
+    html = client.get(f"/clubs/{club_setup.club.pk}/rules/new/piles/").content.decode()
+    assert 'name="ante" value="0.25"' in html and 'name="stage_9" value="1.00"' in html
+    rule_set = make_rule_set(club_setup.club, club_setup.organiser,
+                             engine.PiranhaRules(ante=100, bet_size=50, match_cap=1000))
+    html = client.get(f"/clubs/{club_setup.club.pk}/rules/{rule_set.pk}/edit/").content.decode()
+    assert 'name="ante" value="1.00"' in html and 'name="bet_size" value="0.50"' in html
+    assert 'name="match_cap" value="10.00"' in html

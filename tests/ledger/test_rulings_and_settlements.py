@@ -335,3 +335,13 @@ def test_the_settle_page_says_what_the_payments_settle_when_money_sits_in_a_pot(
     assert f"<strong>{ann.shown_name}</strong> pays <strong>{ben.shown_name}</strong> 0.25" in page
     assert "0.25 EUR sits in table pots until those games end" in page.replace(club_setup.club.currency, "EUR")
     assert f"after these payments, {ann.shown_name} is down 0.25" in page
+
+
+def test_the_settlement_limit_is_shown_to_the_cent(club_setup, client_for):
+    ClubLedgerSettings.objects.create(club=club_setup.club, settlement_max=2000_00)
+    client = client_for(club_setup.organiser)
+    html = client.get(reverse("ledger:settle", args=[club_setup.club.pk])).content.decode()
+    assert 'name="settlement_max" value="2000.00"' in html
+    ClubLedgerSettings.objects.filter(club=club_setup.club).update(settlement_max=12_345)
+    html = client.get(reverse("ledger:settle", args=[club_setup.club.pk])).content.decode()
+    assert 'name="settlement_max" value="123.45"' in html
