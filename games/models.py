@@ -117,7 +117,8 @@ class Hand(models.Model):
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True,
                                     help_text="The earliest clock of the awaited seats (games/clock.py).")
-    # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began}:
+    # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began,
+    # "began": the ISO instant it began (absent in clocks stored before the notice sweep)}:
     # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
     clocks = models.JSONField(default=dict, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

@@ -7,6 +7,9 @@ one notice of each kind goes out per seat and turn: the ``TurnNotice`` row is wr
 the transaction that sends, and its unique constraint turns a second delivery into a no-op (a
 failed send rolls the row back, so a retry may send). Links are absolute (``SITE_URL``).
 
+The tasks that send them are scheduled on commit; ``turn_notices_sweep`` (beat) is the backstop for
+a lost message: it sends what is due from each waiting seat's clock ("began", games/services/hands.py).
+
 Email goes through Django's backend: console in development, SMTP from the environment in
 production (config/settings).
 """
@@ -17,7 +20,8 @@ import logging
 import unicodedata
 import zoneinfo
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -31,6 +35,8 @@ from games.models import Hand, TurnNotice
 from games.services.hands import clock_deadline
 
 log = logging.getLogger(__name__)
+
+SWEEP_BATCH = 200  # hands read per query by the notice sweep
 
 
 def table_url(table_id: int) -> str:
@@ -96,6 +102,71 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
     return True
+
+
+def _clock_began(entry: dict[str, Any]) -> datetime | None:
+    """When the turn of a clock entry began, or None for an entry stored before "began" existed."""
+    raw = entry.get("began")
+    if not raw:
+        return None
+    try:
+        return datetime.fromisoformat(str(raw))
+    except ValueError:
+        return None
+
+
+def turn_notices_sweep(*, now: datetime | None = None) -> int:
+    """Send every "your turn" notice and reminder that is due but was not sent (its task's message was
+    lost); returns how many were sent.
+
+    Due: a waiting seat whose turn began (clock "began") ``TURN_NOTICE_GRACE_SECONDS`` ago or more,
+    and for the reminder whose ``reminder_at`` has passed; not when its clock ran out already (the
+    timeout sweep applies the default) or never ran (away). Entries without "began" are skipped: their
+    tasks were scheduled before the sweep existed. Each goes through ``turn_notice_send``, which
+    re-checks the turn and the member's preferences and sends at most once; the ``TurnNotice`` rows
+    already written are skipped in bulk. Reads running hands by key, ``SWEEP_BATCH`` at a time.
+    """
+    from games.tasks import reminder_at
+
+    now = now or timezone.now()
+    grace = timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS)
+    turn, reminder = TurnNotice.Kind.TURN.value, TurnNotice.Kind.REMINDER.value
+    sent = 0
+    after = 0
+    while True:
+        rows = list(Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
+                                        pk__gt=after).order_by("pk").values_list("pk", "clocks")[:SWEEP_BATCH])
+        if not rows:
+            break
+        after = rows[-1][0]
+        due: list[tuple[int, int, int, str]] = []
+        for hand_id, clocks in rows:
+            for seat, entry in (clocks or {}).items():
+                began = _clock_began(entry)
+                if began is None:
+                    continue
+                deadline = clock_deadline(entry)
+                if deadline <= began or deadline <= now:
+                    continue  # away, or overdue: the default is (being) applied, nobody to tell
+                key = (hand_id, int(seat), int(entry["since"]))
+                if now >= began + grace:
+                    due.append((*key, turn))
+                remind = reminder_at(began=began, deadline=deadline)
+                if remind is not None and now >= remind:
+                    due.append((*key, reminder))
+        if due:
+            done = set(TurnNotice.objects.filter(hand_id__in={d[0] for d in due})
+                       .values_list("hand_id", "seat", "since", "kind"))
+            for hand_id, seat, since, kind in due:
+                if (hand_id, seat, since, kind) in done:
+                    continue
+                try:
+                    sent += turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=kind)
+                except Exception:  # one failed mail must not stop the others; the next run retries it
+                    log.exception("Notice %s of hand %s seat %s failed", kind, hand_id, seat)
+        if len(rows) < SWEEP_BATCH:
+            break
+    return sent
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the ba
                             message, a restarted Redis or a dead worker
 notify_turn                 ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins: "your turn" email
 remind_turn                 shortly before a turn's clock runs out: the reminder
+sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost
+                            ``notify_turn`` / ``remind_turn``, from each seat's clock ("began")
 send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
 ==========================  ====================================================================
 """
@@ -73,6 +75,14 @@ def remind_turn(hand_id: int, seat: int, since: int) -> bool:
     from games.notices import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
+
+
+@shared_task(acks_late=True)
+def sweep_due_notices() -> int:
+    """Send the due notices and reminders whose tasks never ran (games/notices.py); returns how many."""
+    from games.notices import turn_notices_sweep
+
+    return turn_notices_sweep()
 
 
 @shared_task(acks_late=True)

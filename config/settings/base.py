@@ -172,6 +172,7 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # Asynchronous play (games/tasks.py, games/notices.py).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")  # absolute links in emails
 TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "20"))  # the beat sweep of overdue turns
+TURN_NOTICE_SWEEP_SECONDS = float(os.environ.get("TURN_NOTICE_SWEEP_SECONDS", "60"))  # backstop of lost notices
 TURN_NOTICE_GRACE_SECONDS = int(os.environ.get("TURN_NOTICE_GRACE_SECONDS", "120"))  # "your turn" email delay
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
@@ -180,6 +181,8 @@ TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
                             "options": {"expires": TURN_SWEEP_SECONDS}},
+    "sweep-due-notices": {"task": "games.tasks.sweep_due_notices", "schedule": TURN_NOTICE_SWEEP_SECONDS,
+                          "options": {"expires": TURN_NOTICE_SWEEP_SECONDS}},
     "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0,
                            "options": {"expires": 3000}},
 }

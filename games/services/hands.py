@@ -62,7 +62,9 @@ def _turn_seconds(rules: engine.Rules) -> int:
 
 def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
             previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began}}.
+    """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
+    "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/notices.py; clocks
+    stored before it was added lack it).
 
     A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet
     hours stop it, away ends it at once). A sealed decision (the drop, the declaration) keeps
@@ -82,7 +84,7 @@ def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mappin
             continue
         deadline = turn_clock.deadline_for(start=now, seconds=_turn_seconds(rules),
                                            member=_member(seat_users.get(seat), away_counts=away_counts))
-        out[str(seat)] = {"deadline": deadline.isoformat(), "since": version}
+        out[str(seat)] = {"deadline": deadline.isoformat(), "since": version, "began": now.isoformat()}
     return out
 
 
