@@ -69,7 +69,7 @@ def test_ledger_verify_names_an_entry_that_does_not_balance(club_setup, capsys):
 
 
 def test_the_demo_club_after_simulated_play(db, client_for, capsys):
-    """Done-when of issue 4: statements explain every balance, settle-up says who pays whom, verify passes."""
+    """At the demo club: statements explain every balance, settle-up says who pays whom, verify passes."""
     import re
 
     from django.urls import reverse

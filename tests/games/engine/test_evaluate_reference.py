@@ -1,4 +1,4 @@
-"""The evaluator against independent references (issue 3 "Tests that must exist").
+"""The evaluator against independent references: pokerkit, treys and a brute force.
 
 High hands: pokerkit (ordering and category of 40,000 hands in 20,000 deals;
 best-of-nine on a smaller sample, since its best-of-game API does about 900

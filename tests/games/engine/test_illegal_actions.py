@@ -1,4 +1,4 @@
-"""Illegal actions raise IllegalAction with a message that names the rule (issue 3)."""
+"""Illegal actions raise IllegalAction with a message that names the rule."""
 
 from __future__ import annotations
 
