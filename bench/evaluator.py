@@ -1,4 +1,4 @@
-"""Evaluator benchmark (issue 3): player hands per second on the same random deals.
+"""Evaluator benchmark: player hands per second on the same random deals.
 
 Run: .venv/bin/python bench/evaluator.py [--quick]
 

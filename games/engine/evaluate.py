@@ -11,7 +11,7 @@ wheel's ace counts as 1): comparing keys compares hands. A low hand's value
 is its five ranks from the highest down (ace = 1) packed the same way; a
 smaller packing is a better low, so ``LowValue`` orders by its negation.
 
-Speed (issue 3, bench/evaluator.py): Piranha's best five of nine is read off
+Speed (bench/evaluator.py): Piranha's best five of nine is read off
 rank and suit counts, not the 126 subsets. Piles searches only the legal
 combinations (piles.txt 2.3) by prime products of rank multisets looked up in
 a table of all 6,175 non-flush five-card rank multisets, built at import;
