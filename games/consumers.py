@@ -81,15 +81,6 @@ class _Refused(Exception):
         self.reason = reason
 
 
-def _may_watch(table: Table, user: User) -> bool:
-    """The table page's rule (games/views.py): seated players and players of the current hand watch;
-    others only where the house rules allow spectators."""
-    if table.rule_version.spectators_allowed or selectors.seat_of(table=table, user=user) is not None:
-        return True
-    hand = selectors.hand_current(table=table)
-    return hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None
-
-
 def _session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
     """Whether the session this socket connected with still logs in ``user``, read afresh from the
     session store (the scope's copy was loaded at connect): a logout deletes the session, a password
@@ -214,7 +205,9 @@ class TableConsumer(_JsonConsumer):
             raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
         if not Membership.objects.filter(club_id=table.club_id, user=self.user).exists():
             raise _Refused(CLOSE_FORBIDDEN, "Only members of the club can watch its tables.")
-        if not _may_watch(table, self.user):
+        # The hand is looked up only where it matters: tables that keep spectators out.
+        hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
+        if not selectors.table_may_watch(table=table, user=self.user, hand=hand):
             raise _Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
         return table
 

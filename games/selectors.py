@@ -79,6 +79,16 @@ def hand_seat_of(*, hand: Hand, user: User) -> int | None:
     return None
 
 
+def table_may_watch(*, table: Table, user: User, hand: Hand | None = None) -> bool:
+    """Who sees a table (pages and sockets alike): anyone in the club where the house rules allow
+    spectators; otherwise its seated players and those dealt into ``hand``."""
+    if table.rule_version.spectators_allowed:
+        return True
+    if seat_of(table=table, user=user) is not None:
+        return True
+    return hand is not None and hand_seat_of(hand=hand, user=user) is not None
+
+
 def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
     """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
 

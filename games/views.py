@@ -23,7 +23,7 @@ from config.errors import DomainError
 from games import engine, selectors, services
 from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
-from games.models import Game, Hand, Table
+from games.models import Game, Table
 from games.presenters import hand_page, hand_story, piles_board, rules_words
 
 FOUR_COLOUR_COOKIE = "deck_colours"
@@ -178,15 +178,6 @@ def _table_access(request: HttpRequest, table_id: int) -> tuple[Table, ClubAcces
 SPECTATORS_OUT = "The house rules of this table keep spectators out: only its players may watch."
 
 
-def _may_watch(table: Table, user: User, hand: Hand | None = None) -> bool:
-    """Seated players and players of the hand see the table; others only where the rules allow watching."""
-    if table.rule_version.spectators_allowed:
-        return True
-    if selectors.seat_of(table=table, user=user) is not None:
-        return True
-    return hand is not None and selectors.hand_seat_of(hand=hand, user=user) is not None
-
-
 def _forbidden(request: HttpRequest, table: Table, access: ClubAccess) -> HttpResponse:
     return render(request, "games/forbidden.html", {
         "club": access.club, "access": access, "table": table, "message": SPECTATORS_OUT, "title": "Players only",
@@ -198,7 +189,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     table, access = _table_access(request, table_id)
     user = _user(request)
     hand = selectors.hand_current(table=table)
-    if not _may_watch(table, user, hand):
+    if not selectors.table_may_watch(table=table, user=user, hand=hand):
         return _forbidden(request, table, access)
     context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
     return render(request, "games/table.html", {
@@ -327,7 +318,7 @@ def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
     out, a former player (not seated now) sees the hands they were dealt into, as on each hand's page."""
     table, access = _table_access(request, table_id)
     user = _user(request)
-    dealt_to = None if _may_watch(table, user) else user
+    dealt_to = None if selectors.table_may_watch(table=table, user=user) else user
     if dealt_to is not None and not selectors.hand_history(table=table, dealt_to=dealt_to, size=1)[0]:
         return _forbidden(request, table, access)
     raw = request.GET.get("before", "")
@@ -346,7 +337,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         raise Http404("No such hand.")
     access = club_access(request, hand.table.club_id)
     table = hand.table
-    if not _may_watch(table, _user(request), hand):
+    if not selectors.table_may_watch(table=table, user=_user(request), hand=hand):
         return _forbidden(request, table, access)
     if not hand.is_finished:
         messages.info(request, "That hand is still being played; its history opens when it ends.")
