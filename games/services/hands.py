@@ -12,7 +12,7 @@ cycle): the hand row, then the table row, then the ledger's accounts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -251,22 +251,24 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     return state
 
 
-def _settle(*, hand: Hand, state: Any, created_by: User | None, after: int) -> list[tuple[Hand, int]]:
+def _settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
+            seat_users: Mapping[int, User] | None = None) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
+    ``seat_users``: the players of ``hand`` when the caller has them already (else read).
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=_seat_users(hand))
+        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=seat_users or _seat_users(hand))
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
         if following is None:
             break
-        hand, state = following, engine.state_from_json(following.state)
+        hand, state, seat_users = following, engine.state_from_json(following.state), None
         touched.append((hand, -1))
     return touched
 
@@ -289,6 +291,15 @@ def _schedule(work: list[dict[str, Any]]) -> None:
     from games.tasks import schedule_turn_work
 
     schedule_turn_work(work)
+
+
+def _lock_live_hand(hand_id: int) -> Hand | None:
+    """The hand row locked (with its rule version), or None when it is gone, finished or voided.
+    Expects an open transaction."""
+    hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
+    if hand is None or hand.is_finished or hand.voided_at is not None:
+        return None
+    return hand
 
 
 def hand_lock_seated(*, hand_id: int, user: User, version: int,
@@ -332,9 +343,10 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
         except engine.EngineError as exc:
             raise IllegalMove(_sentence(str(exc))) from exc
         rules = engine.rules_from_dict(hand.rule_version.rules)
+        seat_users = _seat_users(hand)
         _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                     action=parsed, is_timeout=False, seat_users=_seat_users(hand), created_by=user)
-        _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version))
+                     action=parsed, is_timeout=False, seat_users=seat_users, created_by=user)
+        _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
     return hand
 
 
@@ -359,8 +371,8 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
     Opens the durable transaction and locks the hand row.
     """
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
-        if hand is None or hand.is_finished or hand.voided_at is not None or hand.version != version:
+        hand = _lock_live_hand(hand_id)
+        if hand is None or hand.version != version:
             return False
         now = timezone.now()
         if hand.deadline is None or hand.deadline > now:
@@ -377,7 +389,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                          user=seat_users.get(seat), action=action, is_timeout=True, seat_users=seat_users,
                          created_by=None)
             state = new_state
-        _on_commit_work(_settle(hand=hand, state=state, created_by=None, after=version))
+        _on_commit_work(_settle(hand=hand, state=state, created_by=None, after=version, seat_users=seat_users))
     return True
 
 
@@ -385,8 +397,8 @@ def hand_apply_due(*, hand_id: int) -> bool:
     """Apply what is due now without a player acting (a member just marked themselves away):
     returns whether the hand moved on. Opens the durable transaction and locks the hand row."""
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
-        if hand is None or hand.is_finished or hand.voided_at is not None:
+        hand = _lock_live_hand(hand_id)
+        if hand is None:
             return False
         version = hand.version
         touched = _settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None, after=version)
@@ -434,15 +446,18 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     return moved
 
 
+def _apply_due_where_dealt_in(*, hands: Iterable[Hand], user: User) -> int:
+    """Apply what is due now in each of ``hands`` that deals ``user`` in; returns how many moved on.
+    Each hand in its own transaction (hand_apply_due)."""
+    return sum(1 for hand in hands
+               if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk))
+
+
 def hands_apply_away(*, user: User) -> int:
     """Resolve every unfinished hand that waits for ``user`` now that they are away; returns how many moved."""
-    moved = 0
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__seats__user=user,
                                 table__seats__left_at__isnull=True).distinct()
-    for hand in hands:
-        if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk):
-            moved += 1
-    return moved
+    return _apply_due_where_dealt_in(hands=hands, user=user)
 
 
 def hands_member_removed(*, user: User, club_id: int) -> int:
@@ -464,13 +479,9 @@ def hands_member_removed(*, user: User, club_id: int) -> int:
                 seat.left_at = timezone.now()
             seat.save(update_fields=["sitting_out", "left_at"])
             transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
-    moved = 0
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id=club_id,
                                 table_id__in=table_ids)
-    for hand in hands:
-        if hand_seat_of(hand=hand, user=user) is not None and hand_apply_due(hand_id=hand.pk):
-            moved += 1
-    return moved
+    return _apply_due_where_dealt_in(hands=hands, user=user)
 
 
 def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None) -> Hand:
