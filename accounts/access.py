@@ -39,3 +39,8 @@ def club_access(request: HttpRequest, club_id: int, *, organiser: bool = False) 
 
 def membership_of(*, user: User, club_id: int) -> Membership | None:
     return Membership.objects.filter(club_id=club_id, user=user).first()
+
+
+def is_member(*, user: User, club_id: int) -> bool:
+    """Whether ``user`` belongs to the club now (checked afresh: memberships end)."""
+    return Membership.objects.filter(club_id=club_id, user=user).exists()

@@ -24,6 +24,7 @@ from django.utils import timezone
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
 
+from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
 
 CLUB_NAME_MAX_LENGTH = 80  # Club.name
@@ -97,7 +98,7 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
 
 
 def _require_organiser(*, club_id: int, user: User) -> Membership:
-    membership = Membership.objects.filter(club_id=club_id, user=user).first()
+    membership = membership_of(user=user, club_id=club_id)
     if membership is None or not membership.is_organiser:
         raise NotAllowed("Only the club's organisers can do that.")
     return membership
@@ -228,7 +229,7 @@ def invitation_accept(*, token: str, user: User, now: datetime | None = None) ->
 
 def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Membership:
     """Add the membership and mark the invitation used. Expects the invitation row locked."""
-    if Membership.objects.filter(club_id=invitation.club_id, user=user).exists():
+    if is_member(user=user, club_id=invitation.club_id):
         raise AlreadyMember(Club.objects.get(pk=invitation.club_id))
     membership = Membership.objects.create(club_id=invitation.club_id, user=user, role=Membership.Role.MEMBER)
     invitation.used_at, invitation.used_by = now, user

@@ -52,7 +52,8 @@ from django.conf import settings
 from django.contrib import auth
 from django.http import HttpRequest
 
-from accounts.models import Club, Membership, User
+from accounts.access import is_member
+from accounts.models import Club, User
 from config.errors import DomainError
 from games import selectors
 from games.chat.selectors import chat_payload, chat_recent
@@ -203,7 +204,7 @@ class TableConsumer(_JsonConsumer):
         table = selectors.table_get(table_id=self.table_id)
         if table is None:
             raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
-        if not Membership.objects.filter(club_id=table.club_id, user=self.user).exists():
+        if not is_member(user=self.user, club_id=table.club_id):
             raise _Refused(CLOSE_FORBIDDEN, "Only members of the club can watch its tables.")
         # The hand is looked up only where it matters: tables that keep spectators out.
         hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
@@ -353,7 +354,7 @@ class LobbyConsumer(_JsonConsumer):
             return CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again."
         if not Club.objects.filter(pk=self.club_id).exists():
             return CLOSE_NOT_FOUND, "There is no such club."
-        if not Membership.objects.filter(club_id=self.club_id, user=self.user).exists():
+        if not is_member(user=self.user, club_id=self.club_id):
             return CLOSE_FORBIDDEN, "Only members of the club can see its tables."
         return None
 

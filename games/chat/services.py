@@ -15,7 +15,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Membership, User
+from accounts.access import is_member
+from accounts.models import User
 from config.errors import DomainError
 from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
@@ -66,7 +67,7 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise ChatRefused("There is no such table.")
-    if not Membership.objects.filter(club_id=table.club_id, user=user).exists():
+    if not is_member(user=user, club_id=table.club_id):
         raise ChatRefused("Only members of the club can chat at its tables.")
     if not chat_may_write(table=table, user=user):
         raise ChatRefused("Spectators can read the chat; take a seat to write.")

@@ -11,7 +11,8 @@ from functools import partial
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import Club, Membership, User
+from accounts.access import is_member
+from accounts.models import Club, User
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.announce import lobby_announce, table_changed_announce
@@ -71,7 +72,7 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
     """
     with transaction.atomic():
         table = _locked_table(table_id)
-        if not Membership.objects.filter(club_id=table.club_id, user=user).exists():
+        if not is_member(user=user, club_id=table.club_id):
             raise SeatRefused("Only members of the club can sit at its tables.")
         if table.status == Table.Status.FINISHED:
             raise SeatRefused("This game is over.")
