@@ -68,10 +68,11 @@ class LedgerError(DomainError):
     """A refused ledger request; the books are unchanged."""
 
 
-def format_cents(amount: int, currency: str = "") -> str:
+def format_cents(amount: int, currency: str = "", *, grouping: bool = True) -> str:
+    """12345 -> "123.45" ("1,234.56" with thousands grouped; ``grouping=False`` for machine-read CSV)."""
     sign = "-" if amount < 0 else ""
     whole, cents = divmod(abs(amount), 100)
-    text = f"{sign}{whole:,}.{cents:02d}"
+    text = f"{sign}{whole:,}.{cents:02d}" if grouping else f"{sign}{whole}.{cents:02d}"
     return f"{text} {currency}".strip()
 
 

@@ -136,11 +136,6 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def _money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
-
-
 def _csv_lines(header: list[str], rows: Iterable[Posting], row: Callable[[Posting], list[str]],
                batch: int = 500) -> Iterator[str]:
     writer = csv.writer(_Echo())
@@ -181,8 +176,9 @@ def _statement_row(p: Posting) -> list[str]:
     entry = p.entry
     return [
         p.created_at.isoformat() if p.created_at else "", str(entry.pk), p.kind, _cell(entry.memo),
-        _cell(entry.table.name) if entry.table else "", p.game, str(entry.hand_id or ""), _money(p.amount),
-        _money(p.balance_after), str(entry.ruling_id or ""),
+        _cell(entry.table.name) if entry.table else "", p.game, str(entry.hand_id or ""),
+        services.format_cents(p.amount, grouping=False), services.format_cents(p.balance_after, grouping=False),
+        str(entry.ruling_id or ""),
     ]
 
 
