@@ -10,4 +10,4 @@ RUN SECRET_KEY=build-only-build-only-build-only-build-only-build-only \
 RUN useradd --create-home club && chown -R club /app
 USER club
 EXPOSE 8000
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--ws", "websockets-sansio"]
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--ws", "websockets-sansio", "--ws-max-size", "4096"]

@@ -40,6 +40,7 @@ Server -> client:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import deque
@@ -51,28 +52,39 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 from django.http import HttpRequest
+from django.utils import timezone
 
 from accounts.access import is_member
 from accounts.models import Club, User
 from config.errors import DomainError
-from games import selectors
+from games import live, selectors
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
-from games.forms import parse_action
+from games.forms import act_request_parse
 from games.models import ChatMessage, Hand, Table
 from games.services.announce import club_group, table_group
-from games.services.hands import hand_apply_action
+from games.services.hands import hand_act
 
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
+CLOSE_REPLACED = 4408
 CLOSE_TOO_BIG = 1009
 
-MAX_FRAME_BYTES = 4096
+MAX_FRAME_BYTES = 4096  # also uvicorn's --ws-max-size on every server command
 RATE_COUNT = 20  # messages per socket ...
 RATE_SECONDS = 10.0  # ... in this many seconds; beyond it each message gets an error,
 FLOOD_COUNT = 40  # and beyond this many the socket is closed (4429).
+
+NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
+NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
+
+# Off the shared thread: reads and renders of one socket need no ordering with other sockets' work.
+_db = database_sync_to_async
+
+
+def _db_free(func: Any) -> Any:
+    return database_sync_to_async(func, thread_sensitive=False)
 
 
 class _Refused(Exception):
@@ -95,12 +107,21 @@ def _session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
     return bool(current.is_authenticated) and current.pk == user.pk
 
 
+def _session_expiry(scope: dict[str, Any]) -> Any:
+    session = scope.get("session")
+    try:
+        return session.get_expiry_date() if session is not None else None
+    except Exception:  # noqa: BLE001 - no expiry known: rely on the stamps
+        return None
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _JsonConsumer(AsyncWebsocketConsumer):
-    """Frame checks shared by both consumers: size, rate, JSON, a known type; errors to this socket only."""
+    """Frame checks shared by both consumers: size, rate, JSON, a known type; errors to this socket only.
+    Also the per-member socket cap and the access stamp (games/live.py)."""
 
     handlers: dict[str, str] = {}
     user: User
@@ -109,6 +130,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self._recent: deque[float] = deque()
         self._joined: list[str] = []
+        self._registered = False
+        self.stamp: int | None = None
+        self.expires: Any = None
 
     async def refuse(self, code: int, reason: str) -> None:
         """Accept and close at once, so the client sees the application close code and reason."""
@@ -116,7 +140,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         await self.close(code=code, reason=reason)
 
     async def send_json(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+        await self.send(text_data=live.frame(payload))
 
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "message": message})
@@ -125,10 +149,23 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(group, self.channel_name)
         self._joined.append(group)
 
+    async def admit(self) -> None:
+        """Count this socket against its member's cap; the oldest beyond it are told to close."""
+        self._registered = True
+        for channel in await _db_free(live.sockets_register)(self.user.pk, self.channel_name):
+            await self.channel_layer.send(channel, {"type": "socket.replaced"})
+
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        await self.close(code=CLOSE_REPLACED, reason="Too many open pages: this one was closed.")
+
     async def disconnect(self, code: int) -> None:
         for group in self._joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self._joined = []
+        if self._registered:
+            self._registered = False
+            with contextlib.suppress(Exception):  # the entry ages out of the cache
+                await _db_free(live.sockets_unregister)(self.user.pk, self.channel_name)
 
     def _count(self) -> int:
         now = time.monotonic()
@@ -136,6 +173,31 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         while self._recent and self._recent[0] < now - RATE_SECONDS:
             self._recent.popleft()
         return len(self._recent)
+
+    def _verify(self) -> None:
+        """The full check against the database (run in a worker thread); raises _Refused."""
+        raise NotImplementedError
+
+    def _verify_stamped(self) -> None:
+        stamp = live.access_stamp(self.user.pk)
+        self._verify()
+        self.stamp = stamp
+
+    async def still_allowed(self, stamp: int | None | object = ...) -> bool:
+        """Whether the session and membership still hold: no database work unless the member's access
+        stamp moved (``stamp``: already read for this socket's member; default: read it now). Closes
+        the socket and says False when either ended."""
+        try:
+            if self.expires is not None and timezone.now() >= self.expires:
+                raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
+            if stamp is ...:
+                stamp = (await _db_free(live.access_stamps)([self.user.pk])).get(self.user.pk)
+            if stamp is None or stamp != self.stamp:
+                await _db(self._verify_stamped)()
+        except _Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return False
+        return True
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
@@ -155,6 +217,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(text_data)
+        except RecursionError:
+            await self.send_error("That message is nested too deeply.")
+            return
         except ValueError:
             await self.send_error("That message was not valid JSON.")
             return
@@ -173,10 +238,11 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
 
 class TableConsumer(_JsonConsumer):
-    """A member's live table: views after every version, actions, chat."""
+    """A member's live table: the table area after every version, actions, chat."""
 
     handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
                 "ping": "on_ping"}
+    table: Table
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -185,87 +251,97 @@ class TableConsumer(_JsonConsumer):
             return
         self.user = user
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.expires = _session_expiry(self.scope)
         try:
-            await database_sync_to_async(self._check_access)()
+            await _db(self._verify_stamped)()
         except _Refused as exc:
             await self.refuse(exc.code, exc.reason)
             return
         await self.join(table_group(self.table_id))
+        live.socket_joined(self.table_id, self.channel_name, self.user.pk)
         await self.accept()
-        await self.send_json(await database_sync_to_async(self._view_payload)(None))
-        await self.send_json(await database_sync_to_async(self._chat_history)())
+        await self.admit()
+        await self.send_json(await _db_free(self._view_payload)(None))
+        await self.send_json(await _db_free(self._chat_history)())
+        await self.send_area(None, None)
+
+    async def disconnect(self, code: int) -> None:
+        live.socket_left(getattr(self, "table_id", -1), self.channel_name)
+        await super().disconnect(code)
 
     # -- reads and checks (run in a worker thread) --
 
-    def _check_access(self) -> Table:
-        """The table, if this user is still logged in and may watch it now; else _Refused with the close code."""
+    def _verify(self) -> None:
+        """Whether this user is still logged in and may watch the table now; else _Refused. A table
+        that is not there and one the member may not see get the same code and words."""
         if not _session_still_logs_in(self.scope, self.user):
             raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
-        table = selectors.table_get(table_id=self.table_id)
-        if table is None:
-            raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
-        if not is_member(user=self.user, club_id=table.club_id):
-            raise _Refused(CLOSE_FORBIDDEN, "Only members of the club can watch its tables.")
+        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+        if table is None or not is_member(user=self.user, club_id=table.club_id):
+            raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
         # The hand is looked up only where it matters: tables that keep spectators out.
         hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
         if not selectors.table_may_watch(table=table, user=self.user, hand=hand):
             raise _Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
-        return table
+        self.table = table
 
     def _view_payload(self, hand_id: int | None) -> dict[str, Any]:
-        """This user's view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
-        table = self._check_access()
-        hand = None
-        if hand_id is not None:
-            hand = Hand.objects.select_related("rule_version").filter(pk=hand_id, table_id=table.pk).first()
+        """This user's JSON view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
+        hand = live.hand_at(table_id=self.table_id, hand_id=hand_id, version=None) if hand_id is not None else None
         if hand is None:
-            hand = selectors.hand_current(table=table)
+            hand = selectors.hand_current(table=self.table)
         if hand is None:
-            return {"type": "hand.view", "table": table.pk, "hand": None, "number": None, "version": None,
+            return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
                     "finished": False, "your_turn": False, "view": None}
         view = selectors.hand_view_for(hand=hand, user=self.user)
         you = view.get("you")
-        return {"type": "hand.view", "table": table.pk, "hand": hand.pk, "number": hand.number,
+        return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
                 "version": hand.version, "finished": hand.is_finished,
                 "your_turn": not hand.is_finished and you is not None and you in view.get("to_act", []),
                 "view": view}
 
-    def _chat_history(self) -> dict[str, Any]:
-        table = Table.objects.get(pk=self.table_id)
-        return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=table)]}
+    def _area(self, hand: Hand | None) -> dict[str, Any]:
+        four = self.scope.get("cookies", {}).get("deck_colours") == "four"
+        html = live.table_area_html(table=self.table, hand=hand, user=self.user, four_colour=four)
+        your_turn = False
+        if hand is not None and not hand.is_finished:
+            seat = selectors.hand_seat_of(hand=hand, user=self.user)
+            your_turn = seat is not None and seat in selectors.hand_to_act(hand=hand)
+        return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
+                "version": hand.version if hand else None, "your_turn": your_turn, "html": html}
 
-    def _act(self, hand_id: Any, version: int, action: dict[str, Any]) -> Hand:
-        table = self._check_access()  # membership re-checked on every action
-        hands = Hand.objects.filter(table_id=table.pk)
-        hand = hands.filter(pk=hand_id).first() if _is_int(hand_id) else hands.filter(
-            finished_at__isnull=True).first()
-        if hand is None:
-            raise DomainError("That hand is not being played at this table.")
-        return hand_apply_action(hand_id=hand.pk, user=self.user, action=action, version=version)
+    def _area_now(self, hand_id: int | None, version: int | None) -> dict[str, Any]:
+        if hand_id is None:
+            table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+            if table is not None:
+                self.table = table
+            hand = selectors.hand_current(table=self.table)
+        else:
+            hand = live.hand_at(table_id=self.table_id, hand_id=hand_id, version=version)
+        return self._area(hand)
+
+    async def send_area(self, hand_id: int | None, version: int | None) -> None:
+        await self.send_json(await _db_free(self._area_now)(hand_id, version))
+
+    def _chat_history(self) -> dict[str, Any]:
+        return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=self.table)]}
 
     # -- client messages --
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        await self.send_json(await database_sync_to_async(self._view_payload)(None))
+        if not await self.still_allowed():
+            return
+        await self.send_json(await _db_free(self._view_payload)(None))
+        await self.send_area(None, None)
 
     async def on_action(self, message: dict[str, Any]) -> None:
-        version = message.get("version")
-        if not _is_int(version):
-            await self.send_error("An action needs the version of the hand it was made against.")
-            return
-        raw = message.get("action")
-        try:
-            if isinstance(raw, str):
-                action = parse_action(raw)
-            elif isinstance(raw, dict) and isinstance(raw.get("type"), str):
-                action = raw
-            else:
-                raise ValueError("Choose an action.")
-        except ValueError as exc:
-            await self.send_error(str(exc))
+        if not await self.still_allowed():
             return
         try:
-            hand = await database_sync_to_async(self._act)(message.get("hand"), version, action)
+            act = act_request_parse(hand=message.get("hand"), version=message.get("version"),
+                                    action=message.get("action"))
+            hand = await _db_free(hand_act)(table_id=self.table_id, hand_id=act.hand_id, user=self.user,
+                                            action=act.action, version=act.version)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
@@ -276,8 +352,10 @@ class TableConsumer(_JsonConsumer):
         if not isinstance(text, str):
             await self.send_error("A chat message needs its text.")
             return
+        if not await self.still_allowed():
+            return
         try:
-            row = await database_sync_to_async(self._chat)(text)
+            row = await _db_free(chat_post)(table_id=self.table_id, user=self.user, text=text)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
@@ -288,45 +366,55 @@ class TableConsumer(_JsonConsumer):
         if not _is_int(message_id):
             await self.send_error("Which message?")
             return
+        if not await self.still_allowed():
+            return
         try:
-            await database_sync_to_async(self._hide)(message_id)
+            await _db_free(self._hide)(message_id)
         except DomainError as exc:
             await self.send_error(str(exc))
 
-    def _chat(self, text: str) -> ChatMessage:
-        self._check_access()  # session and membership re-checked on every chat message
-        return chat_post(table_id=self.table_id, user=self.user, text=text)
-
     def _hide(self, message_id: int) -> None:
-        self._check_access()
         if not ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).exists():
             raise DomainError("There is no such message at this table.")
         chat_hide(message_id=message_id, user=self.user)
 
-    # -- group messages (numbers only; each socket builds its own user's view) --
+    # -- group messages (numbers only; each socket renders its own member's table area) --
+
+    async def _stamps(self, key: Any) -> dict[int, int | None]:
+        """The access stamps of every member with a socket at this table in this process: one cache
+        read per announced event per process."""
+        users = live.members_at(self.table_id) | {self.user.pk}
+        found: dict[int, int | None] = await _stamp_memo.get(
+            (self.table_id, key), lambda: _db_free(live.access_stamps)(users))
+        if self.user.pk not in found:  # joined after the read
+            found = await _db_free(live.access_stamps)([self.user.pk])
+        return found
 
     async def hand_version(self, event: dict[str, Any]) -> None:
-        hand_id = event.get("hand")
-        try:
-            payload = await database_sync_to_async(self._view_payload)(hand_id if _is_int(hand_id) else None)
-        except _Refused as exc:
-            await self.close(code=exc.code, reason=exc.reason)
+        hand_id = event.get("hand") if _is_int(event.get("hand")) else None
+        version = event.get("version") if _is_int(event.get("version")) else None
+        stamps = await self._stamps(("hand", hand_id, version))
+        if not await self.still_allowed(stamps.get(self.user.pk)):
             return
-        await self.send_json(payload)
+        await self.send_area(hand_id, version)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
+        if not await self.still_allowed():
+            return
         await self.send_json({"type": "table.changed", "table": self.table_id})
+        await self.send_area(None, None)
 
     async def chat_message(self, event: dict[str, Any]) -> None:
-        try:  # a socket whose session or membership ended hears no more chat
-            await database_sync_to_async(self._check_access)()
-        except _Refused as exc:
-            await self.close(code=exc.code, reason=exc.reason)
+        stamps = await self._stamps(("chat", event["message"].get("id")))
+        if not await self.still_allowed(stamps.get(self.user.pk)):  # ended sessions hear no more chat
             return
         await self.send_json({"type": "chat.message", "message": event["message"]})
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "chat.hidden", "id": event["id"]})
+
+
+_stamp_memo = live._Memo(256)
 
 
 class LobbyConsumer(_JsonConsumer):
@@ -341,35 +429,27 @@ class LobbyConsumer(_JsonConsumer):
             return
         self.user = user
         self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
-        code = await database_sync_to_async(self._check_access)()
-        if code is not None:
-            await self.refuse(*code)
+        self.expires = _session_expiry(self.scope)
+        try:
+            await _db(self._verify_stamped)()
+        except _Refused as exc:
+            await self.refuse(exc.code, exc.reason)
             return
         await self.join(club_group(self.club_id))
         await self.accept()
+        await self.admit()
 
-    def _check_access(self) -> tuple[int, str] | None:
-        """None if this user is still logged in and a member of the club; else (close code, reason)."""
+    def _verify(self) -> None:
+        """Still logged in and a member of the club; else _Refused (no such club: the same code and words)."""
         if not _session_still_logs_in(self.scope, self.user):
-            return CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again."
-        if not Club.objects.filter(pk=self.club_id).exists():
-            return CLOSE_NOT_FOUND, "There is no such club."
-        if not is_member(user=self.user, club_id=self.club_id):
-            return CLOSE_FORBIDDEN, "Only members of the club can see its tables."
-        return None
-
-    async def _still_allowed(self) -> bool:
-        """Re-check session and membership; close the socket (and say False) if either ended."""
-        code = await database_sync_to_async(self._check_access)()
-        if code is not None:
-            await self.close(code=code[0], reason=code[1])
-            return False
-        return True
+            raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
+        if not Club.objects.filter(pk=self.club_id).exists() or not is_member(user=self.user, club_id=self.club_id):
+            raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        if await self._still_allowed():
+        if await self.still_allowed():
             await self.send_json({"type": "lobby.changed"})
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        if await self._still_allowed():
+        if await self.still_allowed():
             await self.send_json({"type": "lobby.changed"})

@@ -99,7 +99,7 @@ def run(port: int) -> int:
     data = ROOT / ".data"
     commands = {
         "web": [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                "--lifespan", "off", "--ws", "websockets-sansio"],
+                "--lifespan", "off", "--ws", "websockets-sansio", "--ws-max-size", "4096"],
         "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--loglevel", "INFO"],
         "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",

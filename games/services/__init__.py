@@ -3,6 +3,7 @@
 from games.services.announce import table_announce
 from games.services.hands import (
     deck_for_new_hand,
+    hand_act,
     hand_apply_action,
     hand_apply_timeout,
     hand_deal,
@@ -12,7 +13,7 @@ from games.services.rulesets import rule_set_create, rule_set_edit, rule_version
 from games.services.seating import seat_leave, seat_sit_in, seat_sit_out, seat_take, table_create
 
 __all__ = [
-    "deck_for_new_hand", "hand_apply_action", "hand_apply_timeout", "hand_deal", "rule_set_create",
+    "deck_for_new_hand", "hand_act", "hand_apply_action", "hand_apply_timeout", "hand_deal", "rule_set_create",
     "rule_set_edit", "rule_version_freeze", "seat_leave", "seat_sit_in", "seat_sit_out", "seat_take",
     "table_announce", "table_create", "table_start",
 ]

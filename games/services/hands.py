@@ -324,7 +324,34 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     return hand, seat, engine.state_from_json(hand.state)
 
 
-def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
+def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action,
+                  version: int) -> Hand:
+    """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
+    if seat not in engine.to_act(state):
+        raise NotYourTurn()
+    try:
+        new_state, events = engine.apply(state, seat, action)
+    except engine.EngineError as exc:
+        raise IllegalMove(_sentence(str(exc))) from exc
+    rules = engine.rules_from_dict(hand.rule_version.rules)
+    seat_users = _seat_users(hand)
+    _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
+                 action=action, is_timeout=False, seat_users=seat_users, created_by=user)
+    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
+    return hand
+
+
+def _typed(action: engine.Action | Mapping[str, Any]) -> engine.Action:
+    if isinstance(action, engine.Action):
+        return action
+    try:
+        return engine.action_from_dict(action)
+    except engine.EngineError as exc:
+        raise IllegalMove(_sentence(str(exc))) from exc
+
+
+def hand_apply_action(*, hand_id: int, user: User, action: engine.Action | Mapping[str, Any],
+                      version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
     Opens the durable transaction and locks the hand row. Raises (all DomainError,
@@ -333,21 +360,39 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
     Advance actions and away members' defaults that become due are applied in the same
     transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
+    parsed = _typed(action)
     with transaction.atomic(durable=True):
         hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True)
-        if seat not in engine.to_act(state):
-            raise NotYourTurn()
-        try:
-            parsed = engine.action_from_dict(action)
-            new_state, events = engine.apply(state, seat, parsed)
-        except engine.EngineError as exc:
-            raise IllegalMove(_sentence(str(exc))) from exc
-        rules = engine.rules_from_dict(hand.rule_version.rules)
-        seat_users = _seat_users(hand)
-        _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                     action=parsed, is_timeout=False, seat_users=seat_users, created_by=user)
-        _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
-    return hand
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed, version=version)
+
+
+NO_SUCH_HAND = "That hand is not being played at this table."
+
+
+def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.Action, version: int) -> Hand:
+    """A player's action at a table, from the form post or the socket alike (DESIGN.md "The path of one
+    action"): ``hand_id`` None means the hand being played there. Return the hand.
+
+    The access rule: the hand must be this table's, the player a member of its club now (a non-member
+    hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
+    Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
+    NotSeated (no such hand here, or not dealt in), StaleVersion, NotYourTurn, IllegalMove.
+    """
+    with transaction.atomic(durable=True):
+        # One statement: the hand, its rules, and whether the player is a member of the table's club.
+        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version")
+                .filter(table_id=table_id, table__club__memberships__user=user))
+        hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.filter(
+            finished_at__isnull=True).order_by("-number").first()
+        if hand is None:
+            raise NotSeated(NO_SUCH_HAND)
+        seat = hand_seat_of(hand=hand, user=user)
+        if seat is None:
+            raise NotSeated()
+        if hand.is_finished or hand.voided_at is not None or hand.version != version:
+            raise StaleVersion(current=hand.version)
+        return _apply_locked(hand=hand, seat=seat, state=engine.state_from_json(hand.state), user=user,
+                             action=action, version=version)
 
 
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:
