@@ -16,7 +16,9 @@ class GamesConfig(AppConfig):
         from accounts.models import Membership, User
         from games.live import access_bump
 
-        def account_changed(sender: Any, instance: Any, **kwargs: Any) -> None:
+        def account_changed(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+            if update_fields is not None and set(update_fields) <= {"last_login", "away"}:
+                return  # a login elsewhere or the away switch changes no one's access
             access_bump(instance.pk)
 
         def membership_changed(sender: Any, instance: Any, **kwargs: Any) -> None:

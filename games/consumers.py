@@ -243,6 +243,7 @@ class TableConsumer(_JsonConsumer):
     handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
                 "ping": "on_ping"}
     table: Table
+    seated = True  # until known: a seated member never shares a spectator's render
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -310,18 +311,29 @@ class TableConsumer(_JsonConsumer):
         return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
                 "version": hand.version if hand else None, "your_turn": your_turn, "html": html}
 
-    def _area_now(self, hand_id: int | None, version: int | None) -> dict[str, Any]:
-        if hand_id is None:
-            table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
-            if table is not None:
-                self.table = table
-            hand = selectors.hand_current(table=self.table)
-        else:
-            hand = live.hand_at(table_id=self.table_id, hand_id=hand_id, version=version)
-        return self._area(hand)
+    def _area_now(self) -> dict[str, Any]:
+        """The table area as of now (on connect, sync, a seat change): the table and its hand read afresh."""
+        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+        if table is not None:
+            self.table = table
+        self.seated = selectors.seat_of(table=self.table, user=self.user) is not None
+        return self._area(selectors.hand_current(table=self.table))
 
     async def send_area(self, hand_id: int | None, version: int | None) -> None:
-        await self.send_json(await _db_free(self._area_now)(hand_id, version))
+        """Send this member's table area: as of ``version`` of hand ``hand_id`` (the hand read once per
+        version per process, shared by every socket here), or as of now when not given."""
+        if hand_id is None:
+            await self.send_json(await _db_free(self._area_now)())
+            return
+        hand = await _hand_memo.get((hand_id, version), lambda: _db_free(live.hand_at)(
+            table_id=self.table_id, hand_id=hand_id, version=version))
+        if hand is not None and not self.seated and selectors.hand_seat_of(hand=hand, user=self.user) is None:
+            # A spectator: every spectator here at this version and seating sees the same area.
+            key = ("spectator", self.table_id, hand.pk, hand.version, _seating.get(self.table_id))
+            payload = await _spectator_memo.get(key, lambda: _db_free(self._area)(hand))
+        else:
+            payload = await _db_free(self._area)(hand)
+        await self.send_json(payload)
 
     def _chat_history(self) -> dict[str, Any]:
         return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=self.table)]}
@@ -399,6 +411,7 @@ class TableConsumer(_JsonConsumer):
         await self.send_area(hand_id, version)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
+        _seating[self.table_id] = event.get("at")  # spectators' shared renders of the old seating are done
         if not await self.still_allowed():
             return
         await self.send_json({"type": "table.changed", "table": self.table_id})
@@ -414,7 +427,10 @@ class TableConsumer(_JsonConsumer):
         await self.send_json({"type": "chat.hidden", "id": event["id"]})
 
 
-_stamp_memo = live._Memo(256)
+_stamp_memo = live.Memo(256)
+_hand_memo = live.Memo(256)
+_spectator_memo = live.Memo(256)
+_seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
 
 
 class LobbyConsumer(_JsonConsumer):

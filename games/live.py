@@ -61,7 +61,7 @@ def access_stamp(user_id: int) -> int:
     return int(value) if isinstance(value, int) else 0
 
 
-class _Memo:
+class Memo:
     """At most one computation per key in flight or done; the newest ``size`` keys are kept."""
 
     def __init__(self, size: int) -> None:

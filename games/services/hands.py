@@ -114,7 +114,7 @@ def _leave_former_members(table: Table) -> None:
 
 def _former_member_seats(hand: Hand, seat_users: Mapping[int, User]) -> set[int]:
     """Seats of ``hand`` whose player is no longer a member of the table's club."""
-    club_id = Table.objects.values_list("club_id", flat=True).get(pk=hand.table_id)
+    club_id = hand.table.club_id  # read once per hand object (hand_act loads it with the hand)
     members = set(Membership.objects.filter(club_id=club_id, user_id__in=[u.pk for u in seat_users.values()])
                   .values_list("user_id", flat=True))
     return {seat for seat, user in seat_users.items() if user.pk not in members}
@@ -225,13 +225,16 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     """
     away_counts = _away_counts(seat_users)
     removed = _former_member_seats(hand, seat_users)
+    # None can be set while the hand row is locked: without a pending one now, none to look at below.
+    pending = advance.has_pending(hand=hand)
     for _ in range(200):
-        advance.cancel_stale(hand=hand, state=state)
+        if pending:
+            advance.cancel_stale(hand=hand, state=state)
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
         for seat in engine.to_act(state):
-            chosen = advance.take_due(hand=hand, state=state, seat=seat)
+            chosen = advance.take_due(hand=hand, state=state, seat=seat) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break
@@ -282,7 +285,9 @@ def _on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
              "turns": [{"seat": int(seat), "since": int(c["since"]), "deadline": str(c["deadline"])}
                        for seat, c in sorted(h.clocks.items()) if int(c["since"]) > after]}
             for h, after in touched if not h.is_finished and h.deadline is not None]
-    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
+    newest = touched[-1][0]
+    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk,
+                                  newest=(newest.pk, newest.version), club_id=hand.table.club_id))
     if work:
         transaction.on_commit(partial(_schedule, work))
 
@@ -380,7 +385,7 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     """
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules, and whether the player is a member of the table's club.
-        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version")
+        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version", "table")
                 .filter(table_id=table_id, table__club__memberships__user=user))
         hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.filter(
             finished_at__isnull=True).order_by("-number").first()
