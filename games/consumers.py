@@ -1,36 +1,48 @@
 """Websocket consumers: a table (``ws/tables/<table_id>/``) and a club's lobby (``ws/clubs/<club_id>/lobby/``).
 
-STYLE.md "From a click to every screen": after a commit the table's group hears only
-``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then asks
-``hand_view_for`` for its own user's view and sends that. No card travels through a group.
+DESIGN.md "The path of one action": after a commit the table's group hears only
+``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then pushes its own
+member's table area, rendered from the same template the page includes (``games/_table_live.html``),
+from the hand read once per version per process (games/live.py); spectators share one render. No card
+travels through a group.
+
+Access: session and membership are checked against the database on connect, and afterwards only when
+the member's access stamp in the cache moved (bumped on logout, any change of the account such as a new
+password, a membership made, changed or ended: games/apps.py). The stamps of a table's members are read
+once per announced event per process, so a broadcast costs no access query, and a logged-out or removed
+member is still cut off at the next broadcast, action or chat line.
 
 Close codes (a refused socket is accepted and then closed, so the browser sees the code and reason):
 
 ====  =======================================================================
-4401  not logged in (the session is missing or has ended: re-read from the session store on every
-      action, announced version and chat message, so a logout or password change closes open sockets)
-4403  not allowed: not a member of the club, spectators kept out by the house rules,
-      or membership ended while connected (re-checked on every action, version and chat message)
-4404  no such table / club
+4401  not logged in (the session is missing, has expired or ended: logout, new password)
+4403  not allowed: no such table or club, not a member of its club (the same code and words for
+      both, so a non-member learns nothing), spectators kept out by the house rules, or membership
+      ended while connected
+4408  closed because the member opened more than ``live.SOCKETS_PER_MEMBER`` sockets (the oldest goes)
 4429  flood: far more messages than the per-socket limit
-1009  a frame larger than 4 KB
+1009  a frame larger than 4 KB (uvicorn refuses larger ones itself: ``--ws-max-size 4096``)
 ====  =======================================================================
 A wrong ``Origin`` is refused at the handshake (HTTP 403) by ``AllowedHostsOriginValidator``.
 
 Client -> server (JSON text frames, at most 4 KB, at most 20 per 10 s per socket):
 
-- ``{"type": "sync"}``: send me the full view now (after a reconnect or a gap in versions).
+- ``{"type": "sync"}``: send me the JSON view and the table area now.
 - ``{"type": "action", "hand": h, "version": n, "action": "raise:25" | {"type": "raise", "amount": 25}}``:
-  the same ``hand_apply_action`` as the form post; ``hand`` is optional (the hand being played).
+  read by ``forms.act_request_parse`` and applied by ``hand_act``, exactly as the form post is; ``hand``
+  is optional (the hand being played).
 - ``{"type": "chat", "text": "..."}`` and ``{"type": "chat.hide", "id": m}`` (organisers).
 - ``{"type": "ping"}`` -> ``{"type": "pong"}``.
 
 Server -> client:
 
+- ``{"type": "table.html", "table": t, "hand": h | null, "version": n, "finished": bool, "your_turn": bool,
+  "html": "<div id=\"table-live\">..."}``: this member's table area; on connect, on ``sync``, after every
+  announced version and seat change. Clients order areas by (hand, version) (hand ids only grow) and
+  never go back.
 - ``{"type": "hand.view", "table": t, "hand": h | null, "number": k, "version": n, "finished": bool,
-  "your_turn": bool, "view": {...} | null}``: this user's whole view; sent on connect, on ``sync`` and
-  after every announced version. Clients order views by (hand, version): hand ids only grow.
-- ``{"type": "table.changed", "table": t}``: seats changed; reload the table area.
+  "your_turn": bool, "view": {...} | null}``: this member's engine view as JSON, on connect and ``sync``.
+- ``{"type": "table.changed", "table": t, "at": mark}``: seats changed (a table area follows).
 - ``{"type": "chat.history", "messages": [...]}`` on connect; ``{"type": "chat.message", "message":
   {"id", "author", "text", "at"}}``; ``{"type": "chat.hidden", "id": m}``.
 - ``{"type": "action.ok", "hand": h, "version": n}``, ``{"type": "chat.ok", "id": m}``.
@@ -309,7 +321,8 @@ class TableConsumer(_JsonConsumer):
             seat = selectors.hand_seat_of(hand=hand, user=self.user)
             your_turn = seat is not None and seat in selectors.hand_to_act(hand=hand)
         return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
-                "version": hand.version if hand else None, "your_turn": your_turn, "html": html}
+                "version": hand.version if hand else None, "finished": bool(hand and hand.is_finished),
+                "your_turn": your_turn, "html": html}
 
     def _area_now(self) -> dict[str, Any]:
         """The table area as of now (on connect, sync, a seat change): the table and its hand read afresh."""

@@ -13,6 +13,7 @@ cycle): the hand row, then the table row, then the ledger's accounts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -292,10 +293,25 @@ def _on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
         transaction.on_commit(partial(_schedule, work))
 
 
-def _schedule(work: list[dict[str, Any]]) -> None:
+_publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn-work")
+
+
+def _publish(work: list[dict[str, Any]]) -> None:
     from games.tasks import schedule_turn_work
 
     schedule_turn_work(work)
+
+
+def _schedule(work: list[dict[str, Any]]) -> None:
+    """Publish the turn clocks and notices of a committed transaction from one background thread, so the
+    action's own thread (for a socket: the worker thread its answer waits on) sends no broker message.
+    A publish lost with the process is applied by the beat sweep (games/tasks.py)."""
+    _publisher.submit(_publish, work)
+
+
+def turn_work_flush() -> None:
+    """Wait until every turn clock queued so far is published (tests, and a clean process exit)."""
+    _publisher.submit(lambda: None).result(timeout=30)
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
