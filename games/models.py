@@ -69,6 +69,9 @@ class Table(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    stopped_at_hand = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
+                                         "until a player starts the table again.")
 
     def __str__(self) -> str:
         return self.name
