@@ -383,6 +383,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         "result": result, "names": names, "shown": _shown_hands(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
         "entries": selectors.hand_ledger_entries(hand=hand), "deck_text": " ".join(hand.deck),
+        "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
         "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
             "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),
         **_deck_context(request),

@@ -214,6 +214,12 @@ def table_pot_shares(*, table_id: int) -> tuple[int, list[PotShare]]:
     return int(pot.balance), sorted(shares, key=lambda s: (-s.amount, s.user.shown_name))
 
 
+def hand_voiding(*, hand_id: int) -> Ruling | None:
+    """The ruling that voided the hand (or stopped it when its table closed), if any."""
+    return (Ruling.objects.filter(hand_id=hand_id, kind__in=[Ruling.Kind.VOID_HAND, Ruling.Kind.CLOSE_TABLE])
+            .select_related("ruled_by").order_by("-pk").first())
+
+
 def table_closing(*, table_id: int) -> Ruling | None:
     """The ruling that closed the table, if an organiser closed it."""
     return (Ruling.objects.filter(table_id=table_id, kind=Ruling.Kind.CLOSE_TABLE).select_related("ruled_by")
