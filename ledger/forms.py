@@ -117,7 +117,8 @@ class AdjustmentForm(forms.Form):
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
         # The rulings page shows this form beside VoidHandForm: each keeps its own element ids.
-        super().__init__(*args, auto_id="adjust_%s", **kwargs)
+        kwargs.setdefault("auto_id", "adjust_%s")
+        super().__init__(*args, **kwargs)
         self.fields["from_user"] = member_field(club, "From (pays)")
         self.fields["to_user"] = member_field(club, "To (receives)")
         self.fields["amount"].widget.attrs.update({"inputmode": "decimal", "min": "0.01", "step": "0.01"})
@@ -135,7 +136,8 @@ class VoidHandForm(forms.Form):
                              error_messages={"required": "A ruling needs a reason."})
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
-        super().__init__(*args, auto_id="void_%s", **kwargs)
+        kwargs.setdefault("auto_id", "void_%s")
+        super().__init__(*args, **kwargs)
         hand_field = self.fields["hand"]
         assert isinstance(hand_field, forms.ModelChoiceField)
         hand_field.queryset = (Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
