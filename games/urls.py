@@ -18,6 +18,7 @@ urlpatterns = [
     path("tables/<int:table_id>/sit-in/", views.seat_sit_in, name="seat_sit_in"),
     path("tables/<int:table_id>/leave/", views.seat_leave, name="seat_leave"),
     path("tables/<int:table_id>/start/", views.table_start, name="table_start"),
+    path("tables/<int:table_id>/new-game/", views.table_new_game, name="table_new_game"),
     path("tables/<int:table_id>/close/", views.table_close, name="table_close"),
     path("tables/<int:table_id>/act/", views.hand_act, name="hand_act"),
     path("tables/<int:table_id>/advance/", advance_views.advance_set, name="advance_set"),

@@ -271,6 +271,21 @@ def seat_leave(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 @login_required
+def table_new_game(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A player of a finished game opens the next one and sits in their old seat."""
+    table, _access = _table_access(request, table_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        new = services.table_new_game(table_id=table.pk, user=_user(request))
+    except DomainError as exc:
+        messages.error(request, str(exc), extra_tags=SETTLE_UP_TAG if isinstance(exc, BelowCreditLimit) else "")
+        return redirect("games:table", table_id=table.pk)
+    messages.success(request, f"{new.name} is open. The others can take their seats from the old table's page.")
+    return redirect("games:table", table_id=new.pk)
+
+
+@login_required
 def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
     """An organiser closes a table: a page that says who gets the pot back, then the ruling."""
     table, access = _table_access(request, table_id)

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User
+from config.errors import DomainError
 from games import engine, services
 from games.models import Hand, Table
 from ledger.models import Account, EntryKind, JournalEntry, Ruling
@@ -122,3 +123,41 @@ def test_the_close_page_says_who_gets_what_and_the_table_says_why_it_closed(club
     again = organiser.post(f"/tables/{table.pk}/close/", {"reason": "twice"})
     assert again.status_code == 400 and "nothing left in its pot" in again.content.decode()
     assert Ruling.objects.filter(kind=Ruling.Kind.CLOSE_TABLE, table=table).count() == 1
+
+
+def _finished_piranha_game(club_setup, fixed_decks) -> Table:
+    """Seat 1 alone stays in: the pot is theirs and the game is over (piranha.txt: one in takes the pot)."""
+    players = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=players)
+    services.table_start(table_id=table.pk, user=players[0])
+    _drop(current_hand(table), {1: "in", 2: "out", 3: "out"})
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED
+    return table
+
+
+def test_a_player_of_a_finished_game_starts_the_next_one(club_setup, client_for, fixed_decks) -> None:
+    table = _finished_piranha_game(club_setup, fixed_decks)
+    ann, ben, _ = club_setup.members
+    page = client_for(ben).get(f"/tables/{table.pk}/").content.decode()
+    assert "Start a new game" in page and "Sit out from the next hand" not in page
+
+    response = client_for(ben).post(f"/tables/{table.pk}/new-game/")
+    table.refresh_from_db()
+    new = table.next_game
+    assert new is not None and response["Location"] == f"/tables/{new.pk}/"
+    assert new.name == "Test table, game 2" and new.rule_version_id == table.rule_version_id
+    assert list(new.seats.values_list("user_id", "number")) == [(ben.pk, 2)], "only the one who asked is seated"
+    # A second player asking is sent to the same new table; the old page links it.
+    assert services.table_new_game(table_id=table.pk, user=ann).pk == new.pk
+    assert "Go to the next game" in client_for(ann).get(f"/tables/{table.pk}/").content.decode()
+
+
+def test_only_a_player_of_the_finished_game_may_start_the_next(club_setup, client_for, fixed_decks) -> None:
+    table = _finished_piranha_game(club_setup, fixed_decks)
+    with pytest.raises(DomainError, match="Only a player of this game"):
+        services.table_new_game(table_id=table.pk, user=club_setup.organiser)
+    running = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=club_setup.members)
+    with pytest.raises(DomainError, match="still going on"):
+        services.table_new_game(table_id=running.pk, user=club_setup.members[0])
+    assert client_for(club_setup.outsider).post(f"/tables/{table.pk}/new-game/").status_code == 404
