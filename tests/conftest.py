@@ -14,7 +14,6 @@ from django.test import Client
 from accounts.models import Club, Membership, User
 from tests.accounts.factories import ClubFactory, MembershipFactory
 
-
 # --- the two database roles (README, "The two database roles") ------------------------------------
 # The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
 # every test connects as the application role (DATABASE_URL), with only the rights the site has.
