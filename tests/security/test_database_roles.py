@@ -170,3 +170,25 @@ def test_the_currency_stays_once_the_club_has_entries(club_setup):
     with pytest.raises(IntegrityError, match="its currency never changes"), transaction.atomic(), \
             connection.cursor() as cursor:
         cursor.execute("UPDATE accounts_club SET currency = 'GBP' WHERE id = %s", [club.pk])
+
+
+def test_compose_runs_the_site_as_the_application_role_and_migrates_as_the_owner():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    services = yaml.safe_load((root / "docker-compose.yml").read_text())["services"]
+    for name in ("web", "worker", "beat"):
+        environment = services[name]["environment"]
+        assert environment["DATABASE_URL"].startswith("postgresql://club_app:"), name
+        assert "DATABASE_OWNER_URL" not in environment, name
+    migrate = services["migrate"]
+    assert migrate["environment"]["DATABASE_OWNER_URL"].startswith("postgresql://club_owner:")
+    assert migrate["command"][-2:] == ["--database", "owner"]
+    mount = next(v for v in services["postgres"]["volumes"] if "docker-entrypoint-initdb.d" in v)
+    script = (root / mount.split(":")[0]).read_text()
+    assert re.search(r"CREATE ROLE club_app LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE", script)
+    assert re.search(r"CREATE ROLE club_owner LOGIN NOSUPERUSER", script)
+    assert "PASSWORD :'app_password'" in script and "CREATE DATABASE club OWNER club_owner" in script
