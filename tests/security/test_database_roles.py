@@ -48,6 +48,7 @@ def _confirmed_settlement(club_setup) -> Settlement:
 
 
 def test_the_site_connects_as_a_role_that_is_no_superuser_and_owns_nothing(db):
+    assert "owner" in settings.DATABASES, "set DATABASE_OWNER_URL (the owner role) beside DATABASE_URL"
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_user, rolsuper, rolcreatedb, rolcreaterole, rolbypassrls "
                        "FROM pg_roles WHERE rolname = current_user")
