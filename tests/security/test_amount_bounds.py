@@ -141,6 +141,25 @@ def test_a_carried_pot_over_the_limit_is_shared_among_those_dealt_in():
     assert sum(d["amount"] for d in over) == 3 * MAX_STAKE
 
 
+def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_those_who_declared():
+    # The low variant: a high needs a full house, so two players declaring high with less leave no
+    # qualifying claimant and the pot carries (DESIGN.md).
+    rules = engine.PilesRules(low_variant=True, ante=MAX_STAKE)
+    state, events = engine.new_hand(rules, seats=[1, 2], button=1, deck=_deck(random.Random(0)),
+                                    carry_pot=POT_LIMIT, hand_number=3)
+    while not engine.is_over(state):
+        seat = engine.to_act(state)[0]
+        legal = {(a.type, a.choice): a for a in engine.legal_actions(state, seat)}
+        action = legal.get(("check", None)) or legal.get(("call", None)) or legal[("declare", "high")]
+        state, more = engine.apply(state, seat, action)
+        events += more
+    outcome = engine.result(state)
+    assert outcome["reason"] == "carry" and outcome["next_pot"] == POT_LIMIT and outcome["winners"] == []
+    over = [e.to_dict() for e in events if e.to_dict()["kind"] == "award"]
+    assert {(d["seat"], d["amount"], d["share"]) for d in over} == {(1, MAX_STAKE, "over_limit"),
+                                                                  (2, MAX_STAKE, "over_limit")}
+
+
 # --- through the services --------------------------------------------------------------------
 
 
