@@ -15,6 +15,7 @@ import psycopg
 import pytest
 from django.conf import settings
 from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.urls import reverse
 
 from accounts import services as club_services
 from ledger.models import Ruling, Settlement
@@ -156,7 +157,7 @@ def test_even_the_owner_meets_the_guards_of_the_books(transactional_db, club_set
     assert settlement.amount == 700
 
 
-def test_the_currency_stays_once_the_club_has_entries(club_setup):
+def test_the_currency_stays_once_the_club_has_entries(club_setup, client_for):
     club = club_setup.club
     kwargs = {"club_id": club.pk, "by": club_setup.organiser, "name": club.name, "credit_limit": club.credit_limit}
     # No entries yet: the currency may still change.
@@ -167,6 +168,10 @@ def test_the_currency_stays_once_the_club_has_entries(club_setup):
     club.refresh_from_db()
     assert club.currency == "EUR"
     club_services.club_update(**kwargs, currency="eur")  # the same currency: other settings still save
+    page = client_for(club_setup.organiser).post(reverse("club_settings", args=[club.pk]), {
+        "name": club.name, "currency": "JPY", "credit_limit_units": "10.00"})
+    assert page.status_code == 200
+    assert "The currency stays EUR: the club&#x27;s books already have entries in it." in page.content.decode()
     # The database refuses it too, for any writer.
     with pytest.raises(IntegrityError, match="its currency never changes"), transaction.atomic(), \
             connection.cursor() as cursor:
