@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('games', '0004_async_play'),
-        ('ledger', '0002_guards'),
+        ('ledger', '0003_settlement_and_currency_guards'),
     ]
 
     operations = [
