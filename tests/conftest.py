@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import connections
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
 from tests.accounts.factories import ClubFactory, MembershipFactory
@@ -49,6 +50,10 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     owner = settings.DATABASES["owner"]
     with django_db_blocker.unblock():
         _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
+
+# Property tests check behaviour, not speed: a loaded machine must not fail them on a per-example deadline.
+hypothesis_settings.register_profile("club", deadline=None)
+hypothesis_settings.load_profile("club")
 
 
 @dataclass
