@@ -66,7 +66,7 @@ from django.contrib import auth
 from django.http import HttpRequest
 from django.utils import timezone
 
-from accounts.access import is_member
+from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import Club, User
 from config.errors import DomainError
 from games import live, selectors
@@ -290,8 +290,10 @@ class TableConsumer(_JsonConsumer):
         if not _session_still_logs_in(self.scope, self.user):
             raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
         table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
-        if table is None or not is_member(user=self.user, club_id=table.club_id):
+        membership = None if table is None else membership_of(user=self.user, club_id=table.club_id)
+        if table is None or membership is None:
             raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
+        self.access = ClubAccess(club=table.club, membership=membership)
         # The hand is looked up only where it matters: tables that keep spectators out.
         hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
         if not selectors.table_may_watch(table=table, user=self.user, hand=hand):
@@ -315,7 +317,8 @@ class TableConsumer(_JsonConsumer):
 
     def _area(self, hand: Hand | None) -> dict[str, Any]:
         four = self.scope.get("cookies", {}).get("deck_colours") == "four"
-        html = live.table_area_html(table=self.table, hand=hand, user=self.user, four_colour=four)
+        html = live.table_area_html(table=self.table, hand=hand, user=self.user, four_colour=four,
+                                    access=self.access)
         your_turn = False
         if hand is not None and not hand.is_finished:
             seat = selectors.hand_seat_of(hand=hand, user=self.user)

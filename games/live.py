@@ -161,13 +161,17 @@ def _request_for(user: User, path: str) -> HttpRequest:
     return request
 
 
-def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour: bool = False) -> str:
-    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page. Forms in
+def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour: bool = False,
+                    access: Any = None) -> str:
+    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page; ``access``:
+    their ClubAccess (read when the socket's access was last checked). Forms in
     it carry no CSRF token (the page's script adds the page's own; without the script the page is
     loaded whole and carries its own)."""
     from games.presenters import hand_page
+    from ledger import selectors as ledger_selectors
 
     context = hand_page(table=table, hand=hand, user=user, currency=table.club.currency)
+    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     request = _request_for(user, reverse("games:table", args=[table.pk]))
     try:
         zone: Any = zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
@@ -176,7 +180,7 @@ def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour:
     with timezone.override(zone):  # times in the member's zone, as the page's middleware does
         return render_to_string("games/_table_live.html", {
             **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
-            "four_colour": four_colour,
+            "four_colour": four_colour, "access": access, "closing": closing,
         })
 
 
