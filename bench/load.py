@@ -46,9 +46,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = ROOT / ".venv" / "bin"
 DB_NAME = "bench_load"
-MEMBERS, TABLES, SEATS = 300, 50, 6
+SEATS = 6
+TABLES = int(os.environ.get("BENCH_TABLES", "50"))  # --tables (a quick check of the script itself)
+MEMBERS = TABLES * SEATS
 PREFER = ("in", "check", "call", "declare:high", "declare:low", "bet", "raise", "declare:pig", "fold", "out")
 BUTTON = re.compile(r'<button type="submit" name="action" value="([^"]+)"')
+
+
+def set_tables(count: int) -> None:
+    global TABLES, MEMBERS
+    TABLES, MEMBERS = count, count * SEATS
+    os.environ["BENCH_TABLES"] = str(count)  # the set-up runs in a child process
 
 
 def free_port() -> int:
@@ -66,9 +74,19 @@ def percentile(values: list[float], q: float) -> float:
 
 # ---- the stack ----------------------------------------------------------------------------------
 
+def in_bench_db(url: str) -> str:
+    """The same server and role, database ``bench_load`` (the URL's path names the database)."""
+    base, _, rest = url.partition("//")
+    netloc_path, q, query = rest.partition("?")
+    netloc, _, _ = netloc_path.partition("/")
+    return f"{base}//{netloc}/{DB_NAME}" + (q + query if q else "")
+
+
 def bench_env(services_env: dict[str, str]) -> dict[str, str]:
-    url = services_env["DATABASE_URL"].rsplit("/", 1)[0] + "/" + DB_NAME
-    return {**os.environ, **services_env, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    """The application role on the bench's database (the owner role migrates it), production settings."""
+    urls = {"DATABASE_URL": in_bench_db(services_env["DATABASE_URL"]),
+            "DATABASE_OWNER_URL": in_bench_db(services_env["DATABASE_OWNER_URL"])}
+    return {**os.environ, **services_env, **urls, "DJANGO_SETTINGS_MODULE": "config.settings.production",
             "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "SECURE_SSL_REDIRECT": "0", "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
             "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench"}
@@ -273,26 +291,44 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
     async with gate:  # a few connects at a time: a storm of 300 handshakes is not what is measured
         ws = await connect(f"{url}/ws/tables/{table}/", additional_headers=headers, max_size=None,
                            open_timeout=120, ping_interval=None)
-        while json.loads(await ws.recv()).get("type") != "table.html":
-            pass
+        first = json.loads(await ws.recv())
+        while first.get("type") != "table.html":
+            first = json.loads(await ws.recv())
     stats.connected += 1
+    shown: tuple[int, int] = (-1, -1)
+    pending: list[asyncio.Task[None]] = []
+
+    async def act(hand: int, version: int, value: str) -> None:
+        await pacers[table].wait()
+        if until.is_set() or (hand, version) != shown:
+            return
+        stats.sent.setdefault((table, hand, version + 1), time.monotonic())
+        await ws.send(json.dumps({"type": "action", "hand": hand, "version": version, "action": value}))
+
+    def on_area(message: dict[str, Any], now: float, delivered: bool = True) -> None:
+        nonlocal shown
+        key = (int(message["hand"]), int(message["version"]))
+        if ready.is_set() and delivered:
+            stats.deliveries += 1
+            t0 = stats.sent.get((table, *key))
+            if t0 is not None:
+                stats.latencies.append(now - t0)
+                stats.got[(table, *key)] += 1
+        if key < shown:
+            return
+        shown = key
+        if message.get("your_turn"):
+            offered = BUTTON.findall(message["html"])
+            choice = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
+            if choice is not None:
+                for task in pending:
+                    task.cancel()
+                pending[:] = [asyncio.ensure_future(act(key[0], key[1], choice))]
+
     async with ws:
-        shown: tuple[int, int] = (-1, -1)
-        pending: asyncio.Task[None] | None = None
-
-        async def wake() -> None:  # once measuring starts: the area again, so whoever's turn it is acts
-            await ready.wait()
-            await ws.send(json.dumps({"type": "sync"}))
-
-        waker = asyncio.ensure_future(wake())  # noqa: F841 - runs beside the reader
-
-        async def act(hand: int, version: int, value: str) -> None:
-            await pacers[table].wait()
-            if until.is_set() or (hand, version) != shown:
-                return
-            stats.sent.setdefault((table, hand, version + 1), time.monotonic())
-            await ws.send(json.dumps({"type": "action", "hand": hand, "version": version, "action": value}))
-
+        await ready.wait()  # then act on the area shown since connecting, if it is this seat's turn
+        if first.get("hand") is not None:
+            on_area(first, time.monotonic(), delivered=False)
         async for raw in ws:
             if until.is_set():
                 break
@@ -300,24 +336,8 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
             message = json.loads(raw)
             kind = message.get("type")
             if kind == "table.html" and message.get("hand") is not None:
-                key = (int(message["hand"]), int(message["version"]))
-                if ready.is_set():
-                    stats.deliveries += 1
-                    t0 = stats.sent.get((table, *key))
-                    if t0 is not None:
-                        stats.latencies.append(now - t0)
-                        stats.got[(table, *key)] += 1
-                if key < shown:
-                    continue
-                shown = key
-                if message.get("your_turn") and ready.is_set():
-                    offered = BUTTON.findall(message["html"])
-                    choice = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
-                    if choice is not None:
-                        if pending is not None and not pending.done():
-                            pending.cancel()
-                        pending = asyncio.ensure_future(act(key[0], key[1], choice))
-            elif kind == "action.ok" and ready.is_set():
+                on_area(message, now)
+            elif kind == "action.ok":
                 stats.actions += 1
             elif kind == "error":
                 if "moved on" in str(message.get("message")):
@@ -421,24 +441,30 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="uvicorn worker counts to run (default 1,2)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
     parser.add_argument("--rate", type=float, default=100.0, help="fixed offered load, actions/s over all tables")
+    parser.add_argument("--tables", type=int, default=TABLES, help="six-seat tables (default 50: 300 members)")
     args = parser.parse_args()
+    set_tables(args.tables)
 
     from config import embedded
 
     services = embedded.ensure_services(ROOT / ".data")
-    admin_url = services.database_url
+    admin_url = services.database_owner_url  # the owner role may create databases
     env = bench_env(services.as_env())
     procs = Procs()
     ratios: list[str] = []
     try:
         recreate_database(admin_url)
-        subprocess.run([str(BIN / "python"), "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
-                       check=True, timeout=600)
+        subprocess.run([str(BIN / "python"), "manage.py", "migrate", "--database", "owner", "--noinput", "-v", "0"],
+                       cwd=ROOT, env=env, check=True, timeout=600)
         import psycopg
 
-        with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+        app_role = psycopg.conninfo.conninfo_to_dict(env["DATABASE_URL"]).get("user")
+        with psycopg.connect(env["DATABASE_OWNER_URL"], autocommit=True) as conn:
             conn.execute("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)")
             conn.execute("CREATE INDEX ON bench_bare (grp, seq)")
+            if app_role:
+                conn.execute(f'GRANT SELECT, INSERT ON bench_bare TO "{app_role}"')
+                conn.execute(f'GRANT USAGE ON SEQUENCE bench_bare_id_seq TO "{app_role}"')
         print(f"setting up {MEMBERS} members, {TABLES} tables x {SEATS} seats ...", flush=True)
         seats = make_club(env)["seats"]
         pids = service_pids()
