@@ -345,7 +345,8 @@ class TableConsumer(_JsonConsumer):
             table_id=self.table_id, hand_id=hand_id, version=version))
         if hand is not None and not self.seated and selectors.hand_seat_of(hand=hand, user=self.user) is None:
             # A spectator: every spectator here at this version and seating sees the same area.
-            key = ("spectator", self.table_id, hand.pk, hand.version, _seating.get(self.table_id))
+            key = ("spectator", self.table_id, hand.pk, hand.version, _seating.get(self.table_id),
+                   self.access.is_organiser, self.user.time_zone)  # organisers' links; clocks in their zone
             payload = await _spectator_memo.get(key, lambda: _db_free(self._area)(hand))
         else:
             payload = await _db_free(self._area)(hand)
