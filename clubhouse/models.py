@@ -1,0 +1,85 @@
+"""The clubhouse: each player's result of each finished hand, seasons, and when a member last caught up.
+
+`HandResult` is one row per player of a finished hand, written by SQL from the hand's
+action log (the opened drop or declaration) and the ledger (what the hand paid them and
+cost them) when the hand finishes (clubhouse/results.py). Statistics are aggregates over
+it in PostgreSQL; the books stay the authority for money.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class HandResult(models.Model):
+    hand = models.ForeignKey("games.Hand", on_delete=models.CASCADE, related_name="+")
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="+", db_index=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    game = models.CharField(max_length=10)
+    seat = models.PositiveSmallIntegerField()
+    finished_at = models.DateTimeField()
+    # The opened sealed decision: Piranha "in"/"out", Piles "high"/"low"/"pig"/"fold";
+    # empty when the hand ended before it (everyone else folded in a betting round).
+    decision = models.CharField(max_length=8, blank=True)
+    won = models.BigIntegerField(help_text="Cents the hand's pot paid this player.")
+    net = models.BigIntegerField(help_text="Cents this player's balance moved in this hand (won less paid).")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "user"], name="clubhouse_result_once_per_player"),
+        ]
+        indexes = [
+            # the club's table over a period, and each member's rows in dealing order (streaks)
+            models.Index(fields=["club", "finished_at"], name="clubhouse_result_club_time"),
+            models.Index(fields=["club", "user", "game", "hand"], name="clubhouse_result_member"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in hand {self.hand_id}: {self.net:+d}"
+
+
+class Season(models.Model):
+    """A stretch of a club's play that an organiser opens and closes; results read per season."""
+
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="seasons")
+    name = models.CharField(max_length=80)
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                  related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club"], condition=models.Q(closed_at__isnull=True),
+                                    name="clubhouse_one_open_season"),
+            models.CheckConstraint(condition=~models.Q(name=""), name="clubhouse_season_has_name"),
+            models.CheckConstraint(condition=models.Q(closed_at__isnull=True)
+                                   | models.Q(closed_at__gte=models.F("opened_at")),
+                                   name="clubhouse_season_closes_after_opening"),
+        ]
+        ordering = ["-opened_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class ClubVisit(models.Model):
+    """When a member last said they were caught up on a club (the night's summary starts there)."""
+
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "user"], name="clubhouse_visit_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} caught up on {self.club_id} at {self.seen_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,256 @@
+"""Every read of the clubhouse: results and statistics (SQL aggregates), seasons, the night's summary.
+
+Statistics are computed in PostgreSQL over ``HandResult`` (one row per player of a finished
+hand, from the action log and the ledger), never by looping over hands in Python. Voided hands
+(an organiser's ruling) are left out. A *win* is a hand whose pot paid the player something;
+the current streak counts the latest hands in dealing order that all won (positive) or all
+did not (negative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+
+from accounts.models import Club, Membership, User
+from games.models import ChatMessage, Game, Table
+from games.selectors import table_list_open, table_may_watch
+from ledger.selectors import Transfer, balances_as_of, settle_up_left, settle_up_plan
+
+from .models import ClubVisit, Season
+
+# --- results and statistics ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Period:
+    """[date_from, date_to) in aware instants; None is open-ended."""
+
+    date_from: datetime | None = None
+    date_to: datetime | None = None
+
+    @classmethod
+    def of_season(cls, season: Season) -> Period:
+        return cls(season.opened_at, season.closed_at)
+
+
+@dataclass(frozen=True)
+class StatLine:
+    """One member's results at one game over a period."""
+
+    user_id: int
+    game: str
+    hands: int
+    wins: int
+    net: int
+    biggest: int  # the largest share of a pot won in one hand (cents)
+    streak: int  # > 0: that many latest hands won; < 0: that many latest hands without a win
+    stayed_in: int  # Piranha: "in" at the drop
+    stayed_in_won: int
+    high: int  # Piles: declared high / low / pig, and how many of those won
+    high_won: int
+    low: int
+    low_won: int
+    pig: int
+    pig_won: int
+    user: User | None = None
+
+    @property
+    def game_label(self) -> str:
+        return Game(self.game).label
+
+    @staticmethod
+    def _pct(part: int, whole: int) -> int | None:
+        return round(100 * part / whole) if whole else None
+
+    @property
+    def win_pct(self) -> int | None:
+        return self._pct(self.wins, self.hands)
+
+    @property
+    def stayed_in_pct(self) -> int | None:
+        return self._pct(self.stayed_in, self.hands)
+
+    @property
+    def stayed_in_won_pct(self) -> int | None:
+        return self._pct(self.stayed_in_won, self.stayed_in)
+
+
+_FIELDS = ["user_id", "game", "hands", "wins", "net", "biggest", "streak", "stayed_in", "stayed_in_won",
+           "high", "high_won", "low", "low_won", "pig", "pig_won"]
+
+_STATS = """
+WITH voided AS (
+    SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL
+), agg AS (
+    SELECT user_id, game, COUNT(*) AS hands,
+           COUNT(*) FILTER (WHERE won > 0) AS wins,
+           SUM(net) AS net, MAX(won) AS biggest,
+           COUNT(*) FILTER (WHERE decision = 'in') AS stayed_in,
+           COUNT(*) FILTER (WHERE decision = 'in' AND won > 0) AS stayed_in_won,
+           COUNT(*) FILTER (WHERE decision = 'high') AS high,
+           COUNT(*) FILTER (WHERE decision = 'high' AND won > 0) AS high_won,
+           COUNT(*) FILTER (WHERE decision = 'low') AS low,
+           COUNT(*) FILTER (WHERE decision = 'low' AND won > 0) AS low_won,
+           COUNT(*) FILTER (WHERE decision = 'pig') AS pig,
+           COUNT(*) FILTER (WHERE decision = 'pig' AND won > 0) AS pig_won,
+           MAX(hand_id) FILTER (WHERE won > 0) AS last_win,
+           MAX(hand_id) FILTER (WHERE won = 0) AS last_miss
+    FROM clubhouse_handresult r
+    WHERE {where} AND r.hand_id NOT IN (SELECT hand_id FROM voided)
+    GROUP BY user_id, game
+)
+SELECT user_id, game, hands, wins, net, biggest,
+       CASE WHEN last_miss IS NULL OR last_win > last_miss THEN 1 ELSE -1 END
+       * CASE WHEN last_win IS NULL OR last_miss IS NULL THEN hands ELSE (
+           SELECT COUNT(*) FROM clubhouse_handresult r
+           WHERE {where} AND r.user_id = agg.user_id AND r.game = agg.game
+             AND r.hand_id > LEAST(agg.last_win, agg.last_miss)
+             AND r.hand_id NOT IN (SELECT hand_id FROM voided)) END AS streak,
+       stayed_in, stayed_in_won, high, high_won, low, low_won, pig, pig_won
+FROM agg
+ORDER BY net DESC, user_id, game
+"""
+
+
+# ``where`` is built from the fixed fragments below; every value is a query parameter.
+def _where(*, club: Club, period: Period, game: str = "", user: User | None = None) -> tuple[str, dict[str, Any]]:
+    parts = ["r.club_id = %(club)s"]
+    params: dict[str, Any] = {"club": club.pk}
+    if period.date_from is not None:
+        parts.append("r.finished_at >= %(date_from)s")
+        params["date_from"] = period.date_from
+    if period.date_to is not None:
+        parts.append("r.finished_at < %(date_to)s")
+        params["date_to"] = period.date_to
+    if game:
+        parts.append("r.game = %(game)s")
+        params["game"] = game
+    if user is not None:
+        parts.append("r.user_id = %(user)s")
+        params["user"] = user.pk
+    return " AND ".join(parts), params
+
+
+def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
+               user: User | None = None) -> list[StatLine]:
+    """Each member's line per game over the period (one member's when ``user``), best net first.
+    One query; the members' users are attached (one more)."""
+    where, params = _where(club=club, period=period, game=game, user=user)
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS.format(where=where), params)
+        rows = [dict(zip(_FIELDS, row, strict=True)) for row in cursor.fetchall()]
+    users = User.objects.in_bulk([r["user_id"] for r in rows])
+    return [StatLine(**{k: (int(v) if k != "game" else v) for k, v in r.items()}, user=users.get(r["user_id"]))
+            for r in rows]
+
+
+_NET_BY_DAY = """
+SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
+    SELECT (r.finished_at AT TIME ZONE %(tz)s)::date AS day, r.net FROM clubhouse_handresult r
+    WHERE {where} AND r.hand_id NOT IN (
+        SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL)
+) d GROUP BY day ORDER BY day
+"""
+
+
+def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "",
+                  tz: Any = None) -> list[tuple[date, int]]:
+    """(day, net of the member's hands from the start of the period to that day's end) for each
+    day they finished a hand, oldest first: a running sum in PostgreSQL."""
+    where, params = _where(club=club, period=period, game=game, user=user)
+    params["tz"] = str(tz or timezone.get_current_timezone())
+    with connection.cursor() as cursor:
+        cursor.execute(_NET_BY_DAY.format(where=where), params)
+        return [(day, int(total)) for day, total in cursor.fetchall()]
+
+
+# --- seasons ---------------------------------------------------------------------------
+
+
+def season_list(*, club: Club) -> list[Season]:
+    return list(Season.objects.filter(club=club).select_related("opened_by", "closed_by"))
+
+
+def season_of(*, club: Club, season_id: int) -> Season | None:
+    return Season.objects.filter(club=club, pk=season_id).select_related("opened_by", "closed_by").first()
+
+
+@dataclass(frozen=True)
+class SettleUp:
+    as_of: datetime
+    balances: dict[int, int]
+    transfers: list[Transfer]
+    left: dict[int, int]
+    users: dict[int, User]
+
+
+def settle_up_as_of(*, club: Club, as_of: datetime) -> SettleUp:
+    """Who owes whom as the books stood at ``as_of``: the ledger's fewest-transfers plan."""
+    balances = balances_as_of(club=club, as_of=as_of)
+    plan = settle_up_plan(balances)
+    users = User.objects.in_bulk(list(balances))
+    return SettleUp(as_of=as_of, balances=balances, transfers=plan, left=settle_up_left(balances, plan),
+                    users=users)
+
+
+# --- the night's summary -----------------------------------------------------------------
+
+
+def last_seen(*, club: Club, user: User) -> datetime | None:
+    return ClubVisit.objects.filter(club=club, user=user).values_list("seen_at", flat=True).first()
+
+
+@dataclass(frozen=True)
+class ChatMissed:
+    table: Table
+    count: int
+    latest: Sequence[ChatMessage]
+
+
+@dataclass(frozen=True)
+class Summary:
+    since: datetime
+    hands_finished: int
+    won: int  # cents won in the hands finished since (pots), and
+    lost: int  # cents those hands cost (positive), so won - lost is the net
+    net: int
+    waiting: Sequence[Table]  # tables where it is the member's turn
+    chat: Sequence[ChatMissed]
+
+
+def summary_since(*, club: Club, user: User, since: datetime, chat_lines: int = 3) -> Summary:
+    """What happened in the club since ``since`` for ``user``: the hands of theirs that finished,
+    what they won and lost in them, the tables waiting for them, and other members' chat at the
+    tables they sit at or may watch."""
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT COUNT(*), COALESCE(SUM(won), 0), COALESCE(SUM(won - net), 0), COALESCE(SUM(net), 0)
+            FROM clubhouse_handresult r
+            WHERE r.club_id = %s AND r.user_id = %s AND r.finished_at >= %s AND r.hand_id NOT IN (
+                SELECT hand_id FROM ledger_ruling WHERE club_id = %s AND kind = 'void_hand'
+                AND hand_id IS NOT NULL)
+        """, [club.pk, user.pk, since, club.pk])
+        hands, won, lost, net = cursor.fetchone()
+    waiting = [row.table for row in table_list_open(club=club, user=user) if row.my_turn]
+    chat: list[ChatMissed] = []
+    tables = Table.objects.filter(club=club, chat_messages__created_at__gte=since).distinct()
+    for table in tables:
+        if not table_may_watch(table=table, user=user):
+            continue
+        lines = (ChatMessage.objects.filter(table=table, created_at__gte=since, hidden_at__isnull=True)
+                 .exclude(user=user).select_related("user").order_by("-id"))
+        count = lines.count()
+        if count:
+            chat.append(ChatMissed(table=table, count=count, latest=list(reversed(lines[:chat_lines]))))
+    return Summary(since=since, hands_finished=int(hands), won=int(won), lost=int(lost), net=int(net),
+                   waiting=waiting, chat=chat)
+
+
+def club_member_ids(*, club: Club) -> list[int]:
+    return list(Membership.objects.filter(club=club).values_list("user_id", flat=True))
