@@ -15,11 +15,13 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import connection
+from django.db.models import Count, F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
-from games.models import ChatMessage, Game, Table
-from games.selectors import table_list_open, table_may_watch
+from games.models import ChatMessage, Game, Hand, Table
+from games.selectors import table_may_watch
 from ledger.selectors import Transfer, balances_as_of, settle_up_left, settle_up_plan
 
 from .models import ClubVisit, Season
@@ -152,19 +154,30 @@ def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
 
 _NET_BY_DAY = """
 SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
-    SELECT (r.finished_at AT TIME ZONE %(tz)s)::date AS day, r.net FROM clubhouse_handresult r
+    SELECT date_trunc(%(bucket)s, r.finished_at AT TIME ZONE %(tz)s)::date AS day, r.net
+    FROM clubhouse_handresult r
     WHERE {where} AND r.hand_id NOT IN (
         SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL)
 ) d GROUP BY day ORDER BY day
 """
 
 
+def by_day(period: Period) -> bool:
+    """Whether a chart of the period has a point a day (else a week)."""
+    if period.date_from is None:
+        return False
+    end = period.date_to or timezone.now()
+    return (end - period.date_from).days <= 370
+
+
 def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "",
                   tz: Any = None) -> list[tuple[date, int]]:
     """(day, net of the member's hands from the start of the period to that day's end) for each
-    day they finished a hand, oldest first: a running sum in PostgreSQL."""
+    day they finished a hand, oldest first: a running sum in PostgreSQL. Over a period longer
+    than a year (or open-ended) one point a week (the week's first day) keeps the chart readable."""
     where, params = _where(club=club, period=period, game=game, user=user)
     params["tz"] = str(tz or timezone.get_current_timezone())
+    params["bucket"] = "day" if by_day(period) else "week"
     with connection.cursor() as cursor:
         cursor.execute(_NET_BY_DAY.format(where=where), params)
         return [(day, int(total)) for day, total in cursor.fetchall()]
@@ -237,17 +250,26 @@ def summary_since(*, club: Club, user: User, since: datetime, chat_lines: int = 
                 AND hand_id IS NOT NULL)
         """, [club.pk, user.pk, since, club.pk])
         hands, won, lost, net = cursor.fetchone()
-    waiting = [row.table for row in table_list_open(club=club, user=user) if row.my_turn]
+    # A hand keeps a clock for each seat whose decision it awaits (games/clock.py).
+    waiting = []
+    for hand in (Hand.objects.filter(table__club=club, finished_at__isnull=True, voided_at__isnull=True,
+                                     table__seats__user=user, table__seats__left_at__isnull=True)
+                 .select_related("table").only("players", "clocks", "table__name").order_by("deadline")):
+        if any(int(uid) == user.pk and seat in (hand.clocks or {}) for seat, uid in hand.players.items()):
+            waiting.append(hand.table)
+    missed = (ChatMessage.objects.filter(table__club=club, created_at__gte=since, hidden_at__isnull=True)
+              .exclude(user=user))
+    counts = dict(missed.values_list("table").annotate(n=Count("id")).values_list("table", "n"))
     chat: list[ChatMissed] = []
-    tables = Table.objects.filter(club=club, chat_messages__created_at__gte=since).distinct()
-    for table in tables:
-        if not table_may_watch(table=table, user=user):
-            continue
-        lines = (ChatMessage.objects.filter(table=table, created_at__gte=since, hidden_at__isnull=True)
-                 .exclude(user=user).select_related("user").order_by("-id"))
-        count = lines.count()
-        if count:
-            chat.append(ChatMissed(table=table, count=count, latest=list(reversed(lines[:chat_lines]))))
+    if counts:
+        latest = (missed.annotate(rank=Window(RowNumber(), partition_by=[F("table_id")], order_by=F("id").desc()))
+                  .filter(rank__lte=chat_lines).select_related("user").order_by("table_id", "id"))
+        lines_of: dict[int, list[ChatMessage]] = {}
+        for line in latest:
+            lines_of.setdefault(line.table_id, []).append(line)
+        for table in Table.objects.filter(pk__in=counts).select_related("rule_version").order_by("name", "pk"):
+            if table_may_watch(table=table, user=user):
+                chat.append(ChatMissed(table=table, count=counts[table.pk], latest=lines_of.get(table.pk, [])))
     return Summary(since=since, hands_finished=int(hands), won=int(won), lost=int(lost), net=int(net),
                    waiting=waiting, chat=chat)
 

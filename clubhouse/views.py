@@ -11,10 +11,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
 from accounts.access import ClubAccess, club_access, membership_of
 from accounts.models import User
@@ -82,7 +81,7 @@ def member_results(request: HttpRequest, club_id: int, user_id: int) -> HttpResp
     history = selectors.net_over_time(club=access.club, user=member, period=period, game=game)
     return render(request, "clubhouse/member_results.html", {
         "club": access.club, "access": access, "form": form, "season": season, "member": member,
-        "lines": lines, "history": history, "seasons": selectors.season_list(club=access.club),
+        "lines": lines, "history": history, "by_day": selectors.by_day(period), "seasons": selectors.season_list(club=access.club),
         "chart_data": {"currency": access.club.currency,
                        "history": {"labels": [d.isoformat() for d, _ in history],
                                    "values": [net / 100 for _, net in history]}},
@@ -142,9 +141,10 @@ def _leaderboard(lines: list[StatLine]) -> list[tuple[User | None, int, int, int
 
 
 @login_required
-@require_POST
 def season_close(request: HttpRequest, club_id: int, season_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     try:
         season = services.season_close(club=access.club, user=_me(request), season_id=season_id)
     except DomainError as exc:
@@ -169,9 +169,10 @@ def summary(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
 def summary_seen(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     services.visit_mark_seen(club=access.club, user=_me(request))
     messages.success(request, "All caught up: the summary starts from now next time.")
     return redirect("clubhouse:summary", club_id=access.club.pk)

@@ -16,7 +16,8 @@ from games.models import Hand
 from tests.clubhouse.play import brute_force, play_table
 
 
-def _compare(club, period=Period()) -> int:
+def _compare(club, period: Period | None = None) -> int:
+    period = period or Period()
     expected = brute_force(club=club, since=period.date_from, until=period.date_to)
     lines = {(line.user_id, line.game): line for line in stat_lines(club=club, period=period)}
     assert set(lines) == set(expected)
