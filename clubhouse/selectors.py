@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -86,26 +86,34 @@ class StatLine:
 _FIELDS = ["user_id", "game", "hands", "wins", "net", "biggest", "streak", "stayed_in", "stayed_in_won",
            "high", "high_won", "low", "low_won", "pig", "pig_won"]
 
-_STATS = """
-WITH voided AS (
+# The rows of a period: whole UTC days from DayResult, and the hands of the part-days at either end
+# from HandResult (leaving out voided hands; DayResult has them out already).
+_PARTS = """
+voided AS (
     SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL
-), agg AS (
-    SELECT user_id, game, COUNT(*) AS hands,
-           COUNT(*) FILTER (WHERE won > 0) AS wins,
-           SUM(net) AS net, MAX(won) AS biggest,
-           COUNT(*) FILTER (WHERE decision = 'in') AS stayed_in,
-           COUNT(*) FILTER (WHERE decision = 'in' AND won > 0) AS stayed_in_won,
-           COUNT(*) FILTER (WHERE decision = 'high') AS high,
-           COUNT(*) FILTER (WHERE decision = 'high' AND won > 0) AS high_won,
-           COUNT(*) FILTER (WHERE decision = 'low') AS low,
-           COUNT(*) FILTER (WHERE decision = 'low' AND won > 0) AS low_won,
-           COUNT(*) FILTER (WHERE decision = 'pig') AS pig,
-           COUNT(*) FILTER (WHERE decision = 'pig' AND won > 0) AS pig_won,
-           MAX(hand_id) FILTER (WHERE won > 0) AS last_win,
-           MAX(hand_id) FILTER (WHERE won = 0) AS last_miss
-    FROM clubhouse_handresult r
-    WHERE {where} AND r.hand_id NOT IN (SELECT hand_id FROM voided)
+), parts AS (
+    SELECT user_id, game, hands, wins, net, biggest, stayed_in, stayed_in_won, high, high_won, low, low_won,
+           pig, pig_won, last_win, last_miss
+    FROM clubhouse_dayresult d WHERE {days}
+    UNION ALL
+    SELECT user_id, game, COUNT(*), COUNT(*) FILTER (WHERE won > 0), SUM(net), MAX(won),
+           COUNT(*) FILTER (WHERE decision = 'in'), COUNT(*) FILTER (WHERE decision = 'in' AND won > 0),
+           COUNT(*) FILTER (WHERE decision = 'high'), COUNT(*) FILTER (WHERE decision = 'high' AND won > 0),
+           COUNT(*) FILTER (WHERE decision = 'low'), COUNT(*) FILTER (WHERE decision = 'low' AND won > 0),
+           COUNT(*) FILTER (WHERE decision = 'pig'), COUNT(*) FILTER (WHERE decision = 'pig' AND won > 0),
+           MAX(hand_id) FILTER (WHERE won > 0), MAX(hand_id) FILTER (WHERE won = 0)
+    FROM clubhouse_handresult r WHERE {edges} AND r.hand_id NOT IN (SELECT hand_id FROM voided)
     GROUP BY user_id, game
+)
+"""
+
+_STATS = """
+WITH """ + _PARTS + """, agg AS (
+    SELECT user_id, game, SUM(hands) AS hands, SUM(wins) AS wins, SUM(net) AS net, MAX(biggest) AS biggest,
+           SUM(stayed_in) AS stayed_in, SUM(stayed_in_won) AS stayed_in_won, SUM(high) AS high,
+           SUM(high_won) AS high_won, SUM(low) AS low, SUM(low_won) AS low_won, SUM(pig) AS pig,
+           SUM(pig_won) AS pig_won, MAX(last_win) AS last_win, MAX(last_miss) AS last_miss
+    FROM parts GROUP BY user_id, game
 )
 SELECT user_id, game, hands, wins, net, biggest,
        CASE WHEN last_miss IS NULL OR last_win > last_miss THEN 1 ELSE -1 END
@@ -117,49 +125,92 @@ SELECT user_id, game, hands, wins, net, biggest,
        stayed_in, stayed_in_won, high, high_won, low, low_won, pig, pig_won
 FROM agg
 ORDER BY net DESC, user_id, game
-"""
+"""  # noqa: S608 - fixed fragments; every value is a parameter
 
 
-# ``where`` is built from the fixed fragments below; every value is a query parameter.
-def _where(*, club: Club, period: Period, game: str = "", user: User | None = None) -> tuple[str, dict[str, Any]]:
-    parts = ["r.club_id = %(club)s"]
-    params: dict[str, Any] = {"club": club.pk}
+def _whole_days(period: Period) -> tuple[date | None, date | None] | None:
+    """The whole UTC days inside the period as [first, end) (None: open-ended), or None when the
+    period holds no whole day."""
+    first = end = None
     if period.date_from is not None:
-        parts.append("r.finished_at >= %(date_from)s")
-        params["date_from"] = period.date_from
+        start = period.date_from.astimezone(UTC)
+        first = start.date() if start.timetz().replace(tzinfo=None) == datetime.min.time() else (
+            start.date() + timedelta(days=1))
     if period.date_to is not None:
-        parts.append("r.finished_at < %(date_to)s")
-        params["date_to"] = period.date_to
+        end = period.date_to.astimezone(UTC).date()
+    if first is not None and end is not None and first >= end:
+        return None
+    return first, end
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, datetime.min.time(), tzinfo=UTC)
+
+
+# The SQL conditions are built from the fixed fragments below; every value is a query parameter.
+def _where(*, club: Club, period: Period, game: str = "", user: User | None = None) -> dict[str, Any]:
+    """The conditions of the period's hands (``where``, on HandResult r), of its whole days (``days``,
+    on DayResult d) and of the hands of its part-days (``edges``, on r), with their parameters."""
+    common = ["{t}.club_id = %(club)s"]
+    params: dict[str, Any] = {"club": club.pk}
     if game:
-        parts.append("r.game = %(game)s")
+        common.append("{t}.game = %(game)s")
         params["game"] = game
     if user is not None:
-        parts.append("r.user_id = %(user)s")
+        common.append("{t}.user_id = %(user)s")
         params["user"] = user.pk
-    return " AND ".join(parts), params
+    where = [c.format(t="r") for c in common]
+    if period.date_from is not None:
+        where.append("r.finished_at >= %(date_from)s")
+        params["date_from"] = period.date_from
+    if period.date_to is not None:
+        where.append("r.finished_at < %(date_to)s")
+        params["date_to"] = period.date_to
+    whole = _whole_days(period)
+    if whole is None:
+        days, edges = "false", " AND ".join(where)
+    else:
+        first, end = whole
+        days_parts = [c.format(t="d") for c in common]
+        edge_parts = []
+        if first is not None:
+            days_parts.append("d.day >= %(first_day)s")
+            params["first_day"], params["first_at"] = first, _midnight(first)
+            edge_parts.append("(r.finished_at >= %(date_from)s AND r.finished_at < %(first_at)s)")
+        if end is not None:
+            days_parts.append("d.day < %(end_day)s")
+            params["end_day"], params["end_at"] = end, _midnight(end)
+            edge_parts.append("(r.finished_at >= %(end_at)s AND r.finished_at < %(date_to)s)")
+        days = " AND ".join(days_parts)
+        edges = " AND ".join([c.format(t="r") for c in common]
+                             + ["(" + (" OR ".join(edge_parts) or "false") + ")"])
+    params["_sql"] = {"where": " AND ".join(where), "days": days, "edges": edges}
+    return params
 
 
 def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
                user: User | None = None) -> list[StatLine]:
     """Each member's line per game over the period (one member's when ``user``), best net first.
     One query; the members' users are attached (one more)."""
-    where, params = _where(club=club, period=period, game=game, user=user)
+    params = _where(club=club, period=period, game=game, user=user)
     with connection.cursor() as cursor:
-        cursor.execute(_STATS.format(where=where), params)
+        cursor.execute(_STATS.format(**params.pop("_sql")), params)
         rows = [dict(zip(_FIELDS, row, strict=True)) for row in cursor.fetchall()]
     users = User.objects.in_bulk([r["user_id"] for r in rows])
     return [StatLine(**{k: (int(v) if k != "game" else v) for k, v in r.items()}, user=users.get(r["user_id"]))
             for r in rows]
 
 
-_NET_BY_DAY = """
-SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
-    SELECT date_trunc(%(bucket)s, r.finished_at AT TIME ZONE %(tz)s)::date AS day, r.net
-    FROM clubhouse_handresult r
-    WHERE {where} AND r.hand_id NOT IN (
-        SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL)
-) d GROUP BY day ORDER BY day
+_NET_PARTS = (_PARTS.replace("GROUP BY user_id, game", "GROUP BY user_id, game, day")
+              .replace("SELECT user_id, game, hands,", "SELECT day, net AS day_net, user_id, game, hands,")
+              .replace("SELECT user_id, game, COUNT(*),", "SELECT (r.finished_at AT TIME ZONE 'UTC')::date AS day, "
+                       "SUM(net), user_id, game, COUNT(*),"))
+_NET_TAIL = """
+SELECT bucket, SUM(SUM(day_net)) OVER (ORDER BY bucket) FROM (
+    SELECT date_trunc(%(bucket)s, day)::date AS bucket, day_net FROM parts
+) b GROUP BY bucket ORDER BY bucket
 """
+_NET_BY_DAY = "WITH " + _NET_PARTS + _NET_TAIL  # noqa: S608 - fixed fragments; every value is a parameter
 
 
 def by_day(period: Period) -> bool:
@@ -170,16 +221,14 @@ def by_day(period: Period) -> bool:
     return (end - period.date_from).days <= 370
 
 
-def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "",
-                  tz: Any = None) -> list[tuple[date, int]]:
+def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "") -> list[tuple[date, int]]:
     """(day, net of the member's hands from the start of the period to that day's end) for each
-    day they finished a hand, oldest first: a running sum in PostgreSQL. Over a period longer
+    UTC day they finished a hand, oldest first: a running sum in PostgreSQL. Over a period longer
     than a year (or open-ended) one point a week (the week's first day) keeps the chart readable."""
-    where, params = _where(club=club, period=period, game=game, user=user)
-    params["tz"] = str(tz or timezone.get_current_timezone())
+    params = _where(club=club, period=period, game=game, user=user)
     params["bucket"] = "day" if by_day(period) else "week"
     with connection.cursor() as cursor:
-        cursor.execute(_NET_BY_DAY.format(where=where), params)
+        cursor.execute(_NET_BY_DAY.format(**params.pop("_sql")), params)
         return [(day, int(total)) for day, total in cursor.fetchall()]
 
 

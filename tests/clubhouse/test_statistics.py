@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +51,11 @@ def test_statistics_equal_a_brute_force_count(club_setup, seed, players, piles_h
     # and over a period: the later half of the hands
     times = sorted(h.finished_at for h in finished)
     _compare(club_setup.club, Period(date_from=times[len(times) // 2]))
+    # periods that take whole days from the day rows and the part-days from the hands
+    now, day = timezone.now(), timedelta(hours=36)
+    _compare(club_setup.club, Period(date_from=now - day))
+    _compare(club_setup.club, Period(date_to=now + day))
+    _compare(club_setup.club, Period(date_from=now - day, date_to=now + day))
 
 
 @pytest.mark.django_db(transaction=True)
