@@ -85,15 +85,15 @@ class ClubVisit(models.Model):
         return f"{self.user_id} caught up on {self.club_id} at {self.seen_at:%Y-%m-%d %H:%M}"
 
 
-class DayResult(models.Model):
-    """One member's results at one game on one UTC day: the sums of that day's ``HandResult`` rows
-    of hands not voided, kept by the same triggers (migration 0002), so a table over years reads
-    a row a day instead of a row a hand."""
+class WeekResult(models.Model):
+    """One member's results at one game in one week (Monday to Sunday, UTC): the sums of that
+    week's ``HandResult`` rows of hands not voided, kept by the same triggers (migration 0002), so
+    a table over years reads a row a week instead of a row a hand."""
 
     club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="+", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     game = models.CharField(max_length=10)
-    day = models.DateField(help_text="The UTC day the hands finished.")
+    week = models.DateField(help_text="The Monday (UTC) of the week the hands finished.")
     hands = models.IntegerField()
     wins = models.IntegerField()
     net = models.BigIntegerField()
@@ -106,14 +106,14 @@ class DayResult(models.Model):
     low_won = models.IntegerField()
     pig = models.IntegerField()
     pig_won = models.IntegerField()
-    last_win = models.BigIntegerField(null=True, help_text="The latest hand id won that day.")
-    last_miss = models.BigIntegerField(null=True, help_text="The latest hand id not won that day.")
+    last_win = models.BigIntegerField(null=True, help_text="The latest hand id won that week.")
+    last_miss = models.BigIntegerField(null=True, help_text="The latest hand id not won that week.")
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["club", "user", "game", "day"], name="clubhouse_day_once"),
+            models.UniqueConstraint(fields=["club", "user", "game", "week"], name="clubhouse_week_once"),
         ]
-        indexes = [models.Index(fields=["club", "day"], name="clubhouse_day_club_day")]
+        indexes = [models.Index(fields=["club", "week"], name="clubhouse_week_club_week")]
 
     def __str__(self) -> str:
-        return f"{self.user_id} on {self.day}: {self.net:+d}"
+        return f"{self.user_id} in the week of {self.week}: {self.net:+d}"

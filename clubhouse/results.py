@@ -2,7 +2,7 @@
 
 A deferred trigger on the hand (migration 0001) runs ``FILL`` for it when the transaction that
 finished it commits, so the hand's last action and postings are in, and adds the rows to the
-member's day (``DayResult``, migration 0002); ``hand_results_backfill`` does both for every
+member's week (``WeekResult``, migration 0002); ``hand_results_backfill`` does both for every
 finished hand without rows.
 
 The decision is the player's entry in the hand's opened sealed decisions (the ``drop_open``
@@ -49,17 +49,17 @@ ON CONFLICT (hand_id, user_id) DO NOTHING
 
 
 def hand_results_backfill() -> int:
-    """Write the result rows of every finished hand that has none yet, and add them to their days
-    (migrations, benchmarks). Returns how many result rows were written."""
-    from .migrations._day_sql import _ADD_DAY, _DAY_COLUMNS, _DAY_SUMS
+    """Write the result rows of every finished hand that has none yet, and add them to their weeks
+    (migrations, benchmarks). Returns how many result rows there are."""
+    from .migrations._week_sql import _ADD_WEEK, _WEEK_COLUMNS, _WEEK_SUMS
 
     inserted = FILL.format(where="NOT EXISTS (SELECT 1 FROM clubhouse_handresult x WHERE x.hand_id = h.id)")
     inserted = inserted.replace(
         "ON CONFLICT (hand_id, user_id) DO NOTHING",
         "ON CONFLICT (hand_id, user_id) DO NOTHING RETURNING hand_id, club_id, user_id, game, finished_at, "
         "decision, won, net, (SELECT voided_at FROM games_hand WHERE id = hand_id) AS voided_at")
-    sql = (f"WITH inserted AS ({inserted}) INSERT INTO clubhouse_dayresult AS d ({_DAY_COLUMNS}) "
-           + _DAY_SUMS.replace("{source}", "inserted r WHERE r.voided_at IS NULL") + _ADD_DAY
+    sql = (f"WITH inserted AS ({inserted}) INSERT INTO clubhouse_weekresult AS d ({_WEEK_COLUMNS}) "
+           + _WEEK_SUMS.replace("{source}", "inserted r WHERE r.voided_at IS NULL") + _ADD_WEEK
            + " RETURNING 0")
     with connection.cursor() as cursor:
         cursor.execute(sql)

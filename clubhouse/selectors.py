@@ -86,15 +86,15 @@ class StatLine:
 _FIELDS = ["user_id", "game", "hands", "wins", "net", "biggest", "streak", "stayed_in", "stayed_in_won",
            "high", "high_won", "low", "low_won", "pig", "pig_won"]
 
-# The rows of a period: whole UTC days from DayResult, and the hands of the part-days at either end
-# from HandResult (leaving out voided hands; DayResult has them out already).
+# The rows of a period: whole weeks (UTC) from WeekResult, and the hands of the part-weeks at either
+# end from HandResult (leaving out voided hands; WeekResult has them out already).
 _PARTS = """
 voided AS (
     SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL
 ), parts AS (
     SELECT user_id, game, hands, wins, net, biggest, stayed_in, stayed_in_won, high, high_won, low, low_won,
            pig, pig_won, last_win, last_miss
-    FROM clubhouse_dayresult d WHERE {days}
+    FROM clubhouse_weekresult d WHERE {weeks}
     UNION ALL
     SELECT user_id, game, COUNT(*), COUNT(*) FILTER (WHERE won > 0), SUM(net), MAX(won),
            COUNT(*) FILTER (WHERE decision = 'in'), COUNT(*) FILTER (WHERE decision = 'in' AND won > 0),
@@ -121,6 +121,7 @@ SELECT user_id, game, hands, wins, net, biggest,
            SELECT COUNT(*) FROM clubhouse_handresult r
            WHERE {where} AND r.user_id = agg.user_id AND r.game = agg.game
              AND r.hand_id > LEAST(agg.last_win, agg.last_miss)
+             AND r.hand_id <= GREATEST(agg.last_win, agg.last_miss)
              AND r.hand_id NOT IN (SELECT hand_id FROM voided)) END AS streak,
        stayed_in, stayed_in_won, high, high_won, low, low_won, pig, pig_won
 FROM agg
@@ -128,16 +129,17 @@ ORDER BY net DESC, user_id, game
 """  # noqa: S608 - fixed fragments; every value is a parameter
 
 
-def _whole_days(period: Period) -> tuple[date | None, date | None] | None:
-    """The whole UTC days inside the period as [first, end) (None: open-ended), or None when the
-    period holds no whole day."""
+def _whole_weeks(period: Period) -> tuple[date | None, date | None] | None:
+    """The whole weeks (Monday to Sunday, UTC) inside the period as [first Monday, end Monday)
+    (None: open-ended), or None when the period holds no whole week."""
     first = end = None
     if period.date_from is not None:
         start = period.date_from.astimezone(UTC)
-        first = start.date() if start.timetz().replace(tzinfo=None) == datetime.min.time() else (
-            start.date() + timedelta(days=1))
+        monday = start.date() - timedelta(days=start.weekday())
+        first = monday if _midnight(monday) == start else monday + timedelta(days=7)
     if period.date_to is not None:
-        end = period.date_to.astimezone(UTC).date()
+        stop = period.date_to.astimezone(UTC)
+        end = stop.date() - timedelta(days=stop.weekday())
     if first is not None and end is not None and first >= end:
         return None
     return first, end
@@ -149,8 +151,9 @@ def _midnight(day: date) -> datetime:
 
 # The SQL conditions are built from the fixed fragments below; every value is a query parameter.
 def _where(*, club: Club, period: Period, game: str = "", user: User | None = None) -> dict[str, Any]:
-    """The conditions of the period's hands (``where``, on HandResult r), of its whole days (``days``,
-    on DayResult d) and of the hands of its part-days (``edges``, on r), with their parameters."""
+    """The conditions of the period's hands (``where``, on HandResult r), of its whole weeks
+    (``weeks``, on WeekResult d) and of the hands of its part-weeks (``edges``, on r), with their
+    parameters."""
     common = ["{t}.club_id = %(club)s"]
     params: dict[str, Any] = {"club": club.pk}
     if game:
@@ -166,25 +169,25 @@ def _where(*, club: Club, period: Period, game: str = "", user: User | None = No
     if period.date_to is not None:
         where.append("r.finished_at < %(date_to)s")
         params["date_to"] = period.date_to
-    whole = _whole_days(period)
+    whole = _whole_weeks(period)
     if whole is None:
-        days, edges = "false", " AND ".join(where)
+        weeks, edges = "false", " AND ".join(where)
     else:
         first, end = whole
-        days_parts = [c.format(t="d") for c in common]
+        weeks_parts = [c.format(t="d") for c in common]
         edge_parts = []
         if first is not None:
-            days_parts.append("d.day >= %(first_day)s")
-            params["first_day"], params["first_at"] = first, _midnight(first)
+            weeks_parts.append("d.week >= %(first_week)s")
+            params["first_week"], params["first_at"] = first, _midnight(first)
             edge_parts.append("(r.finished_at >= %(date_from)s AND r.finished_at < %(first_at)s)")
         if end is not None:
-            days_parts.append("d.day < %(end_day)s")
-            params["end_day"], params["end_at"] = end, _midnight(end)
+            weeks_parts.append("d.week < %(end_week)s")
+            params["end_week"], params["end_at"] = end, _midnight(end)
             edge_parts.append("(r.finished_at >= %(end_at)s AND r.finished_at < %(date_to)s)")
-        days = " AND ".join(days_parts)
+        weeks = " AND ".join(weeks_parts)
         edges = " AND ".join([c.format(t="r") for c in common]
                              + ["(" + (" OR ".join(edge_parts) or "false") + ")"])
-    params["_sql"] = {"where": " AND ".join(where), "days": days, "edges": edges}
+    params["_sql"] = {"where": " AND ".join(where), "weeks": weeks, "edges": edges}
     return params
 
 
@@ -201,16 +204,23 @@ def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
             for r in rows]
 
 
-_NET_PARTS = (_PARTS.replace("GROUP BY user_id, game", "GROUP BY user_id, game, day")
-              .replace("SELECT user_id, game, hands,", "SELECT day, net AS day_net, user_id, game, hands,")
-              .replace("SELECT user_id, game, COUNT(*),", "SELECT (r.finished_at AT TIME ZONE 'UTC')::date AS day, "
-                       "SUM(net), user_id, game, COUNT(*),"))
-_NET_TAIL = """
-SELECT bucket, SUM(SUM(day_net)) OVER (ORDER BY bucket) FROM (
-    SELECT date_trunc(%(bucket)s, day)::date AS bucket, day_net FROM parts
-) b GROUP BY bucket ORDER BY bucket
+# Week by week: the whole weeks' rows and the part-weeks' hands, bucketed by week.
+_NET_BY_WEEK = "WITH " + (  # noqa: S608 - fixed fragments; every value is a parameter
+    _PARTS.replace("GROUP BY user_id, game", "GROUP BY user_id, game, week")
+    .replace("SELECT user_id, game, hands,", "SELECT week, net AS week_net, user_id, game, hands,")
+    .replace("SELECT user_id, game, COUNT(*),", "SELECT date_trunc('week', r.finished_at AT TIME ZONE 'UTC')::date "
+             "AS week, SUM(net), user_id, game, COUNT(*),")) + """
+SELECT week, SUM(SUM(week_net)) OVER (ORDER BY week) FROM parts GROUP BY week ORDER BY week
 """
-_NET_BY_DAY = "WITH " + _NET_PARTS + _NET_TAIL  # noqa: S608 - fixed fragments; every value is a parameter
+
+# Day by day (periods up to a year): the hands themselves.
+_NET_BY_DAY = """
+SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
+    SELECT (r.finished_at AT TIME ZONE 'UTC')::date AS day, r.net FROM clubhouse_handresult r
+    WHERE {where} AND r.hand_id NOT IN (
+        SELECT hand_id FROM ledger_ruling WHERE club_id = %(club)s AND kind = 'void_hand' AND hand_id IS NOT NULL)
+) d GROUP BY day ORDER BY day
+"""
 
 
 def by_day(period: Period) -> bool:
@@ -224,11 +234,11 @@ def by_day(period: Period) -> bool:
 def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "") -> list[tuple[date, int]]:
     """(day, net of the member's hands from the start of the period to that day's end) for each
     UTC day they finished a hand, oldest first: a running sum in PostgreSQL. Over a period longer
-    than a year (or open-ended) one point a week (the week's first day) keeps the chart readable."""
+    than a year (or open-ended) one point a week (its Monday) keeps the chart readable."""
     params = _where(club=club, period=period, game=game, user=user)
-    params["bucket"] = "day" if by_day(period) else "week"
+    sql = _NET_BY_DAY if by_day(period) else _NET_BY_WEEK
     with connection.cursor() as cursor:
-        cursor.execute(_NET_BY_DAY.format(**params.pop("_sql")), params)
+        cursor.execute(sql.format(**params.pop("_sql")), params)
         return [(day, int(total)) for day, total in cursor.fetchall()]
 
 

@@ -1,4 +1,4 @@
-"""SQL of migration 0002: the day rows (clubhouse_dayresult) kept beside the hand results.
+"""SQL of migration 0002: the week rows (clubhouse_weekresult) kept beside the hand results.
 
 Frozen here as the migration wrote it (clubhouse/results.py may move on).
 """
@@ -33,12 +33,12 @@ WHERE h.finished_at IS NOT NULL AND {where}
 ON CONFLICT (hand_id, user_id) DO NOTHING
 """
 
-_DAY_COLUMNS = """club_id, user_id, game, day, hands, wins, net, biggest, stayed_in, stayed_in_won,
+_WEEK_COLUMNS = """club_id, user_id, game, week, hands, wins, net, biggest, stayed_in, stayed_in_won,
     high, high_won, low, low_won, pig, pig_won, last_win, last_miss"""
 
-# The day sums of result rows ``r`` (a FROM clause naming them r), grouped by member, game and UTC day.
-_DAY_SUMS = """
-SELECT r.club_id, r.user_id, r.game, (r.finished_at AT TIME ZONE 'UTC')::date AS day,
+# The week sums of result rows ``r`` (a FROM clause naming them r), grouped by member, game and week (UTC).
+_WEEK_SUMS = """
+SELECT r.club_id, r.user_id, r.game, date_trunc('week', r.finished_at AT TIME ZONE 'UTC')::date AS week,
        COUNT(*), COUNT(*) FILTER (WHERE r.won > 0), SUM(r.net), MAX(r.won),
        COUNT(*) FILTER (WHERE r.decision = 'in'), COUNT(*) FILTER (WHERE r.decision = 'in' AND r.won > 0),
        COUNT(*) FILTER (WHERE r.decision = 'high'), COUNT(*) FILTER (WHERE r.decision = 'high' AND r.won > 0),
@@ -46,11 +46,11 @@ SELECT r.club_id, r.user_id, r.game, (r.finished_at AT TIME ZONE 'UTC')::date AS
        COUNT(*) FILTER (WHERE r.decision = 'pig'), COUNT(*) FILTER (WHERE r.decision = 'pig' AND r.won > 0),
        MAX(r.hand_id) FILTER (WHERE r.won > 0), MAX(r.hand_id) FILTER (WHERE r.won = 0)
 FROM {source}
-GROUP BY r.club_id, r.user_id, r.game, day
+GROUP BY r.club_id, r.user_id, r.game, week
 """
 
-_ADD_DAY = """
-ON CONFLICT (club_id, user_id, game, day) DO UPDATE SET
+_ADD_WEEK = """
+ON CONFLICT (club_id, user_id, game, week) DO UPDATE SET
     hands = d.hands + EXCLUDED.hands, wins = d.wins + EXCLUDED.wins, net = d.net + EXCLUDED.net,
     biggest = GREATEST(d.biggest, EXCLUDED.biggest),
     stayed_in = d.stayed_in + EXCLUDED.stayed_in, stayed_in_won = d.stayed_in_won + EXCLUDED.stayed_in_won,
@@ -74,31 +74,31 @@ BEGIN
 END $$;
 """
 
-# The hand's result rows, and the same rows added to their days, in one statement.
+# The hand's result rows, and the same rows added to their weeks, in one statement.
 FINISHED_FUNCTION_0002 = r"""
 CREATE OR REPLACE FUNCTION clubhouse_hand_finished() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
     WITH inserted AS (""" + _INSERTED + """)
-    INSERT INTO clubhouse_dayresult AS d (""" + _DAY_COLUMNS + """)
-    """ + _DAY_SUMS.replace("{source}", "inserted r") + _ADD_DAY + """;
+    INSERT INTO clubhouse_weekresult AS d (""" + _WEEK_COLUMNS + """)
+    """ + _WEEK_SUMS.replace("{source}", "inserted r") + _ADD_WEEK + """;
     RETURN NULL;
 END $$;
 """
 
-# A voided hand (ledger_void_hand sets voided_at) leaves its days: they are summed again without it.
+# A voided hand (ledger_void_hand sets voided_at) leaves its weeks: they are summed again without it.
 VOIDED_TRIGGER = r"""
 CREATE FUNCTION clubhouse_hand_voided() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
-    DELETE FROM clubhouse_dayresult d USING clubhouse_handresult v
+    DELETE FROM clubhouse_weekresult d USING clubhouse_handresult v
      WHERE v.hand_id = NEW.id AND d.club_id = v.club_id AND d.user_id = v.user_id AND d.game = v.game
-       AND d.day = (v.finished_at AT TIME ZONE 'UTC')::date;
-    INSERT INTO clubhouse_dayresult AS d (""" + _DAY_COLUMNS + """)
-    """ + _DAY_SUMS.replace("{source}", """clubhouse_handresult r
+       AND d.week = date_trunc('week', v.finished_at AT TIME ZONE 'UTC')::date;
+    INSERT INTO clubhouse_weekresult AS d (""" + _WEEK_COLUMNS + """)
+    """ + _WEEK_SUMS.replace("{source}", """clubhouse_handresult r
       JOIN games_hand h ON h.id = r.hand_id AND h.voided_at IS NULL
-     WHERE (r.club_id, r.user_id, r.game, (r.finished_at AT TIME ZONE 'UTC')::date) IN (
-         SELECT v.club_id, v.user_id, v.game, (v.finished_at AT TIME ZONE 'UTC')::date
+     WHERE (r.club_id, r.user_id, r.game, date_trunc('week', r.finished_at AT TIME ZONE 'UTC')::date) IN (
+         SELECT v.club_id, v.user_id, v.game, date_trunc('week', v.finished_at AT TIME ZONE 'UTC')::date
            FROM clubhouse_handresult v WHERE v.hand_id = NEW.id)""") + """;
     RETURN NULL;
 END $$;
@@ -113,5 +113,5 @@ DROP TRIGGER IF EXISTS clubhouse_hand_voided ON games_hand;
 DROP FUNCTION IF EXISTS clubhouse_hand_voided();
 """
 
-BACKFILL_DAYS = "INSERT INTO clubhouse_dayresult AS d (" + _DAY_COLUMNS + ")" + _DAY_SUMS.replace(
-    "{source}", "clubhouse_handresult r JOIN games_hand h ON h.id = r.hand_id AND h.voided_at IS NULL") + _ADD_DAY
+BACKFILL_WEEKS = "INSERT INTO clubhouse_weekresult AS d (" + _WEEK_COLUMNS + ")" + _WEEK_SUMS.replace(
+    "{source}", "clubhouse_handresult r JOIN games_hand h ON h.id = r.hand_id AND h.voided_at IS NULL") + _ADD_WEEK
