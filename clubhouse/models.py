@@ -33,6 +33,8 @@ class HandResult(models.Model):
             # the club's table over a period, and each member's rows in dealing order (streaks)
             models.Index(fields=["club", "finished_at"], name="clubhouse_result_club_time"),
             models.Index(fields=["club", "user", "game", "hand"], name="clubhouse_result_member"),
+            # a member's hands over a period (the day-by-day chart, the night's summary)
+            models.Index(fields=["club", "user", "finished_at"], name="clubhouse_result_member_time"),
         ]
 
     def __str__(self) -> str:

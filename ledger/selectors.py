@@ -51,7 +51,9 @@ def pots_total(*, club: Club) -> int:
 def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:
     """Each member's balance as the books stood just before ``as_of`` (user id -> cents; members
     with no entries by then left out): the stored running balance of each member account's last
-    posting before that instant, read backwards on the (account, seq) index."""
+    posting before that instant. Read backwards from ``as_of`` on the (club, created_at) index, so
+    it stops at the member's latest posting then (backwards on (account, seq) it would first pass
+    every posting made since)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -59,7 +61,8 @@ def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:
             SELECT a.user_id, p.balance_after FROM ledger_account a
             CROSS JOIN LATERAL (
                 SELECT balance_after FROM ledger_posting
-                WHERE account_id = a.id AND created_at < %s ORDER BY seq DESC LIMIT 1
+                WHERE club_id = a.club_id AND account_id = a.id AND created_at < %s
+                ORDER BY created_at DESC, seq DESC LIMIT 1
             ) p
             WHERE a.club_id = %s AND a.kind = 'member'
         """, [as_of, club.pk])
