@@ -213,7 +213,7 @@ _NET_BY_WEEK = "WITH " + (  # noqa: S608 - fixed fragments; every value is a par
 SELECT week, SUM(SUM(week_net)) OVER (ORDER BY week) FROM parts GROUP BY week ORDER BY week
 """
 
-# Day by day (periods up to a year): the hands themselves.
+# Day by day (periods up to DAILY_CHART_DAYS): the hands themselves.
 _NET_BY_DAY = """
 SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
     SELECT (r.finished_at AT TIME ZONE 'UTC')::date AS day, r.net FROM clubhouse_handresult r
@@ -223,18 +223,22 @@ SELECT day, SUM(SUM(net)) OVER (ORDER BY day) FROM (
 """
 
 
+#: periods up to this long chart a point a day; longer ones a point a week
+DAILY_CHART_DAYS = 92
+
+
 def by_day(period: Period) -> bool:
     """Whether a chart of the period has a point a day (else a week)."""
     if period.date_from is None:
         return False
     end = period.date_to or timezone.now()
-    return (end - period.date_from).days <= 370
+    return (end - period.date_from).days <= DAILY_CHART_DAYS
 
 
 def net_over_time(*, club: Club, user: User, period: Period = Period(), game: str = "") -> list[tuple[date, int]]:
     """(day, net of the member's hands from the start of the period to that day's end) for each
     UTC day they finished a hand, oldest first: a running sum in PostgreSQL. Over a period longer
-    than a year (or open-ended) one point a week (its Monday) keeps the chart readable."""
+    than DAILY_CHART_DAYS (or open-ended) one point a week (its Monday) keeps the chart readable."""
     params = _where(club=club, period=period, game=game, user=user)
     sql = _NET_BY_DAY if by_day(period) else _NET_BY_WEEK
     with connection.cursor() as cursor:

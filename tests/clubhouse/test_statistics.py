@@ -11,8 +11,9 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounts.models import User
 from clubhouse.models import HandResult
-from clubhouse.selectors import Period, stat_lines
+from clubhouse.selectors import Period, net_over_time, stat_lines
 from games import engine
 from games.models import Hand
 from tests.clubhouse.play import brute_force, play_table
@@ -31,6 +32,10 @@ def _compare(club, period: Period | None = None) -> int:
         assert (line.high, line.high_won, line.low, line.low_won, line.pig, line.pig_won) == (
             c.decisions["high"], c.decisions_won["high"], c.decisions["low"], c.decisions_won["low"],
             c.decisions["pig"], c.decisions_won["pig"]), key
+    # the chart's running net ends at the member's net over the period (both games)
+    for user_id in {u for u, _ in expected}:
+        history = net_over_time(club=club, user=User(pk=user_id), period=period)
+        assert history[-1][1] == sum(c.net for (u, _), c in expected.items() if u == user_id)
     return len(expected)
 
 
