@@ -43,22 +43,25 @@ TARGET_MS = 200.0
 
 
 def setup_django() -> None:
+    """Point Django at the benchmark's own database on the embedded PostgreSQL, as its superuser
+    (the benchmark builds and migrates it; the site's two roles stay for the site's database)."""
+    from urllib.parse import quote, unquote, urlsplit
+
     from config.embedded import ensure_services
 
     urls = ensure_services()
-    base = urls.database_url.rsplit("/postgres", 1)[0]
-    import dj_database_url
+    host = unquote(urlsplit(urls.database_url).netloc.rsplit("@", 1)[-1])  # the socket folder
     import psycopg
 
-    cfg = dj_database_url.parse(urls.database_url)
-    with psycopg.connect(f"dbname={cfg['NAME']} user={cfg['USER']} host={cfg['HOST']}", autocommit=True) as conn:
+    with psycopg.connect(dbname="postgres", user="postgres", host=host, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
         if "--rebuild" in sys.argv and exists:
             conn.execute(f'DROP DATABASE "{DB_NAME}" WITH (FORCE)')
             exists = None
         if not exists:
             conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    os.environ["DATABASE_URL"] = f"{base}/{DB_NAME}"
+    url = f"postgresql://postgres@{quote(host, safe='')}/{DB_NAME}"
+    os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
     os.environ["REDIS_URL"] = urls.redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
