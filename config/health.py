@@ -6,6 +6,7 @@ for http://127.0.0.1:8000/healthz, a host that ALLOWED_HOSTS rightly does not li
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import redis
@@ -15,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 
 def _postgres_ok() -> bool:
+    """One query on this thread's connection, taken from (and given back to) the process's pool."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
@@ -23,13 +25,22 @@ def _postgres_ok() -> bool:
         return False
 
 
+_redis_lock = threading.Lock()
+_redis_client: redis.Redis | None = None
+
+
+def _redis() -> redis.Redis:
+    """One client per process, whose connection pool is reused by every probe."""
+    global _redis_client
+    with _redis_lock:
+        if _redis_client is None:
+            _redis_client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+        return _redis_client
+
+
 def _redis_ok() -> bool:
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        try:
-            return client.ping() is True
-        finally:
-            client.close()
+        return _redis().ping() is True
     except Exception:
         return False
 
