@@ -67,3 +67,60 @@ class OwnRedis:
         self.stop()
         time.sleep(down_seconds)
         self.start()
+
+
+class Uvicorn:
+    """The site served by a real uvicorn process, as `scripts/dev.py run` serves it, on loopback."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.port = free_port()
+        self.log = log
+        self._out = open(log, "wb")  # noqa: SIM115 - closed in stop()
+        self.popen = subprocess.Popen(
+            [str(ROOT / ".venv" / "bin" / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
+             "--port", str(self.port), "--lifespan", "off", "--ws", "websockets-sansio", "--no-access-log"],
+            cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while not self.answers():
+            assert self.popen.poll() is None, f"uvicorn exited:\n{self.text()[-3000:]}"
+            assert time.monotonic() < deadline, f"uvicorn did not start:\n{self.text()[-3000:]}"
+            time.sleep(0.2)
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(timeout=10)
+        self._out.close()
+
+
+async def http_get(port: int, path: str, *, cookie: str = "", timeout: float = 30) -> tuple[int, bytes]:
+    """One HTTP/1.1 GET on a fresh connection; the status code and the whole body."""
+    import asyncio
+
+    async def go() -> tuple[int, bytes]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+                         "Connection: close\r\n\r\n".encode())
+            await writer.drain()
+            data = await reader.read()
+        finally:
+            writer.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        return int(head.split(b" ", 2)[1]), body
+
+    return await asyncio.wait_for(go(), timeout)
