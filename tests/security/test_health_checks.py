@@ -14,7 +14,7 @@ import pytest
 import redis
 from django.db import connection
 
-from tests.games.celery_worker import Proc, ROOT, purge_queue, start_beat, worker_env
+from tests.games.celery_worker import ROOT, Proc, purge_queue, start_beat, worker_env
 from tests.security.services import OwnRedis, Uvicorn, http_get
 
 PROBES = 30
