@@ -26,16 +26,17 @@ def _postgres_ok() -> bool:
 
 
 _redis_lock = threading.Lock()
-_redis_client: redis.Redis | None = None
+_redis_clients: dict[str, redis.Redis] = {}
 
 
 def _redis() -> redis.Redis:
-    """One client per process, whose connection pool is reused by every probe."""
-    global _redis_client
+    """One client per process (and Redis address), whose connection pool every probe reuses."""
+    url = settings.REDIS_URL
     with _redis_lock:
-        if _redis_client is None:
-            _redis_client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        return _redis_client
+        client = _redis_clients.get(url)
+        if client is None:
+            client = _redis_clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        return client
 
 
 def _redis_ok() -> bool:

@@ -117,6 +117,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self._recent: deque[float] = deque()
         self._joined: list[str] = []
+        self._opened = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """A socket opening while Redis is unreachable (the layer cannot even name its channel) is told to
@@ -124,7 +125,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, send)
         except (OSError, RedisError):
-            if getattr(self, "_opened", False):
+            if self._opened:
                 raise
             log.warning("Refused a socket: Redis is unreachable", exc_info=True)
             await send({"type": "websocket.accept"})
