@@ -92,7 +92,10 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
     for players in ([a, b], [b, c], [a, c], [a, b, c]):
         table = quick_table(club_setup, players)
         hands.append(services.table_start(table_id=table.pk, user=players[0]))
-    time.sleep(0.5)  # the worker has reserved the eta messages of these clocks ...
+    deadline = time.monotonic() + 10  # the worker has reserved the eta messages of these clocks ...
+    while len(re.findall(r"expire_turn\[[^]]+\] received", first.text())) < len(hands):
+        assert time.monotonic() < deadline, f"the worker did not reserve every clock:\n{first.text()[-3000:]}"
+        time.sleep(0.1)
     first.kill9()  # ... and dies holding them: Redis gives them back only after the visibility timeout
     time.sleep(CLOCK + 1)
     overdue = Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True,
