@@ -22,7 +22,7 @@ def manage(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.timeout(300)
 def test_the_operator_commands_find_the_embedded_database_without_database_url() -> None:
-    migrated = manage("migrate", "--noinput")  # what `scripts/dev.py run` does first, on the same data
+    migrated = manage("migrate", "--database", "owner", "--noinput")  # as `scripts/dev.py run` does first
     assert migrated.returncode == 0, migrated.stderr[-3000:]
     verified = manage("ledger_verify")
     assert verified.returncode == 0 and "the books balance" in verified.stdout, verified.stderr[-3000:]
