@@ -14,6 +14,7 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import User
@@ -45,12 +46,15 @@ def _announce(table_id: int, message: dict[str, Any]) -> None:
 def _rate_check(user: User) -> None:
     """At most RATE_COUNT lines per RATE_SECONDS per member, counted in Redis from the first line."""
     key = f"chat-rate:{user.pk}"
-    cache.add(key, 0, timeout=RATE_SECONDS)
     try:
-        count = cache.incr(key)
-    except ValueError:  # the window expired between add and incr
-        cache.add(key, 1, timeout=RATE_SECONDS)
-        count = 1
+        cache.add(key, 0, timeout=RATE_SECONDS)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # the window expired between add and incr
+            cache.add(key, 1, timeout=RATE_SECONDS)
+            count = 1
+    except (OSError, RedisError) as exc:  # Redis restarting: refuse plainly rather than post unlimited
+        raise ChatRefused("The chat is unavailable for a moment: try again in a few seconds.") from exc
     if count > RATE_COUNT:
         raise ChatRefused(f"Slow down: at most {RATE_COUNT} messages every {RATE_SECONDS} seconds.")
 
