@@ -53,7 +53,6 @@ def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]
 
 
 TIMEOUT_MARK = "(clock ran out)"
-SEALED_ACTIONS = frozenset({"in", "out", "declare"})  # the drop (piranha.txt 3.1) and the declaration (piles.txt)
 
 
 def log_with_timeouts(*, hand: Hand | None, lines: list[str]) -> list[str]:
@@ -66,8 +65,8 @@ def log_with_timeouts(*, hand: Hand | None, lines: list[str]) -> list[str]:
     sealed = selectors.hand_sealed_open(hand=hand)
     out = list(lines)
     index = len(hand.deal_events or [])
-    for kind, events, is_timeout in selectors.hand_action_steps(hand=hand):
-        if is_timeout and not (sealed and kind in SEALED_ACTIONS) and index < len(out):
+    for first_event, events, is_timeout in selectors.hand_action_steps(hand=hand):
+        if is_timeout and not (sealed and first_event == "decided") and index < len(out):
             out[index] = f"{out[index]} {TIMEOUT_MARK}"
         index += events
     return out

@@ -187,10 +187,11 @@ def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
 
 
 def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
-    """Each applied action of ``hand`` in order, as (action type, how many events it logged, whether
-    the clock took it): what the log needs to mark timeouts without reading whole rows."""
-    rows = hand.actions.order_by("sequence").values_list("action", "events", "is_timeout")
-    return [(str((action or {}).get("type")), len(events or []), bool(timeout)) for action, events, timeout in rows]
+    """Each applied action of ``hand`` in order, as (the kind of its first event, how many events it
+    logged, whether the clock took it): what the log needs to mark timeouts. A sealed decision's first
+    event is "decided", whatever the action (a Piles declaration's default is a plain fold)."""
+    rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
+    return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
 
 
 def hand_player_names(*, hand: Hand) -> dict[int, str]:

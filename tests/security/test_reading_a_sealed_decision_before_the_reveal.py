@@ -232,3 +232,26 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
     assert hand.is_finished
     story = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
     assert f"{x.shown_name} drops out. (clock ran out)" in _text(story)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("way", ["timeout", "away"])
+def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> None:
+    """Piles' declaration (default: fold) is sealed like the drop: a seat that timed out or went away
+    shows others only "decided", and no other seat's clock is listed."""
+    a, b, x = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, x])
+    hand = services.table_start(table_id=table.pk, user=a)
+    while _phase(hand) == "betting":
+        actor = user_at(hand, awaited(hand)[0])
+        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+    assert _phase(hand) == "declare"
+    if way == "timeout":
+        expire(hand, [seat_of(hand, x)])
+        assert expire_turn(hand.pk, hand.version) is True
+    else:
+        assert client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"}).status_code == 302
+    hand.refresh_from_db()
+    assert _phase(hand) == "declare" and seat_of(hand, x) not in awaited(hand)
+    rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser])
+    assert all("decided" in row for row in rows.values())
