@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 from accounts.access import is_member
 from accounts.models import User
 from config.errors import DomainError
+from config.text import text_problem
 from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
 from games.services.announce import table_group
@@ -60,14 +61,17 @@ def _rate_check(user: User) -> None:
 
 
 def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
-    """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty or
-    longer than MAX_CHARS, the member is not seated at the table (spectators read only), no longer a
+    """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty,
+    longer than MAX_CHARS or holds control or format characters (config/text.py), the member is not seated at the table (spectators read only), no longer a
     member, or over the rate limit."""
     text = (text or "").strip()
     if not text:
         raise ChatRefused("Write something first.")
     if len(text) > MAX_CHARS:
         raise ChatRefused(f"A message holds at most {MAX_CHARS} characters.")
+    problem = text_problem(text, what="A message", allow_joiners=True)
+    if problem:
+        raise ChatRefused(problem)
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise ChatRefused("There is no such table.")
