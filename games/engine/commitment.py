@@ -5,32 +5,48 @@ the operating system's CSPRNG and passed in: this module draws nothing), a leaf
 ``H(hand_id | i | card_i | r_i)``, and the hand publishes the Merkle root of the 52 leaves. Any
 one card can then be opened (card, salt, path) without showing any other: the board and the
 hands shown at a showdown to all, a player's own hole cards to that player, and the rest only
-through an organiser's ruling. The byte encoding is defined once, in ``verify.py`` (standard
-library only, so the proof can be checked away from this project).
+through an organiser's ruling. The byte encoding is documented in ``verify.py``, the checker that
+runs with the standard library alone, away from this project.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .cards import FULL_DECK
 from .errors import EngineError
-from .verify import (
-    DECK_SIZE,
-    DEPTH,
-    EMPTY_LEAF,
-    SCHEME_DECK,
-    SCHEME_MERKLE,
-    ProofError,
-    leaf_hash,
-    node_hash,
-    opening_holds,
-)
 
-SALT_BYTES = 16
+# The encoding of scheme "merkle-sha256-v1", documented byte for byte in verify.py. That module is
+# deliberately a second, separate implementation (standard library only, runnable on its own), so
+# whoever checks a proof need not trust this code; tests hold the two (and the page's script) together.
+SCHEME_MERKLE = "merkle-sha256-v1"
+SCHEME_DECK = "deck-sha256"  # older hands: one SHA-256 of the whole deck order and one salt
+TAG = b"home-club/deal-v1"
+DECK_SIZE = 52
+DEPTH = 6  # 64 leaves: the 52 positions, then empty slots
+EMPTY_LEAF = hashlib.sha256(b"\x02" + TAG).digest()
+_CODES = frozenset(FULL_DECK)
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+SALT_BYTES = 16  # 128 bits a position
 _SALT = re.compile(r"^[0-9a-f]{32}$")
+
+
+def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
+    """SHA-256(0x00 | tag | hand_id: 8 bytes big-endian | position: 1 byte | card: 2 ASCII | salt: 16 bytes)."""
+    if not 0 <= hand_id < 2 ** 64 or not 0 <= position < DECK_SIZE or card not in _CODES or not _SALT.match(salt):
+        raise EngineError("Cannot commit to this deal: a hand id, position, card or salt is out of its form")
+    return hashlib.sha256(b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii")
+                          + bytes.fromhex(salt)).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """SHA-256(0x01 | left | right)."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
 
 __all__ = ["DECK_SIZE", "SALT_BYTES", "SCHEME_DECK", "SCHEME_MERKLE", "Opening", "check_salts", "merkle_root",
            "openings", "positions_shown", "verify_opening"]
@@ -62,10 +78,7 @@ def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str]) -> list[lis
     if len(deck) != DECK_SIZE:
         raise EngineError("A deck must hold 52 cards")
     check_salts(salts)
-    try:
-        level = [leaf_hash(hand_id, i, deck[i], salts[i]) for i in range(DECK_SIZE)]
-    except ProofError as exc:
-        raise EngineError(f"Cannot commit to this deal: {exc}") from exc
+    level = [leaf_hash(hand_id, i, deck[i], salts[i]) for i in range(DECK_SIZE)]
     level += [EMPTY_LEAF] * (2 ** DEPTH - DECK_SIZE)
     levels = [level]
     while len(level) > 1:
@@ -94,10 +107,17 @@ def openings(hand_id: int, deck: Sequence[str], salts: Sequence[str], positions:
 def verify_opening(root: str, hand_id: int, opening: Opening) -> bool:
     """True when ``opening`` proves its card at its position under ``root``; False for a false or
     malformed opening."""
-    try:
-        return opening_holds(root, hand_id, opening.position, opening.card, opening.salt, list(opening.path))
-    except ProofError:
+    path = opening.path
+    if len(path) != DEPTH or not all(isinstance(h, str) and _HEX64.match(h) for h in path) \
+            or not isinstance(root, str) or not _HEX64.match(root):
         return False
+    try:
+        node = leaf_hash(hand_id, opening.position, opening.card, opening.salt)
+    except EngineError:
+        return False
+    for level, sibling in enumerate(bytes.fromhex(h) for h in path):
+        node = node_hash(sibling, node) if (opening.position >> level) & 1 else node_hash(node, sibling)
+    return hmac.compare_digest(node, bytes.fromhex(root))
 
 
 def positions_shown(deck: Sequence[str], view: Mapping[str, Any]) -> tuple[int, ...]:
