@@ -229,21 +229,17 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
     dispute = (HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
                if seat is not None or is_organiser else None)
     ruled = set(range(len(hand.deck))) - public - own if dispute is not None else set()
-    holder = {}
-    for j, s in enumerate(state.seats):
-        for c in state.hole[j]:
-            holder[c] = s
+    holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
     out = []
     for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled):
+        seat_of_card = holder.get(o.card)
+        whose = None if seat_of_card is None else names.get(seat_of_card, f"seat {seat_of_card}")
         if o.position in ruled:
-            why = "opened by the ruling"
-        elif o.card in holder:
-            who = names.get(holder[o.card], f"seat {holder[o.card]}")
-            why = "your hole card" if o.position in own else f"shown by {who}"
-        else:
+            why = f"{whose}'s hole card, opened by the ruling" if whose else "opened by the ruling"
+        elif whose is None:
             why = "board"
-        if o.position in ruled and o.card in holder:
-            why += f" ({names.get(holder[o.card], 'seat ' + str(holder[o.card]))}'s hole card)"
+        else:
+            why = "your hole card" if o.position in own else f"shown by {whose}"
         out.append({**o.to_dict(), "opened_as": why})
     return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
                      may_open=is_organiser and dispute is None)

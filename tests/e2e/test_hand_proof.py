@@ -53,8 +53,8 @@ def open_page(browser: Any, server: Any, user: Any, hand: Hand, *, tamper: tuple
         body = response.text()
         if tamper is not None:
             body = body.replace(*tamper)
-        route.fulfill(response=response, body=body,
-                      headers={**response.headers, "content-security-policy": CSP})
+        headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+        route.fulfill(response=response, body=body, headers={**headers, "content-security-policy": CSP})
 
     page.route(f"{server.url}/hands/{hand.pk}/", with_csp)
     page.goto(f"{server.url}/hands/{hand.pk}/")
