@@ -13,6 +13,7 @@ from tests.accounts.factories import MembershipFactory
 from tests.conftest import ClubSetup
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_consumers import session_cookie
+from tests.games.test_hand_proof import older_hand
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
 pytestmark = pytest.mark.e2e
@@ -108,8 +109,7 @@ def test_a_changed_salt_fails_in_the_browser(asgi_server, browser, screenshots) 
 def test_an_older_hand_verifies_its_whole_deck_commitment(asgi_server, browser) -> None:
     hand, spectator, _ = finished_hand()
     salt = "5a" * 16
-    Hand.objects.filter(pk=hand.pk).update(scheme="deck-sha256", salt=salt, salts=[],
-                                           commitment=engine.deck_commitment(hand.deck, salt))
+    hand = older_hand(hand, salt)
     context, page, problems = open_page(browser, asgi_server, spectator, hand)
     assert verify_in_page(page) == "Verified: the deck and salt match the commitment."
     assert problems == []

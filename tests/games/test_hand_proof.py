@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from accounts.models import User
 from games import engine, services
@@ -190,12 +191,19 @@ def test_the_standalone_verifier_checks_an_exported_hand(played, client_for, tmp
     assert run("-m", "games.engine.verify", str(broken)).returncode == 2
 
 
+def older_hand(hand: Hand, salt: str) -> Hand:
+    """A finished hand as dealt before the per-card scheme: the same deal under one whole-deck commitment."""
+    return Hand.objects.create(
+        table_id=hand.table_id, number=hand.number + 100, rule_version_id=hand.rule_version_id,
+        players=hand.players, button=hand.button, deck=hand.deck, scheme="deck-sha256", salt=salt,
+        commitment=engine.deck_commitment(hand.deck, salt), state=hand.state, finished_at=hand.finished_at)
+
+
 @pytest.mark.django_db
 def test_older_hands_keep_their_whole_deck_commitment_and_say_so(played, client_for, tmp_path) -> None:
     hand = played.hand
     salt = "0f" * 16
-    Hand.objects.filter(pk=hand.pk).update(scheme="deck-sha256", salt=salt, salts=[],
-                                           commitment=engine.deck_commitment(hand.deck, salt))
+    hand = older_hand(hand, salt)
     html = page(client_for(played.spectator), hand)
     proof = proof_in(html)
     assert "older scheme" in html and proof["scheme"] == "deck-sha256"
@@ -203,3 +211,21 @@ def test_older_hands_keep_their_whole_deck_commitment_and_say_so(played, client_
     assert "Open the whole hand by a ruling" not in page(client_for(played.organiser), hand)
     with pytest.raises(services.proof.DisputeRefused, match="older scheme"):
         services.hand_dispute_open(hand_id=hand.pk, user=played.organiser, reason="look")
+
+
+@pytest.mark.django_db
+def test_postgresql_keeps_a_committed_deal_and_a_ruling_as_they_are(played) -> None:
+    hand = played.hand
+    changed = list(hand.salts)
+    changed[0] = "0" * 32
+    for change in ({"salts": changed}, {"commitment": "0" * 64}, {"deck": list(reversed(hand.deck))},
+                   {"scheme": "deck-sha256"}):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Hand.objects.filter(pk=hand.pk).update(**change)
+    Hand.objects.filter(pk=hand.pk).update(version=hand.version)  # the rest of the row still moves
+    ruling = services.hand_dispute_open(hand_id=hand.pk, user=played.organiser, reason="A claim")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        HandDispute.objects.filter(pk=ruling.pk).update(reason="Nothing to see")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        HandDispute.objects.filter(pk=ruling.pk).delete()
+    assert HandDispute.objects.get(pk=ruling.pk).reason == "A claim"
