@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_async_play'),
+        ('games', '0005_table_stopped_and_next_game'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -42,7 +42,7 @@ DROP FUNCTION IF EXISTS games_hand_commitment_fixed();
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("games", "0005_hand_card_commitments"),
+        ("games", "0006_hand_card_commitments"),
     ]
 
     operations = [migrations.RunSQL(FORWARD, BACKWARD)]
