@@ -28,6 +28,7 @@ from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, Tabl
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
+from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
 
@@ -133,7 +134,8 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
 
     Expects an open transaction holding the table row's lock (select_for_update).
     ``deck``: a fixed deck order (tests); by default a fresh CSPRNG shuffle.
-    Publishes the deck's SHA-256 commitment and keeps deck and salt until the hand ends.
+    Publishes the Merkle root of one salted leaf per deck position (games/engine/verify.py) and
+    keeps the deck and the salts, which are opened card by card only by right (games/services/proof.py).
     """
     rules = engine.rules_from_dict(table.rule_version.rules)
     _leave_former_members(table)
@@ -146,7 +148,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     first = not table.hands.exists()
     button = _next_button(table.button, numbers, first)
     cards = list(deck) if deck is not None else deck_for_new_hand()
-    salt = engine.new_salt()
+    salts = deal_salts()
     number = table.hands.count() + 1
     try:
         state, events = engine.new_hand(rules, seats=numbers, button=button, deck=cards,
@@ -158,9 +160,12 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     hand = Hand.objects.create(
         table=table, number=number, rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
-        deck=cards, salt=salt, commitment=engine.deck_commitment(cards, salt),
+        deck=list(state.deck), scheme=engine.SCHEME_MERKLE, salts=salts, commitment="",
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
         deadline=_earliest(clocks), clocks=clocks)
+    # The leaves name the hand, so the root is computed once its id exists (same transaction).
+    hand.commitment = engine.merkle_root(hand.pk, state.deck, salts)
+    hand.save(update_fields=["commitment"])
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
                             created_by=created_by)
     table.status = Table.Status.RUNNING
