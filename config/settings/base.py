@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from celery.schedules import crontab
 
 # Lets `forms.ModelForm[Club]` and other generic Django classes be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -44,6 +45,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "ledger",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +188,15 @@ CELERY_BEAT_SCHEDULE = {
     "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0,
                            "options": {"expires": 3000}},
 }
+
+# Backups (operations/backup.py): the nightly one at BACKUP_HOUR UTC keeps the newest BACKUP_KEEP.
+BACKUP_DIR = os.environ.get("BACKUP_DIR", str(BASE_DIR / ".data" / "backups"))
+BACKUP_KEEP = int(os.environ.get("BACKUP_KEEP", "14"))
+BACKUP_HOUR = int(os.environ.get("BACKUP_HOUR", "3"))
+PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: the pgserver package's
+CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
+                                          "schedule": crontab(hour=BACKUP_HOUR, minute=0),
+                                          "options": {"expires": 3 * 3600}}
 
 LOGGING = {
     "version": 1,
