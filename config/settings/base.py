@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
+    "operations.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -197,6 +198,14 @@ PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: 
 CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
                                           "schedule": crontab(hour=BACKUP_HOUR, minute=0),
                                           "options": {"expires": 3 * 3600}}
+
+# Metrics (operations/metrics.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
+# address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+LEDGER_VERIFY_SECONDS = float(os.environ.get("LEDGER_VERIFY_SECONDS", "3600"))  # for the club_ledger_ok metric
+CELERY_BEAT_SCHEDULE["verify-books"] = {"task": "operations.tasks.verify_books", "schedule": LEDGER_VERIFY_SECONDS,
+                                        "options": {"expires": LEDGER_VERIFY_SECONDS}}
 
 LOGGING = {
     "version": 1,
