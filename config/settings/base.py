@@ -195,6 +195,10 @@ BACKUP_DIR = os.environ.get("BACKUP_DIR", str(BASE_DIR / ".data" / "backups"))
 BACKUP_KEEP = int(os.environ.get("BACKUP_KEEP", "14"))
 BACKUP_HOUR = int(os.environ.get("BACKUP_HOUR", "3"))
 PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: the pgserver package's
+# Production runs the backup on a worker of its own (docker-compose.yml "backup": the owner role, the volume).
+BACKUP_QUEUE = os.environ.get("BACKUP_QUEUE", "")
+if BACKUP_QUEUE:
+    CELERY_TASK_ROUTES = {"operations.tasks.nightly_backup": {"queue": BACKUP_QUEUE}}
 CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
                                           "schedule": crontab(hour=BACKUP_HOUR, minute=0),
                                           "options": {"expires": 3 * 3600}}
