@@ -290,18 +290,24 @@ def measure(club_id: int) -> None:
 
 def measure_exports(club_id: int) -> None:
     """CSV export in fresh processes: time and peak memory for 100k and 1M rows, each path."""
-    print(f"\n{'export':<36}{'rows':>10}{'seconds':>9}{'peak RSS MB':>13}{'rows/s':>10}")
+    print("\nexport: wall time on this machine now; CPU seconds of this process (client) and of its PostgreSQL")
+    print("backend (server); 'rows/s by CPU' = rows / the larger of the two, the rate when each has a core.")
+    print(f"{'export':<34}{'rows':>10}{'seconds':>9}{'peak RSS MB':>13}{'rows/s':>10}{'client CPU':>12}"
+          f"{'server CPU':>12}{'rows/s by CPU':>15}")
     labels = {"copy": "COPY streamed (the site)", "stream": "keyset chunks + csv module",
               "naive": "naive: all rows in memory first"}
-    for mode in ("copy", "stream", "naive"):
+    modes = os.environ.get("BENCH_EXPORT_MODES", "copy,stream,naive").split(",")
+    for mode in modes:
         for rows in (POSTINGS // 10, POSTINGS):
             out = subprocess.run([sys.executable, __file__, "--export", mode, str(club_id), str(rows)],
                                  capture_output=True, text=True, env={**os.environ, "BENCH_CHILD": "1"},
                                  check=True)
             data = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{labels[mode]:<36}"
+            busiest = max(data["client_cpu"], data["server_cpu"])
+            print(f"{labels[mode]:<34}"
                   f"{data['rows']:>10,}{data['seconds']:>9.1f}{data['peak_mb']:>13.0f}"
-                  f"{data['rows'] / data['seconds']:>10,.0f}")
+                  f"{data['rows'] / data['seconds']:>10,.0f}{data['client_cpu']:>12.2f}{data['server_cpu']:>12.2f}"
+                  f"{data['rows'] / busiest:>15,.0f}")
 
 
 def export_child(mode: str, club_id: int, rows: int) -> None:
@@ -323,7 +329,12 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
             cursor.execute("SELECT created_at FROM ledger_posting WHERE club_id = %s ORDER BY id DESC OFFSET %s "
                            "LIMIT 1", [club.pk, rows - 1])
             flt = selectors.StatementFilter(date_from=cursor.fetchone()[0])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    client_before = _cpu_self()
+    server_before = _cpu_of(backend)
     start = time.perf_counter()
     count = 0
     size = 0
@@ -353,9 +364,24 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
         size = len(text)
         count = text.count("\n")
     seconds = time.perf_counter() - start
+    client_cpu = _cpu_self() - client_before
+    server_cpu = _cpu_of(backend) - server_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"rows": count - 1, "seconds": seconds, "peak_mb": peak / 1024, "base_mb": base / 1024,
-                      "bytes": size}))
+                      "bytes": size, "client_cpu": client_cpu, "server_cpu": server_cpu}))
+
+
+def _cpu_self() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) of a process on this host, from /proc (the embedded server's backend)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def journal_cells(p: Any) -> list[str]:

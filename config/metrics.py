@@ -12,13 +12,16 @@ whichever worker, container or host applied the timeout.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, ParamSpec, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client.multiprocess import mark_process_dead
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,10 @@ BROADCAST_SECONDS = Histogram("club_broadcast_seconds",
 OPEN_SOCKETS = Gauge("club_open_sockets", "Websockets open (tables and lobbies).", multiprocess_mode="livesum")
 
 TIMEOUT_KEYS = {"task": "timeouts:task", "sweep": "timeouts:sweep"}
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # A process that ends takes its open sockets with it: drop its live gauge values.
+    atexit.register(lambda: mark_process_dead(os.getpid()))
 
 
 def timed_action(fn: Callable[P, R]) -> Callable[P, R]:

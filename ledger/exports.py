@@ -27,29 +27,25 @@ CHUNK_BYTES = 64 * 1024
 
 
 def _safe(expr: str) -> str:
-    """A text cell that a spreadsheet can't take for a formula; empty text is written bare (NULL)."""
-    return (f"NULLIF(CASE WHEN left({expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') "
-            f"THEN '''' || {expr} ELSE {expr} END, '')")
+    """A text cell that a spreadsheet can't take for a formula (first character = + - @, tab or
+    carriage return: codes 61, 43, 45, 64, 9, 13); empty text is written bare (NULL)."""
+    return f"NULLIF(CASE WHEN ascii({expr}) IN (61, 43, 45, 64, 9, 13) THEN '''' || {expr} ELSE {expr} END, '')"
 
 
 def _cents(expr: str) -> str:
-    """``format_cents(amount, grouping=False)`` in SQL: -1250 -> -12.50."""
-    return (f"CASE WHEN {expr} < 0 THEN '-' ELSE '' END || (abs({expr}) / 100)::text || '.' "
-            f"|| lpad((abs({expr}) %% 100)::text, 2, '0')")
+    """``format_cents(amount, grouping=False)`` in SQL: -1250 -> -12.50 (a numeric of scale 2)."""
+    return f"{expr} * 0.01"
 
 
 def _iso(expr: str) -> str:
     """``datetime.isoformat()`` of a UTC timestamp: microseconds only when there are any."""
-    utc = f"({expr} AT TIME ZONE 'UTC')"
-    return (f"to_char({utc}, 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN date_trunc('second', {utc}) = {utc} "
-            f"THEN '' ELSE to_char({utc}, '.US') END || '+00:00'")
+    return f"replace(to_char({expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), '.000000+', '+')"
 
 
 def _statement_columns() -> list[str]:
     return [
-        f"CASE WHEN p.created_at IS NULL THEN NULL ELSE {_iso('p.created_at')} END",
-        "e.id::text", "NULLIF(p.kind, '')", _safe("e.memo"), _safe("t.name"), "NULLIF(p.game, '')",
-        "e.hand_id::text", _cents("p.amount"), _cents("p.balance_after"), "e.ruling_id::text",
+        _iso("p.created_at"), "e.id", "NULLIF(p.kind, '')", _safe("e.memo"), _safe("t.name"), "NULLIF(p.game, '')",
+        "e.hand_id", _cents("p.amount"), _cents("p.balance_after"), "e.ruling_id",
     ]
 
 

@@ -4,6 +4,7 @@ writes from the model instances, including awkward text and formula-looking cell
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 
 import pytest
@@ -106,3 +107,21 @@ def test_the_journal_export_page_streams_the_copy(awkward_books, client_for):
     assert response.status_code == 200 and response.streaming
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert len(rows) == 2 * (len(AWKWARD) + 1) and {r["kind"] for r in rows} == {"adjustment"}
+
+
+@pytest.mark.parametrize("moment", [
+    dt.datetime(2026, 3, 1, 12, 0, 0, tzinfo=dt.UTC),
+    dt.datetime(2026, 3, 1, 12, 0, 5, 120000, tzinfo=dt.UTC),
+    dt.datetime(2026, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC),
+    dt.datetime(2026, 6, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=10))),
+])
+def test_times_and_amounts_read_as_python_writes_them(moment):
+    from django.db import connection
+
+    amounts = [0, 5, -5, 99, 100, -1250, 123456789]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {exports._iso('%s::timestamptz')}, "
+                       + ", ".join(f"({exports._cents(str(a))})::text" for a in amounts), [moment])
+        row = cursor.fetchone()
+    assert row[0] == moment.astimezone(dt.UTC).isoformat()
+    assert list(row[1:]) == [services.format_cents(a, grouping=False) for a in amounts]

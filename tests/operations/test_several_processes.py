@@ -218,3 +218,46 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     assert applied + swept == len(hands)  # one round of timeouts ends each hand: one application each
     problems, _ = ledger_problems(club_id=club_setup.club.pk)
     assert problems == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_metrics_add_up_the_processes_of_one_server(club_setup, procs, tmp_path):
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    port = free_port()
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    proc = Proc([UVICORN, "config.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--workers", "2",
+                 "--ws", "websockets-sansio", "--log-level", "info"],
+                worker_env(LOG_LEVEL="WARNING", PROMETHEUS_MULTIPROC_DIR=str(folder)), tmp_path / "web.log")
+    procs.append(proc)
+    deadline = time.monotonic() + 60
+    while proc.text().count("Application startup complete") < 2:
+        assert time.monotonic() < deadline and proc.popen.poll() is None, proc.text()[-3000:]
+        time.sleep(0.1)
+    sessions = [session_of(u) for u in (a, b)]
+
+    def open_sockets() -> list[float]:
+        values = []
+        for _ in range(6):  # several scrapes: the kernel hands them to either process
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:  # noqa: S310
+                text = response.read().decode()
+            values.append(float(re.search(r"^club_open_sockets (\S+)$", text, re.M).group(1)))  # type: ignore[union-attr]
+        return values
+
+    async def hold() -> list[float]:
+        from websockets.asyncio.client import connect
+
+        sockets = [await connect(f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/", origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                                 additional_headers={"Cookie": f"sessionid={sessions[i % 2]}"}, open_timeout=20)
+                   for i in range(8)]
+        for ws in sockets:
+            await asyncio.wait_for(ws.recv(), timeout=10)  # accepted and served its first view
+        try:
+            return await asyncio.to_thread(open_sockets)
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+    assert asyncio.run(hold()) == [8.0] * 6
+    assert len(list(folder.glob("*.db"))) >= 2  # both processes wrote their values
