@@ -329,12 +329,9 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
             cursor.execute("SELECT created_at FROM ledger_posting WHERE club_id = %s ORDER BY id DESC OFFSET %s "
                            "LIMIT 1", [club.pk, rows - 1])
             flt = selectors.StatementFilter(date_from=cursor.fetchone()[0])
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        backend = cursor.fetchone()[0]
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     client_before = _cpu_self()
-    server_before = _cpu_of(backend)
+    server_before = _cpu_of_server()
     start = time.perf_counter()
     count = 0
     size = 0
@@ -365,7 +362,7 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
         count = text.count("\n")
     seconds = time.perf_counter() - start
     client_cpu = _cpu_self() - client_before
-    server_cpu = _cpu_of(backend) - server_before
+    server_cpu = _cpu_of_server() - server_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"rows": count - 1, "seconds": seconds, "peak_mb": peak / 1024, "base_mb": base / 1024,
                       "bytes": size, "client_cpu": client_cpu, "server_cpu": server_cpu}))
@@ -378,10 +375,22 @@ def _cpu_self() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _cpu_of(pid: int) -> float:
-    """CPU seconds (user + system) of a process on this host, from /proc (the embedded server's backend)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu_of_server() -> float:
+    """CPU seconds (user + system) of the whole embedded PostgreSQL, from /proc: the postmaster, its
+    live processes (the backend, parallel workers) and those that ended (counted in the postmaster)."""
+    postmaster = int((ROOT / ".data" / "pg" / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        pid = int(stat.parent.name)
+        if pid == postmaster:
+            total += sum(int(f) for f in fields[11:15])  # its own and its reaped children's
+        elif int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def journal_cells(p: Any) -> list[str]:
