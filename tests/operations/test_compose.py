@@ -21,7 +21,8 @@ def compose() -> dict[str, Any]:
     program = shutil.which("docker-compose")
     if program is None:
         pytest.skip("docker-compose is not installed (Debian: apt-get install docker-compose)")
-    env = {**os.environ, "SECRET_KEY": "check"}
+    env = {**os.environ, "SECRET_KEY": "check", "POSTGRES_PASSWORD": "x", "CLUB_OWNER_PASSWORD": "y",
+           "CLUB_APP_PASSWORD": "z"}
     for name in ("SITE_ADDRESS", "PROXY_ADDRESS", "EDGE_SUBNET", "FORWARDED_ALLOW_IPS"):
         env.pop(name, None)
     result = subprocess.run([program, "-f", str(ROOT / "docker-compose.yml"), "config"], cwd=ROOT, env=env,
