@@ -58,6 +58,7 @@ from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import Club, User
+from config import metrics
 from config.errors import DomainError
 from games import selectors
 from games.chat.selectors import chat_payload, chat_recent
@@ -353,6 +354,7 @@ class TableConsumer(_JsonConsumer):
             await self.close(code=exc.code, reason=exc.reason)
             return
         await self.send_json(payload)
+        metrics.broadcast_observe(event)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "table.changed", "table": self.table_id})

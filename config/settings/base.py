@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from celery.schedules import crontab
 
 # Lets `forms.ModelForm[Club]` and other generic Django classes be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -45,10 +46,12 @@ INSTALLED_APPS = [
     "games",
     "ledger",
     "clubhouse",
+    "operations",
 ]
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
+    "operations.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -213,6 +216,27 @@ CELERY_BEAT_SCHEDULE = {
     "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0,
                            "options": {"expires": 3000}},
 }
+
+# Backups (operations/backup.py): the nightly one at BACKUP_HOUR UTC keeps the newest BACKUP_KEEP.
+BACKUP_DIR = os.environ.get("BACKUP_DIR", str(BASE_DIR / ".data" / "backups"))
+BACKUP_KEEP = int(os.environ.get("BACKUP_KEEP", "14"))
+BACKUP_HOUR = int(os.environ.get("BACKUP_HOUR", "3"))
+PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: the pgserver package's
+# Production runs the backup on a worker of its own (docker-compose.yml "backup": the owner role, the volume).
+BACKUP_QUEUE = os.environ.get("BACKUP_QUEUE", "")
+if BACKUP_QUEUE:
+    CELERY_TASK_ROUTES = {"operations.tasks.nightly_backup": {"queue": BACKUP_QUEUE}}
+CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
+                                          "schedule": crontab(hour=BACKUP_HOUR, minute=0),
+                                          "options": {"expires": 3 * 3600}}
+
+# Metrics (operations/metrics.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
+# address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+LEDGER_VERIFY_SECONDS = float(os.environ.get("LEDGER_VERIFY_SECONDS", "3600"))  # for the club_ledger_ok metric
+CELERY_BEAT_SCHEDULE["verify-books"] = {"task": "operations.tasks.verify_books", "schedule": LEDGER_VERIFY_SECONDS,
+                                        "options": {"expires": LEDGER_VERIFY_SECONDS}}
 
 LOGGING = {
     "version": 1,

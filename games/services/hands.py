@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
+from config import metrics
 from games import advance, engine
 from games import clock as turn_clock
 from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
@@ -341,6 +342,7 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     return hand, seat, engine.state_from_json(hand.state)
 
 
+@metrics.timed_action
 def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
