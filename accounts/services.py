@@ -6,14 +6,17 @@ Every function here is keyword-only, opens its own transaction and raises a
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
+import smtplib
+import unicodedata
 from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
+from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -24,8 +27,11 @@ from django.utils import timezone
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
 
+from . import throttle
 from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
+
+logger = logging.getLogger(__name__)
 
 CLUB_NAME_MAX_LENGTH = 80  # Club.name
 INVITATION_DEFAULT_VALIDITY = timedelta(days=7)
@@ -56,6 +62,14 @@ class AlreadyMember(DomainError):
         self.club = club
 
 
+class InvitationForAnother(DomainError):
+    """An invitation by email opened by an account with another address (shown as 403)."""
+
+    def __init__(self, invitation: Invitation) -> None:
+        super().__init__(f"This invitation was sent to {invitation.email} and works only for the account with "
+                         "that address. Log in with that account, or ask the organiser to invite your address.")
+
+
 class InvalidInput(DomainError):
     """Input a form could not catch (shown next to the form)."""
 
@@ -68,10 +82,24 @@ class LastOrganiser(DomainError):
 # --- clubs -----------------------------------------------------------------------------------------
 
 
+def club_name_error(name: str) -> str | None:
+    """Why `name` (already stripped) cannot name a club, or None. A club name goes into mail subjects
+    and page titles: one line of printable text."""
+    if not name or len(name) > CLUB_NAME_MAX_LENGTH:
+        return f"Give the club a name of at most {CLUB_NAME_MAX_LENGTH} characters."
+    if any(unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} for char in name):
+        return "A club name is one line of plain text: no line breaks, tabs or invisible control characters."
+    return None
+
+
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
-    """Create a club; its creator becomes its first organiser."""
+    """Create a club; its creator becomes its first organiser. Raises InvalidInput for a bad name."""
+    name = name.strip()
+    error = club_name_error(name)
+    if error:
+        raise InvalidInput(error)
     with transaction.atomic():
-        club = Club.objects.create(name=name.strip(), currency=currency.upper(), credit_limit=credit_limit)
+        club = Club.objects.create(name=name, currency=currency.upper(), credit_limit=credit_limit)
         Membership.objects.create(club=club, user=creator, role=Membership.Role.ORGANISER)
     return club
 
@@ -83,8 +111,9 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
     """
     name = name.strip()
     currency = currency.strip().upper()
-    if not name or len(name) > CLUB_NAME_MAX_LENGTH:
-        raise InvalidInput("Give the club a name of at most 80 characters.")
+    error = club_name_error(name)
+    if error:
+        raise InvalidInput(error)
     if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
         raise InvalidInput("Use a three-letter currency code such as USD, EUR or GBP.")
     if credit_limit < 0:
@@ -113,12 +142,14 @@ def invitation_create(
 ) -> Invitation:
     """Create a single-use invitation to one club, valid for `valid_for`.
 
-    With an email address, the link is mailed there once the transaction commits;
-    without one, the organiser shares the link. `site_url` is the site's root
+    With an email address, the link is mailed there once the transaction commits (a mail that
+    cannot be sent leaves the invitation pending and sets `invitation.mail_failed`; the organiser
+    can copy its link from the list); without one, the organiser shares the link. An invitation
+    by email can only be used by that address (see `invitation_accept`). `site_url` is the site's root
     ("https://club.example/") used to build that link.
     Raises NotAllowed unless `created_by` organises the club; InvalidInput for a
     malformed address, an out-of-range validity, an address that already belongs
-    to a member, or one with a pending invitation.
+    to a member, one with a pending invitation, or too many invitation mails in an hour.
     """
     now = now or timezone.now()
     email = email.strip()
@@ -140,6 +171,10 @@ def invitation_create(
             )
             if pending.exists():
                 raise InvalidInput(f"{email} already has a pending invitation; revoke it to send a new one.")
+        if email and not throttle.hit(kind="invitation-mail", value=str(created_by.pk),
+                                      limit=settings.INVITATION_MAILS_PER_ORGANISER):
+            raise InvalidInput("You have sent many invitation emails in the last hour. Try again later, "
+                               "or make a shareable link (leave the address empty).")
         invitation = Invitation.objects.create(
             club=club, token=secrets.token_urlsafe(_TOKEN_BYTES), email=email, created_by=created_by,
             expires_at=now + valid_for,
@@ -154,16 +189,23 @@ def invitation_url(*, invitation: Invitation, site_url: str) -> str:
 
 
 def _invitation_send(*, invitation: Invitation, site_url: str) -> None:
+    """Mail the link (after commit). A failure is logged and marked on the object, never raised:
+    the invitation is saved and its link works whatever the mail server says."""
     context = {
         "club": invitation.club, "inviter": invitation.created_by, "invitation": invitation,
         "url": invitation_url(invitation=invitation, site_url=site_url),
     }
-    send_mail(
-        subject=f"You are invited to join {invitation.club.name}",
-        message=render_to_string("accounts/email/invitation.txt", context),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=[invitation.email],
-    )
+    club_name = " ".join(invitation.club.name.split())  # a header is one line, whatever was stored
+    try:
+        send_mail(
+            subject=f"You are invited to join {club_name}",
+            message=render_to_string("accounts/email/invitation.txt", context),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[invitation.email],
+        )
+    except (BadHeaderError, smtplib.SMTPException, OSError, ValueError):
+        logger.exception("invitation %s: the mail to its address could not be sent", invitation.pk)
+        invitation.mail_failed = True
 
 
 def invitation_revoke(*, club_id: int, invitation_id: int, by: User, now: datetime | None = None) -> Invitation:
@@ -219,12 +261,20 @@ def invitation_accept(*, token: str, user: User, now: datetime | None = None) ->
     """Use the invitation: `user` joins its club as a member, and the invitation is spent.
 
     Locks the invitation row so it is used once. Raises InvitationNotFound,
-    InvitationGone, or AlreadyMember (which leaves the invitation unused).
+    InvitationGone, InvitationForAnother (an invitation by email, and `user` has another
+    address), or AlreadyMember (both leave the invitation unused).
     """
     now = now or timezone.now()
     with transaction.atomic(durable=True):
         invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        if not invitation_fits(invitation=invitation, email=user.email):
+            raise InvitationForAnother(invitation)
         return _invitation_join(invitation=invitation, user=user, now=now)
+
+
+def invitation_fits(*, invitation: Invitation, email: str) -> bool:
+    """Whether an account with `email` may use the invitation: a link for anyone, or the invited address."""
+    return not invitation.email or invitation.email.strip().lower() == email.strip().lower()
 
 
 def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Membership:
@@ -244,7 +294,8 @@ def invitation_accept_new_account(
 
     The caller validates the password (Django's validators) and the form; this
     checks what a race could change: the invitation, the username and the email
-    (unique case-insensitively). Raises InvitationNotFound, InvitationGone or
+    (unique case-insensitively; for an invitation by email, the invited address: the
+    link reached that mailbox, which proves the address). Raises InvitationNotFound, InvitationGone or
     InvalidInput; on any error no account is created.
     """
     now = now or timezone.now()
@@ -255,6 +306,8 @@ def invitation_accept_new_account(
         raise InvalidInput("Enter a valid email address.") from None
     with transaction.atomic(durable=True):
         invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        if not invitation_fits(invitation=invitation, email=email):
+            raise InvalidInput(f"This invitation was sent to {invitation.email}: the new account uses that address.")
         if User.objects.filter(username__iexact=username).exists():
             raise InvalidInput("That username is taken; choose another.")
         if User.objects.filter(email__iexact=email).exists():
