@@ -50,11 +50,12 @@ class ClubForm(forms.ModelForm[Club]):
 
 
 class ProfileForm(forms.ModelForm[User]):
-    """Name, email, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
+    """Name, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
 
     class Meta:
         model = User
-        fields = ["display_name", "email", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
+        # The email address changes on its own page: it needs the password and a confirmation mail.
+        fields = ["display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
                   "turn_reminder"]
         labels = {
             "away": "I am away", "quiet_start": "Quiet hours from", "quiet_end": "Quiet hours until",
@@ -141,3 +142,10 @@ class ResetForm(PasswordResetForm):
         email = str(self.cleaned_data.get("email") or "")
         if throttle.hit(kind="reset-address", value=email, limit=settings.PASSWORD_RESET_MAILS_PER_ADDRESS):
             super().send_mail(*args, **kwargs)
+
+
+class EmailChangeForm(forms.Form):
+    new_email = forms.EmailField(label="New email address",
+                                 help_text="We mail a link there; the address changes when you open it.")
+    password = forms.CharField(label="Your password", strip=False, widget=forms.PasswordInput(
+        attrs={"autocomplete": "current-password"}))

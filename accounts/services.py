@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
@@ -390,3 +391,74 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
     from games.services.hands import hands_member_removed
 
     hands_member_removed(user=target.user, club_id=club_id)
+
+
+# --- email address ---------------------------------------------------------------------------------
+
+EMAIL_CHANGE_VALIDITY = timedelta(days=2)
+_EMAIL_CHANGE_SALT = "accounts.email-change"
+
+
+def email_change_request(*, user: User, password: str, new_email: str, site_url: str) -> None:
+    """Mail a confirmation link to `new_email`; the address changes only when that link is used.
+
+    Needs the account's password. The current address (if any) is told that a change was asked for.
+    Raises InvalidInput for a wrong password, a malformed address, the current address, or one
+    that belongs to another account.
+    """
+    new_email = new_email.strip()
+    if not user.check_password(password):
+        raise InvalidInput("That is not your current password.")
+    try:
+        validate_email(new_email)
+    except ValidationError:
+        raise InvalidInput("Enter a valid email address.") from None
+    if new_email.lower() == user.email.lower():
+        raise InvalidInput("That is already your email address.")
+    if User.objects.filter(email__iexact=new_email).exclude(pk=user.pk).exists():
+        raise InvalidInput("That email address belongs to another account.")
+    if not throttle.hit(kind="email-change", value=str(user.pk), limit=5):
+        raise InvalidInput("You asked for many address changes in the last hour. Try again later.")
+    token = signing.dumps({"user": user.pk, "new": new_email, "old": user.email}, salt=_EMAIL_CHANGE_SALT,
+                          compress=True)
+    url = site_url.rstrip("/") + reverse("email_change_confirm", args=[token])
+    send_mail(
+        subject="Confirm your new email address",
+        message=render_to_string("accounts/email/email_change.txt", {"user": user, "url": url,
+                                                                     "hours": int(EMAIL_CHANGE_VALIDITY.total_seconds() // 3600)}),
+        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[new_email],
+    )
+    if user.email:
+        send_mail(
+            subject="Your email address is being changed",
+            message=render_to_string("accounts/email/email_change_notice.txt", {"user": user}),
+            from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email],
+        )
+
+
+def email_change_confirm(*, token: str) -> User:
+    """Apply the address change that `token` (from the confirmation mail) carries; returns the user.
+
+    A link works until it expires and only while the account still has the address it was asked
+    from, so it works once. Raises InvalidInput for a bad, expired or spent link, or an address
+    another account took meanwhile.
+    """
+    try:
+        change = signing.loads(token, salt=_EMAIL_CHANGE_SALT, max_age=EMAIL_CHANGE_VALIDITY)
+    except signing.SignatureExpired:
+        raise InvalidInput("This confirmation link has expired. Ask for the change again from your profile.") from None
+    except signing.BadSignature:
+        raise InvalidInput("This confirmation link is not valid. Check that you copied the whole link.") from None
+    with transaction.atomic(durable=True):
+        user = User.objects.select_for_update().filter(pk=change.get("user")).first()
+        if user is None or user.email != change.get("old"):
+            raise InvalidInput("This confirmation link was already used, or your address changed since.")
+        if User.objects.filter(email__iexact=change["new"]).exclude(pk=user.pk).exists():
+            raise InvalidInput("That email address belongs to another account now.")
+        user.email = change["new"]
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["email"])
+        except IntegrityError:
+            raise InvalidInput("That email address belongs to another account now.") from None
+    return user

@@ -6,7 +6,7 @@ one per username, address and browser, each with the time of its last failure):
 - django-axes itself locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
 - `login_refusal` locks an address after LOGIN_ADDRESS_FAILURE_LIMIT failures for any usernames;
 - and slows a username down after LOGIN_SLOWDOWN_AFTER failures from any addresses: one try per
-  delay, doubling up to LOGIN_SLOWDOWN_MAX_SECONDS. A browser that logged in to that account before
+  delay (5 s, doubling up to LOGIN_SLOWDOWN_MAX_SECONDS). A browser that logged in to that account before
   (it carries a signed "known device" cookie) is not slowed, so an attacker who keeps guessing
   cannot keep the member out; a new browser waits at most the longest delay.
 
@@ -56,7 +56,7 @@ def slowdown_seconds(failures: int) -> int:
     over = failures - int(settings.LOGIN_SLOWDOWN_AFTER)
     if over < 0:
         return 0
-    return int(min(2 ** min(over, 16), int(settings.LOGIN_SLOWDOWN_MAX_SECONDS)))
+    return int(min(5 * 2 ** min(over, 16), int(settings.LOGIN_SLOWDOWN_MAX_SECONDS)))
 
 
 def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str | None:

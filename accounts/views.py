@@ -22,7 +22,7 @@ from games.words import units_from_cents
 
 from . import selectors, services, throttle
 from .access import club_access, membership_of
-from .forms import ClubForm, InvitationForm, LoginForm, ProfileForm, ResetForm, SignupForm
+from .forms import ClubForm, EmailChangeForm, InvitationForm, LoginForm, ProfileForm, ResetForm, SignupForm
 from .models import User
 
 _MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -343,3 +343,36 @@ def away_toggle(request: HttpRequest) -> HttpResponse:
                                            require_https=request.is_secure()):
         target = reverse("profile")
     return redirect(target)
+
+
+@login_required
+def email_change(request: HttpRequest) -> HttpResponse:
+    """Ask to change my email address: with my password; a link mailed to the new address confirms."""
+    user = _signed_in(request)
+    form = EmailChangeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.email_change_request(user=user, password=form.cleaned_data["password"],
+                                          new_email=form.cleaned_data["new_email"], site_url=_site_url(request))
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            return _message_page(request, title="Check your email", message=(
+                f"We sent a link to {form.cleaned_data['new_email']}. Your address changes when you open it; "
+                f"until then it stays {user.email or '(none)'}."), link_url=reverse("profile"), link_text="Back to your profile")
+    return render(request, "accounts/form.html", {
+        "form": form, "title": "Change your email address", "submit_label": "Send me a link",
+        "intro": f"Your address now: {user.email or '(none)'}.",
+    })
+
+
+def email_change_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link from the confirmation mail: a button (a mail scanner opening the link changes nothing)."""
+    if request.method == "POST":
+        try:
+            user = services.email_change_confirm(token=token)
+        except DomainError as error:
+            return _message_page(request, title="That link didn't work", message=error.message, status=400)
+        return _message_page(request, title="Email address changed", message=f"Your email address is now {user.email}.",
+                             link_url=reverse("profile"), link_text="Your profile")
+    return render(request, "accounts/email_change_confirm.html", {"title": "Confirm your new email address"})
