@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from csp.constants import NONE, SELF
 
 # Lets `forms.ModelForm[Club]` and other generic Django classes be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "csp",
     "axes",
     "accounts",
     "games",
@@ -49,6 +51,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.security.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -128,6 +132,27 @@ PASSWORD_RESET_MAILS_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_MAILS_PER_
 PASSWORD_RESET_REQUESTS_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_REQUESTS_PER_CLIENT", "10"))
 INVITATION_MAILS_PER_ORGANISER = int(os.environ.get("INVITATION_MAILS_PER_ORGANISER", "30"))
 RATE_LIMIT_PREFIX = "limit"  # cache keys of those counters
+
+# Browser hardening on every profile, so the browser tests run under the production policy.
+# Scripts and styles come only from our own static files: no inline <script>, <style> or style="",
+# no eval; sockets and fetches go back to this site only.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+SECURE_REFERRER_POLICY = "same-origin"  # links in our pages never carry a path (or a token) to another site
+PERMISSIONS_POLICY = ("accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), "
+                      "microphone=(), payment=(), usb=()")
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -217,12 +242,18 @@ LOGGING = {
         },
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {"redact_secrets": {"()": "config.security.RedactSecretsFilter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": os.environ.get("LOG_FORMAT", "json"),
+            "filters": ["redact_secrets"],
         },
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # uvicorn's access log goes through our handler (and its token filter) once the app has loaded.
+        "uvicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
