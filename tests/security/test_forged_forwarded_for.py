@@ -43,8 +43,9 @@ def test_a_configured_proxy_is_believed(tmp_path):
     """The other side: behind the proxy named in FORWARDED_ALLOW_IPS the client's address is the one it names."""
     user = UserFactory()
     with running_site(tmp_path, FORWARDED_ALLOW_IPS="127.0.0.1") as site:
+        # The client wrote 6.6.6.6 itself; the proxy appended the address it saw.
         Browser(site.port).post_form("/login/", {"username": user.username, "password": "wrong"},
-                                     headers={"X-Forwarded-For": "203.0.113.77"})
+                                     headers={"X-Forwarded-For": "6.6.6.6, 203.0.113.77"})
     assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["203.0.113.77"]
 
 
