@@ -396,6 +396,7 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
 # --- email address ---------------------------------------------------------------------------------
 
 EMAIL_CHANGE_VALIDITY = timedelta(days=2)
+EMAIL_CHANGE_TRIES_PER_HOUR = 5
 _EMAIL_CHANGE_SALT = "accounts.email-change"
 
 
@@ -403,10 +404,13 @@ def email_change_request(*, user: User, password: str, new_email: str, site_url:
     """Mail a confirmation link to `new_email`; the address changes only when that link is used.
 
     Needs the account's password. The current address (if any) is told that a change was asked for.
-    Raises InvalidInput for a wrong password, a malformed address, the current address, or one
-    that belongs to another account.
+    Raises InvalidInput for more than EMAIL_CHANGE_TRIES_PER_HOUR tries, a wrong password, a
+    malformed address, the current address, or one that belongs to another account.
     """
     new_email = new_email.strip()
+    # Counted before the password check, so a borrowed session cannot guess the password here either.
+    if not throttle.hit(kind="email-change", value=str(user.pk), limit=EMAIL_CHANGE_TRIES_PER_HOUR):
+        raise InvalidInput("You tried to change your address many times in the last hour. Try again later.")
     if not user.check_password(password):
         raise InvalidInput("That is not your current password.")
     try:
@@ -417,8 +421,6 @@ def email_change_request(*, user: User, password: str, new_email: str, site_url:
         raise InvalidInput("That is already your email address.")
     if User.objects.filter(email__iexact=new_email).exclude(pk=user.pk).exists():
         raise InvalidInput("That email address belongs to another account.")
-    if not throttle.hit(kind="email-change", value=str(user.pk), limit=5):
-        raise InvalidInput("You asked for many address changes in the last hour. Try again later.")
     token = signing.dumps({"user": user.pk, "new": new_email, "old": user.email}, salt=_EMAIL_CHANGE_SALT,
                           compress=True)
     url = site_url.rstrip("/") + reverse("email_change_confirm", args=[token])

@@ -47,3 +47,19 @@ def test_the_new_address_changes_only_through_the_mailed_link_once(client_for, c
     assert member.email == "new@example.com"
     assert client.post(link.group(1)).status_code == 400  # spent
     assert client.post(link.group(1)[:-3] + "x/").status_code == 400  # tampered
+
+
+def test_the_password_cannot_be_guessed_on_the_email_page(client_for):
+    member = UserFactory(email="member@example.com")
+    client = client_for(member)
+    for n in range(5):
+        client.post(reverse("email_change"), {"new_email": "thief@example.com", "password": f"guess {n}"})
+    response = client.post(reverse("email_change"), {"new_email": "thief@example.com", "password": PASSWORD})
+    assert "many times in the last hour" in response.content.decode()
+    member.refresh_from_db()
+    assert member.email == "member@example.com"
+
+
+def test_the_email_page_needs_a_logged_in_member(client):
+    response = client.get(reverse("email_change"))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
