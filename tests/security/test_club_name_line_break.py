@@ -44,3 +44,15 @@ def test_a_mail_that_cannot_be_sent_keeps_the_invitation_and_says_so(club_setup,
     assert response.status_code == 200
     assert "mail could not be sent" in response.content.decode()
     assert Invitation.objects.get(club=club_setup.club).email == "friend@example.com"
+
+
+def test_names_stored_before_the_rule_become_one_line():
+    import importlib
+
+    from django.apps import apps
+
+    broken, fine = ClubFactory(name="Old\r\nName\t\u202e"), ClubFactory(name="Fine name")
+    importlib.import_module("accounts.migrations.0004_club_name_one_line").one_line(apps, None)
+    broken.refresh_from_db()
+    fine.refresh_from_db()
+    assert (broken.name, fine.name) == ("Old Name", "Fine name")
