@@ -63,9 +63,11 @@ def test_trusting_every_peer_is_refused():
 
 
 def test_the_server_commands_name_their_proxies():
-    """Neither the development server nor docker-compose's web service leaves the choice to uvicorn,
+    """Neither the development server, docker-compose's web service nor the image leaves the choice to uvicorn,
     whose default trusts forwarded headers from 127.0.0.1."""
     dev = (ROOT / "scripts" / "dev.py").read_text()
     assert "web_command(" in dev
     web = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["web"]["command"]
     assert web[:3] == ["python", "-m", "config.serve"] and "*" not in web
+    image = (ROOT / "Dockerfile").read_text()
+    assert 'CMD ["python", "-m", "config.serve"' in image
