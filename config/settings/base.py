@@ -252,6 +252,8 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Replaces Django's own handlers (a plain stderr one while DEBUG): every line passes the token filter.
+        "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},
         "django.db.backends": {"level": "WARNING"},
         # uvicorn's access log goes through our handler (and its token filter) once the app has loaded.
         "uvicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},

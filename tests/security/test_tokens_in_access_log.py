@@ -18,12 +18,13 @@ from .site import Browser, running_site
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_the_access_log_never_shows_a_token(tmp_path):
+@pytest.mark.parametrize("debug", ["false", "true"])  # production, and development's extra request log
+def test_the_access_log_never_shows_a_token(tmp_path, debug):
     invitation = InvitationFactory()
     user = UserFactory()
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     reset_token = default_token_generator.make_token(user)
-    with running_site(tmp_path) as site:
+    with running_site(tmp_path, DEBUG=debug) as site:
         browser = Browser(site.port)
         assert browser.request("GET", f"/invite/{invitation.token}/")[0] == 200
         assert browser.request("GET", f"/invite/{invitation.token[:-4]}zzzz/")[0] == 404  # Django logs these too
