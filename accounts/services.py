@@ -122,9 +122,19 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
     with transaction.atomic(durable=True):
         club = Club.objects.select_for_update().get(pk=club_id)
         _require_organiser(club_id=club_id, user=by)
+        if currency != club.currency and _club_has_entries(club_id=club_id):
+            # Every amount in the books is in the currency it was posted in (PostgreSQL refuses too:
+            # ledger migration 0003).
+            raise InvalidInput(f"The currency stays {club.currency}: the club's books already have entries in it.")
         club.name, club.currency, club.credit_limit = name, currency, credit_limit
         club.save(update_fields=["name", "currency", "credit_limit"])
     return club
+
+
+def _club_has_entries(*, club_id: int) -> bool:
+    from ledger.models import JournalEntry  # the ledger builds on accounts, not the other way round
+
+    return JournalEntry.objects.filter(club_id=club_id).exists()
 
 
 def _require_organiser(*, club_id: int, user: User) -> Membership:

@@ -5,6 +5,13 @@ they start"). Both servers live under one data folder inside the checkout;
 `ensure_services` starts what is not running and reuses what is, `stop_services`
 stops both. Safe to call from several processes at once (a file lock).
 
+PostgreSQL gets two roles and a database (made idempotently as the cluster's
+superuser `postgres`, which nothing else uses): `club_owner` owns the database
+`club` and runs the migrations (DATABASE_OWNER_URL); `club_app` is what the
+site, the workers and the tests connect as (DATABASE_URL): no superuser, owns
+nothing, and gets only the grants that `ledger/roles.py` gives it after each
+migration (no TRUNCATE, no UPDATE/DELETE on the books).
+
 Stdlib-only at import time: the launcher imports this before Django.
 """
 
@@ -25,15 +32,23 @@ from urllib.parse import quote
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".data"
 
 
+#: the embedded database and its two roles (README, "The two database roles")
+DATABASE_NAME = "club"
+OWNER_ROLE = "club_owner"
+APP_ROLE = "club_app"
+
+
 @dataclass(frozen=True)
 class ServiceUrls:
-    database_url: str
+    database_url: str  # the application role
+    database_owner_url: str  # the owner role: migrations only
     redis_url: str
     started: bool = False  # True when this call started a server (so the caller should stop it)
 
     def as_env(self) -> dict[str, str]:
         """The environment variables that point Django, Channels and Celery at these servers."""
-        return {"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url}
+        return {"DATABASE_URL": self.database_url, "DATABASE_OWNER_URL": self.database_owner_url,
+                "REDIS_URL": self.redis_url}
 
 
 def redis_port_for(data_dir: Path) -> int:
@@ -105,7 +120,31 @@ def _quiet_runtime_dir(data_dir: Path) -> None:
         os.environ["XDG_RUNTIME_DIR"] = str(runtime)
 
 
-def _start_postgres(data_dir: Path) -> tuple[str, bool]:
+# Idempotent: run on every start. The owner may create databases (the test runs make theirs);
+# the application role may not, and neither is a superuser.
+_ROLES_SQL = f"""
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{OWNER_ROLE}') THEN
+        CREATE ROLE {OWNER_ROLE} LOGIN CREATEDB NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
+        CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+    END IF;
+END $$;
+SELECT 'CREATE DATABASE {DATABASE_NAME} OWNER {OWNER_ROLE}'
+ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '{DATABASE_NAME}')\\gexec
+"""
+
+
+def _ensure_roles(host: str) -> None:
+    """Create the owner and application roles and the owner's database, if missing."""
+    import pgserver
+
+    pgserver.psql(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-U", "postgres", "-d", "postgres"],
+                  input=_ROLES_SQL)
+
+
+def _start_postgres(data_dir: Path) -> tuple[str, str, bool]:
     _quiet_runtime_dir(data_dir)
     import pgserver
 
@@ -114,15 +153,19 @@ def _start_postgres(data_dir: Path) -> tuple[str, bool]:
     server = pgserver.get_server(_pg_data(data_dir), cleanup_mode=None)
     info = server.get_postmaster_info()
     host = str(info.socket_dir)
-    return f"postgresql://postgres@{quote(host, safe='')}/postgres", started
+    _ensure_roles(host)
+    socket_dir = quote(host, safe="")
+    return (f"postgresql://{APP_ROLE}@{socket_dir}/{DATABASE_NAME}",
+            f"postgresql://{OWNER_ROLE}@{socket_dir}/{DATABASE_NAME}", started)
 
 
 def ensure_services(data_dir: Path = DEFAULT_DATA_DIR) -> ServiceUrls:
     """Start (or reuse) embedded PostgreSQL and Redis; return their URLs."""
     with _locked(data_dir):
-        database_url, pg_started = _start_postgres(data_dir)
+        database_url, database_owner_url, pg_started = _start_postgres(data_dir)
         redis_url, redis_started = _start_redis(data_dir)
-        return ServiceUrls(database_url=database_url, redis_url=redis_url, started=pg_started or redis_started)
+        return ServiceUrls(database_url=database_url, database_owner_url=database_owner_url, redis_url=redis_url,
+                           started=pg_started or redis_started)
 
 
 def stop_services(data_dir: Path = DEFAULT_DATA_DIR) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 
 from games import engine
-from games.engine.rules import MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.models import Game, RuleSetVersion
 from games.words import cents_from_units, units_from_cents
 
@@ -29,10 +29,11 @@ def reject_control_characters(value: str) -> None:
 
 
 class MoneyField(forms.DecimalField):
-    """An amount in the club's currency units (0.25); ``clean`` returns cents (int)."""
+    """A stake in the club's currency units (0.25), at most MAX_STAKE cents; ``clean`` returns cents (int)."""
 
     def __init__(self, *, required: bool = True, allow_zero: bool = True, **kwargs: Any) -> None:
         self.allow_zero = allow_zero
+        self.max_cents = MAX_STAKE  # README "Pot limit": amounts the engine and the books handle
         kwargs.setdefault("max_digits", 12)
         kwargs.setdefault("decimal_places", 2)
         super().__init__(required=required, **kwargs)
@@ -50,7 +51,11 @@ class MoneyField(forms.DecimalField):
             raise forms.ValidationError(f"{self.label or 'The amount'} cannot be negative.")
         if amount == 0 and not self.allow_zero:
             raise forms.ValidationError(f"{self.label or 'The amount'} must be more than zero.")
-        return cents_from_units(amount)
+        cents = cents_from_units(amount)
+        if cents > self.max_cents:
+            raise forms.ValidationError(
+                f"{self.label or 'The amount'} may be at most {units_from_cents(self.max_cents):,}.")
+        return cents
 
 
 class RuleSetForm(forms.Form):
@@ -125,7 +130,7 @@ class PiranhaRulesForm(RuleSetForm):
                            help_text="The most a loser pays into the next pot. Leave empty for no cap.")
     betting_round = forms.BooleanField(label="Add one betting round before the drop", required=False)
     bet_size = MoneyField(label="Bet size of that round", allow_zero=False)
-    max_raises = forms.IntegerField(label="Raises allowed in that round", min_value=0, max_value=20)
+    max_raises = forms.IntegerField(label="Raises allowed in that round", min_value=0, max_value=MAX_RAISES)
     nobody_in = forms.ChoiceField(label="When nobody stays in", choices=[
         ("carry", "The pot carries to a fresh deal"),
         ("split", "The game ends and the pot is split among those dealt in")])
@@ -166,7 +171,7 @@ class PilesRulesForm(RuleSetForm):
     stage_7 = MoneyField(label="Bet after stage 7", allow_zero=False)
     stage_8 = MoneyField(label="Bet after stage 8", allow_zero=False)
     stage_9 = MoneyField(label="Bet after stage 9", allow_zero=False)
-    max_raises = forms.IntegerField(label="Raises allowed a round", min_value=0, max_value=20)
+    max_raises = forms.IntegerField(label="Raises allowed a round", min_value=0, max_value=MAX_RAISES)
     low_variant = forms.BooleanField(
         label="Low variant (repeated ranks allowed in a low, five or lower; high needs a full house)",
         required=False)

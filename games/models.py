@@ -69,6 +69,11 @@ class Table(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    next_game = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                                  help_text="The table a player opened for a new game once this one was over.")
+    stopped_at_hand = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
+                                         "until a player starts the table again.")
 
     def __str__(self) -> str:
         return self.name

@@ -12,6 +12,7 @@ from accounts.models import User
 from games import selectors
 from games.models import Hand, RuleSetVersion, Table
 from games.words import event_words, money, rules_in_words
+from ledger import selectors as ledger_selectors
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
                  "in": "In", "out": "Out"}
@@ -154,6 +155,7 @@ def _previous_hand(*, table: Table, hand: Hand | None, names: dict[int, str]) ->
     winners = set(result.get("winners", []))
     return {
         "hand": prev, "result": result,
+        "voiding": ledger_selectors.hand_voiding(hand_id=prev.pk) if prev.voided_at else None,
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
         "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
                     for p in result.get("payouts", [])],

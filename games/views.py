@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,6 +26,8 @@ from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
 from games.models import Game, Table
 from games.presenters import hand_page, hand_story, piles_board, rules_words
+from games.words import money
+from ledger import selectors as ledger_selectors
 
 FOUR_COLOUR_COOKIE = "deck_colours"
 SETTLE_UP_TAG = "settle-up"  # message tag: base.html links the club's Settle up page (ledger:settle)
@@ -192,8 +195,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if not selectors.table_may_watch(table=table, user=user, hand=hand):
         return _forbidden(request, table, access)
     context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
+    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     return render(request, "games/table.html", {
-        **context, "club": access.club, "access": access, "table": table, "title": table.name,
+        **context, "club": access.club, "access": access, "table": table, "title": table.name, "closing": closing,
         **_deck_context(request),
     })
 
@@ -264,6 +268,47 @@ def seat_sit_in(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 def seat_leave(request: HttpRequest, table_id: int) -> HttpResponse:
     return _table_post(request, table_id, "leave")
+
+
+@login_required
+def table_new_game(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A player of a finished game opens the next one and sits in their old seat."""
+    table, _access = _table_access(request, table_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        new = services.table_new_game(table_id=table.pk, user=_user(request))
+    except DomainError as exc:
+        messages.error(request, str(exc), extra_tags=SETTLE_UP_TAG if isinstance(exc, BelowCreditLimit) else "")
+        return redirect("games:table", table_id=table.pk)
+    messages.success(request, f"{new.name} is open. The others can take their seats from the old table's page.")
+    return redirect("games:table", table_id=new.pk)
+
+
+@login_required
+def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    """An organiser closes a table: a page that says who gets the pot back, then the ruling."""
+    table, access = _table_access(request, table_id)
+    if not access.is_organiser:
+        raise PermissionDenied("Only the club's organisers can close a table.")
+    error = ""
+    reason = ""
+    if request.method == "POST":
+        reason = request.POST.get("reason", "")[:500]
+        try:
+            ruling = services.table_close(table_id=table.pk, user=_user(request), reason=reason)
+        except DomainError as exc:
+            error = str(exc)
+        else:
+            returned = money(ruling.amount or 0, access.club.currency)
+            messages.success(request, f"{table.name} is closed; {returned} went back to the members who paid it.")
+            return redirect("games:table", table_id=table.pk)
+    balance, shares = ledger_selectors.table_pot_shares(table_id=table.pk)
+    return render(request, "games/table_close.html", {
+        "club": access.club, "access": access, "table": table, "balance": balance, "shares": shares,
+        "playing": selectors.hand_current(table=table) is not None and table.status == Table.Status.RUNNING,
+        "error": error, "reason": reason, "title": f"Close {table.name}",
+    }, status=400 if error else 200)
 
 
 @login_required
@@ -353,6 +398,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         "result": result, "names": names, "shown": _shown_hands(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
         "entries": selectors.hand_ledger_entries(hand=hand), "deck_text": " ".join(hand.deck),
+        "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
         "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
             "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),
         **_deck_context(request),

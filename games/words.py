@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from games.engine.cards import Card
+from games.engine.rules import POT_LIMIT
 
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$", "NZD": "NZ$",
                     "JPY": "¥", "CHF": "CHF ", "SEK": "SEK ", "NOK": "NOK ", "DKK": "DKK "}
@@ -107,10 +108,22 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
             out.append("There is no betting round: after the deal everyone decides in or out, sealed, "
                        "and the decisions open together.")
         cap = rules.get("match_cap")
+        losers = max(max_seats - 1, 1)
         if cap is None:
-            out.append("Each loser pays the whole pot into the next hand's pot, with no cap.")
+            growth = (f"Each loser pays the whole pot into the next hand's pot, with no cap: with {max_seats} "
+                      f"players the pot can grow {losers}-fold a hand")
+            if ante:
+                start = max_seats * ante
+                growth += (f", from {m(start)} of antes to {m(min(start * losers, POT_LIMIT))} after one showdown "
+                           f"and {m(min(start * losers ** 2, POT_LIMIT))} after two")
+            out.append(f"{growth}, up to the pot limit of {m(POT_LIMIT)}.")
         else:
-            out.append(f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot.")
+            out.append(f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot: with "
+                       f"{max_seats} players at most {m(min(losers * int(cap), POT_LIMIT))}.")
+        carry_part = ("" if rules.get("nobody_in") == "split" else
+                      "; when nobody stays in, the part of the pot over it is shared among those dealt in")
+        out.append(f"Pot limit: no pot carries more than {m(POT_LIMIT)} into a hand. When the losers' payments "
+                   f"would pass it they share it equally instead{carry_part}.")
         if rules.get("nobody_in") == "split":
             out.append("If nobody stays in, the game ends and the pot is split among those dealt in.")
         else:
@@ -135,6 +148,8 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
                        "lower (best A-A-A-A-2), and a high must be a full house or better.")
         else:
             out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
+        out.append(f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
+                   f"of {m(POT_LIMIT)}; the part over it is shared among those who declared.")
         if rules.get("pig_tie_counts"):
             out.append("A pig must win both halves; a tie for a half counts as winning it.")
         else:
@@ -210,8 +225,8 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
     if kind == "award":
         share = event.get("share")
         hand = f" with {event['hand']}" if event.get("hand") else ""
-        what = {"high": "the high half", "low": "the low half", "split": "a share of the pot"}.get(
-            str(share), "the pot")
+        what = {"high": "the high half", "low": "the low half", "split": "a share of the pot",
+                "over_limit": "a share of what is over the pot limit"}.get(str(share), "the pot")
         return f"{who} wins {m} ({what}){hand}."
     if kind == "stage":
         return f"Stage {event.get('stage')}."

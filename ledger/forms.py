@@ -50,9 +50,14 @@ class CentsField(forms.DecimalField):
         return cents
 
 
+def date_picker() -> forms.DateInput:
+    """A browser date picker: it reads and writes ISO dates only, whatever the site's date format."""
+    return forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
 class StatementFilterForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+    date_from = forms.DateField(required=False, label="From", widget=date_picker())
+    date_to = forms.DateField(required=False, label="To", widget=date_picker())
     table = forms.ModelChoiceField(queryset=Table.objects.none(), required=False, label="Table",
                                    error_messages={"invalid_choice": "Choose a table of this club."})
     game = forms.ChoiceField(choices=[("", "Any game"), *Game.choices], required=False)
@@ -92,7 +97,7 @@ class SettlementForm(forms.Form):
     payer = forms.ModelChoiceField(queryset=User.objects.none(), label="Who paid")
     payee = forms.ModelChoiceField(queryset=User.objects.none(), label="Who was paid")
     amount = CentsField(label="Amount")
-    paid_on = forms.DateField(label="Paid on", widget=forms.DateInput(attrs={"type": "date"}))
+    paid_on = forms.DateField(label="Paid on", widget=date_picker())
     note = forms.CharField(max_length=200, required=False, label="Note")
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
@@ -111,6 +116,8 @@ class AdjustmentForm(forms.Form):
                              error_messages={"required": "A ruling needs a reason."})
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
+        # The rulings page shows this form beside VoidHandForm: each keeps its own element ids.
+        kwargs.setdefault("auto_id", "adjust_%s")
         super().__init__(*args, **kwargs)
         self.fields["from_user"] = member_field(club, "From (pays)")
         self.fields["to_user"] = member_field(club, "To (receives)")
@@ -129,6 +136,7 @@ class VoidHandForm(forms.Form):
                              error_messages={"required": "A ruling needs a reason."})
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "void_%s")
         super().__init__(*args, **kwargs)
         hand_field = self.fields["hand"]
         assert isinstance(hand_field, forms.ModelChoiceField)

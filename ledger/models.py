@@ -31,6 +31,7 @@ class EntryKind(models.TextChoices):
     SETTLEMENT = "settlement", "Settlement"
     ADJUSTMENT = "adjustment", "Ruling: adjustment"
     VOID = "void", "Ruling: hand voided"
+    POT_RETURN = "pot_return", "Ruling: pot returned"
 
 
 #: chip-event kinds of the engine that move chips (games/engine/events.py)
@@ -98,6 +99,7 @@ class Ruling(models.Model):
     class Kind(models.TextChoices):
         ADJUSTMENT = "adjustment", "Adjustment"
         VOID_HAND = "void_hand", "Hand voided"
+        CLOSE_TABLE = "close_table", "Table closed"
 
     club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, related_name="ledger_rulings")
     kind = models.CharField(max_length=12, choices=Kind.choices)
@@ -105,7 +107,10 @@ class Ruling(models.Model):
     ruled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    amount = models.BigIntegerField(null=True, blank=True, help_text="Cents moved by an adjustment.")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+                              help_text="The table a closing ruling closed.")
+    amount = models.BigIntegerField(null=True, blank=True,
+                                    help_text="Cents moved by an adjustment, or returned when a table closed.")
     from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
                                   related_name="+")
     to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,

@@ -184,6 +184,48 @@ def _settle_greedily(group: Sequence[tuple[object, int]]) -> list[tuple[object, 
     return out
 
 
+@dataclass(frozen=True)
+class PotShare:
+    account_id: int
+    user: User
+    amount: int  # cents this member paid into the pot since it was last empty
+
+
+def table_pot_shares(*, table_id: int) -> tuple[int, list[PotShare]]:
+    """The table pot's balance and who paid it, member by member (largest first).
+
+    Each award empties the pot (a winner takes it all), so what it holds now is exactly what was
+    paid in since its running balance last stood at zero: each member's net payments since then.
+    Reads under whatever lock the caller holds; the sums agree with the balance while awards take
+    whole pots (the caller checks).
+    """
+    pot = Account.objects.filter(kind=Account.Kind.TABLE_POT, table_id=table_id).first()
+    if pot is None:
+        return 0, []
+    last_empty = (Posting.objects.filter(account=pot, balance_after=0)
+                  .order_by("-seq").values_list("seq", flat=True).first()) or 0
+    since = Posting.objects.filter(account=pot, seq__gt=last_empty).values("entry_id")
+    paid = (Posting.objects.filter(entry_id__in=since).exclude(account=pot).values("account_id")
+            .annotate(total=Sum("amount")).values_list("account_id", "total"))
+    owners = dict(Account.objects.filter(pk__in=[a for a, _ in paid]).values_list("pk", "user_id"))
+    users = User.objects.in_bulk([u for u in owners.values() if u is not None])
+    shares = [PotShare(account_id=account_id, user=users[owners[account_id]], amount=-int(total))
+              for account_id, total in paid if total and owners.get(account_id) in users]
+    return int(pot.balance), sorted(shares, key=lambda s: (-s.amount, s.user.shown_name))
+
+
+def hand_voiding(*, hand_id: int) -> Ruling | None:
+    """The ruling that voided the hand (or stopped it when its table closed), if any."""
+    return (Ruling.objects.filter(hand_id=hand_id, kind__in=[Ruling.Kind.VOID_HAND, Ruling.Kind.CLOSE_TABLE])
+            .select_related("ruled_by").order_by("-pk").first())
+
+
+def table_closing(*, table_id: int) -> Ruling | None:
+    """The ruling that closed the table, if an organiser closed it."""
+    return (Ruling.objects.filter(table_id=table_id, kind=Ruling.Kind.CLOSE_TABLE).select_related("ruled_by")
+            .order_by("-pk").first())
+
+
 def settlement_list(*, club: Club, user: User | None = None, limit: int = 30) -> list[Settlement]:
     """Recent settlements of the club (only those involving `user` when given), newest first."""
     qs = Settlement.objects.filter(club=club).select_related("payer", "payee", "recorded_by", "decided_by")

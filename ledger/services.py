@@ -17,6 +17,8 @@
         pointing to the originals, records the Ruling, sets hand.voided_at and sets the
         table's carry_pot to the pot account's balance. Refused for a hand a later hand
         has built on (its carried pot went into a hand not voided).
+    ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand | None = None) -> Ruling
+        An organiser closes a table: the pot goes back to those who paid it since it was last empty.
     ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
                   ruled_by: User) -> Ruling
     settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid_on: date,
@@ -59,6 +61,7 @@ from .models import (
     Ruling,
     Settlement,
 )
+from .selectors import table_pot_shares
 
 #: a sanity bound on any single amount (10 million in currency units)
 MAX_AMOUNT = 10**9
@@ -307,6 +310,43 @@ def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry])
         raise LedgerError(
             f"Hand {hand.number} at {table.name} can be voided once hand {running}, being played now, "
             "has finished: voiding it changes the pot.")
+
+
+def ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand | None = None) -> Ruling:
+    """An organiser closes a table: every cent in its pot goes back to the members who paid it.
+
+    Who paid it is read from the books: each award empties the pot (a winner takes it all), so the
+    money in it now is exactly what was paid in since its balance last stood at zero, and each member
+    gets back their own net payments since then. Records a CLOSE_TABLE ruling (with ``hand``, the hand
+    the closing stopped, if any) and posts one POT_RETURN entry; nothing when the pot is empty but the
+    ruling. Expects the caller's transaction with the table row (and that hand's row) locked.
+    Raises LedgerError when the ruler is not an organiser or the reason is blank.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise LedgerError("A ruling needs a reason.")
+    with transaction.atomic():
+        club = table.club
+        if not _is_organiser(club, ruled_by):
+            raise LedgerError("Only the club's organisers can close a table.")
+        pot = account_for_table_pot(table=table)
+        _lock_accounts([pot.pk])
+        balance, shares = table_pot_shares(table_id=table.pk)
+        if sum(share.amount for share in shares) != balance or any(share.amount < 0 for share in shares):
+            # Cannot happen while awards take whole pots; refuse rather than guess who is owed what.
+            raise LedgerError(f"The pot of {table.name} can't be traced to the members who paid it; "
+                              "settle it with an adjustment ruling instead.")
+        now = timezone.now()
+        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.CLOSE_TABLE, reason=reason, ruled_by=ruled_by,
+                                       created_at=now, table=table, hand=hand, amount=balance)
+        if balance:
+            lines = [_Line(pot.pk, -balance), *(_Line(share.account_id, share.amount)
+                                                for share in shares if share.amount)]
+            _post([(JournalEntry(club=club, kind=EntryKind.POT_RETURN, created_by=ruled_by, created_at=now,
+                                 table=table, hand=hand, game=table.game, ruling=ruling,
+                                 memo=f"Pot of {table.name} returned when it closed: {reason}"[:200]),
+                    lines)])
+        return ruling
 
 
 # --- rulings and settlements --------------------------------------------------

@@ -101,7 +101,11 @@ def run(port: int) -> int:
     env, started_services = service_env()
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     env.setdefault("SITE_URL", f"http://127.0.0.1:{port}")  # links in the "your turn" emails
-    manage(env, "migrate", "--noinput")
+    # Migrations run as the owner role, which then grants the application role its rights; the
+    # site, the worker and beat connect as the application role only (README, "The two database roles").
+    owner = ["--database", "owner"] if env.get("DATABASE_OWNER_URL") else []
+    manage(env, "migrate", "--noinput", *owner)
+    env.pop("DATABASE_OWNER_URL", None)
     manage(env, "seed_demo", "--url", f"http://127.0.0.1:{port}/")
     bin_dir = VENV / "bin"
     data = ROOT / ".data"

@@ -3,13 +3,58 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
+from django.conf import settings
+from django.db import connections
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
 from tests.accounts.factories import ClubFactory, MembershipFactory
+
+# --- the two database roles (README, "The two database roles") ------------------------------------
+# The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
+# every test connects as the application role (DATABASE_URL), with only the rights the site has.
+
+_APP_CREDENTIALS: dict[str, Any] = {}
+
+
+def _connect_default_as(credentials: dict[str, Any]) -> None:
+    connection = connections["default"]
+    connection.close()
+    if hasattr(connection, "close_pool"):
+        connection.close_pool()  # a pool keeps the role it was opened with
+    connection.settings_dict.update(credentials)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    owner = settings.DATABASES.get("owner")
+    if owner:
+        default = connections["default"].settings_dict
+        _APP_CREDENTIALS.update(USER=default.get("USER"), PASSWORD=default.get("PASSWORD"))
+        _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    if not _APP_CREDENTIALS:
+        yield
+        return
+    with django_db_blocker.unblock():
+        _connect_default_as(_APP_CREDENTIALS)
+    yield
+    owner = settings.DATABASES["owner"]
+    with django_db_blocker.unblock():
+        _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
+
+# Property tests check behaviour, not speed: a loaded machine must not fail them on a per-example deadline.
+hypothesis_settings.register_profile("club", deadline=None)
+hypothesis_settings.load_profile("club")
 
 
 @dataclass

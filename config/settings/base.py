@@ -90,6 +90,14 @@ DATABASES = {
     if DATABASE_URL
     else {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres"},
 }
+# Two roles (README, "The two database roles"): DATABASE_URL is the application role, which may
+# not alter, truncate or rewrite the books; DATABASE_OWNER_URL, when set, is the role that owns the
+# tables and runs `manage.py migrate --database owner`, after which ledger/roles.py grants the
+# application role its rights.
+DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "")
+DATABASE_APP_ROLE = str(DATABASES["default"].get("USER") or "")
+if DATABASE_OWNER_URL:
+    DATABASES["owner"] = dj_database_url.parse(DATABASE_OWNER_URL)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

@@ -29,6 +29,13 @@ AXES_FAILURE_LIMIT = 5
 # developer) never drop each other's; pytest-xdist adds its worker suffix to this name.
 DATABASES["default"]["TEST"] = {"NAME": f"test_club_{os.getpid()}"}  # noqa: F405
 
+# The tests connect as the application role (DATABASE_URL); the test database is created and
+# migrated as the owner (DATABASE_OWNER_URL; tests/conftest.py), and a transactional test's flush
+# runs as the owner too (tests/dbbackend), so the application role never needs TRUNCATE.
+DATABASES["default"]["ENGINE"] = "tests.dbbackend"  # noqa: F405
+if "owner" in DATABASES:  # noqa: F405
+    DATABASES["owner"]["TEST"] = {"MIRROR": "default"}  # noqa: F405
+
 # Tasks enqueued on commit go to a queue of this run's own (only a worker a test starts reads it), never
 # to the queue of a development worker sharing the embedded Redis.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")

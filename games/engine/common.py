@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import EngineError, IllegalAction
 from .events import Event
-from .rules import PilesRules, PiranhaRules
+from .rules import POT_LIMIT, PilesRules, PiranhaRules
 
 
 def check_seats(seats: Sequence[int], button: int, lo: int, hi: int, game: str) -> tuple[int, ...]:
@@ -56,6 +56,23 @@ def split(amount: int, winners: Sequence[int], order: Sequence[int]) -> dict[int
     ranked = [i for i in order if i in winners]
     share, odd = divmod(amount, len(ranked))
     return {i: share + (odd if k == 0 else 0) for k, i in enumerate(ranked)}
+
+
+def carry_within_limit(pot: int, sharers: Sequence[int], order: Sequence[int]) -> tuple[int, dict[int, int]]:
+    """The pot limit (house ruling, README "Pot limit"): a pot carries at most POT_LIMIT into the
+    next hand; what is over it is split among ``sharers`` as ``split`` does. Returns the carried
+    amount and the shares (empty when nothing is over the limit)."""
+    if pot <= POT_LIMIT or not sharers:
+        return pot, {}
+    return POT_LIMIT, split(pot - POT_LIMIT, sharers, order)
+
+
+def match_within_limit(pot: int, cap: int | None, losers: int) -> int:
+    """What each Piranha loser pays: the pot, up to the agreed cap (piranha.txt 4.3), and never so much
+    that the next pot passes the pot limit: then the losers share the limit equally (odd cents
+    unpaid), so every hand stays finishable whatever the table size (README "Pot limit")."""
+    each = pot if cap is None else min(pot, cap)
+    return min(each, POT_LIMIT // losers) if losers else 0
 
 
 def seat_index(seats: Sequence[int], seat: int) -> int:

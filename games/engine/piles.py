@@ -36,7 +36,7 @@ from . import betting as bet
 from . import play
 from .actions import Action
 from .cards import Card, card
-from .common import clockwise_from_button, first_after_button, split
+from .common import carry_within_limit, clockwise_from_button, first_after_button, split
 from .errors import IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
 from .events import Event, event
@@ -304,15 +304,22 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
         assert value is not None
         if amount:  # no chip event moves zero cents
             events.append(event("award", seats[j], amount, share=half, hand=value.name))
+    over: dict[int, int] = {}
     if not awards:
-        next_pot = pot  # DESIGN.md: if neither half has a claimant, the pot carries
-        events.append(event("carry", None, pot))
-    payouts: dict[int, int] = {}
+        # DESIGN.md: if neither half has a claimant, the pot carries, up to the pot limit; what is
+        # over it goes back to those who declared (README "Pot limit")
+        next_pot, over = carry_within_limit(pot, list(declared) or list(range(len(seats))), order)
+        for j in order:
+            if over.get(j):
+                events.append(event("award", seats[j], over[j], share="over_limit"))
+        events.append(event("carry", None, next_pot))
+    payouts: dict[int, int] = dict(over)
     for j, amount, _half in awards:
         payouts[j] = payouts.get(j, 0) + amount
+    awarded = {j for j, _amount, _half in awards}
     outcome = {
         "pot": pot, "reason": "showdown" if awards else "carry",
-        "winners": [seats[j] for j in order if j in payouts],
+        "winners": [seats[j] for j in order if j in awarded],
         "payouts": [{"seat": seats[j], "amount": payouts[j]} for j in order if payouts.get(j)],
         "high_winners": [seats[j] for j in high_winners], "low_winners": [seats[j] for j in low_winners],
         "failed_pigs": [seats[j] for j in failed], "hands": hands, "next_pot": next_pot,

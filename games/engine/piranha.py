@@ -17,7 +17,7 @@ from . import betting as bet
 from . import play
 from .actions import Action
 from .cards import card
-from .common import clockwise_from_button, first_after_button, split
+from .common import carry_within_limit, clockwise_from_button, first_after_button, match_within_limit, split
 from .errors import IllegalAction
 from .evaluate import HandValue, piranha_best
 from .events import Event, event
@@ -166,9 +166,15 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
                     events.append(event("award", seats[j], shares[j], share="split"))
             outcome["payouts"] = [{"seat": seats[j], "amount": shares[j]} for j in order if shares[j]]
         else:
-            # DESIGN.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4)
-            events.append(event("carry", None, pot))
-            outcome.update(reason="nobody_in_carry", next_pot=pot)
+            # DESIGN.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
+            # pot limit; what is over it goes back to those dealt in (README "Pot limit")
+            carried, over = carry_within_limit(pot, list(range(len(seats))), order)
+            for j in order:
+                if over.get(j):
+                    events.append(event("award", seats[j], over[j], share="over_limit"))
+            events.append(event("carry", None, carried))
+            outcome.update(reason="nobody_in_carry", next_pot=carried,
+                           payouts=[{"seat": seats[j], "amount": over[j]} for j in order if over.get(j)])
     elif len(ins) == 1:
         # piranha.txt 3.3: the one player in wins uncontested, and the game ends
         j = ins[0]
@@ -192,8 +198,9 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
         for j in winners:
             if shares[j]:  # no chip event moves zero cents
                 events.append(event("award", seats[j], shares[j], share="pot", hand=values[j].name))
-        cap = state.rules.match_cap
-        each = pot if cap is None else min(pot, cap)  # piranha.txt 4.3: up to any agreed maximum
+        losers = [j for j in order if j in values and j not in winners]
+        # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (README "Pot limit")
+        each = match_within_limit(pot, state.rules.match_cap, len(losers))
         payments = []
         for j in order:
             if j in values and j not in winners and each:

@@ -15,6 +15,25 @@ from .errors import EngineError
 MIN_TURN_SECONDS = 10  # DESIGN.md: turn clock 10 s to 7 days
 MAX_TURN_SECONDS = 7 * 24 * 3600
 
+# Amounts stay where the engine and the books handle them (house ruling, README "Pot limit").
+#: the largest ante, blind, bet or match cap a rule set may agree, in cents (1,000.00)
+MAX_STAKE = 100_000
+#: the most raises a betting round may allow
+MAX_RAISES = 20
+#: the pot limit: the most a pot carries into the next hand, in cents (1,000,000.00). Piranha
+#: losers whose matches would pass it share it equally instead; a carried pot over it is shared
+#: out. With the stakes bounded, no pot, award or payment of a hand then passes 10,000,000.00,
+#: the largest single amount the ledger posts.
+POT_LIMIT = 100_000_000
+
+
+def _stake_errors(label: str, value: object, *, least: int) -> list[str]:
+    if not _is_int(value) or value < least:  # type: ignore[operator]
+        return [f"The {label} must be {'at least 1 cent' if least else 'zero or more cents'}"]
+    if value > MAX_STAKE:  # type: ignore[operator]
+        return [f"The {label} may be at most {MAX_STAKE // 100:,}.00"]
+    return []
+
 _R = TypeVar("_R", "PiranhaRules", "PilesRules")
 
 
@@ -75,18 +94,16 @@ class PiranhaRules:
 
     def validate(self) -> list[str]:
         errors: list[str] = []
-        if not _is_int(self.ante) or self.ante < 0:
-            errors.append("The ante must be zero or more cents")
+        errors += _stake_errors("ante", self.ante, least=0)
         if not isinstance(self.ante_each_hand, bool):
             errors.append("Ante each hand must be yes or no")
-        if self.match_cap is not None and (not _is_int(self.match_cap) or self.match_cap < 1):
-            errors.append("The match cap must be at least 1 cent, or none")
+        if self.match_cap is not None:
+            errors += _stake_errors("match cap", self.match_cap, least=1)
         if not isinstance(self.betting_round, bool):
             errors.append("The betting round must be on or off")
-        if not _is_int(self.bet_size) or self.bet_size < 1:
-            errors.append("The bet size must be at least 1 cent")
-        if not _is_int(self.max_raises) or self.max_raises < 0:
-            errors.append("The raise cap must be zero or more")
+        errors += _stake_errors("bet size", self.bet_size, least=1)
+        if not _is_int(self.max_raises) or not 0 <= self.max_raises <= MAX_RAISES:
+            errors.append(f"The raise cap must be from 0 to {MAX_RAISES}")
         if self.nobody_in not in ("carry", "split"):
             errors.append("When nobody stays in, the pot either carries or is split")
         errors += _turn_errors(self.turn_seconds)
@@ -133,19 +150,19 @@ class PilesRules:
         errors: list[str] = []
         if self.forced not in ("ante", "blinds"):
             errors.append("Forced bets are either an ante or blinds")
-        if not _is_int(self.ante) or self.ante < 0:
-            errors.append("The ante must be zero or more cents")
-        if not _is_int(self.small_blind) or self.small_blind < 0:
-            errors.append("The small blind must be zero or more cents")
-        if not _is_int(self.big_blind) or self.big_blind < 1:
-            errors.append("The big blind must be at least 1 cent")
-        elif _is_int(self.small_blind) and self.small_blind > self.big_blind:
+        errors += _stake_errors("ante", self.ante, least=0)
+        errors += _stake_errors("small blind", self.small_blind, least=0)
+        big_blind_errors = _stake_errors("big blind", self.big_blind, least=1)
+        errors += big_blind_errors
+        if not big_blind_errors and _is_int(self.small_blind) and self.small_blind > self.big_blind:
             errors.append("The small blind may not be larger than the big blind")
         if (not isinstance(self.stage_bets, tuple) or len(self.stage_bets) != 9
                 or not all(_is_int(b) and b >= 1 for b in self.stage_bets)):
             errors.append("Give nine bet sizes of at least 1 cent, one per stage")
-        if not _is_int(self.max_raises) or self.max_raises < 0:
-            errors.append("The raise cap must be zero or more")
+        elif any(b > MAX_STAKE for b in self.stage_bets):
+            errors.append(f"Each stage's bet may be at most {MAX_STAKE // 100:,}.00")
+        if not _is_int(self.max_raises) or not 0 <= self.max_raises <= MAX_RAISES:
+            errors.append(f"The raise cap must be from 0 to {MAX_RAISES}")
         if not isinstance(self.low_variant, bool):
             errors.append("The low variant must be on or off")
         if not isinstance(self.pig_tie_counts, bool):

@@ -1,6 +1,7 @@
 """Every write of the games app (STYLE.md: services own writes), re-exported by name."""
 
 from games.services.announce import table_announce
+from games.services.closing import table_close
 from games.services.hands import (
     deck_for_new_hand,
     hand_apply_action,
@@ -9,10 +10,17 @@ from games.services.hands import (
     table_start,
 )
 from games.services.rulesets import rule_set_create, rule_set_edit, rule_version_freeze
-from games.services.seating import seat_leave, seat_sit_in, seat_sit_out, seat_take, table_create
+from games.services.seating import (
+    seat_leave,
+    seat_sit_in,
+    seat_sit_out,
+    seat_take,
+    table_create,
+    table_new_game,
+)
 
 __all__ = [
     "deck_for_new_hand", "hand_apply_action", "hand_apply_timeout", "hand_deal", "rule_set_create",
     "rule_set_edit", "rule_version_freeze", "seat_leave", "seat_sit_in", "seat_sit_out", "seat_take",
-    "table_announce", "table_create", "table_start",
+    "table_announce", "table_close", "table_create", "table_new_game", "table_start",
 ]

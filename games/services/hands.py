@@ -166,7 +166,8 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     table.status = Table.Status.RUNNING
     table.button = button
     table.carry_pot = 0
-    table.save(update_fields=["status", "button", "carry_pot"])
+    table.stopped_at_hand = None
+    table.save(update_fields=["status", "button", "carry_pot", "stopped_at_hand"])
     return hand
 
 
@@ -208,8 +209,19 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
         table.finished_at = timezone.now()
         table.save(update_fields=["hands_played", "carry_pot", "status", "finished_at"])
         return None
+    if _nobody_played(hand):
+        # The players have left the game: charge nobody another ante; a seated player restarts it.
+        table.status, table.stopped_at_hand = Table.Status.OPEN, hand.number
+        table.save(update_fields=["hands_played", "carry_pot", "status", "stopped_at_hand"])
+        return None
     table.save(update_fields=["hands_played", "carry_pot"])
     return hand_deal(table=table, created_by=created_by)
+
+
+def _nobody_played(hand: Hand) -> bool:
+    """Every move of the hand was a default taken for a seat (its clock ran out, or it was away)."""
+    timeouts = list(HandAction.objects.filter(hand=hand).values_list("is_timeout", flat=True))
+    return bool(timeouts) and all(timeouts)
 
 
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act

@@ -6,6 +6,7 @@ Each function opens its own transaction and locks the table row first.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from django.db import IntegrityError, transaction
@@ -132,3 +133,35 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
         seat.sitting_out = True
         seat.save(update_fields=["left_at", "sitting_out"])
         return seat
+
+
+def _next_game_name(name: str) -> str:
+    """"Main" -> "Main, game 2" -> "Main, game 3"."""
+    match = re.fullmatch(r"(.*), game (\d+)", name)
+    base, number = (match.group(1), int(match.group(2)) + 1) if match else (name, 2)
+    suffix = f", game {number}"
+    return base[:80 - len(suffix)] + suffix
+
+
+def table_new_game(*, table_id: int, user: User) -> Table:
+    """A player of a finished game opens the next one: a new table under the same rule version, with
+    them in their old seat. The others are not seated for them (each accepts the rules by sitting
+    down); the finished table links to the new one. Returns the new table (the one already opened,
+    when another player was first). Raises SeatRefused/TableRefused/BelowCreditLimit.
+    """
+    with transaction.atomic():
+        old = _locked_table(table_id)
+        if old.status != Table.Status.FINISHED:
+            raise TableRefused("This game is still going on.")
+        if old.next_game_id is not None:
+            return Table.objects.get(pk=old.next_game_id)
+        seat = old.seats.filter(user=user, left_at__isnull=True).first()
+        if seat is None:
+            raise TableRefused("Only a player of this game can start the next one.")
+        new = table_create(club=old.club, user=user, name=_next_game_name(old.name),
+                           rule_version_id=old.rule_version_id)
+        seat_take(table_id=new.pk, user=user, number=seat.number, version_id=new.rule_version_id)
+        old.next_game = new
+        old.save(update_fields=["next_game"])
+        transaction.on_commit(partial(table_changed_announce, old.pk, old.club_id))
+        return new

@@ -68,7 +68,7 @@ def test_run_setup_starts_services_migrates_seeds_once_and_stops(fresh_data_dir)
 
     env = {**os.environ, **urls.as_env(), "DJANGO_SETTINGS_MODULE": "config.settings.local"}
     env.pop("PYTEST_XDIST_WORKER", None)
-    manage(env, "migrate", "--noinput")
+    manage(env, "migrate", "--noinput", "--database", "owner")
     first = manage(env, "seed_demo", "--url", "http://127.0.0.1:8123/")
     assert "Demo club created" in first and "http://127.0.0.1:8123/" in first
 

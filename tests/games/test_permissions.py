@@ -56,6 +56,12 @@ MATRIX = [
     ("post", "/tables/{t}/start/", {MEMBER: 302, PLAYER: 302}),
     ("post", "/tables/{t}/act/", {MEMBER: 302, PLAYER: 302}),
     ("get", "/tables/{t}/act/", {MEMBER: 405}),
+    # A new game: players of a finished game only (a running table refuses with a message).
+    ("post", "/tables/{t}/new-game/", {MEMBER: 302, PLAYER: 302}),
+    ("get", "/tables/{t}/new-game/", {MEMBER: 405}),
+    # Closing a table: organisers only (a post without a reason is refused with the page, 400).
+    ("get", "/tables/{t}/close/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
+    ("post", "/tables/{t}/close/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
     # Advance actions and chat: anonymous to the login, other clubs 404; members get the form's redirect.
     ("post", "/tables/{t}/advance/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
     ("post", "/tables/{t}/advance/withdraw/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),

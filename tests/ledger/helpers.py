@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 
 from accounts.models import Club, User
 from games.models import Game, Hand, Table
 from ledger.simulate import simulation_table_create
 from ledger.verify import pot_problems
+
+
+def tamper_as_owner(table: str, sql: str, params: tuple[Any, ...] = ()) -> None:
+    """What only the owner of the books could do, and what ledger_verify exists to catch: switch a
+    table's guards off, change rows, switch the guards on again (committed; transactional tests only).
+    The application role can do none of it (tests/security/test_database_roles.py)."""
+    from tests.dbbackend.base import owner_connect
+
+    with owner_connect(connection.settings_dict) as conn:
+        conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        conn.execute(sql, params)  # type: ignore[arg-type]
+        conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 
 
 def books_snapshot() -> tuple[tuple[object, ...], ...]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 
 from games.models import Hand
 from ledger.models import Account, JournalEntry, Posting
 from ledger.simulate import simulation_run
 
-from .helpers import assert_books_consistent
+from .helpers import assert_books_consistent, tamper_as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -36,36 +35,26 @@ def test_simulate_refuses_an_unknown_club(db):
         call_command("ledger_simulate", club=999_999, hands=1)
 
 
-def test_ledger_verify_names_a_balance_that_drifted(club_setup, capsys):
+def test_ledger_verify_names_a_balance_that_drifted(transactional_db, club_setup, capsys):
     simulation_run(club=club_setup.club, players=club_setup.everyone, hands=2, seed=1)
     call_command("ledger_verify")
     account = Account.objects.filter(club=club_setup.club, kind=Account.Kind.MEMBER).first()
-    with connection.cursor() as cursor:
-        # Only a superuser bypassing the guard can do this: exactly what verify is for.
-        cursor.execute("SET session_replication_role = replica")  # triggers off
-        cursor.execute("UPDATE ledger_account SET balance = balance + 7 WHERE id = %s", [account.pk])
-        cursor.execute("SET session_replication_role = DEFAULT")
+    # Only the owner switching the guard off can do this: exactly what verify is for.
+    tamper_as_owner("ledger_account", "UPDATE ledger_account SET balance = balance + 7 WHERE id = %s", (account.pk,))
     with pytest.raises(CommandError, match="1 problem"):
         call_command("ledger_verify")
     assert f"Account #{account.pk}" in capsys.readouterr().err
 
 
-def test_ledger_verify_names_an_entry_that_does_not_balance(club_setup, capsys):
+def test_ledger_verify_names_an_entry_that_does_not_balance(transactional_db, club_setup, capsys):
     simulation_run(club=club_setup.club, players=club_setup.everyone, hands=1, seed=2)
     posting = Posting.objects.first()
-    with connection.cursor() as cursor:
-        cursor.execute("SET session_replication_role = replica")  # triggers off
-        cursor.execute("UPDATE ledger_posting SET amount = amount + 1 WHERE id = %s", [posting.pk])
-        cursor.execute("SET session_replication_role = DEFAULT")
+    tamper_as_owner("ledger_posting", "UPDATE ledger_posting SET amount = amount + 1 WHERE id = %s", (posting.pk,))
     with pytest.raises(CommandError):
         call_command("ledger_verify")
     err = capsys.readouterr().err
     assert f"Entry #{posting.entry_id}" in err and "not 0" in err
     assert f"Account #{posting.account_id}" in err
-    with connection.cursor() as cursor:  # put it back for the deferred check at teardown
-        cursor.execute("SET session_replication_role = replica")
-        cursor.execute("UPDATE ledger_posting SET amount = amount - 1 WHERE id = %s", [posting.pk])
-        cursor.execute("SET session_replication_role = DEFAULT")
 
 
 def test_the_demo_club_after_simulated_play(db, client_for, capsys):

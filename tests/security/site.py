@@ -63,7 +63,7 @@ def running_site(tmp_path: Path, **environ: str) -> Iterator[Site]:
                                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     site = Site(port=port, process=process, log_path=log_path)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a busy machine (parallel tests) starts it slowly
         while True:
             if process.poll() is not None:
                 raise AssertionError(f"the web server stopped at start:\n{site.log()}")
@@ -75,7 +75,7 @@ def running_site(tmp_path: Path, **environ: str) -> Iterator[Site]:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise AssertionError(f"the web server did not answer in 30 s:\n{site.log()}")
+                raise AssertionError(f"the web server did not answer in 90 s:\n{site.log()}")
             time.sleep(0.2)
         yield site
     finally:
@@ -96,7 +96,7 @@ class Browser:
 
     def request(self, method: str, path: str, body: dict[str, str] | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())

@@ -1,0 +1,38 @@
+"""Django's PostgreSQL backend, except that flushing the tables runs as the owner role.
+
+The tests connect as the application role (README, "The two database roles"), which may not
+TRUNCATE. Django's transactional test cases empty the tables between tests with TRUNCATE; that one
+statement list goes over a short connection of the owner (the `owner` database of the settings) to
+the same test database. Everything a test does runs as the application role.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from django.conf import settings
+from django.db.backends.postgresql import base, operations
+
+
+def owner_connect(settings_dict: dict[str, Any]) -> psycopg.Connection[Any]:
+    """A new connection as the owner role to the database of `settings_dict` (the test database)."""
+    owner: dict[str, Any] = settings.DATABASES["owner"]
+    params = {"dbname": settings_dict["NAME"], "user": owner["USER"], "password": owner.get("PASSWORD") or None,
+              "host": settings_dict.get("HOST") or None, "port": settings_dict.get("PORT") or None}
+    return psycopg.connect(**{k: v for k, v in params.items() if v is not None})
+
+
+class DatabaseOperations(operations.DatabaseOperations):
+    def execute_sql_flush(self, sql_list: list[str]) -> None:
+        owner: dict[str, Any] | None = settings.DATABASES.get("owner")
+        if not owner or owner.get("USER") == self.connection.settings_dict.get("USER"):
+            super().execute_sql_flush(sql_list)
+            return
+        with owner_connect(self.connection.settings_dict) as conn, conn.cursor() as cur:
+            for sql in sql_list:
+                cur.execute(sql)  # committed when the block ends
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
