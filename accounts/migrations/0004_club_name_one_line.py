@@ -8,11 +8,12 @@ from django.db import migrations
 
 def one_line(apps, schema_editor):
     Club = apps.get_model("accounts", "Club")
-    for club in Club.objects.only("pk", "name").iterator():
+    clubs = Club.objects.using(schema_editor.connection.alias)  # the migrating role's connection
+    for club in clubs.only("pk", "name").iterator():
         cleaned = "".join(" " if unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"} else c for c in club.name)
         cleaned = " ".join(cleaned.split()) or "Club"
         if cleaned != club.name:
-            Club.objects.filter(pk=club.pk).update(name=cleaned)
+            clubs.filter(pk=club.pk).update(name=cleaned)
 
 
 class Migration(migrations.Migration):

@@ -48,11 +48,13 @@ def test_a_mail_that_cannot_be_sent_keeps_the_invitation_and_says_so(club_setup,
 
 def test_names_stored_before_the_rule_become_one_line():
     import importlib
+    from types import SimpleNamespace
 
     from django.apps import apps
+    from django.db import connection
 
     broken, fine = ClubFactory(name="Old\r\nName\t\u202e"), ClubFactory(name="Fine name")
-    importlib.import_module("accounts.migrations.0004_club_name_one_line").one_line(apps, None)
+    importlib.import_module("accounts.migrations.0004_club_name_one_line").one_line(apps, SimpleNamespace(connection=connection))
     broken.refresh_from_db()
     fine.refresh_from_db()
     assert (broken.name, fine.name) == ("Old Name", "Fine name")
