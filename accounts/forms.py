@@ -5,11 +5,13 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm, UsernameField
 from django.utils import timezone
 
+from config.text import validate_name
 from games.clock import quiet_hours_error
 from games.words import units_from_cents
 
 from . import throttle
 from .models import Club, User
+from .selectors import name_clashes
 
 INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]
 
@@ -36,6 +38,7 @@ class ClubForm(forms.ModelForm[Club]):
         error = club_name_error(name)
         if error:
             raise forms.ValidationError(error)
+        validate_name(name)
         return name
 
     def clean_currency(self) -> str:
@@ -77,6 +80,20 @@ class ProfileForm(forms.ModelForm[User]):
         super().__init__(*args, **kwargs)
         self.fields["turn_notices"].required = False  # left out of a post: keep the member's choice
 
+    def clean_display_name(self) -> str:
+        """No control or format characters (config/text.py), and no name another member of one of the
+        member's clubs is already shown under (compared case-insensitively)."""
+        name = str(self.cleaned_data.get("display_name") or "").strip()
+        validate_name(name)
+        shown = name or self.instance.username
+        unchanged = name == (self.instance.display_name or "")  # the instance still holds the saved name here
+        clashes = [] if unchanged or not self.instance.pk else name_clashes(user=self.instance, name=shown)
+        if clashes:
+            raise forms.ValidationError(
+                f"A member of {clashes[0].name} is already called “{shown}”: choose another display name.",
+                code="name_taken")
+        return name
+
     def clean_turn_notices(self) -> str:
         return str(self.cleaned_data.get("turn_notices") or self.instance.turn_notices or User.TurnNotices.EACH)
 
@@ -115,6 +132,11 @@ class SignupForm(UserCreationForm[User]):
             self.fields["email"].initial = invited_email
             self.fields["email"].disabled = True
             self.fields["email"].help_text = "The invitation was sent to this address."
+
+    def clean_display_name(self) -> str:
+        name = str(self.cleaned_data.get("display_name") or "").strip()
+        validate_name(name)
+        return name
 
 
 class LoginForm(AuthenticationForm):

@@ -27,10 +27,12 @@ from django.utils import timezone
 
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
+from config.text import text_problem
 
 from . import throttle
 from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
+from .selectors import name_clashes
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +77,15 @@ class InvalidInput(DomainError):
     """Input a form could not catch (shown next to the form)."""
 
 
+class NameTaken(DomainError):
+    """Another member of the club is already shown under this name (compared case-insensitively)."""
+
+    def __init__(self, club: Club, name: str) -> None:
+        super().__init__(f"A member of {club.name} is already called “{name}”. Choose another display "
+                         "name on your profile page, then open the invitation again.")
+        self.club = club
+
+
 class LastOrganiser(DomainError):
     def __init__(self) -> None:
         super().__init__("A club needs at least one organiser: promote someone else first.")
@@ -94,9 +105,10 @@ def club_name_error(name: str) -> str | None:
 
 
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
-    """Create a club; its creator becomes its first organiser. Raises InvalidInput for a bad name."""
+    """Create a club; its creator becomes its first organiser. Raises InvalidInput for a name that is
+    not one line of plain text (control or format characters: config/text.py)."""
     name = name.strip()
-    error = club_name_error(name)
+    error = club_name_error(name) or text_problem(name, what="A club name")
     if error:
         raise InvalidInput(error)
     with transaction.atomic():
@@ -112,7 +124,7 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
     """
     name = name.strip()
     currency = currency.strip().upper()
-    error = club_name_error(name)
+    error = club_name_error(name) or text_problem(name, what="A club name")
     if error:
         raise InvalidInput(error)
     if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
@@ -289,9 +301,14 @@ def invitation_fits(*, invitation: Invitation, email: str) -> bool:
 
 
 def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Membership:
-    """Add the membership and mark the invitation used. Expects the invitation row locked."""
+    """Add the membership and mark the invitation used. Expects the invitation row locked; locks the
+    club row, so two people joining at once under one name cannot both get in. Raises AlreadyMember,
+    NameTaken (another member is shown under the joiner's name)."""
+    club = Club.objects.select_for_update().get(pk=invitation.club_id)
     if is_member(user=user, club_id=invitation.club_id):
-        raise AlreadyMember(Club.objects.get(pk=invitation.club_id))
+        raise AlreadyMember(club)
+    if name_clashes(user=user, name=user.shown_name, club_ids=[club.pk]):
+        raise NameTaken(club, user.shown_name)
     membership = Membership.objects.create(club_id=invitation.club_id, user=user, role=Membership.Role.MEMBER)
     invitation.used_at, invitation.used_by = now, user
     invitation.save(update_fields=["used_at", "used_by"])
@@ -315,6 +332,9 @@ def invitation_accept_new_account(
         validate_email(email)
     except ValidationError:
         raise InvalidInput("Enter a valid email address.") from None
+    problem = text_problem(display_name, what="A display name")
+    if problem:
+        raise InvalidInput(problem)
     with transaction.atomic(durable=True):
         invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
         if not invitation_fits(invitation=invitation, email=email):
@@ -330,7 +350,11 @@ def invitation_accept_new_account(
                 )
         except IntegrityError:  # someone took the name or address since the check above
             raise InvalidInput("That username or email address was just taken; choose another.") from None
-        return _invitation_join(invitation=invitation, user=user, now=now)
+        try:
+            return _invitation_join(invitation=invitation, user=user, now=now)
+        except NameTaken as exc:  # the account is not kept: the transaction rolls back
+            raise InvalidInput(f"A member of {exc.club.name} is already called “{user.shown_name}”: "
+                               "choose another display name.") from None
 
 
 # --- memberships -----------------------------------------------------------------------------------

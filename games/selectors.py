@@ -14,6 +14,8 @@ from django.db.models.expressions import RawSQL
 
 from accounts.models import Club, User
 from games import engine
+from games.engine import piles as engine_piles
+from games.engine import piranha as engine_piranha
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
 
 
@@ -99,6 +101,18 @@ def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
     return engine.view(engine.state_from_json(hand.state), seat)
 
 
+SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.sealed})  # "drop", "declare"
+
+
+def hand_sealed_open(*, hand: Hand | None) -> bool:
+    """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
+    opened yet. While it is, others may learn of each seat only "decided" or "waiting" (DESIGN.md,
+    "Engine contract"): not how a seat decided (a timeout, away, a removal), nor when its clock runs out."""
+    if hand is None or hand.is_finished:
+        return False
+    return str(hand.state.get("phase")) in SEALED_PHASES
+
+
 def hand_to_act(*, hand: Hand) -> list[int]:
     """Seats whose decision is awaited (public: the table shows who has still to act)."""
     if hand.is_finished:
@@ -170,6 +184,14 @@ def hand_history(*, table: Table, before: int | None = None, dealt_to: User | No
 
 def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
     return hand.actions.select_related("user").order_by("sequence")
+
+
+def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
+    """Each applied action of ``hand`` in order, as (the kind of its first event, how many events it
+    logged, whether the clock took it): what the log needs to mark timeouts. A sealed decision's first
+    event is "decided", whatever the action (a Piles declaration's default is a plain fold)."""
+    rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
+    return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
 
 
 def hand_player_names(*, hand: Hand) -> dict[int, str]:

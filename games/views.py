@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games import engine, selectors, services
 from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
@@ -366,13 +367,17 @@ def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
     dealt_to = None if selectors.table_may_watch(table=table, user=user) else user
     if dealt_to is not None and not selectors.hand_history(table=table, dealt_to=dealt_to, size=1)[0]:
         return _forbidden(request, table, access)
-    raw = request.GET.get("before", "")
-    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to,
-                                                before=int(raw) if raw.isdigit() else None)
+    status = 200
+    try:
+        before = query_key(request, "before")
+    except BadQuery as exc:  # a broken or forged page link: the newest page, and why
+        messages.error(request, str(exc))
+        before, status = None, 400
+    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to, before=before)
     return render(request, "games/hand_history.html", {
         "club": access.club, "access": access, "table": table, "hands": hands, "next_before": next_before,
         "title": f"{table.name}: hands played",
-    })
+    }, status=status)
 
 
 @login_required

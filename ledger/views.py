@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.access import ClubAccess, club_access
 from accounts.models import Membership, User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games.words import units_from_cents
 
 from . import selectors, services
@@ -357,10 +358,19 @@ def settlement_limit(request: HttpRequest, club_id: int) -> HttpResponse:
 # --- rulings --------------------------------------------------------------------------
 
 
-def _rulings_context(request: HttpRequest, access: ClubAccess, **forms: Any) -> dict[str, Any]:
-    before = request.GET.get("before")
-    rulings, next_before = selectors.ruling_list(club=access.club, before=int(before) if before and before.isdigit()
-                                                 else None)
+def _rulings_before(request: HttpRequest) -> tuple[int | None, bool]:
+    """The rulings page's cursor (``?before=``) and whether the link was broken (then the newest page,
+    with a message, answered 400)."""
+    try:
+        return query_key(request, "before"), False
+    except BadQuery as exc:
+        messages.error(request, str(exc))
+        return None, True
+
+
+def _rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
+                     **forms: Any) -> dict[str, Any]:
+    rulings, next_before = selectors.ruling_list(club=access.club, before=before)
     return {
         "club": access.club, "access": access, "rulings": rulings, "next_before": next_before,
         "adjust_form": forms.get("adjust_form") or AdjustmentForm(club=access.club),
@@ -373,7 +383,9 @@ def _rulings_context(request: HttpRequest, access: ClubAccess, **forms: Any) -> 
 @require_GET
 def rulings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
-    return render(request, "ledger/rulings.html", _rulings_context(request, access))
+    before, broken = _rulings_before(request)
+    return render(request, "ledger/rulings.html", _rulings_context(request, access, before=before),
+                  status=400 if broken else 200)
 
 
 @login_required

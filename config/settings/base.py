@@ -86,9 +86,22 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
-    if DATABASE_URL
+    "default": dj_database_url.parse(DATABASE_URL) if DATABASE_URL
     else {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres"},
+}
+# One bounded psycopg pool per process (web and sockets, worker, beat) instead of persistent connections,
+# which under ASGI pile up one per request thread until PostgreSQL refuses clients. Each process holds
+# at most DB_POOL_MAX_SIZE connections; a request waits up to DB_POOL_TIMEOUT seconds for one.
+DB_POOL_MIN_SIZE = int(os.environ.get("DB_POOL_MIN_SIZE", "1"))
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
+DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool requires it
+# The pool checks a connection before handing it out, so a restarted PostgreSQL costs no failed request.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    "min_size": min(DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE),
+    "max_size": DB_POOL_MAX_SIZE,
+    "timeout": DB_POOL_TIMEOUT,
 }
 # Two roles (README, "The two database roles"): DATABASE_URL is the application role, which may
 # not alter, truncate or rewrite the books; DATABASE_OWNER_URL, when set, is the role that owns the
@@ -231,6 +244,11 @@ TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS"
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
+# Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older
+# than BEAT_HEARTBEAT_MAX_AGE seconds (the turn sweep alone goes out every TURN_SWEEP_SECONDS).
+CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
+BEAT_HEARTBEAT_FILE = os.environ.get("BEAT_HEARTBEAT_FILE", str(BASE_DIR / ".data" / "beat-heartbeat"))
+BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(90.0, 4 * TURN_SWEEP_SECONDS))))
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
                             "options": {"expires": TURN_SWEEP_SECONDS}},

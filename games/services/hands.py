@@ -490,7 +490,11 @@ def hands_member_removed(*, user: User, club_id: int) -> int:
             if hand is None or hand.players.get(str(seat.number)) != user.pk:
                 seat.left_at = timezone.now()
             seat.save(update_fields=["sitting_out", "left_at"])
-            transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
+            if seat.left_at is not None:
+                # A seat dealt into the hand being played is not announced: a seat change followed at
+                # once by that seat's decision would tell the others it took the default (a sealed
+                # decision stays sealed); the table shows the seat as it is at its next version.
+                transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id=club_id,
                                 table_id__in=table_ids)
     return _apply_due_where_dealt_in(hands=hands, user=user)
