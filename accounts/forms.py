@@ -35,10 +35,10 @@ class ClubForm(forms.ModelForm[Club]):
         name = str(self.cleaned_data["name"]).strip()
         if not name:
             raise forms.ValidationError("Give the club a name.")
+        validate_name(name)
         error = club_name_error(name)
         if error:
             raise forms.ValidationError(error)
-        validate_name(name)
         return name
 
     def clean_currency(self) -> str:

@@ -108,7 +108,7 @@ def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -
     """Create a club; its creator becomes its first organiser. Raises InvalidInput for a name that is
     not one line of plain text (control or format characters: config/text.py)."""
     name = name.strip()
-    error = club_name_error(name) or text_problem(name, what="A club name")
+    error = text_problem(name, what="A club name") or club_name_error(name)
     if error:
         raise InvalidInput(error)
     with transaction.atomic():
@@ -124,7 +124,7 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
     """
     name = name.strip()
     currency = currency.strip().upper()
-    error = club_name_error(name) or text_problem(name, what="A club name")
+    error = text_problem(name, what="A club name") or club_name_error(name)
     if error:
         raise InvalidInput(error)
     if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
