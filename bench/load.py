@@ -44,6 +44,8 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from config.serve import APPLICATION, web_command  # noqa: E402 - the project's root is on the path now
+
 BIN = ROOT / ".venv" / "bin"
 DB_NAME = "bench_load"
 SEATS = 6
@@ -185,9 +187,10 @@ class Procs:
 
 
 def server_command(app: str, port: int, workers: int) -> list[str]:
-    """The production command's flags (docker-compose.yml), on loopback."""
-    return [str(BIN / "uvicorn"), app, "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-            "--lifespan", "off", "--ws", "websockets-sansio", "--ws-max-size", "4096", "--no-access-log"]
+    """The production command (config/serve.py) serving ``app`` on loopback."""
+    command = web_command(host="127.0.0.1", port=port, environ={},
+                          extra=["--workers", str(workers), "--lifespan", "off", "--no-access-log"])
+    return [app if part == APPLICATION else part for part in command]
 
 
 def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:

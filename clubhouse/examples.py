@@ -24,7 +24,7 @@ class PiranhaExample:
     def hands(self) -> list[dict[str, Any]]:
         """Each player's best five from hole + board: name, the five cards, how many are hole cards."""
         board = parse_cards(" ".join(self.board_up + self.board_turned))
-        out = []
+        out: list[dict[str, Any]] = []
         for name, hole in self.players:
             value = piranha_best(parse_cards(" ".join(hole)), board)
             used = [c.code for c in value.cards]
@@ -45,8 +45,9 @@ class PilesExample:
 
     def hands(self) -> dict[str, Any]:
         """The holding's best high and best low: name and the five cards of each."""
-        args = [parse_cards(" ".join(cards)) for cards in (self.hole, self.square1, self.square2, self.row)]
-        high, low = piles_best_high(*args), piles_best_low(*args)
+        hole, square1, square2, row = (parse_cards(" ".join(cards))
+                                       for cards in (self.hole, self.square1, self.square2, self.row))
+        high, low = piles_best_high(hole, square1, square2, row), piles_best_low(hole, square1, square2, row)
         assert high is not None and low is not None
         return {"high": {"name": high.name, "full_name": high.full_name, "cards": [c.code for c in high.cards]},
                 "low": {"name": low.name, "cards": [c.code for c in low.cards]}}

@@ -200,8 +200,11 @@ def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
         cursor.execute(_STATS.format(**params.pop("_sql")), params)
         rows = [dict(zip(_FIELDS, row, strict=True)) for row in cursor.fetchall()]
     users = User.objects.in_bulk([r["user_id"] for r in rows])
-    return [StatLine(**{k: (int(v) if k != "game" else v) for k, v in r.items()}, user=users.get(r["user_id"]))
-            for r in rows]
+    lines: list[StatLine] = []
+    for r in rows:
+        fields: dict[str, Any] = {k: (int(v) if k != "game" else v) for k, v in r.items()}
+        lines.append(StatLine(**fields, user=users.get(r["user_id"])))
+    return lines
 
 
 # Week by week: the whole weeks' rows and the part-weeks' hands, bucketed by week.

@@ -137,7 +137,8 @@ def _leaderboard(lines: list[StatLine]) -> list[tuple[User | None, int, int, int
         row[1] += line.net
         row[2] += line.hands
         row[3] += line.wins
-    return sorted((tuple(r) for r in totals.values()), key=lambda r: (-r[1], r[0].shown_name if r[0] else ""))  # type: ignore[misc]
+    rows = [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in totals.values()]
+    return sorted(rows, key=lambda r: (-r[1], r[0].shown_name if r[0] else ""))
 
 
 @login_required

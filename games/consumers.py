@@ -72,6 +72,7 @@ from redis.exceptions import RedisError
 
 from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import Club, User
+from config import metrics
 from config.errors import DomainError
 from games import live, selectors
 from games.chat.selectors import chat_payload, chat_recent
@@ -466,6 +467,7 @@ class TableConsumer(_JsonConsumer):
         if not await self.still_allowed(stamps.get(self.user.pk)):
             return
         await self.send_area(hand_id, version)
+        metrics.broadcast_observe(event)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         _seating[self.table_id] = event.get("at")  # spectators' shared renders of the old seating are done

@@ -87,6 +87,14 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def run(port: int) -> int:
+    sys.path.insert(0, str(ROOT))
+    from config.serve import ProxyTrustError, web_command
+
+    try:
+        web_command(host="127.0.0.1", port=port, environ=os.environ)
+    except ProxyTrustError as error:
+        say(str(error))
+        return 2
     # A terminal closing or `kill` stops everything as Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
@@ -102,8 +110,8 @@ def run(port: int) -> int:
     bin_dir = VENV / "bin"
     data = ROOT / ".data"
     commands = {
-        "web": [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                "--lifespan", "off", "--ws", "websockets-sansio", "--ws-max-size", "4096"],
+        # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
+        "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--loglevel", "INFO"],
         "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",

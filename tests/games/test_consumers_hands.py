@@ -35,6 +35,9 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     state = engine.state_from_json(hand.state)
     seat = next((int(s) for s, uid in hand.players.items() if int(uid) == user.pk), None)
     hidden = set(FULL_DECK) - visible_cards(state, seat)
+    # No salt of the deal's commitment rides on a socket (openings are on the finished hand's page).
+    for salt in hand.salts:
+        assert salt not in text, f"{user} got a salt of the deal"
     if json.loads(text).get("type") == "table.html":
         # The last hand's result (its showdown, public once it was over) is told above this hand's area.
         text = re.sub(r'<section class=\\"previous\\".*?</section>', "", text, flags=re.S)
