@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.access import ClubAccess, club_access, membership_of
 from accounts.models import User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games.models import Game
 
 from . import examples, selectors, services
@@ -38,12 +39,13 @@ def _by_game(lines: list[StatLine]) -> list[tuple[str, str, list[StatLine]]]:
 
 
 def _season_param(access: ClubAccess, request: HttpRequest) -> Any:
-    raw = request.GET.get("season", "")
-    if not raw:
+    try:
+        season_id = query_key(request, "season")
+    except BadQuery:  # "²" is a digit to str.isdigit but not to int; a huge number is no key either
+        raise Http404("No such season in this club.") from None
+    if season_id is None:
         return None
-    if not raw.isdigit():
-        raise Http404("No such season in this club.")
-    season = selectors.season_of(club=access.club, season_id=int(raw))
+    season = selectors.season_of(club=access.club, season_id=season_id)
     if season is None:
         raise Http404("No such season in this club.")
     return season
