@@ -100,12 +100,13 @@ FLOOD_COUNT = 40  # and beyond this many the socket is closed (4429).
 NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
 NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
 
-# Off the shared thread: reads and renders of one socket need no ordering with other sockets' work.
 _db = database_sync_to_async
 
 
 def _db_free(func: Any) -> Any:
-    return database_sync_to_async(func, thread_sensitive=False)
+    # Thread-sensitive for now: run off the shared thread (thread_sensitive=False), socket work left
+    # pooled connections checked out where a server-closed socket was never disconnected by its client.
+    return database_sync_to_async(func)
 
 
 class _Refused(Exception):
