@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from . import views
+from . import token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,6 +32,8 @@ urlpatterns = [
         name="password_reset_complete"),
     path("profile/", views.profile, name="profile"),
     path("profile/away/", views.away_toggle, name="away_toggle"),
+    path("profile/api-keys/", token_views.api_key_create, name="api_key_create"),
+    path("profile/api-keys/<int:token_id>/revoke/", token_views.api_key_revoke, name="api_key_revoke"),
     path("clubs/new/", views.club_new, name="club_new"),
     path("clubs/<int:club_id>/", views.club_detail, name="club_detail"),
     path("clubs/<int:club_id>/settings/", views.club_settings, name="club_settings"),

@@ -382,7 +382,9 @@ def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
     """auto_now_add fields took the insert's clock: put the original times back, one UPDATE a field."""
     table = connection.ops.quote_name(kind.model._meta.db_table)
     for name in kind.stamped:
-        column = connection.ops.quote_name(kind.model._meta.get_field(name).column)
+        model_field = kind.model._meta.get_field(name)
+        assert isinstance(model_field, models.Field) and model_field.column
+        column = connection.ops.quote_name(model_field.column)
         with connection.cursor() as cursor:
             cursor.execute(
                 f"UPDATE {table} t SET {column} = v.at FROM unnest(%s::bigint[], %s::timestamptz[]) AS v(id, at) "  # noqa: S608
