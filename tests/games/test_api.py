@@ -132,11 +132,9 @@ def test_a_hand_shows_only_what_its_page_shows_the_member(club_setup):
     hand = services.table_start(table_id=table.pk, user=ann, deck=fixed_deck(HOLES, BOARD, button=1))
     order = {1: ann, 2: ben, 3: cat}
     choices = {1: "in", 2: "in", 3: "out"}
-    version = 0
-    for seat in (1, 2, 3):
+    for version, seat in enumerate((1, 2, 3)):
         services.hand_apply_action(hand_id=hand.pk, user=order[seat], action={"type": choices[seat]},
                                    version=version)
-        version += 1
     hand.refresh_from_db()
     assert hand.is_finished
     _, key = api_token_create(user=ann, name="Sheet")

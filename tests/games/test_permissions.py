@@ -74,6 +74,11 @@ MATRIX = [
     ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
     ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
+    # The club's data: organisers only. A hand is being played, so the export waits (409, with the page);
+    # the club is not empty, so an import is refused (400, with the page).
+    ("get", "/clubs/{club}/data/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
+    ("get", "/clubs/{club}/data/export.zip", {MEMBER: 403, PLAYER: 403, ORGANISER: 409}),
+    ("post", "/clubs/{club}/data/import/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
 ]
 
 
