@@ -186,6 +186,8 @@ TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS"
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
+# Requests a minute per API key (games/api), counted in the shared cache.
+API_RATE_PER_MINUTE = int(os.environ.get("API_RATE_PER_MINUTE", "60"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
                             "options": {"expires": TURN_SWEEP_SECONDS}},

@@ -64,7 +64,7 @@ def _token_user(request: HttpRequest) -> tuple[ApiToken, User]:
 def _rate_limit(token: ApiToken) -> None:
     """A fixed window per key: at most API_RATE_PER_MINUTE requests a minute (in the shared cache, so
     every web process counts together)."""
-    limit = int(getattr(settings, "API_RATE_PER_MINUTE", 60))
+    limit = int(settings.API_RATE_PER_MINUTE)
     now = time.time()
     window = int(now // 60)
     key = f"api-rate:{token.pk}:{window}"

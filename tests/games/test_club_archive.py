@@ -204,3 +204,31 @@ def test_the_commands_export_and_import(busy_club, tmp_path):
     assert "Imported into club #" in out.getvalue()
     with pytest.raises(CommandError, match="already has"):
         call_command("club_import", str(path), "--into", str(busy_club.club.pk))
+
+
+def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, client_for):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    organiser = client_for(busy_club.organiser)
+    page = organiser.get(f"/clubs/{busy_club.club.pk}/data/").content.decode()
+    assert "Download the club (.zip)" in page and "already has rule sets" in page
+    response = organiser.get(f"/clubs/{busy_club.club.pk}/data/export.zip")
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    data = b"".join(response.streaming_content)
+    assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))["club"]["id"] == busy_club.club.pk
+
+    empty = ClubFactory(name="New home")
+    MembershipFactory(club=empty, user=busy_club.outsider, role=Membership.Role.ORGANISER)
+    newcomer = client_for(busy_club.outsider)
+    assert 'type="file"' in newcomer.get(f"/clubs/{empty.pk}/data/").content.decode()
+    refused = newcomer.post(f"/clubs/{empty.pk}/data/import/",
+                            {"file": SimpleUploadedFile("x.zip", b"not a zip", content_type="application/zip")})
+    assert refused.status_code == 400 and "not a zip file" in refused.content.decode()
+    done = newcomer.post(f"/clubs/{empty.pk}/data/import/",
+                         {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")}, follow=True)
+    assert done.status_code == 200 and "Imported:" in done.content.decode()
+    assert ledger_problems(club_id=empty.pk)[0] == []
+    assert Hand.objects.filter(table__club=empty).count() == Hand.objects.filter(table__club=busy_club.club).count()
+    again = newcomer.post(f"/clubs/{empty.pk}/data/import/",
+                          {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")})
+    assert again.status_code == 400 and "already has" in again.content.decode()
