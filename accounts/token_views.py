@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .leaving import api_token_create, api_token_revoke
 from .models import ApiToken, User
+from .tokens import api_token_create, api_token_revoke
 
 MAX_LIVE_TOKENS = 10
 

@@ -22,8 +22,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from accounts.leaving import api_token_hash
 from accounts.models import ApiToken, Membership, User
+from accounts.tokens import api_token_hash
 from games import selectors
 from games.models import Hand, Table
 from ledger import selectors as ledger_selectors
@@ -67,7 +67,7 @@ def _rate_limit(token: ApiToken) -> None:
     limit = int(settings.API_RATE_PER_MINUTE)
     now = time.time()
     window = int(now // 60)
-    key = f"api-rate:{token.pk}:{window}"
+    key = f"api-rate:{token.key_hash[:24]}:{window}"
     cache.add(key, 0, timeout=120)
     try:
         count = cache.incr(key)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.leaving import api_token_create
+from accounts.tokens import api_token_create
 from tests.accounts.factories import PASSWORD
 
 pytestmark = pytest.mark.e2e

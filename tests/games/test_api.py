@@ -6,12 +6,11 @@ import json
 import re
 
 import pytest
-from django.core.cache import cache
 from django.test import Client, override_settings
 from django.urls import get_resolver
 
-from accounts.leaving import api_token_create, api_token_revoke
 from accounts.models import ApiToken
+from accounts.tokens import api_token_create, api_token_revoke
 from games import engine, services
 from games.models import Hand
 from ledger.models import Posting
@@ -28,13 +27,6 @@ def _get(key: str | None, path: str) -> tuple[int, dict]:
     headers = {"HTTP_AUTHORIZATION": f"Bearer {key}"} if key is not None else {}
     response = Client().get(path, **headers)
     return response.status_code, json.loads(response.content or b"{}")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limits():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

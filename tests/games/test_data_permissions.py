@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.leaving import api_token_create
+from accounts.tokens import api_token_create
 from games import engine, services
 from games.urls import urlpatterns
 from tests.games.helpers import make_table

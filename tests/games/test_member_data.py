@@ -9,8 +9,8 @@ import re
 import pytest
 from django.test import Client
 
-from accounts.leaving import api_token_create
 from accounts.models import Membership, User
+from accounts.tokens import api_token_create
 from games import engine, services
 from games.chat.services import chat_post
 from games.clubdata.archive import club_export, club_import
