@@ -4,6 +4,9 @@ stay (the books must keep balancing: every other member's statement runs through
 
 from __future__ import annotations
 
+import hashlib
+
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -47,10 +50,21 @@ def account_delete_refusal(*, user: User) -> str:
     return ""
 
 
+#: wrong passwords allowed on the deletion form per member, per quarter of an hour
+PASSWORD_TRIES = 5
+TRIES_WINDOW_SECONDS = 15 * 60
+
+
 def account_delete(*, user: User, password: str) -> User:
     """Delete ``user``'s account as described above. Raises AccountDeleteRefused (wrong password,
-    a hand being played, the last organiser of a club with members)."""
+    too many wrong passwords, a hand being played, the last organiser of a club with members)."""
+    # Keyed by the account and its password's stored hash: a new password starts a new count.
+    tries_key = f"account-delete-tries:{user.pk}:{hashlib.sha256(user.password.encode()).hexdigest()[:16]}"
+    if int(cache.get(tries_key, 0)) >= PASSWORD_TRIES:
+        raise AccountDeleteRefused("Too many wrong passwords: try again in a quarter of an hour.")
     if not user.check_password(password or ""):
+        cache.add(tries_key, 0, timeout=TRIES_WINDOW_SECONDS)
+        cache.incr(tries_key)
         raise AccountDeleteRefused("That is not your password; your account is unchanged.")
     with transaction.atomic(durable=True):
         locked = User.objects.select_for_update().get(pk=user.pk)

@@ -123,6 +123,17 @@ def test_deleting_is_refused_while_dealt_into_a_hand_being_played(club_setup, cl
     assert ann.is_active and ann.username != f"former-member-{ann.pk}"
 
 
+def test_wrong_passwords_on_the_deletion_form_are_limited(club_setup, client_for):
+    ann = club_setup.members[0]
+    client = client_for(ann)
+    for _ in range(5):
+        assert "not your password" in client.post("/account/delete/", {"password": "x", "confirm": "on"}).content.decode()
+    refused = client.post("/account/delete/", {"password": PASSWORD, "confirm": "on"})
+    assert refused.status_code == 400 and "Too many wrong passwords" in refused.content.decode()
+    ann.refresh_from_db()
+    assert ann.is_active
+
+
 def test_the_only_organiser_of_a_club_with_members_is_refused(club_setup, client_for):
     response = client_for(club_setup.organiser).post("/account/delete/", {"password": PASSWORD, "confirm": "on"})
     assert response.status_code == 400 and "only organiser" in response.content.decode()
