@@ -193,8 +193,8 @@ def _write(*, club: Club, out: IO[bytes], by: User | None) -> dict[str, Any]:
             "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
             "exported_by": by.username if by else "", "club": {"id": club.pk, "name": club.name},
             "counts": counts,
-            "holds": "Members, rule sets and their versions, tables and seats, finished hands with their decks "
-                     "and action logs, chat, and the books (accounts, journal entries with postings, rulings, "
+            "holds": "Members (with their email addresses, so an imported site can let them set a password), "
+                     "rule sets and their versions, tables and seats, finished hands with their decks and action logs, chat, and the books (accounts, journal entries with postings, rulings, "
                      "settlements); books/*.csv are the books for a spreadsheet.",
             "leaves_out": "Passwords (imported members set theirs with 'Forgot your password?'), API tokens, "
                           "private advance actions, sent-email bookkeeping.",
