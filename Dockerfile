@@ -7,7 +7,8 @@ COPY . .
 RUN SECRET_KEY=build-only-build-only-build-only-build-only-build-only \
     DATABASE_URL=postgresql://build@localhost/build REDIS_URL=redis://localhost:6379/0 \
     python manage.py collectstatic --noinput
-RUN useradd --create-home club && chown -R club /app
+RUN useradd --create-home club && chown -R club /app && mkdir -p /backups && chown club /backups
 USER club
 EXPOSE 8000
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--ws", "websockets-sansio"]
+# uvicorn with the site's flags: forwarded headers only from FORWARDED_ALLOW_IPS (config/serve.py).
+CMD ["python", "-m", "config.serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,12 +1,17 @@
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm, UsernameField
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm, UsernameField
+from django.utils import timezone
 
+from config.text import validate_name
 from games.clock import quiet_hours_error
 from games.words import units_from_cents
 
+from . import throttle
 from .models import Club, User
+from .selectors import name_clashes
 
 INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]
 
@@ -25,9 +30,15 @@ class ClubForm(forms.ModelForm[Club]):
         fields = ["name", "currency"]
 
     def clean_name(self) -> str:
+        from .services import club_name_error
+
         name = str(self.cleaned_data["name"]).strip()
         if not name:
             raise forms.ValidationError("Give the club a name.")
+        validate_name(name)
+        error = club_name_error(name)
+        if error:
+            raise forms.ValidationError(error)
         return name
 
     def clean_currency(self) -> str:
@@ -42,11 +53,12 @@ class ClubForm(forms.ModelForm[Club]):
 
 
 class ProfileForm(forms.ModelForm[User]):
-    """Name, email, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
+    """Name, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
 
     class Meta:
         model = User
-        fields = ["display_name", "email", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
+        # The email address changes on its own page: it needs the password and a confirmation mail.
+        fields = ["display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
                   "turn_reminder"]
         labels = {
             "away": "I am away", "quiet_start": "Quiet hours from", "quiet_end": "Quiet hours until",
@@ -68,6 +80,20 @@ class ProfileForm(forms.ModelForm[User]):
         super().__init__(*args, **kwargs)
         self.fields["turn_notices"].required = False  # left out of a post: keep the member's choice
 
+    def clean_display_name(self) -> str:
+        """No control or format characters (config/text.py), and no name another member of one of the
+        member's clubs is already shown under (compared case-insensitively)."""
+        name = str(self.cleaned_data.get("display_name") or "").strip()
+        validate_name(name)
+        shown = name or self.instance.username
+        unchanged = name == (self.instance.display_name or "")  # the instance still holds the saved name here
+        clashes = [] if unchanged or not self.instance.pk else name_clashes(user=self.instance, name=shown)
+        if clashes:
+            raise forms.ValidationError(
+                f"A member of {clashes[0].name} is already called “{shown}”: choose another display name.",
+                code="name_taken")
+        return name
+
     def clean_turn_notices(self) -> str:
         return str(self.cleaned_data.get("turn_notices") or self.instance.turn_notices or User.TurnNotices.EACH)
 
@@ -82,7 +108,8 @@ class ProfileForm(forms.ModelForm[User]):
 class InvitationForm(forms.Form):
     email = forms.EmailField(
         required=False, label="Email address (optional)",
-        help_text="We email the link there. Leave it empty to get a link you can share yourself.",
+        help_text="We email the link there, and only an account with that address can use it. Leave it "
+                  "empty to get a link you can share yourself: that link works for anyone who has it.",
     )
     valid_for_days = forms.TypedChoiceField(
         label="Valid for", choices=INVITATION_VALIDITY_CHOICES, initial="7", coerce=int,
@@ -98,6 +125,49 @@ class SignupForm(UserCreationForm[User]):
         field_classes = {"username": UsernameField}
         help_texts = {"display_name": "The name other members see; leave empty to use your username."}
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, invited_email: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["email"].required = True
+        if invited_email:  # an invitation by email is for that address only
+            self.fields["email"].initial = invited_email
+            self.fields["email"].disabled = True
+            self.fields["email"].help_text = "The invitation was sent to this address."
+
+    def clean_display_name(self) -> str:
+        name = str(self.cleaned_data.get("display_name") or "").strip()
+        validate_name(name)
+        return name
+
+
+class LoginForm(AuthenticationForm):
+    """The log-in form, refusing before the password check while the address or the username is throttled."""
+
+    throttled = False
+
+    def clean(self) -> dict[str, Any]:
+        assert self.request is not None
+        refusal = throttle.login_refusal(request=self.request, username=str(self.cleaned_data.get("username") or ""),
+                                         now=timezone.now())
+        if refusal:
+            self.throttled = True
+            raise forms.ValidationError(refusal, code="throttled")
+        return super().clean()
+
+
+class ResetForm(PasswordResetForm):
+    """Password reset that mails one address at most PASSWORD_RESET_MAILS_PER_ADDRESS times an hour.
+
+    Past that the form still answers as if it had sent (so it tells nothing about the address).
+    """
+
+    def send_mail(self, *args: Any, **kwargs: Any) -> None:
+        email = str(self.cleaned_data.get("email") or "")
+        if throttle.hit(kind="reset-address", value=email, limit=settings.PASSWORD_RESET_MAILS_PER_ADDRESS):
+            super().send_mail(*args, **kwargs)
+
+
+class EmailChangeForm(forms.Form):
+    new_email = forms.EmailField(label="New email address",
+                                 help_text="We mail a link there; the address changes when you open it.")
+    password = forms.CharField(label="Your password", strip=False, widget=forms.PasswordInput(
+        attrs={"autocomplete": "current-password"}))

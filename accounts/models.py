@@ -113,6 +113,9 @@ class Invitation(models.Model):
     used_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     revoked_at = models.DateTimeField(null=True, blank=True)
 
+    # Set (not stored) when the invitation mail could not be sent after the invitation was saved.
+    mail_failed = False
+
     class Meta:
         constraints = [
             # Used means used by someone; an invitation is used or revoked, never both.

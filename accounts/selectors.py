@@ -7,6 +7,8 @@ from datetime import datetime
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config.text import name_key
+
 from .models import Club, Invitation, Membership, User
 
 
@@ -28,3 +30,19 @@ def invitation_list_pending(*, club: Club, now: datetime | None = None) -> Query
         .select_related("created_by")
         .order_by("expires_at", "pk")
     )
+
+
+def name_clashes(*, user: User, name: str, club_ids: list[int] | None = None) -> list[Club]:
+    """The clubs (of ``club_ids``, else every club ``user`` belongs to) where another member is already
+    shown as ``name`` (their display name, else their username), compared case-insensitively
+    (config.text.name_key): a member must be able to tell who is who at a table."""
+    if club_ids is None:
+        club_ids = list(Membership.objects.filter(user=user).values_list("club_id", flat=True))
+    key = name_key(name)
+    others = (Membership.objects.filter(club_id__in=club_ids).exclude(user_id=user.pk)
+              .select_related("club").only("club__name", "user__username", "user__display_name"))
+    clubs: dict[int, Club] = {}
+    for membership in others.order_by("club__name", "club_id"):
+        if name_key(membership.user.display_name or membership.user.username) == key:
+            clubs.setdefault(membership.club_id, membership.club)
+    return list(clubs.values())

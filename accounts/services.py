@@ -6,14 +6,18 @@ Every function here is keyword-only, opens its own transaction and raises a
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
+import smtplib
+import unicodedata
 from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
+from django.core import signing
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
+from django.core.mail import BadHeaderError, send_mail
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -23,9 +27,14 @@ from django.utils import timezone
 
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
+from config.text import text_problem
 
+from . import throttle
 from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
+from .selectors import name_clashes
+
+logger = logging.getLogger(__name__)
 
 CLUB_NAME_MAX_LENGTH = 80  # Club.name
 INVITATION_DEFAULT_VALIDITY = timedelta(days=7)
@@ -56,8 +65,25 @@ class AlreadyMember(DomainError):
         self.club = club
 
 
+class InvitationForAnother(DomainError):
+    """An invitation by email opened by an account with another address (shown as 403)."""
+
+    def __init__(self, invitation: Invitation) -> None:
+        super().__init__(f"This invitation was sent to {invitation.email} and works only for the account with "
+                         "that address. Log in with that account, or ask the organiser to invite your address.")
+
+
 class InvalidInput(DomainError):
     """Input a form could not catch (shown next to the form)."""
+
+
+class NameTaken(DomainError):
+    """Another member of the club is already shown under this name (compared case-insensitively)."""
+
+    def __init__(self, club: Club, name: str) -> None:
+        super().__init__(f"A member of {club.name} is already called “{name}”. Choose another display "
+                         "name on your profile page, then open the invitation again.")
+        self.club = club
 
 
 class LastOrganiser(DomainError):
@@ -68,10 +94,25 @@ class LastOrganiser(DomainError):
 # --- clubs -----------------------------------------------------------------------------------------
 
 
+def club_name_error(name: str) -> str | None:
+    """Why `name` (already stripped) cannot name a club, or None. A club name goes into mail subjects
+    and page titles: one line of printable text."""
+    if not name or len(name) > CLUB_NAME_MAX_LENGTH:
+        return f"Give the club a name of at most {CLUB_NAME_MAX_LENGTH} characters."
+    if any(unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} for char in name):
+        return "A club name is one line of plain text: no line breaks, tabs or invisible control characters."
+    return None
+
+
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
-    """Create a club; its creator becomes its first organiser."""
+    """Create a club; its creator becomes its first organiser. Raises InvalidInput for a name that is
+    not one line of plain text (control or format characters: config/text.py)."""
+    name = name.strip()
+    error = text_problem(name, what="A club name") or club_name_error(name)
+    if error:
+        raise InvalidInput(error)
     with transaction.atomic():
-        club = Club.objects.create(name=name.strip(), currency=currency.upper(), credit_limit=credit_limit)
+        club = Club.objects.create(name=name, currency=currency.upper(), credit_limit=credit_limit)
         Membership.objects.create(club=club, user=creator, role=Membership.Role.ORGANISER)
     return club
 
@@ -83,8 +124,9 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
     """
     name = name.strip()
     currency = currency.strip().upper()
-    if not name or len(name) > CLUB_NAME_MAX_LENGTH:
-        raise InvalidInput("Give the club a name of at most 80 characters.")
+    error = text_problem(name, what="A club name") or club_name_error(name)
+    if error:
+        raise InvalidInput(error)
     if len(currency) != 3 or not currency.isalpha() or not currency.isascii():
         raise InvalidInput("Use a three-letter currency code such as USD, EUR or GBP.")
     if credit_limit < 0:
@@ -123,12 +165,14 @@ def invitation_create(
 ) -> Invitation:
     """Create a single-use invitation to one club, valid for `valid_for`.
 
-    With an email address, the link is mailed there once the transaction commits;
-    without one, the organiser shares the link. `site_url` is the site's root
+    With an email address, the link is mailed there once the transaction commits (a mail that
+    cannot be sent leaves the invitation pending and sets `invitation.mail_failed`; the organiser
+    can copy its link from the list); without one, the organiser shares the link. An invitation
+    by email can only be used by that address (see `invitation_accept`). `site_url` is the site's root
     ("https://club.example/") used to build that link.
     Raises NotAllowed unless `created_by` organises the club; InvalidInput for a
     malformed address, an out-of-range validity, an address that already belongs
-    to a member, or one with a pending invitation.
+    to a member, one with a pending invitation, or too many invitation mails in an hour.
     """
     now = now or timezone.now()
     email = email.strip()
@@ -150,6 +194,10 @@ def invitation_create(
             )
             if pending.exists():
                 raise InvalidInput(f"{email} already has a pending invitation; revoke it to send a new one.")
+        if email and not throttle.hit(kind="invitation-mail", value=str(created_by.pk),
+                                      limit=settings.INVITATION_MAILS_PER_ORGANISER):
+            raise InvalidInput("You have sent many invitation emails in the last hour. Try again later, "
+                               "or make a shareable link (leave the address empty).")
         invitation = Invitation.objects.create(
             club=club, token=secrets.token_urlsafe(_TOKEN_BYTES), email=email, created_by=created_by,
             expires_at=now + valid_for,
@@ -164,16 +212,23 @@ def invitation_url(*, invitation: Invitation, site_url: str) -> str:
 
 
 def _invitation_send(*, invitation: Invitation, site_url: str) -> None:
+    """Mail the link (after commit). A failure is logged and marked on the object, never raised:
+    the invitation is saved and its link works whatever the mail server says."""
     context = {
         "club": invitation.club, "inviter": invitation.created_by, "invitation": invitation,
         "url": invitation_url(invitation=invitation, site_url=site_url),
     }
-    send_mail(
-        subject=f"You are invited to join {invitation.club.name}",
-        message=render_to_string("accounts/email/invitation.txt", context),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=[invitation.email],
-    )
+    club_name = " ".join(invitation.club.name.split())  # a header is one line, whatever was stored
+    try:
+        send_mail(
+            subject=f"You are invited to join {club_name}",
+            message=render_to_string("accounts/email/invitation.txt", context),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[invitation.email],
+        )
+    except (BadHeaderError, smtplib.SMTPException, OSError, ValueError):
+        logger.exception("invitation %s: the mail to its address could not be sent", invitation.pk)
+        invitation.mail_failed = True
 
 
 def invitation_revoke(*, club_id: int, invitation_id: int, by: User, now: datetime | None = None) -> Invitation:
@@ -229,18 +284,31 @@ def invitation_accept(*, token: str, user: User, now: datetime | None = None) ->
     """Use the invitation: `user` joins its club as a member, and the invitation is spent.
 
     Locks the invitation row so it is used once. Raises InvitationNotFound,
-    InvitationGone, or AlreadyMember (which leaves the invitation unused).
+    InvitationGone, InvitationForAnother (an invitation by email, and `user` has another
+    address), or AlreadyMember (both leave the invitation unused).
     """
     now = now or timezone.now()
     with transaction.atomic(durable=True):
         invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        if not invitation_fits(invitation=invitation, email=user.email):
+            raise InvitationForAnother(invitation)
         return _invitation_join(invitation=invitation, user=user, now=now)
 
 
+def invitation_fits(*, invitation: Invitation, email: str) -> bool:
+    """Whether an account with `email` may use the invitation: a link for anyone, or the invited address."""
+    return not invitation.email or invitation.email.strip().lower() == email.strip().lower()
+
+
 def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Membership:
-    """Add the membership and mark the invitation used. Expects the invitation row locked."""
+    """Add the membership and mark the invitation used. Expects the invitation row locked; locks the
+    club row, so two people joining at once under one name cannot both get in. Raises AlreadyMember,
+    NameTaken (another member is shown under the joiner's name)."""
+    club = Club.objects.select_for_update().get(pk=invitation.club_id)
     if is_member(user=user, club_id=invitation.club_id):
-        raise AlreadyMember(Club.objects.get(pk=invitation.club_id))
+        raise AlreadyMember(club)
+    if name_clashes(user=user, name=user.shown_name, club_ids=[club.pk]):
+        raise NameTaken(club, user.shown_name)
     membership = Membership.objects.create(club_id=invitation.club_id, user=user, role=Membership.Role.MEMBER)
     invitation.used_at, invitation.used_by = now, user
     invitation.save(update_fields=["used_at", "used_by"])
@@ -254,7 +322,8 @@ def invitation_accept_new_account(
 
     The caller validates the password (Django's validators) and the form; this
     checks what a race could change: the invitation, the username and the email
-    (unique case-insensitively). Raises InvitationNotFound, InvitationGone or
+    (unique case-insensitively; for an invitation by email, the invited address: the
+    link reached that mailbox, which proves the address). Raises InvitationNotFound, InvitationGone or
     InvalidInput; on any error no account is created.
     """
     now = now or timezone.now()
@@ -263,8 +332,13 @@ def invitation_accept_new_account(
         validate_email(email)
     except ValidationError:
         raise InvalidInput("Enter a valid email address.") from None
+    problem = text_problem(display_name, what="A display name")
+    if problem:
+        raise InvalidInput(problem)
     with transaction.atomic(durable=True):
         invitation = _invitation_usable(Invitation.objects.select_for_update(), token=token, now=now)
+        if not invitation_fits(invitation=invitation, email=email):
+            raise InvalidInput(f"This invitation was sent to {invitation.email}: the new account uses that address.")
         if User.objects.filter(username__iexact=username).exists():
             raise InvalidInput("That username is taken; choose another.")
         if User.objects.filter(email__iexact=email).exists():
@@ -276,7 +350,11 @@ def invitation_accept_new_account(
                 )
         except IntegrityError:  # someone took the name or address since the check above
             raise InvalidInput("That username or email address was just taken; choose another.") from None
-        return _invitation_join(invitation=invitation, user=user, now=now)
+        try:
+            return _invitation_join(invitation=invitation, user=user, now=now)
+        except NameTaken as exc:  # the account is not kept: the transaction rolls back
+            raise InvalidInput(f"A member of {exc.club.name} is already called “{user.shown_name}”: "
+                               "choose another display name.") from None
 
 
 # --- memberships -----------------------------------------------------------------------------------
@@ -347,3 +425,76 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
     from games.services.hands import hands_member_removed
 
     hands_member_removed(user=target.user, club_id=club_id)
+
+
+# --- email address ---------------------------------------------------------------------------------
+
+EMAIL_CHANGE_VALIDITY = timedelta(days=2)
+EMAIL_CHANGE_TRIES_PER_HOUR = 5
+_EMAIL_CHANGE_SALT = "accounts.email-change"
+
+
+def email_change_request(*, user: User, password: str, new_email: str, site_url: str) -> None:
+    """Mail a confirmation link to `new_email`; the address changes only when that link is used.
+
+    Needs the account's password. The current address (if any) is told that a change was asked for.
+    Raises InvalidInput for more than EMAIL_CHANGE_TRIES_PER_HOUR tries, a wrong password, a
+    malformed address, the current address, or one that belongs to another account.
+    """
+    new_email = new_email.strip()
+    # Counted before the password check, so a borrowed session cannot guess the password here either.
+    if not throttle.hit(kind="email-change", value=str(user.pk), limit=EMAIL_CHANGE_TRIES_PER_HOUR):
+        raise InvalidInput("You tried to change your address many times in the last hour. Try again later.")
+    if not user.check_password(password):
+        raise InvalidInput("That is not your current password.")
+    try:
+        validate_email(new_email)
+    except ValidationError:
+        raise InvalidInput("Enter a valid email address.") from None
+    if new_email.lower() == user.email.lower():
+        raise InvalidInput("That is already your email address.")
+    if User.objects.filter(email__iexact=new_email).exclude(pk=user.pk).exists():
+        raise InvalidInput("That email address belongs to another account.")
+    token = signing.dumps({"user": user.pk, "new": new_email, "old": user.email}, salt=_EMAIL_CHANGE_SALT,
+                          compress=True)
+    url = site_url.rstrip("/") + reverse("email_change_confirm", args=[token])
+    send_mail(
+        subject="Confirm your new email address",
+        message=render_to_string("accounts/email/email_change.txt", {"user": user, "url": url,
+                                                                     "hours": int(EMAIL_CHANGE_VALIDITY.total_seconds() // 3600)}),
+        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[new_email],
+    )
+    if user.email:
+        send_mail(
+            subject="Your email address is being changed",
+            message=render_to_string("accounts/email/email_change_notice.txt", {"user": user}),
+            from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email],
+        )
+
+
+def email_change_confirm(*, token: str) -> User:
+    """Apply the address change that `token` (from the confirmation mail) carries; returns the user.
+
+    A link works until it expires and only while the account still has the address it was asked
+    from, so it works once. Raises InvalidInput for a bad, expired or spent link, or an address
+    another account took meanwhile.
+    """
+    try:
+        change = signing.loads(token, salt=_EMAIL_CHANGE_SALT, max_age=EMAIL_CHANGE_VALIDITY)
+    except signing.SignatureExpired:
+        raise InvalidInput("This confirmation link has expired. Ask for the change again from your profile.") from None
+    except signing.BadSignature:
+        raise InvalidInput("This confirmation link is not valid. Check that you copied the whole link.") from None
+    with transaction.atomic(durable=True):
+        user = User.objects.select_for_update().filter(pk=change.get("user")).first()
+        if user is None or user.email != change.get("old"):
+            raise InvalidInput("This confirmation link was already used, or your address changed since.")
+        if User.objects.filter(email__iexact=change["new"]).exclude(pk=user.pk).exists():
+            raise InvalidInput("That email address belongs to another account now.")
+        user.email = change["new"]
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["email"])
+        except IntegrityError:
+            raise InvalidInput("That email address belongs to another account now.") from None
+    return user

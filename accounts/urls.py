@@ -5,14 +5,14 @@ from . import token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/change/", auth_views.PasswordChangeView.as_view(template_name="accounts/form.html",
          extra_context={"title": "Change password"}), name="password_change"),
     path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(
         template_name="accounts/message.html", extra_context={"title": "Password changed",
         "message": "Your password has been changed."}), name="password_change_done"),
-    path("password/reset/", auth_views.PasswordResetView.as_view(
+    path("password/reset/", views.PasswordResetView.as_view(
         template_name="accounts/form.html",
         email_template_name="registration/password_reset_email.txt",
         subject_template_name="registration/password_reset_subject.txt",
@@ -32,6 +32,8 @@ urlpatterns = [
         name="password_reset_complete"),
     path("profile/", views.profile, name="profile"),
     path("profile/away/", views.away_toggle, name="away_toggle"),
+    path("profile/email/", views.email_change, name="email_change"),
+    path("profile/email/confirm/<str:token>/", views.email_change_confirm, name="email_change_confirm"),
     path("profile/api-keys/", token_views.api_key_create, name="api_key_create"),
     path("profile/api-keys/<int:token_id>/revoke/", token_views.api_key_revoke, name="api_key_revoke"),
     path("clubs/new/", views.club_new, name="club_new"),

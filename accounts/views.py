@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
@@ -18,9 +20,9 @@ from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
 from games.words import units_from_cents
 
-from . import selectors, services
+from . import selectors, services, throttle
 from .access import club_access, membership_of
-from .forms import ClubForm, InvitationForm, ProfileForm, SignupForm
+from .forms import ClubForm, EmailChangeForm, InvitationForm, LoginForm, ProfileForm, ResetForm, SignupForm
 from .models import User
 
 _MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -36,6 +38,39 @@ def _message_page(request: HttpRequest, *, title: str, message: str, status: int
     return render(request, "accounts/message.html", {
         "title": title, "message": message, "link_url": link_url, "link_text": link_text,
     }, status=status)
+
+
+class LoginView(auth_views.LoginView):
+    """Log in, throttled (accounts/throttle.py): a throttled try answers 429 with the reason."""
+
+    template_name = "accounts/login.html"
+    authentication_form = LoginForm
+
+    def form_valid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_valid(form)
+        throttle.remember_device(response=response, user=form.get_user())
+        return response
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_invalid(form)
+        if form.throttled:
+            response.status_code = 429
+        return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset mail; one client may ask PASSWORD_RESET_REQUESTS_PER_CLIENT times an hour."""
+
+    form_class = ResetForm
+
+    def form_valid(self, form: ResetForm) -> HttpResponse:
+        if not throttle.hit(kind="reset-client", value=throttle.client_address(self.request) or "",
+                            limit=settings.PASSWORD_RESET_REQUESTS_PER_CLIENT):
+            form.add_error(None, "Too many password reset requests from your network. Try again in an hour.")
+            response = self.form_invalid(form)
+            response.status_code = 429
+            return response
+        return super().form_valid(form)
 
 
 @login_required
@@ -156,7 +191,10 @@ def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
         except DomainError as error:
             form.add_error(None, error.message)
         else:
-            if invitation.email:
+            if invitation.mail_failed:
+                messages.error(request, f"The invitation for {invitation.email} is saved, but the mail could not "
+                                        "be sent. Copy its link from the list below and send it yourself.")
+            elif invitation.email:
                 messages.success(request, f"Invitation sent to {invitation.email}.")
             else:
                 messages.success(request, "Invitation link created: copy it from the list below and share it.")
@@ -199,6 +237,8 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
         if membership_of(user=user, club_id=club.pk) is not None:
             return _message_page(request, title="You're already in", message=f"You are already a member of {club.name}.",
                                  link_url=reverse("club_detail", args=[club.pk]), link_text=f"Go to {club.name}")
+        if not services.invitation_fits(invitation=invitation, email=user.email):
+            return _invitation_refused(request, services.InvitationForAnother(invitation))
         if request.method == "POST":
             try:
                 services.invitation_accept(token=token, user=user)
@@ -208,7 +248,7 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
             return redirect("club_detail", club_id=club.pk)
         return render(request, "accounts/invitation_join.html", {"invitation": invitation, "club": club})
 
-    form = SignupForm(request.POST or None, initial={"email": invitation.email})
+    form = SignupForm(request.POST or None, invited_email=invitation.email)
     if request.method == "POST" and form.is_valid():
         try:
             membership = services.invitation_accept_new_account(
@@ -238,6 +278,8 @@ def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpRespons
         return _message_page(request, title="Invitation not found", message=error.message, status=404)
     if isinstance(error, services.InvitationGone):
         return _message_page(request, title="Invitation no longer valid", message=error.message, status=410)
+    if isinstance(error, services.InvitationForAnother):
+        return _message_page(request, title="Invitation for another address", message=error.message, status=403)
     if isinstance(error, NotAllowed):
         return _message_page(request, title="Not allowed", message=error.message, status=403)
     return _message_page(request, title="That didn't work", message=error.message, status=400)
@@ -301,3 +343,36 @@ def away_toggle(request: HttpRequest) -> HttpResponse:
                                            require_https=request.is_secure()):
         target = reverse("profile")
     return redirect(target)
+
+
+@login_required
+def email_change(request: HttpRequest) -> HttpResponse:
+    """Ask to change my email address: with my password; a link mailed to the new address confirms."""
+    user = _signed_in(request)
+    form = EmailChangeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.email_change_request(user=user, password=form.cleaned_data["password"],
+                                          new_email=form.cleaned_data["new_email"], site_url=_site_url(request))
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            return _message_page(request, title="Check your email", message=(
+                f"We sent a link to {form.cleaned_data['new_email']}. Your address changes when you open it; "
+                f"until then it stays {user.email or '(none)'}."), link_url=reverse("profile"), link_text="Back to your profile")
+    return render(request, "accounts/form.html", {
+        "form": form, "title": "Change your email address", "submit_label": "Send me a link",
+        "intro": f"Your address now: {user.email or '(none)'}.",
+    })
+
+
+def email_change_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link from the confirmation mail: a button (a mail scanner opening the link changes nothing)."""
+    if request.method == "POST":
+        try:
+            user = services.email_change_confirm(token=token)
+        except DomainError as error:
+            return _message_page(request, title="That link didn't work", message=error.message, status=400)
+        return _message_page(request, title="Email address changed", message=f"Your email address is now {user.email}.",
+                             link_url=reverse("profile"), link_text="Your profile")
+    return render(request, "accounts/email_change_confirm.html", {"title": "Confirm your new email address"})

@@ -6,6 +6,7 @@ for http://127.0.0.1:8000/healthz, a host that ALLOWED_HOSTS rightly does not li
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import redis
@@ -15,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 
 def _postgres_ok() -> bool:
+    """One query on this thread's connection, taken from (and given back to) the process's pool."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
@@ -23,13 +25,23 @@ def _postgres_ok() -> bool:
         return False
 
 
+_redis_lock = threading.Lock()
+_redis_clients: dict[str, redis.Redis] = {}
+
+
+def _redis() -> redis.Redis:
+    """One client per process (and Redis address), whose connection pool every probe reuses."""
+    url = settings.REDIS_URL
+    with _redis_lock:
+        client = _redis_clients.get(url)
+        if client is None:
+            client = _redis_clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        return client
+
+
 def _redis_ok() -> bool:
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        try:
-            return client.ping() is True
-        finally:
-            client.close()
+        return _redis().ping() is True
     except Exception:
         return False
 

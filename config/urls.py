@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("games.urls")),
     path("", include("ledger.urls")),
+    path("", include("clubhouse.urls")),
 ]

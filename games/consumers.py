@@ -14,6 +14,7 @@ Close codes (a refused socket is accepted and then closed, so the browser sees t
 4404  no such table / club
 4429  flood: far more messages than the per-socket limit
 1009  a frame larger than 4 KB
+1013  try again: Redis (the channel layer) is unreachable for now; the page reconnects with backoff
 ====  =======================================================================
 A wrong ``Origin`` is refused at the handshake (HTTP 403) by ``AllowedHostsOriginValidator``.
 
@@ -40,7 +41,9 @@ Server -> client:
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections import deque
 from importlib import import_module
@@ -51,9 +54,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 from django.http import HttpRequest
+from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import Club, User
+from config import metrics
 from config.errors import DomainError
 from games import selectors
 from games.chat.selectors import chat_payload, chat_recent
@@ -63,11 +68,15 @@ from games.models import ChatMessage, Hand, Table
 from games.services.announce import club_group, table_group
 from games.services.hands import hand_apply_action
 
+log = logging.getLogger(__name__)
+
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
 CLOSE_TOO_BIG = 1009
+CLOSE_TRY_AGAIN = 1013  # Redis unreachable: the page reconnects with backoff
+JOIN_ATTEMPTS = 3
 
 MAX_FRAME_BYTES = 4096
 RATE_COUNT = 20  # messages per socket ...
@@ -109,6 +118,24 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self._recent: deque[float] = deque()
         self._joined: list[str] = []
+        self._opened = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """A socket opening while Redis is unreachable (the layer cannot even name its channel) is told to
+        try again, instead of failing the handshake with a server error."""
+        try:
+            await super().__call__(scope, receive, send)
+        except (OSError, RedisError):
+            if self._opened:
+                raise
+            log.warning("Refused a socket: Redis is unreachable", exc_info=True)
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN,
+                        "reason": "Live updates are unavailable for a moment: reconnecting."})
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        self._opened = True
+        await super().accept(subprotocol, headers)
 
     async def refuse(self, code: int, reason: str) -> None:
         """Accept and close at once, so the client sees the application close code and reason."""
@@ -121,9 +148,22 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "message": message})
 
-    async def join(self, group: str) -> None:
-        await self.channel_layer.group_add(group, self.channel_name)
-        self._joined.append(group)
+    async def join(self, group: str) -> bool:
+        """Join a group; True when joined. A connection to Redis broken by a restart is re-opened on the next
+        try; if Redis stays down, refuse with "try again" (the page reconnects with backoff) and say False."""
+        for attempt in range(JOIN_ATTEMPTS):
+            try:
+                await self.channel_layer.group_add(group, self.channel_name)
+            except (OSError, RedisError):
+                if attempt + 1 == JOIN_ATTEMPTS:
+                    log.warning("Could not join %s: Redis is unreachable", group, exc_info=True)
+                    await self.refuse(CLOSE_TRY_AGAIN, "Live updates are unavailable for a moment: reconnecting.")
+                    return False
+                await asyncio.sleep(0.2 * (attempt + 1))
+            else:
+                self._joined.append(group)
+                return True
+        return False
 
     async def disconnect(self, code: int) -> None:
         for group in self._joined:
@@ -190,7 +230,8 @@ class TableConsumer(_JsonConsumer):
         except _Refused as exc:
             await self.refuse(exc.code, exc.reason)
             return
-        await self.join(table_group(self.table_id))
+        if not await self.join(table_group(self.table_id)):
+            return
         await self.accept()
         await self.send_json(await database_sync_to_async(self._view_payload)(None))
         await self.send_json(await database_sync_to_async(self._chat_history)())
@@ -313,6 +354,7 @@ class TableConsumer(_JsonConsumer):
             await self.close(code=exc.code, reason=exc.reason)
             return
         await self.send_json(payload)
+        metrics.broadcast_observe(event)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "table.changed", "table": self.table_id})
@@ -345,7 +387,8 @@ class LobbyConsumer(_JsonConsumer):
         if code is not None:
             await self.refuse(*code)
             return
-        await self.join(club_group(self.club_id))
+        if not await self.join(club_group(self.club_id)):
+            return
         await self.accept()
 
     def _check_access(self) -> tuple[int, str] | None:

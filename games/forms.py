@@ -5,11 +5,11 @@ Money is entered in units of the club's currency (0.25) and kept in cents.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from django import forms
 
+from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.models import Game, RuleSetVersion
@@ -21,11 +21,9 @@ MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 
 
 def reject_control_characters(value: str) -> None:
-    """A name shows on pages and in email subjects: no control characters (tabs, newlines, NUL...)
-    nor line or paragraph separators, which would break a mail header (BadHeaderError)."""
-    if any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in str(value)):
-        raise forms.ValidationError("Use letters, digits, spaces and punctuation only: no line breaks, "
-                                    "tabs or other control characters.", code="control_characters")
+    """A name shows on pages and in email subjects: config.text's one rule for names (no control or
+    format characters: line breaks, tabs, bidi overrides, zero-width characters...)."""
+    validate_name(value)
 
 
 class MoneyField(forms.DecimalField):

@@ -115,8 +115,17 @@ class Hand(models.Model):
     button = models.PositiveSmallIntegerField()
     carry_in = models.BigIntegerField(default=0, help_text="Cents carried into this hand's pot.")
     deck = models.JSONField(help_text="The shuffled deck order; never shown before the hand ends.")
-    salt = models.CharField(max_length=64)
-    commitment = models.CharField(max_length=64, help_text="SHA-256 of the deck order and salt, published at the deal.")
+    # DESIGN.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
+    # leaf per deck position (games/engine/verify.py) and keeps the 52 salts in ``salts``; hands
+    # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
+    scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
+                              choices=[("deck-sha256", "One commitment of the whole deck"),
+                                       ("merkle-sha256-v1", "One commitment per card (Merkle root)")])
+    salt = models.CharField(max_length=64, blank=True)
+    salts = models.JSONField(default=list, blank=True,
+                             help_text="One 128-bit salt per deck position; each opened only by right.")
+    commitment = models.CharField(max_length=64, help_text="Published at the deal: the Merkle root of the "
+                                  "deck's salted leaves (older hands: SHA-256 of the deck order and salt).")
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
@@ -144,6 +153,27 @@ class Hand(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None
+
+
+class HandDispute(models.Model):
+    """An organiser's ruling that opens every card of a finished hand to its players, with the reason.
+
+    DESIGN.md "Engine contract": folded and dropped hands are opened only this way. Never edited or
+    deleted: the record is what the players of the hand read.
+    """
+
+    hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="dispute")
+    reason = models.TextField()
+    ruled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(reason=""), name="hand_dispute_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} opened by {self.ruled_by}"
 
 
 class HandAction(models.Model):

@@ -194,6 +194,12 @@ def tables_waiting_for(*, user: User) -> list[WaitingTable]:
     return sorted(out, key=lambda w: w.deadline)
 
 
+def summary_links(*, user: User) -> list[tuple[str, str]]:
+    """(club name, absolute link of its "since you were last here" page) for each of the member's clubs."""
+    return [(name, f"{settings.SITE_URL.rstrip('/')}{reverse('clubhouse:summary', args=[club_id])}")
+            for club_id, name in user.memberships.order_by("club__name").values_list("club_id", "club__name")]
+
+
 def digests_send(*, now: datetime | None = None) -> int:
     """Send today's digest to each member who chose one, once their local hour reaches
     ``TURN_DIGEST_HOUR`` and something waits for them; at most one a local day. Returns how many sent."""
@@ -213,7 +219,8 @@ def digests_send(*, now: datetime | None = None) -> int:
                 continue  # another run sent it
             send_mail(subject=f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you",
                       message=render_to_string("email/digest.txt", {"user": user, "waiting": waiting,
-                                                                     "zone": user.time_zone}),
+                                                                     "zone": user.time_zone,
+                                                                     "summaries": summary_links(user=user)}),
                       from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
         sent += 1
     return sent

@@ -11,6 +11,7 @@ from typing import Any
 from accounts.models import User
 from games import selectors
 from games.models import Hand, RuleSetVersion, Table
+from games.services.hands import clock_deadline
 from games.words import event_words, money, rules_in_words
 from ledger import selectors as ledger_selectors
 
@@ -53,6 +54,48 @@ def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]
 
 
 TIMEOUT_MARK = "(clock ran out)"
+
+
+def log_with_timeouts(*, hand: Hand | None, lines: list[str]) -> list[str]:
+    """``lines`` (one per event of ``hand``, in order: the deal's, then each action's) with the first line
+    of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
+    still closed: the default of a timeout (and of an away or removed member) is fixed by the house
+    rules, so the mark would tell that seat's choice before the reveal."""
+    if hand is None or not lines:
+        return lines
+    sealed = selectors.hand_sealed_open(hand=hand)
+    out = list(lines)
+    index = len(hand.deal_events or [])
+    for first_event, events, is_timeout in selectors.hand_action_steps(hand=hand):
+        if is_timeout and not (sealed and first_event == "decided") and index < len(out):
+            out[index] = f"{out[index]} {TIMEOUT_MARK}"
+        index += events
+    return out
+
+
+def turn_clocks_for(*, hand: Hand | None, user: User | None) -> list[dict[str, Any]]:
+    """The clocks the table page shows ``user``: each awaited seat's deadline, with an "away" badge.
+
+    While a sealed decision is open only ``user``'s own clock is shown: another seat's exact deadline
+    (quiet hours make them differ) would tell that a seat which decided at that moment timed out, and
+    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once."""
+    if hand is None or hand.is_finished:
+        return []
+    sealed = selectors.hand_sealed_open(hand=hand)
+    names = selectors.hand_player_names(hand=hand)
+    away = set(User.objects.filter(pk__in=[int(u) for u in hand.players.values()], away=True)
+               .values_list("pk", flat=True))
+    clocks = []
+    for seat in selectors.hand_to_act(hand=hand):
+        user_id = int(hand.players.get(str(seat), 0))
+        is_me = user is not None and user_id == user.pk
+        if sealed and not is_me:
+            continue
+        entry = (hand.clocks or {}).get(str(seat))
+        deadline = clock_deadline(entry) if entry else hand.deadline
+        clocks.append({"seat": seat, "name": names.get(seat, f"Seat {seat}"), "deadline": deadline,
+                       "is_me": is_me, "away": user_id in away})
+    return clocks
 
 
 def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict[str, Any]]:
@@ -105,18 +148,24 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> 
         view = selectors.hand_view_for(hand=hand, user=user)
         names = {**names, **selectors.hand_player_names(hand=hand)}
     by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
+    # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
+    # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
+    # these means the seat took the default the house rules fix (see turn_clocks_for).
+    sealed = selectors.hand_sealed_open(hand=hand)
     rows = []
     numbers = sorted({s.number for s in seats} | set(by_seat))
     for n in numbers:
         seat = next((s for s in seats if s.number == n), None)
         v = by_seat.get(n)
+        is_me = (seat is not None and seat.user_id == user.pk) or (view is not None and view.get("you") == n)
+        masked = sealed and v is not None and not is_me
         rows.append({
-            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v,
-            "is_me": (seat is not None and seat.user_id == user.pk) or (view is not None and view.get("you") == n),
+            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": is_me,
             "is_button": view is not None and view.get("button") == n,
             "to_act": view is not None and n in view.get("to_act", []),
-            "sitting_out": seat is not None and seat.sitting_out,
-            "left": seat is None,
+            "away": seat is not None and seat.user.away and not masked,
+            "sitting_out": seat is not None and seat.sitting_out and not masked,
+            "left": seat is None and not masked,
         })
     out["seat_rows"] = rows
     out["names"] = names

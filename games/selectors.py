@@ -14,7 +14,9 @@ from django.db.models.expressions import RawSQL
 
 from accounts.models import Club, User
 from games import engine
-from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
+from games.engine import piles as engine_piles
+from games.engine import piranha as engine_piranha
+from games.models import Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
 
 
 def rule_sets_for(*, club: Club) -> QuerySet[RuleSet]:
@@ -99,6 +101,18 @@ def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
     return engine.view(engine.state_from_json(hand.state), seat)
 
 
+SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.sealed})  # "drop", "declare"
+
+
+def hand_sealed_open(*, hand: Hand | None) -> bool:
+    """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
+    opened yet. While it is, others may learn of each seat only "decided" or "waiting" (DESIGN.md,
+    "Engine contract"): not how a seat decided (a timeout, away, a removal), nor when its clock runs out."""
+    if hand is None or hand.is_finished:
+        return False
+    return str(hand.state.get("phase")) in SEALED_PHASES
+
+
 def hand_to_act(*, hand: Hand) -> list[int]:
     """Seats whose decision is awaited (public: the table shows who has still to act)."""
     if hand.is_finished:
@@ -172,6 +186,14 @@ def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
     return hand.actions.select_related("user").order_by("sequence")
 
 
+def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
+    """Each applied action of ``hand`` in order, as (the kind of its first event, how many events it
+    logged, whether the clock took it): what the log needs to mark timeouts. A sealed decision's first
+    event is "decided", whatever the action (a Piles declaration's default is a plain fold)."""
+    rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
+    return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
+
+
 def hand_player_names(*, hand: Hand) -> dict[int, str]:
     ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
     users = User.objects.in_bulk(list(ids.values()))
@@ -184,3 +206,62 @@ def hand_ledger_entries(*, hand: Hand) -> list[Any]:
 
     return list(JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user")
                 .order_by("created_at", "pk"))
+
+
+@dataclass(frozen=True)
+class HandProof:
+    """What one member may check of a finished hand's deal (DESIGN.md "Engine contract").
+
+    ``openings``: {position, card, salt, path, opened_as} for each card they may open: the board and
+    the shown hands (everyone), their own hole cards (a player), every card once an organiser's ruling
+    opened the hand (its players and the organisers). ``dispute``: that ruling, to those who may read it.
+    """
+
+    hand: Hand
+    scheme: str
+    openings: list[dict[str, Any]]
+    dispute: HandDispute | None
+    may_open: bool  # an organiser who may still open the hand by a ruling
+
+    def export(self) -> dict[str, Any]:
+        """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
+        hand = self.hand
+        head: dict[str, Any] = {
+            "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,
+            "game": hand.rule_version.rule_set.game,
+        }
+        if self.scheme == engine.SCHEME_DECK:
+            return {**head, "commitment": hand.commitment, "deck": list(hand.deck), "salt": hand.salt}
+        out = {**head, "root": hand.commitment, "openings": self.openings}
+        if self.dispute is not None:
+            out["ruling"] = {"reason": self.dispute.reason, "by": self.dispute.ruled_by.shown_name,
+                             "at": self.dispute.created_at.isoformat()}
+        return out
+
+
+def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
+    """The openings ``user`` may have of the finished ``hand`` (the caller checked they may see the hand)."""
+    if hand.scheme == engine.SCHEME_DECK:  # older hands published the whole deck after the hand
+        return HandProof(hand=hand, scheme=hand.scheme, openings=[], dispute=None, may_open=False)
+    state = engine.state_from_json(hand.state)
+    seat = hand_seat_of(hand=hand, user=user)
+    names = hand_player_names(hand=hand)
+    public = set(engine.opened_positions(state, None))
+    own = set(engine.opened_positions(state, seat)) - public if seat is not None else set()
+    dispute = (HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
+               if seat is not None or is_organiser else None)
+    ruled = set(range(len(hand.deck))) - public - own if dispute is not None else set()
+    holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
+    out = []
+    for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled):
+        seat_of_card = holder.get(o.card)
+        whose = None if seat_of_card is None else names.get(seat_of_card, f"seat {seat_of_card}")
+        if o.position in ruled:
+            why = f"{whose}'s hole card, opened by the ruling" if whose else "opened by the ruling"
+        elif whose is None:
+            why = "board"
+        else:
+            why = "your hole card" if o.position in own else f"shown by {whose}"
+        out.append({**o.to_dict(), "opened_as": why})
+    return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
+                     may_open=is_organiser and dispute is None)

@@ -26,6 +26,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from config import metrics
 from games.models import Hand, TurnNotice
 from games.services.hands import hand_apply_timeout
 
@@ -37,7 +38,9 @@ SWEEP_BATCH = 200
 @shared_task(acks_late=True)
 def expire_turn(hand_id: int, version: int) -> bool:
     """Apply the default action if that version of the hand still waits and its clock ran out."""
-    return hand_apply_timeout(hand_id=hand_id, version=version)
+    applied = hand_apply_timeout(hand_id=hand_id, version=version)
+    metrics.timeouts_applied(int(applied), by="task")
+    return applied
 
 
 @shared_task(acks_late=True)
@@ -58,6 +61,7 @@ def sweep_overdue_turns() -> int:
                 moved += hand_apply_timeout(hand_id=hand_id, version=version)
             except Exception:  # one broken hand must not stop the sweep of the others
                 log.exception("Timeout of hand %s version %s failed", hand_id, version)
+    metrics.timeouts_applied(moved, by="sweep")
     return moved
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -21,10 +21,11 @@ from django.views.decorators.http import require_POST
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games import engine, selectors, services
 from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
-from games.models import Game, Table
+from games.models import Game, Hand, Table
 from games.presenters import hand_page, hand_story, piles_board, rules_words
 from games.words import money
 from ledger import selectors as ledger_selectors
@@ -366,17 +367,22 @@ def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
     dealt_to = None if selectors.table_may_watch(table=table, user=user) else user
     if dealt_to is not None and not selectors.hand_history(table=table, dealt_to=dealt_to, size=1)[0]:
         return _forbidden(request, table, access)
-    raw = request.GET.get("before", "")
-    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to,
-                                                before=int(raw) if raw.isdigit() else None)
+    status = 200
+    try:
+        before = query_key(request, "before")
+    except BadQuery as exc:  # a broken or forged page link: the newest page, and why
+        messages.error(request, str(exc))
+        before, status = None, 400
+    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to, before=before)
     return render(request, "games/hand_history.html", {
         "club": access.club, "access": access, "table": table, "hands": hands, "next_before": next_before,
         "title": f"{table.name}: hands played",
-    })
+    }, status=status)
 
 
-@login_required
-def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+def _finished_hand(request: HttpRequest, hand_id: int) -> tuple[Hand, ClubAccess] | HttpResponse:
+    """The finished hand and the member's access, or the page to answer instead (403, or the table
+    while the hand is being played); 404 for no such hand or a non-member."""
     hand = selectors.hand_get(hand_id=hand_id)
     if hand is None:
         raise Http404("No such hand.")
@@ -387,22 +393,65 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     if not hand.is_finished:
         messages.info(request, "That hand is still being played; its history opens when it ends.")
         return redirect("games:table", table_id=table.pk)
+    return hand, access
+
+
+@login_required
+def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+    found = _finished_hand(request, hand_id)
+    if isinstance(found, HttpResponse):
+        return found
+    hand, access = found
+    table = hand.table
     currency = access.club.currency
     names = selectors.hand_player_names(hand=hand)
     view = selectors.hand_view_for(hand=hand, user=None)  # the public view: the board as it stood at the end
     result = view.get("result") or {}
+    proof = selectors.hand_proof_for(hand=hand, user=_user(request), is_organiser=access.is_organiser)
     return render(request, "games/hand_detail.html", {
         "club": access.club, "access": access, "table": table, "hand": hand, "view": view,
         "piles_board": piles_board(view) if view.get("game") == "piles" else [],
         "story": hand_story(hand=hand, names=names, currency=currency),
         "result": result, "names": names, "shown": _shown_hands(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
-        "entries": selectors.hand_ledger_entries(hand=hand), "deck_text": " ".join(hand.deck),
+        "entries": selectors.hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
+        "deck_text": " ".join(hand.deck) if proof.scheme == engine.SCHEME_DECK else "",
         "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
         "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
             "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),
         **_deck_context(request),
     })
+
+
+@login_required
+def hand_proof_json(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The hand's proof as JSON (the openings this member may have), for ``python -m games.engine.verify``."""
+    found = _finished_hand(request, hand_id)
+    if isinstance(found, HttpResponse):
+        return found
+    hand, access = found
+    proof = selectors.hand_proof_for(hand=hand, user=_user(request), is_organiser=access.is_organiser)
+    response = JsonResponse(proof.export(), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="hand-{hand.pk}.json"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_POST
+def hand_dispute(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """An organiser opens every card of a finished hand to its players, with a reason (a logged ruling)."""
+    hand = selectors.hand_get(hand_id=hand_id)
+    if hand is None:
+        raise Http404("No such hand.")
+    club_access(request, hand.table.club_id, organiser=True)
+    try:
+        services.hand_dispute_open(hand_id=hand.pk, user=_user(request), reason=request.POST.get("reason", ""))
+    except DomainError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "The hand is opened to its players, with your reason.")
+    return redirect(reverse("games:hand_detail", args=[hand.pk]) + "#proof")
 
 
 def _shown_hands(result: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:

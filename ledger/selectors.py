@@ -48,6 +48,27 @@ def pots_total(*, club: Club) -> int:
     return int(total or 0)
 
 
+def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:
+    """Each member's balance as the books stood just before ``as_of`` (user id -> cents; members
+    with no entries by then left out): the stored running balance of each member account's last
+    posting before that instant. Read backwards from ``as_of`` on the (club, created_at) index, so
+    it stops at the member's latest posting then (backwards on (account, seq) it would first pass
+    every posting made since)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT a.user_id, p.balance_after FROM ledger_account a
+            CROSS JOIN LATERAL (
+                SELECT balance_after FROM ledger_posting
+                WHERE club_id = a.club_id AND account_id = a.id AND created_at < %s
+                ORDER BY created_at DESC, seq DESC LIMIT 1
+            ) p
+            WHERE a.club_id = %s AND a.kind = 'member'
+        """, [as_of, club.pk])
+        return {int(user_id): int(balance) for user_id, balance in cursor.fetchall()}
+
+
 @dataclass(frozen=True)
 class Transfer:
     payer_id: int

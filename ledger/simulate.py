@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.models import Club, User
 from games import engine
 from games.models import Game, Hand, RuleSet, RuleSetVersion, Table
+from games.services.proof import deal_salts
 
 from .services import ledger_post_hand_events
 
@@ -62,14 +63,16 @@ def simulation_hand_play(*, table: Table, players: Sequence[User], rng: random.R
         number = table.hands_played + 1
         button = number % len(seats)
         deck = list(engine.shuffled_deck())
-        salt = engine.new_salt()
+        salts = deal_salts()
         state, events = engine.new_hand(rules, seats=seats, button=button, deck=deck,
                                         carry_pot=table.carry_pot, hand_number=number)
         hand = Hand.objects.create(
             table=table, number=number, rule_version=table.rule_version,
             players={str(s): u.pk for s, u in seat_users.items()}, button=button, carry_in=table.carry_pot,
-            deck=deck, salt=salt, commitment=engine.deck_commitment(deck, salt),
+            deck=deck, scheme=engine.SCHEME_MERKLE, salts=salts, commitment="",
             state=engine.state_to_json(state))
+        hand.commitment = engine.merkle_root(hand.pk, deck, salts)
+        hand.save(update_fields=["commitment"])
         entries = len(ledger_post_hand_events(hand=hand, events=events, seat_users=seat_users,
                                               created_by=created_by))
         count = len(events)

@@ -6,8 +6,7 @@ statement; organisers see every statement, the journal and the rulings.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -26,11 +25,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.access import ClubAccess, club_access
 from accounts.models import Membership, User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games.words import units_from_cents
 
-from . import selectors, services
+from . import exports, selectors, services
 from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
-from .models import Posting
 from .selectors import StatementFilter
 
 
@@ -123,41 +122,14 @@ def journal(request: HttpRequest, club_id: int) -> HttpResponse:
 # --- CSV exports (streamed) ---------------------------------------------------------
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(text: str) -> str:
-    """Text a member typed can't become a spreadsheet formula."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-def _csv_lines(header: list[str], rows: Iterable[Posting], row: Callable[[Posting], list[str]],
-               batch: int = 500) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(header)
-    lines: list[str] = []
-    for posting in rows:
-        lines.append(writer.writerow(row(posting)))
-        if len(lines) >= batch:
-            yield "".join(lines)
-            lines = []
-    if lines:
-        yield "".join(lines)
-
-
-def _streamed_csv(request: HttpRequest, lines: Iterator[str], filename: str) -> StreamingHttpResponse:
+def _streamed_csv(request: HttpRequest, lines: Iterator[bytes], filename: str) -> StreamingHttpResponse:
     """A sync iterator under WSGI, an async one under ASGI (Django would otherwise read it all
-    into memory first); either way the rows come from keyset chunks and memory stays flat."""
+    into memory first); either way PostgreSQL's COPY streams the rows and memory stays flat."""
     if isinstance(request, ASGIRequest):
-        def next_chunk() -> str | None:
+        def next_chunk() -> bytes | None:
             return next(lines, None)
 
-        async def chunks() -> AsyncIterator[str]:
+        async def chunks() -> AsyncIterator[bytes]:
             while (chunk := await sync_to_async(next_chunk)()) is not None:
                 yield chunk
 
@@ -169,19 +141,6 @@ def _streamed_csv(request: HttpRequest, lines: Iterator[str], filename: str) -> 
     return response
 
 
-STATEMENT_HEADER = ["date", "entry", "kind", "memo", "table", "game", "hand", "amount", "balance_after", "ruling"]
-
-
-def _statement_row(p: Posting) -> list[str]:
-    entry = p.entry
-    return [
-        p.created_at.isoformat() if p.created_at else "", str(entry.pk), p.kind, _cell(entry.memo),
-        _cell(entry.table.name) if entry.table else "", p.game, str(entry.hand_id or ""),
-        services.format_cents(p.amount, grouping=False), services.format_cents(p.balance_after, grouping=False),
-        str(entry.ruling_id or ""),
-    ]
-
-
 @login_required
 @require_GET
 def statement_export(request: HttpRequest, club_id: int, user_id: int) -> HttpResponseBase:
@@ -191,16 +150,9 @@ def statement_export(request: HttpRequest, club_id: int, user_id: int) -> HttpRe
         return HttpResponse("The filters are not valid: " + "; ".join(
             str(e) for errors in form.errors.values() for e in errors), status=400, content_type="text/plain")
     account = selectors.member_account(club=access.club, user=member)
-    rows: Iterable[Posting] = selectors.statement_rows(account=account, flt=flt) if account else []
     stamp = timezone.localdate().isoformat()
-    return _streamed_csv(request, _csv_lines(STATEMENT_HEADER, rows, _statement_row),
+    return _streamed_csv(request, exports.statement_csv(account=account, flt=flt),
                          f"statement-{access.club.pk}-{member.username}-{stamp}.csv")
-
-
-def _journal_row(p: Posting) -> list[str]:
-    account = p.account
-    owner = account.user.username if account.user else f"pot:{account.table.name if account.table else ''}"
-    return [_cell(owner), *_statement_row(p)]
 
 
 @login_required
@@ -210,8 +162,7 @@ def journal_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
     form, flt = _filters(request, access)
     if flt is None:
         return HttpResponse("The filters are not valid.", status=400, content_type="text/plain")
-    rows = selectors.journal_rows(club=access.club, flt=flt)
-    return _streamed_csv(request, _csv_lines(["account", *STATEMENT_HEADER], rows, _journal_row),
+    return _streamed_csv(request, exports.journal_csv(club=access.club, flt=flt),
                          f"journal-{access.club.pk}-{timezone.localdate().isoformat()}.csv")
 
 
@@ -357,10 +308,19 @@ def settlement_limit(request: HttpRequest, club_id: int) -> HttpResponse:
 # --- rulings --------------------------------------------------------------------------
 
 
-def _rulings_context(request: HttpRequest, access: ClubAccess, **forms: Any) -> dict[str, Any]:
-    before = request.GET.get("before")
-    rulings, next_before = selectors.ruling_list(club=access.club, before=int(before) if before and before.isdigit()
-                                                 else None)
+def _rulings_before(request: HttpRequest) -> tuple[int | None, bool]:
+    """The rulings page's cursor (``?before=``) and whether the link was broken (then the newest page,
+    with a message, answered 400)."""
+    try:
+        return query_key(request, "before"), False
+    except BadQuery as exc:
+        messages.error(request, str(exc))
+        return None, True
+
+
+def _rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
+                     **forms: Any) -> dict[str, Any]:
+    rulings, next_before = selectors.ruling_list(club=access.club, before=before)
     return {
         "club": access.club, "access": access, "rulings": rulings, "next_before": next_before,
         "adjust_form": forms.get("adjust_form") or AdjustmentForm(club=access.club),
@@ -373,7 +333,9 @@ def _rulings_context(request: HttpRequest, access: ClubAccess, **forms: Any) -> 
 @require_GET
 def rulings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
-    return render(request, "ledger/rulings.html", _rulings_context(request, access))
+    before, broken = _rulings_before(request)
+    return render(request, "ledger/rulings.html", _rulings_context(request, access, before=before),
+                  status=400 if broken else 200)
 
 
 @login_required

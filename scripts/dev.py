@@ -87,6 +87,14 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def run(port: int) -> int:
+    sys.path.insert(0, str(ROOT))
+    from config.serve import ProxyTrustError, web_command
+
+    try:
+        web_command(host="127.0.0.1", port=port, environ=os.environ)
+    except ProxyTrustError as error:
+        say(str(error))
+        return 2
     # A terminal closing or `kill` stops everything as Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
@@ -102,40 +110,86 @@ def run(port: int) -> int:
     bin_dir = VENV / "bin"
     data = ROOT / ".data"
     commands = {
-        "web": [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                "--lifespan", "off", "--ws", "websockets-sansio"],
+        # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
+        "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--loglevel", "INFO"],
         "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
                  "--schedule", str(data / "celerybeat-schedule")],
     }
-    processes = {name: subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
-                 for name, cmd in commands.items()}
+    supervisor = Supervisor(commands, env)
     say(f"the club site is at http://127.0.0.1:{port}/  (Ctrl-C stops everything)")
     status = 0
     try:
-        while True:
-            for name, process in processes.items():
-                code = process.poll()
-                if code is not None:
-                    say(f"{name} exited with {code}; stopping the rest")
-                    status = code or 1
-                    raise KeyboardInterrupt
-            time.sleep(0.5)
+        status = supervisor.watch()
     except KeyboardInterrupt:
         pass
     finally:
-        for process in processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+        supervisor.stop_all()
+        stop_embedded(started_services)
+    return status
+
+
+class Supervisor:
+    """Runs the web server, the worker and beat. A worker or beat that exits is started again after a
+    pause that doubles on each quick crash (1 s up to RESTART_MAX_DELAY s; back to 1 s once it has
+    run STABLE_SECONDS), so a Redis or PostgreSQL restart never takes the site down. The web server
+    exiting stops everything: it is what the person at the terminal watches."""
+
+    RESTARTED = ("worker", "beat")
+    RESTART_MAX_DELAY = 30.0
+    STABLE_SECONDS = 60.0
+
+    def __init__(self, commands: dict[str, list[str]], env: dict[str, str]) -> None:
+        self.commands = commands
+        self.env = env
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.started_at: dict[str, float] = {}
+        self.delay: dict[str, float] = dict.fromkeys(commands, 1.0)
+        self.restart_at: dict[str, float] = {}
+        for name in commands:
+            self.start(name)
+
+    def start(self, name: str) -> None:
+        process = subprocess.Popen(self.commands[name], cwd=ROOT, env=self.env, start_new_session=True)
+        self.processes[name] = process
+        self.started_at[name] = time.monotonic()
+        say(f"{name} started (pid {process.pid})")
+
+    def watch(self) -> int:
+        """Supervise until the web server exits (its status is returned) or Ctrl-C."""
+        while True:
+            now = time.monotonic()
+            for name, process in list(self.processes.items()):
+                if name in self.restart_at:
+                    if now >= self.restart_at[name]:
+                        del self.restart_at[name]
+                        self.start(name)
+                    continue
+                code = process.poll()
+                if code is None:
+                    if now - self.started_at[name] >= self.STABLE_SECONDS:
+                        self.delay[name] = 1.0
+                    continue
+                if name not in self.RESTARTED:
+                    say(f"{name} exited with {code}; stopping the rest")
+                    return code or 1
+                delay = self.delay[name]
+                say(f"{name} exited with {code}; restarting it in {delay:.0f}s")
+                self.restart_at[name] = now + delay
+                self.delay[name] = min(delay * 2, self.RESTART_MAX_DELAY)
+            time.sleep(0.5)
+
+    def stop_all(self) -> None:
+        running = [p for name, p in self.processes.items() if name not in self.restart_at and p.poll() is None]
+        for process in running:
+            os.killpg(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
-        for process in processes.values():
+        for process in running:
             try:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-        stop_embedded(started_services)
-    return status
 
 
 def test(pytest_args: list[str]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,3 +89,9 @@ def client_for():
         return client
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits(settings) -> None:
+    """Each test counts mails and requests afresh: the counters live in the shared Redis."""
+    settings.RATE_LIMIT_PREFIX = f"limit-{uuid.uuid4().hex}"

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from celery.schedules import crontab
+from csp.constants import NONE, SELF
 
 # Lets `forms.ModelForm[Club]` and other generic Django classes be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -40,15 +42,21 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "csp",
     "axes",
     "accounts",
     "games",
     "ledger",
+    "clubhouse",
+    "operations",
 ]
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
+    "operations.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.security.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,9 +90,22 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
-    if DATABASE_URL
+    "default": dj_database_url.parse(DATABASE_URL) if DATABASE_URL
     else {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres"},
+}
+# One bounded psycopg pool per process (web and sockets, worker, beat) instead of persistent connections,
+# which under ASGI pile up one per request thread until PostgreSQL refuses clients. Each process holds
+# at most DB_POOL_MAX_SIZE connections; a request waits up to DB_POOL_TIMEOUT seconds for one.
+DB_POOL_MIN_SIZE = int(os.environ.get("DB_POOL_MIN_SIZE", "1"))
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
+DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool requires it
+# The pool checks a connection before handing it out, so a restarted PostgreSQL costs no failed request.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    "min_size": min(DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE),
+    "max_size": DB_POOL_MAX_SIZE,
+    "timeout": DB_POOL_TIMEOUT,
 }
 # Two roles (README, "The two database roles"): DATABASE_URL is the application role, which may
 # not alter, truncate or rewrite the books; DATABASE_OWNER_URL, when set, is the role that owns the
@@ -110,12 +131,53 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# Failed logins are throttled per username and address (django-axes).
+# Failed logins (accounts/throttle.py). Three tiers over the failures of the last AXES_COOLOFF_TIME:
+# - django-axes locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
+# - an address is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures, whatever the usernames;
+# - a username with LOGIN_SLOWDOWN_AFTER failures from anywhere takes one try per growing delay
+#   (at most LOGIN_SLOWDOWN_MAX_SECONDS); a browser that logged in to it before is not slowed, so
+#   nobody can lock a member out for good.
+# The address is the connecting peer's as the web server computed it (REMOTE_ADDR); the server
+# believes X-Forwarded-For only from the proxies in FORWARDED_ALLOW_IPS (config/serve.py).
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)  # should django-ipware ever be installed
+LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "20"))
+LOGIN_SLOWDOWN_AFTER = int(os.environ.get("LOGIN_SLOWDOWN_AFTER", "10"))
+LOGIN_SLOWDOWN_MAX_SECONDS = int(os.environ.get("LOGIN_SLOWDOWN_MAX_SECONDS", "60"))
+LOGIN_DEVICE_COOKIE_DAYS = 180
+
+# Mails a stranger can trigger: password resets (per address and per client address) and
+# invitations (per organiser), counted in the cache over an hour.
+PASSWORD_RESET_MAILS_PER_ADDRESS = int(os.environ.get("PASSWORD_RESET_MAILS_PER_ADDRESS", "3"))
+PASSWORD_RESET_REQUESTS_PER_CLIENT = int(os.environ.get("PASSWORD_RESET_REQUESTS_PER_CLIENT", "10"))
+INVITATION_MAILS_PER_ORGANISER = int(os.environ.get("INVITATION_MAILS_PER_ORGANISER", "30"))
+RATE_LIMIT_PREFIX = "limit"  # cache keys of those counters
+
+# Browser hardening on every profile, so the browser tests run under the production policy.
+# Scripts and styles come only from our own static files: no inline <script>, <style> or style="",
+# no eval; sockets and fetches go back to this site only.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+SECURE_REFERRER_POLICY = "same-origin"  # links in our pages never carry a path (or a token) to another site
+PERMISSIONS_POLICY = ("accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), "
+                      "microphone=(), payment=(), usb=()")
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -186,6 +248,11 @@ TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS"
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
+# Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older
+# than BEAT_HEARTBEAT_MAX_AGE seconds (the turn sweep alone goes out every TURN_SWEEP_SECONDS).
+CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
+BEAT_HEARTBEAT_FILE = os.environ.get("BEAT_HEARTBEAT_FILE", str(BASE_DIR / ".data" / "beat-heartbeat"))
+BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(90.0, 4 * TURN_SWEEP_SECONDS))))
 # Requests a minute per API key (games/api), counted in the shared cache.
 API_RATE_PER_MINUTE = int(os.environ.get("API_RATE_PER_MINUTE", "60"))
 CELERY_BEAT_SCHEDULE = {
@@ -197,6 +264,27 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 3000}},
 }
 
+# Backups (operations/backup.py): the nightly one at BACKUP_HOUR UTC keeps the newest BACKUP_KEEP.
+BACKUP_DIR = os.environ.get("BACKUP_DIR", str(BASE_DIR / ".data" / "backups"))
+BACKUP_KEEP = int(os.environ.get("BACKUP_KEEP", "14"))
+BACKUP_HOUR = int(os.environ.get("BACKUP_HOUR", "3"))
+PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: the pgserver package's
+# Production runs the backup on a worker of its own (docker-compose.yml "backup": the owner role, the volume).
+BACKUP_QUEUE = os.environ.get("BACKUP_QUEUE", "")
+if BACKUP_QUEUE:
+    CELERY_TASK_ROUTES = {"operations.tasks.nightly_backup": {"queue": BACKUP_QUEUE}}
+CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
+                                          "schedule": crontab(hour=BACKUP_HOUR, minute=0),
+                                          "options": {"expires": 3 * 3600}}
+
+# Metrics (operations/metrics.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
+# address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+LEDGER_VERIFY_SECONDS = float(os.environ.get("LEDGER_VERIFY_SECONDS", "3600"))  # for the club_ledger_ok metric
+CELERY_BEAT_SCHEDULE["verify-books"] = {"task": "operations.tasks.verify_books", "schedule": LEDGER_VERIFY_SECONDS,
+                                        "options": {"expires": LEDGER_VERIFY_SECONDS}}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -207,12 +295,20 @@ LOGGING = {
         },
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {"redact_secrets": {"()": "config.security.RedactSecretsFilter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": os.environ.get("LOG_FORMAT", "json"),
+            "filters": ["redact_secrets"],
         },
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        # Replaces Django's own handlers (a plain stderr one while DEBUG): every line passes the token filter.
+        "django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO"), "propagate": False},
+        "django.db.backends": {"level": "WARNING"},
+        # uvicorn's access log goes through our handler (and its token filter) once the app has loaded.
+        "uvicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }

@@ -14,7 +14,8 @@ if len(SECRET_KEY) < 50:
     raise ImproperlyConfigured("Set SECRET_KEY to a random string of at least 50 characters.")
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# No SECURE_PROXY_SSL_HEADER: Django would believe X-Forwarded-Proto from anyone. Uvicorn sets the
+# scheme from that header only when it comes from a proxy named in FORWARDED_ALLOW_IPS (config/serve.py).
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # container health checks speak plain HTTP
 SESSION_COOKIE_SECURE = True

@@ -16,7 +16,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 WHITENOISE_USE_FINDERS = True
-LOGGING["root"]["level"] = "WARNING"
+LOGGING["root"]["level"] = LOGGING["loggers"]["django"]["level"] = "WARNING"
 LOGGING["handlers"]["console"]["formatter"] = "plain"
 
 # Parallel test workers share one Redis: keep their groups and keys apart.

@@ -14,10 +14,12 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import User
 from config.errors import DomainError
+from config.text import text_problem
 from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
 from games.services.announce import table_group
@@ -45,25 +47,31 @@ def _announce(table_id: int, message: dict[str, Any]) -> None:
 def _rate_check(user: User) -> None:
     """At most RATE_COUNT lines per RATE_SECONDS per member, counted in Redis from the first line."""
     key = f"chat-rate:{user.pk}"
-    cache.add(key, 0, timeout=RATE_SECONDS)
     try:
-        count = cache.incr(key)
-    except ValueError:  # the window expired between add and incr
-        cache.add(key, 1, timeout=RATE_SECONDS)
-        count = 1
+        cache.add(key, 0, timeout=RATE_SECONDS)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # the window expired between add and incr
+            cache.add(key, 1, timeout=RATE_SECONDS)
+            count = 1
+    except (OSError, RedisError) as exc:  # Redis restarting: refuse plainly rather than post unlimited
+        raise ChatRefused("The chat is unavailable for a moment: try again in a few seconds.") from exc
     if count > RATE_COUNT:
         raise ChatRefused(f"Slow down: at most {RATE_COUNT} messages every {RATE_SECONDS} seconds.")
 
 
 def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
-    """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty or
-    longer than MAX_CHARS, the member is not seated at the table (spectators read only), no longer a
+    """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty,
+    longer than MAX_CHARS or holds control or format characters (config/text.py), the member is not seated at the table (spectators read only), no longer a
     member, or over the rate limit."""
     text = (text or "").strip()
     if not text:
         raise ChatRefused("Write something first.")
     if len(text) > MAX_CHARS:
         raise ChatRefused(f"A message holds at most {MAX_CHARS} characters.")
+    problem = text_problem(text, what="A message", allow_joiners=True)
+    if problem:
+        raise ChatRefused(problem)
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise ChatRefused("There is no such table.")

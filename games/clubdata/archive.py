@@ -6,8 +6,10 @@ Layout of the zip (format ``home-club-export``, version ``FORMAT_VERSION``):
   file holds and leaves out;
 - one JSON-lines file per kind of record under ``data/`` (one object per line, the
   database's own field names, ids as they were in the exporting site): members (with their
-  users), rule sets and versions, tables, seats, hands with their action logs, chat, and the
-  books (accounts, rulings, settlements, journal entries and postings);
+  users), rule sets and versions, tables, seats, hands with their action logs and dispute
+  rulings, chat, the books (accounts, rulings, settlements, journal entries and postings) and
+  seasons; each player's result of each hand (the clubhouse's statistics) is derived again on
+  import;
 - ``books/journal.csv`` and ``books/balances.csv``: the books for a spreadsheet (read by people,
   not by the import).
 
@@ -38,8 +40,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
+from clubhouse.models import Season
 from config.errors import DomainError
-from games.models import ChatMessage, Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
+from games.models import ChatMessage, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
 
 logger = logging.getLogger(__name__)
@@ -64,6 +67,7 @@ class Kind:
     plain: tuple[str, ...]
     refs: dict[str, str] = field(default_factory=dict)
     stamped: tuple[str, ...] = ()
+    raw_insert: bool = False
 
 
 KINDS = [
@@ -77,9 +81,13 @@ KINDS = [
     Kind("seats", Seat, ("number", "accepted_at", "sitting_out", "left_at"),
          {"table_id": "tables", "user_id": "users", "accepted_version_id": "rule_versions"}),
     Kind("hands", Hand,
-         ("number", "players", "button", "carry_in", "deck", "salt", "commitment", "state", "deal_events",
+         ("number", "players", "button", "carry_in", "deck", "scheme", "salt", "salts", "commitment", "state",
+          "deal_events",
           "version", "deadline", "clocks", "started_at", "finished_at", "voided_at"),
          {"table_id": "tables", "rule_version_id": "rule_versions"}, ("started_at",)),
+    # Insert-only (PostgreSQL refuses an UPDATE): written with its original time in the INSERT itself.
+    Kind("disputes", HandDispute, ("reason", "created_at"), {"hand_id": "hands", "ruled_by_id": "users"},
+         raw_insert=True),
     Kind("hand_actions", HandAction, ("sequence", "seat", "action", "events", "is_timeout", "created_at"),
          {"hand_id": "hands", "user_id": "users"}, ("created_at",)),
     Kind("chat", ChatMessage, ("text", "created_at", "hidden_at"),
@@ -95,6 +103,7 @@ KINDS = [
          {"created_by_id": "users", "table_id": "tables", "hand_id": "hands", "reverses_id": "entries",
           "ruling_id": "rulings", "settlement_id": "settlements"}),
     Kind("postings", Posting, ("amount", "seq"), {"entry_id": "entries", "account_id": "accounts"}),
+    Kind("seasons", Season, ("name", "opened_at", "closed_at"), {"opened_by_id": "users", "closed_by_id": "users"}),
 ]
 KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
@@ -112,6 +121,7 @@ def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
         "seats": Q(table__club=club), "hands": Q(table__club=club), "hand_actions": Q(hand__table__club=club),
         "chat": Q(table__club=club), "accounts": Q(club=club), "rulings": Q(club=club),
         "settlements": Q(club=club), "entries": Q(club=club), "postings": Q(club=club),
+        "disputes": Q(hand__table__club=club), "seasons": Q(club=club),
     }
     return kind.model._default_manager.filter(by_club[kind.name]).order_by("pk")
 
@@ -264,6 +274,7 @@ def club_is_empty(*, club: Club) -> str:
         ("ledger accounts", Account.objects.filter(club=club).exists()),
         ("settlements", Settlement.objects.filter(club=club).exists()),
         ("rulings", Ruling.objects.filter(club=club).exists()),
+        ("seasons", Season.objects.filter(club=club).exists()),
     ) if exists]
     if not found:
         return ""
@@ -336,6 +347,11 @@ def club_import(*, source: IO[bytes] | str, into: Club | None = None, by: User |
             counts[kind.name] = _import_kind(archive, kind, club, ids, next_games)
         for table_id, next_id in next_games:
             Table.objects.filter(pk=ids["tables"][table_id]).update(next_game_id=ids["tables"].get(next_id))
+        # Each player's result of each hand is derived from the action log and the books (the clubhouse's
+        # trigger writes it when a hand finishes; these hands came in finished).
+        from clubhouse.results import hand_results_backfill
+
+        hand_results_backfill()
         expected = manifest.get("counts", {})
         for name, n in counts.items():
             if name in expected and expected[name] != n:
@@ -384,6 +400,21 @@ def _value(model: type[models.Model], name: str, value: Any) -> Any:
     return value
 
 
+def _insert_as_is(kind: Kind, objs: list[models.Model]) -> None:
+    """INSERT rows with every value as given (an auto_now_add time too), one statement a row."""
+    meta = kind.model._meta
+    names = [*kind.plain, *kind.refs]
+    columns = ", ".join(connection.ops.quote_name(n) for n in names)  # these fields' columns are their names
+    sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "  # noqa: S608
+           f"VALUES ({', '.join(['%s'] * len(names))}) RETURNING id")
+    with connection.cursor() as cursor:
+        for obj in objs:
+            cursor.execute(sql, [getattr(obj, n) for n in names])
+            row = cursor.fetchone()
+            assert row is not None
+            obj.pk = row[0]
+
+
 def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
     """auto_now_add fields took the insert's clock: put the original times back, one UPDATE a field."""
     table = connection.ops.quote_name(kind.model._meta.db_table)
@@ -405,7 +436,10 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
 
     def flush() -> None:
         objs = [obj for _, obj, _ in batch]
-        kind.model._default_manager.bulk_create(objs)
+        if kind.raw_insert:
+            _insert_as_is(kind, objs)
+        else:
+            kind.model._default_manager.bulk_create(objs)
         for old_id, obj, _ in batch:
             mapping[old_id] = obj.pk
         _restamp(kind, [(obj.pk, stamped) for _, obj, stamped in batch])
@@ -430,7 +464,7 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
             except KeyError as exc:
                 raise ArchiveError(f"A record of {kind.name} names {target} #{old}, which the file does not "
                                    f"hold: the file is damaged.") from exc
-        if kind.model in (RuleSet, Table, Account, Ruling, Settlement, JournalEntry):
+        if kind.model in (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season):
             values["club_id"] = club.pk
         if kind.name == "hands":
             values["players"] = {seat: ids["users"][int(uid)] for seat, uid in row["players"].items()}

@@ -3,7 +3,9 @@
 Public API (others code against these names):
 
 cards       Card, parse_cards, format_cards, shuffled_deck, deck_commitment,
-            new_salt, verify_commitment
+            new_salt, verify_commitment (the whole-deck commitment of older hands)
+commitment  merkle_root, openings, Opening, verify_opening, opened_positions, check_salts
+            (one salted leaf per deck position; the encoding is in verify.py)
 evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
 play        new_hand, legal_actions, apply, to_act, timeout_action, view, is_over,
@@ -33,6 +35,8 @@ from .cards import (
     shuffled_deck,
     verify_commitment,
 )
+from .commitment import SCHEME_DECK, SCHEME_MERKLE, Opening, check_salts, merkle_root, openings, verify_opening
+from .commitment import positions_shown as _positions_shown
 from .common import from_plain, to_plain
 from .errors import CardError, EngineError, IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
@@ -119,6 +123,15 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     return out
 
 
+def opened_positions(state: State, seat: int | None = None) -> tuple[int, ...]:
+    """The deck positions whose openings ``seat`` may have (None: everyone who may see the hand).
+
+    Exactly the cards ``view(state, seat)`` shows: the board turned and the hands shown at a
+    showdown, plus the seat's own hole cards. A dropped or folded hand is never among them.
+    """
+    return _positions_shown(state.deck, view(state, seat))
+
+
 def is_over(state: State) -> bool:
     return state.phase == "over"
 
@@ -162,11 +175,11 @@ def replay(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[st
 
 
 __all__ = [
-    "Action", "Card", "CardError", "EngineError", "Event", "HandValue", "IllegalAction",
-    "LowValue", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
+    "SCHEME_DECK", "SCHEME_MERKLE", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
+    "IllegalAction", "LowValue", "Opening", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
     "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over",
     "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",
     "piles_best_low", "piranha_best", "replay", "result", "rules_from_dict",
     "shuffled_deck", "state_from_json", "state_to_json", "timeout_action", "to_act",
-    "verify_commitment", "view",
+    "verify_commitment", "view", "check_salts", "merkle_root", "openings", "opened_positions", "verify_opening",
 ]

@@ -9,6 +9,7 @@ from games.services.hands import (
     hand_deal,
     table_start,
 )
+from games.services.proof import hand_dispute_open
 from games.services.rulesets import rule_set_create, rule_set_edit, rule_version_freeze
 from games.services.seating import (
     seat_leave,
@@ -20,7 +21,7 @@ from games.services.seating import (
 )
 
 __all__ = [
-    "deck_for_new_hand", "hand_apply_action", "hand_apply_timeout", "hand_deal", "rule_set_create",
+    "deck_for_new_hand", "hand_apply_action", "hand_apply_timeout", "hand_deal", "hand_dispute_open", "rule_set_create",
     "rule_set_edit", "rule_version_freeze", "seat_leave", "seat_sit_in", "seat_sit_out", "seat_take",
     "table_announce", "table_close", "table_create", "table_new_game", "table_start",
 ]

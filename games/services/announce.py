@@ -17,6 +17,8 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from config import metrics
+
 log = logging.getLogger(__name__)
 
 
@@ -35,7 +37,7 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
     async def send_all() -> None:
         for group, message in messages:
-            await layer.group_send(group, message)
+            await layer.group_send(group, metrics.stamped(message))
 
     async_to_sync(send_all)()
 

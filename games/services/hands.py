@@ -22,12 +22,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
+from config import metrics
 from games import advance, engine
 from games import clock as turn_clock
 from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
+from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
 
@@ -133,7 +135,8 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
 
     Expects an open transaction holding the table row's lock (select_for_update).
     ``deck``: a fixed deck order (tests); by default a fresh CSPRNG shuffle.
-    Publishes the deck's SHA-256 commitment and keeps deck and salt until the hand ends.
+    Publishes the Merkle root of one salted leaf per deck position (games/engine/verify.py) and
+    keeps the deck and the salts, which are opened card by card only by right (games/services/proof.py).
     """
     rules = engine.rules_from_dict(table.rule_version.rules)
     _leave_former_members(table)
@@ -146,7 +149,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     first = not table.hands.exists()
     button = _next_button(table.button, numbers, first)
     cards = list(deck) if deck is not None else deck_for_new_hand()
-    salt = engine.new_salt()
+    salts = deal_salts()
     number = table.hands.count() + 1
     try:
         state, events = engine.new_hand(rules, seats=numbers, button=button, deck=cards,
@@ -158,9 +161,12 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     hand = Hand.objects.create(
         table=table, number=number, rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
-        deck=cards, salt=salt, commitment=engine.deck_commitment(cards, salt),
+        deck=list(state.deck), scheme=engine.SCHEME_MERKLE, salts=salts, commitment="",
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
         deadline=_earliest(clocks), clocks=clocks)
+    # The leaves name the hand, so the root is computed once its id exists (same transaction).
+    hand.commitment = engine.merkle_root(hand.pk, state.deck, salts)
+    hand.save(update_fields=["commitment"])
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
                             created_by=created_by)
     table.status = Table.Status.RUNNING
@@ -336,6 +342,7 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     return hand, seat, engine.state_from_json(hand.state)
 
 
+@metrics.timed_action
 def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
@@ -490,7 +497,11 @@ def hands_member_removed(*, user: User, club_id: int) -> int:
             if hand is None or hand.players.get(str(seat.number)) != user.pk:
                 seat.left_at = timezone.now()
             seat.save(update_fields=["sitting_out", "left_at"])
-            transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
+            if seat.left_at is not None:
+                # A seat dealt into the hand being played is not announced: a seat change followed at
+                # once by that seat's decision would tell the others it took the default (a sealed
+                # decision stays sealed); the table shows the seat as it is at its next version.
+                transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id=club_id,
                                 table_id__in=table_ids)
     return _apply_due_where_dealt_in(hands=hands, user=user)

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Club, User
+from config.text import text_problem
 from games import engine
 from games.errors import RulesFrozen
 from games.models import Game, RuleSet, RuleSetVersion
@@ -17,7 +18,10 @@ from games.models import Game, RuleSet, RuleSetVersion
 MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 
 
-def _check(*, game: str, rules: engine.Rules, max_seats: int) -> None:
+def _check(*, game: str, rules: engine.Rules, max_seats: int, name: str) -> None:
+    problem = text_problem(name, what="A name of house rules")
+    if problem:
+        raise RulesFrozen(problem)
     if rules.game != game:
         raise RulesFrozen("These rules are for another game.")
     errors = rules.validate()
@@ -30,8 +34,9 @@ def _check(*, game: str, rules: engine.Rules, max_seats: int) -> None:
 
 def rule_set_create(*, club: Club, user: User, name: str, rules: engine.Rules, max_seats: int,
                     spectators_allowed: bool) -> RuleSet:
-    """Create an agreement with its version 1. Raises RulesFrozen (a DomainError) for unsound rules."""
-    _check(game=rules.game, rules=rules, max_seats=max_seats)
+    """Create an agreement with its version 1. Raises RulesFrozen (a DomainError) for unsound rules or a
+    name with control or format characters (config/text.py)."""
+    _check(game=rules.game, rules=rules, max_seats=max_seats, name=name)
     with transaction.atomic():
         rule_set = RuleSet.objects.create(club=club, name=name.strip(), game=rules.game, created_by=user)
         RuleSetVersion.objects.create(rule_set=rule_set, number=1, rules=rules.to_dict(), max_seats=max_seats,
@@ -48,7 +53,7 @@ def rule_set_edit(*, rule_set_id: int, user: User, name: str, rules: engine.Rule
     """
     with transaction.atomic():
         rule_set = RuleSet.objects.select_for_update().get(pk=rule_set_id)
-        _check(game=rule_set.game, rules=rules, max_seats=max_seats)
+        _check(game=rule_set.game, rules=rules, max_seats=max_seats, name=name)
         latest = (RuleSetVersion.objects.select_for_update().filter(rule_set=rule_set)
                   .order_by("-number").first())
         rule_set.name = name.strip()

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.access import is_member
 from accounts.models import Club, User
+from config.text import text_problem
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.announce import lobby_announce, table_changed_announce
@@ -23,7 +24,11 @@ from ledger.services import balance_of
 
 
 def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> Table:
-    """Open a table under one rule-set version of the club; that version is frozen from now on."""
+    """Open a table under one rule-set version of the club; that version is frozen from now on.
+    Raises TableRefused for a name with control or format characters (config/text.py) or a foreign version."""
+    problem = text_problem(name, what="A table name")
+    if problem:
+        raise TableRefused(problem)
     with transaction.atomic():
         version = (RuleSetVersion.objects.select_for_update().select_related("rule_set")
                    .filter(pk=rule_version_id, rule_set__club=club).first())

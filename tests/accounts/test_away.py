@@ -55,8 +55,10 @@ def test_going_away_takes_the_default_for_the_turn_waiting_now_and_coming_back_s
     assert "You are away" in response.content.decode()
     row = HandAction.objects.get(hand=hand)
     assert row.user_id == a.pk and row.is_timeout and row.action == {"type": "out"}
+    # The drop is still closed: b learns only that a decided, not that a is away (which would tell the default).
     page = client_for(b).get(f"/tables/{table.pk}/").content.decode()
-    assert 'class="badge away"' in page
+    assert 'class="badge away"' not in page
+    assert 'class="badge away"' in client_for(a).get(f"/tables/{table.pk}/").content.decode()  # a sees their own
     client_for(a).post(reverse("away_toggle"), {"away": "0"})
     a.refresh_from_db()
     assert not a.away

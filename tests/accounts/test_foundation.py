@@ -84,8 +84,7 @@ def test_profile_time_zone_changes_how_times_are_shown(client_for):
 def test_duplicate_email_is_refused_case_insensitively(client_for):
     UserFactory(email="rob@example.com")
     user = UserFactory()
-    response = client_for(user).post(reverse("profile"), {"display_name": "", "email": "ROB@example.com",
-                                                         "time_zone": "UTC"})
+    response = client_for(user).post(reverse("email_change"), {"new_email": "ROB@example.com", "password": PASSWORD})
     assert response.status_code == 200
     assert "belongs to another account" in response.content.decode()
 

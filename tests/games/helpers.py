@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.test import Client
 
@@ -125,3 +127,11 @@ def post_action(client: Client, hand: Hand, action: str, *, version: int | None 
         follow=True)
     assert response.status_code == 200
     return response.content.decode()
+
+
+def proof_in(html: str) -> dict[str, Any]:
+    """The shuffle proof a hand page carries for its script (the same JSON as its export)."""
+    found = re.search(r'<script id="hand-proof" type="application/json">(.*?)</script>', html, re.S)
+    assert found, "the hand page carries no proof"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data

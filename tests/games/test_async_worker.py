@@ -47,10 +47,10 @@ def two_second_clocks(settings) -> None:
     settings.TURN_CLOCK_SCALE = float(SCALE)  # here; the workers get it from their environment
 
 
-def quick_table(setup, players) -> Table:
+def quick_table(setup, players, turn_seconds: int = 10) -> Table:
     """A Piranha table with a 10 s house clock (two seconds scaled) whose drop ends the game when
     nobody is in, so one round of timeouts finishes it."""
-    return make_table(setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=10),
+    return make_table(setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=turn_seconds),
                       players=players)
 
 
@@ -90,11 +90,16 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
     procs.append(first)
     hands = []
     for players in ([a, b], [b, c], [a, c], [a, b, c]):
-        table = quick_table(club_setup, players)
+        table = quick_table(club_setup, players, turn_seconds=30)  # 6 s: time to reserve all four on a busy machine
         hands.append(services.table_start(table_id=table.pk, user=players[0]))
-    time.sleep(0.5)  # the worker has reserved the eta messages of these clocks ...
+    deadline = time.monotonic() + 5  # the worker has reserved the eta messages of these clocks ...
+    while len(re.findall(r"expire_turn\[[^]]+\] received", first.text())) < len(hands):
+        assert time.monotonic() < deadline, f"the worker did not reserve every clock:\n{first.text()[-3000:]}"
+        time.sleep(0.1)
     first.kill9()  # ... and dies holding them: Redis gives them back only after the visibility timeout
-    time.sleep(CLOCK + 1)
+    while Hand.objects.filter(pk__in=[h.pk for h in hands], deadline__gte=time_now()).exists():
+        time.sleep(0.2)
+    time.sleep(1)
     overdue = Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True,
                                   deadline__lt=time_now()).count()
     assert overdue == len(hands)  # nobody applied them

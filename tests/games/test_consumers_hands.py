@@ -34,6 +34,9 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     state = engine.state_from_json(hand.state)
     seat = next((int(s) for s, uid in hand.players.items() if int(uid) == user.pk), None)
     hidden = set(FULL_DECK) - visible_cards(state, seat)
+    # No salt of the deal's commitment rides on a socket (openings are on the finished hand's page).
+    for salt in hand.salts:
+        assert salt not in text, f"{user} got a salt of the deal"
     for code in hidden:
         assert f'"{code}"' not in text, f"{user} got hidden card {code}: {text[:300]}"
         assert Card.parse(code).label not in text, f"{user} got hidden card {Card.parse(code).label}"

@@ -70,6 +70,8 @@ def test_a_digest_instead_of_single_mails_when_chosen(turn, mailoutbox) -> None:
     digest = mailoutbox[0]
     assert digest.to == [player.email] and "1 table waiting" in digest.subject
     assert hand.table.name in digest.body and f"https://club.example.org/tables/{hand.table_id}/" in digest.body
+    # and it links the club's "since you were last here" page
+    assert f"https://club.example.org/clubs/{hand.table.club_id}/since/" in digest.body
 
 
 @pytest.mark.django_db

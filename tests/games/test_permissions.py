@@ -26,11 +26,13 @@ def world(club_setup):
     services.hand_apply_action(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
     users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
              PLAYER: a, ANON: None}
+    from clubhouse.services import season_open
     from games.chat.services import chat_post
 
     line = chat_post(table_id=open_table.pk, user=a, text="hello")
+    season = season_open(club=club, user=club_setup.organiser, name="Spring")
     ids = {"club": club.pk, "rs": rule_set.pk, "v": rule_set.versions.get().pk, "t": open_table.pk,
-           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk, "m": line.pk}
+           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk, "m": line.pk, "s": season.pk, "u": a.pk}
     return users, ids
 
 
@@ -74,6 +76,19 @@ MATRIX = [
     ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
     ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
+    # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
+    ("get", "/clubs/{club}/results/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/clubs/{club}/results/members/{u}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/clubs/{club}/seasons/", {MEMBER: 200, ORGANISER: 200}),
+    ("post", "/clubs/{club}/seasons/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
+    ("get", "/clubs/{club}/seasons/{s}/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/seasons/{s}/close/", {MEMBER: 403, ORGANISER: 405}),
+    ("get", "/clubs/{club}/since/seen/", {MEMBER: 405}),
+    ("post", "/clubs/{club}/seasons/{s}/close/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
+    ("get", "/clubs/{club}/since/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("post", "/clubs/{club}/since/seen/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("get", "/clubs/{club}/how-to-play/piranha/", {MEMBER: 200, ORGANISER: 200}),
+    ("get", "/clubs/{club}/how-to-play/piles/", {MEMBER: 200, ORGANISER: 200}),
     # The club's data: organisers only. A hand is being played, so the export waits (409, with the page);
     # the club is not empty, so an import is refused (400, with the page).
     ("get", "/clubs/{club}/data/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
@@ -98,6 +113,31 @@ def test_permission_matrix(world, client_for, method, url, expected) -> None:
             assert response.status_code == expected[role], (role, path, response.status_code)
         if response.status_code == 403 and ("{ct}" in url or "{ch}" in url):
             assert "keep spectators out" in response.content.decode(), path
+
+
+def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
+    """A new URL of the games or clubhouse app must join MATRIX (or, outside a club, the list here)."""
+    from django.urls import resolve
+
+    from clubhouse import urls as clubhouse_urls
+    from games import urls as games_urls
+
+    ids = {"club": 1, "rs": 1, "v": 1, "t": 1, "h": 1, "ct": 1, "ch": 1, "m": 1, "s": 1, "u": 1}
+    covered = {resolve(url.format(**ids)).view_name for _, url, _ in MATRIX}
+    outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
+    names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
+        f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
+    assert names - outside == covered
+
+
+@pytest.mark.django_db
+def test_a_member_of_another_club_has_no_results_page_here(club_setup, client_for) -> None:
+    client = client_for(club_setup.members[0])
+    response = client.get(f"/clubs/{club_setup.club.pk}/results/members/{club_setup.outsider.pk}/")
+    assert response.status_code == 404
+    assert client.get(f"/clubs/{club_setup.club.pk}/how-to-play/poker/").status_code == 404
+    assert client.get(f"/clubs/{club_setup.club.pk}/results/?season=999999").status_code == 404
+    assert client.get(f"/clubs/{club_setup.club.pk}/seasons/999999/").status_code == 404
 
 
 @pytest.mark.django_db
@@ -132,7 +172,7 @@ def test_spectators_see_only_the_public_view(club_setup, client_for) -> None:
     assert not set(labels([c for h in state.hole for c in h])) & seen
     assert not set(labels(state.board[3:])) & seen
     assert hidden_cards_in(html, [c for h in state.hole for c in h] + list(state.board[3:])) == set()
-    assert 'name="action"' not in html and hand.salt not in html
+    assert 'name="action"' not in html and not any(salt in html for salt in hand.salts)
     assert " ".join(hand.deck) not in html
 
 

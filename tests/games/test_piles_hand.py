@@ -11,6 +11,7 @@ import re
 import pytest
 
 from games import engine
+from games.engine import verify
 from games.engine.piles import turned
 from ledger.services import balance_of
 from tests.games.helpers import (
@@ -22,6 +23,7 @@ from tests.games.helpers import (
     labels,
     make_rule_set,
     post_action,
+    proof_in,
 )
 
 HOLES = {1: ["Js", "9c", "6d", "3h", "2s"], 2: ["Kc", "Kh", "Qc", "Qh", "Tc"], 3: ["4c", "6h", "7c", "8c", "5c"]}
@@ -115,7 +117,11 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     history = clients[3].get(f"/hands/{hand.pk}/").content.decode()
     # The hand's page tells each action once (the narration) and shows the whole board at the end.
     assert f"{a.shown_name} declares pig (both ways)." in history and "Declare pig" not in history
-    assert hand.salt in history and "Verify" in history
+    # The shown hands and the whole board are opened against the root; nothing else.
+    proof = proof_in(history)
+    assert verify.check_export(proof) == [] and "Verify" in history
+    assert {o["card"] for o in proof["openings"]} == set(SQUARE1 + SQUARE2 + ROW).union(
+        *(h["hole"] for h in result["hands"]))
     final = history.split("<h2>Final board</h2>")[1].split("<h2>")[0]
     assert re.findall(r'aria-label="([a-z ]+)">', final) == labels(SQUARE1 + SQUARE2 + ROW)
     assert history.count("<tr>") >= 1 + 6 + 1  # header, six payments, one award

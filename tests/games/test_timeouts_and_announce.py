@@ -84,6 +84,7 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
         return message
 
     message = async_to_sync(listen_and_act)()
+    assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
     assert message == {"type": "hand.version", "table": table.pk, "hand": hand.pk, "version": 1}
 
 

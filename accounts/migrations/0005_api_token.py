@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_user_async_play'),
+        ('accounts', '0004_club_name_one_line'),
     ]
 
     operations = [

@@ -1,0 +1,67 @@
+"""Each player's result of a finished hand, written by SQL from the action log and the ledger.
+
+A deferred trigger on the hand (migration 0001) runs ``FILL`` for it when the transaction that
+finished it commits, so the hand's last action and postings are in, and adds the rows to the
+member's week (``WeekResult``, migration 0002); ``hand_results_backfill`` does both for every
+finished hand without rows.
+
+The decision is the player's entry in the hand's opened sealed decisions (the ``drop_open``
+or ``declare_open`` event of the action log); ``won`` is the sum of the hand's award
+postings to the player's member account and ``net`` the sum of all of that hand's postings
+to it (antes, blinds, bets and pot matches paid, pots won). Voids are not applied here:
+the statistics leave out voided hands when they read (clubhouse/selectors.py).
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+# As migration 0001 wrote it; its trigger runs it with {where} = "h.id = NEW.id".
+FILL = """
+INSERT INTO clubhouse_handresult (hand_id, club_id, user_id, game, seat, finished_at, decision, won, net)
+SELECT h.id, t.club_id, p.value::bigint, rs.game, p.key::int, h.finished_at,
+       COALESCE(d.decision, ''), COALESCE(m.won, 0), COALESCE(m.net, 0)
+FROM games_hand h
+JOIN games_table t ON t.id = h.table_id
+JOIN games_rulesetversion v ON v.id = h.rule_version_id
+JOIN games_ruleset rs ON rs.id = v.rule_set_id
+CROSS JOIN LATERAL jsonb_each_text(h.players) AS p(key, value)
+LEFT JOIN LATERAL (
+    SELECT o ->> 'decision' AS decision
+    FROM games_handaction a
+    CROSS JOIN LATERAL jsonb_array_elements(a.events) AS e
+    CROSS JOIN LATERAL jsonb_array_elements(e -> 'decisions') AS o
+    WHERE a.hand_id = h.id AND e ->> 'kind' IN ('drop_open', 'declare_open')
+      AND (o ->> 'seat')::int = p.key::int
+    LIMIT 1
+) d ON true
+LEFT JOIN LATERAL (
+    SELECT SUM(po.amount) FILTER (WHERE je.kind = 'award') AS won, SUM(po.amount) AS net
+    FROM ledger_journalentry je
+    JOIN ledger_posting po ON po.entry_id = je.id
+    JOIN ledger_account ac ON ac.id = po.account_id
+    WHERE je.hand_id = h.id AND je.reverses_id IS NULL
+      AND ac.kind = 'member' AND ac.user_id = p.value::bigint
+) m ON true
+WHERE h.finished_at IS NOT NULL AND {where}
+ON CONFLICT (hand_id, user_id) DO NOTHING
+"""
+
+
+def hand_results_backfill() -> int:
+    """Write the result rows of every finished hand that has none yet, and add them to their weeks
+    (migrations, benchmarks). Returns how many result rows there are."""
+    from .migrations._week_sql import _ADD_WEEK, _WEEK_COLUMNS, _WEEK_SUMS
+
+    inserted = FILL.format(where="NOT EXISTS (SELECT 1 FROM clubhouse_handresult x WHERE x.hand_id = h.id)")
+    inserted = inserted.replace(
+        "ON CONFLICT (hand_id, user_id) DO NOTHING",
+        "ON CONFLICT (hand_id, user_id) DO NOTHING RETURNING hand_id, club_id, user_id, game, finished_at, "
+        "decision, won, net, (SELECT voided_at FROM games_hand WHERE id = hand_id) AS voided_at")
+    sql = (f"WITH inserted AS ({inserted}) INSERT INTO clubhouse_weekresult AS d ({_WEEK_COLUMNS}) "
+           + _WEEK_SUMS.replace("{source}", "inserted r WHERE r.voided_at IS NULL") + _ADD_WEEK
+           + " RETURNING 0")
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        cursor.execute("SELECT count(*) FROM clubhouse_handresult")
+        return int(cursor.fetchone()[0])

@@ -1,0 +1,177 @@
+"""Check a hand's shuffle proof: ``python -m games.engine.verify hand.json``.
+
+This file needs only Python's standard library and imports nothing else, so it can be copied
+out of the project and run alone (``python3 verify.py hand.json``). It reads the JSON export of
+a hand's page and checks every opened card against the commitment published at the deal; it
+exits 0 when every opening holds, 1 when one fails, 2 when the file cannot be read.
+
+The encoding (scheme "merkle-sha256-v1"; the hand page's script computes the same bytes):
+
+    tag       = b"home-club/deal-v1"                                   17 bytes
+    leaf_i    = SHA-256(0x00 | tag | hand_id as 8 bytes big-endian | i as 1 byte
+                        | card code as 2 ASCII bytes (rank 23456789TJQKA, suit cdhs)
+                        | salt as 16 bytes (published as 32 lowercase hex digits))
+    empty     = SHA-256(0x02 | tag)                  the leaves of positions 52 to 63
+    node      = SHA-256(0x01 | left | right)
+    root      = the node over the 64 leaves of positions 0..63 (a full tree of depth 6)
+
+Every field has a fixed length and each kind of hash its own first byte, so no leaf can be
+read as a node, an empty slot or a leaf of another hand or position. An opening of position
+``i`` is (card, salt, path): the path lists the 6 sibling hashes from the leaf up; at level
+``k`` the sibling is on the left when bit ``k`` of ``i`` is 1.
+
+Hands dealt before this scheme carry scheme "deck-sha256": the whole deck and one salt were
+published after the hand, and the commitment is SHA-256 of the UTF-8 text
+``" ".join(deck) + ":" + salt``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+SCHEME_MERKLE = "merkle-sha256-v1"
+SCHEME_DECK = "deck-sha256"
+TAG = b"home-club/deal-v1"
+DECK_SIZE = 52
+DEPTH = 6  # 2**6 = 64 leaves hold the 52 positions
+_CARD = re.compile(r"^[23456789TJQKA][cdhs]$")
+_SALT = re.compile(r"^[0-9a-f]{32}$")
+_HASH = re.compile(r"^[0-9a-f]{64}$")
+
+
+class ProofError(ValueError):
+    """The proof is malformed (not merely false): a field is missing or not of its form."""
+
+
+def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
+    """The leaf of one deck position; raises ProofError for a field out of its form."""
+    if isinstance(hand_id, bool) or not isinstance(hand_id, int) or not 0 <= hand_id < 2 ** 64:
+        raise ProofError("hand_id must be a whole number from 0 to 2**64 - 1")
+    if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < DECK_SIZE:
+        raise ProofError(f"position must be a whole number from 0 to {DECK_SIZE - 1}")
+    if not isinstance(card, str) or not _CARD.match(card):
+        raise ProofError(f"{card!r} is not a card code like 7c or Td")
+    if not isinstance(salt, str) or not _SALT.match(salt):
+        raise ProofError("a salt is 32 lowercase hex digits")
+    data = (b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii")
+            + bytes.fromhex(salt))
+    return hashlib.sha256(data).digest()
+
+
+EMPTY_LEAF = hashlib.sha256(b"\x02" + TAG).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def root_from_path(leaf: bytes, position: int, path: Sequence[str]) -> bytes:
+    """The root reached from ``leaf`` at ``position`` by the sibling hashes of ``path`` (hex)."""
+    if not isinstance(path, (list, tuple)) or len(path) != DEPTH:
+        raise ProofError(f"a path lists exactly {DEPTH} sibling hashes")
+    node = leaf
+    for level, sibling_hex in enumerate(path):
+        if not isinstance(sibling_hex, str) or not _HASH.match(sibling_hex):
+            raise ProofError("a path hash is 64 lowercase hex digits")
+        sibling = bytes.fromhex(sibling_hex)
+        node = node_hash(sibling, node) if (position >> level) & 1 else node_hash(node, sibling)
+    return node
+
+
+def opening_holds(root: str, hand_id: int, position: int, card: str, salt: str, path: Sequence[str]) -> bool:
+    """True when (card, salt, path) opens ``position`` of the hand whose Merkle root is ``root``."""
+    if not isinstance(root, str) or not _HASH.match(root):
+        raise ProofError("the root is 64 lowercase hex digits")
+    got = root_from_path(leaf_hash(hand_id, position, card, salt), position, path)
+    return hmac.compare_digest(got, bytes.fromhex(root))
+
+
+def deck_commitment_holds(deck: Sequence[str], salt: str, commitment: str) -> bool:
+    """The scheme of older hands: SHA-256 of the deck codes joined by spaces, ':', the salt."""
+    if not isinstance(deck, (list, tuple)) or not all(isinstance(c, str) for c in deck):
+        raise ProofError("deck must be a list of card codes")
+    if not isinstance(salt, str) or not isinstance(commitment, str):
+        raise ProofError("salt and commitment must be text")
+    text = " ".join(deck) + ":" + salt
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hmac.compare_digest(digest, commitment.strip().lower())
+
+
+def _field(data: Mapping[str, Any], key: str) -> Any:
+    if key not in data:
+        raise ProofError(f"{key!r} is missing")
+    return data[key]
+
+
+def check_export(data: Mapping[str, Any]) -> list[str]:
+    """Every problem found in a hand's export, as sentences; an empty list means the proof holds.
+
+    Raises ProofError when the export is malformed.
+    """
+    if not isinstance(data, Mapping):
+        raise ProofError("the export must be a JSON object")
+    scheme = data.get("scheme")
+    if scheme == SCHEME_DECK:
+        deck = data.get("deck")
+        problems = []
+        if not deck_commitment_holds(deck or [], data.get("salt", ""), data.get("commitment", "")):
+            problems.append("the deck and salt do not match the commitment")
+        if sorted(deck or []) != sorted(set(deck or [])) or len(deck or []) != DECK_SIZE:
+            problems.append("the deck does not hold 52 different cards")
+        return problems
+    if scheme != SCHEME_MERKLE:
+        raise ProofError(f"unknown scheme {scheme!r}")
+    openings = data.get("openings")
+    if not isinstance(openings, list):
+        raise ProofError("openings must be a list")
+    root, hand_id = _field(data, "root"), _field(data, "hand_id")
+    problems = []
+    positions: set[int] = set()
+    cards: set[str] = set()
+    for item in openings:
+        if not isinstance(item, Mapping):
+            raise ProofError("each opening must be a JSON object")
+        position, card = _field(item, "position"), _field(item, "card")
+        if not opening_holds(root, hand_id, position, card, _field(item, "salt"), _field(item, "path")):
+            problems.append(f"position {position} ({card}) does not match the root")
+        if position in positions:
+            problems.append(f"position {position} is opened twice")
+        if card in cards:
+            problems.append(f"card {card} is opened at two positions")
+        positions.add(position)
+        cards.add(card)
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m games.engine.verify hand.json", file=sys.stderr)
+        return 2
+    try:
+        with open(args[0], encoding="utf-8") as f:
+            data = json.load(f)
+        problems = check_export(data)
+    except (OSError, ValueError) as exc:  # ProofError and json's errors are ValueErrors
+        print(f"cannot check {args[0]}: {exc}", file=sys.stderr)
+        return 2
+    if data["scheme"] == SCHEME_DECK:
+        what = "the whole deck (older scheme: one commitment of the deck order)"
+    else:
+        what = f"{len(data['openings'])} opened card(s) against root {data['root']}"
+    if problems:
+        for p in problems:
+            print(f"FAIL: {p}")
+        return 1
+    print(f"OK: {what}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

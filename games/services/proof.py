@@ -1,0 +1,61 @@
+"""Writes of the shuffle proof: the deal's salts and an organiser's ruling that opens a hand.
+
+DESIGN.md "Engine contract": every deck position gets its own salt from the operating system's
+CSPRNG at the deal; after the hand the board and the shown hands are opened to all, each player
+opens their own hole cards, and the rest is opened only by an organiser's logged ruling.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import IntegrityError, transaction
+
+from accounts.access import membership_of
+from accounts.models import User
+from config.errors import DomainError, PermissionDenied
+from games import engine
+from games.engine.commitment import DECK_SIZE, SALT_BYTES
+from games.models import Hand, HandDispute
+
+REASON_MAX = 2000
+
+
+class DisputeRefused(DomainError):
+    pass
+
+
+def deal_salts() -> list[str]:
+    """52 fresh salts of 128 bits each from ``secrets`` (the OS CSPRNG), one per deck position."""
+    return [secrets.token_hex(SALT_BYTES) for _ in range(DECK_SIZE)]
+
+
+def hand_dispute_open(*, hand_id: int, user: User, reason: str) -> HandDispute:
+    """Open every card of a finished hand to its players by an organiser's ruling with a reason.
+
+    Raises PermissionDenied for anyone but an organiser of the hand's club, DisputeRefused for a hand
+    still being played, one dealt before the per-card commitment, one already opened, or no reason.
+    """
+    reason = reason.strip()
+    with transaction.atomic(durable=True):
+        hand = Hand.objects.select_for_update().select_related("table").filter(pk=hand_id).first()
+        if hand is None:
+            raise DisputeRefused("There is no such hand.")
+        membership = membership_of(user=user, club_id=hand.table.club_id)
+        if membership is None or not membership.is_organiser:
+            raise PermissionDenied("Only the club's organisers can open a hand by a ruling.")
+        if not hand.is_finished:
+            raise DisputeRefused("That hand is still being played; it can be opened once it ends.")
+        if hand.scheme != engine.SCHEME_MERKLE:
+            raise DisputeRefused("That hand was dealt under the older scheme: its whole deck is already shown.")
+        if not reason:
+            raise DisputeRefused("Give the reason for opening the hand: the players will read it.")
+        if len(reason) > REASON_MAX:
+            raise DisputeRefused(f"Keep the reason to {REASON_MAX} characters.")
+        if HandDispute.objects.filter(hand=hand).exists():
+            raise DisputeRefused("That hand has already been opened by a ruling.")
+        try:
+            with transaction.atomic():
+                return HandDispute.objects.create(hand=hand, reason=reason, ruled_by=user)
+        except IntegrityError as exc:  # the one-to-one: a second ruling lost a race
+            raise DisputeRefused("That hand has already been opened by a ruling.") from exc

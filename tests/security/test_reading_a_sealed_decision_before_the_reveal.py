@@ -1,0 +1,257 @@
+"""Reading another seat's sealed decision (Piranha's drop) before the decisions are opened.
+
+The default of a seat that does not decide is fixed by the house rules (DESIGN.md: a drop defaults to
+out), so anything that tells how a seat decided tells what it chose: a "clock ran out" mark, an
+"away" badge, a removed member's "sitting out", a seat change announced just before its decision, or
+another seat's exact deadline. For each way a seat can decide (a click, an advance action, its clock
+running out, going away, being removed from the club) the others (two players still deciding and a
+spectator) must learn only "decided": on the table page (raw HTML), in every frame of the table
+socket and of the lobby socket, on the lobby page, in the hand's log and in their emails. Each way is
+compared with the same seat deciding "in" by a click at a twin table (same players, same seats).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core import mail
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Membership, User
+from accounts.services import membership_remove
+from games import advance, engine, services
+from games.models import Hand
+from games.tasks import expire_turn
+from tests.games.async_helpers import awaited, expire, seat_of, user_at
+from tests.games.helpers import make_table, post_action
+from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table  # noqa: F401
+
+RULES = engine.PiranhaRules(betting_round=True)  # a betting round first, so a drop can be set in advance
+WAYS = ["click", "advance", "timeout", "away", "removal"]
+# Marks that must never reach another member while the drop is closed.
+TELLING = ["clock ran out", "badge away", "sitting out", "left the table"]
+
+
+def client_for(user: User) -> Client:
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+def _phase(hand: Hand) -> str:
+    hand.refresh_from_db()
+    return str(hand.state["phase"])
+
+
+def prepare(club_setup: Any, way: str) -> tuple[int, int]:
+    """A three-seat table (a, b, x) whose hand is one step before x decides; returns (table id, hand id).
+
+    ``advance``: x has set "out" in advance and the betting round waits for its last check (the step).
+    Every other way: the betting round is over and the drop waits for everyone."""
+    a, b, x = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, RULES, players=[a, b, x])
+    hand = services.table_start(table_id=table.pk, user=a)
+    planned = False
+    while _phase(hand) == "betting":
+        seats = awaited(hand)
+        actor = user_at(hand, seats[0])
+        if way == "advance" and not planned and actor.pk != x.pk:
+            advance.advance_set(hand_id=hand.pk, user=x, choice="out", version=hand.version)
+            planned = True
+        if way == "advance" and planned and len(_checks_left(hand)) == 1:
+            break  # the round's last check is the step under test
+        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+    return table.pk, hand.pk
+
+
+def _checks_left(hand: Hand) -> list[int]:
+    """Seats yet to act in this betting round (every seat checks once in it)."""
+    state = engine.state_from_json(hand.state)
+    acted = {e.to_dict().get("seat") for e in state.events if e.to_dict().get("kind") == "check"}
+    return [s for s in state.seats if s not in acted]
+
+
+def decide(club_setup: Any, way: str, hand_id: int) -> None:
+    """The step in which x's drop is made, by ``way``."""
+    x = club_setup.members[2]
+    hand = Hand.objects.get(pk=hand_id)
+    if way == "click":
+        post_action(client_for(x), hand, "in")
+    elif way == "advance":
+        actor = user_at(hand, awaited(hand)[0])
+        post_action(client_for(actor), hand, "check")
+    elif way == "timeout":
+        expire(hand, [seat_of(hand, x)])
+        assert expire_turn(hand.pk, hand.version) is True
+    elif way == "away":
+        response = client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"})
+        assert response.status_code == 302
+    else:
+        membership = Membership.objects.get(club=club_setup.club, user=x)
+        membership_remove(club_id=club_setup.club.pk, membership_id=membership.pk, by=club_setup.organiser)
+    hand.refresh_from_db()
+    assert _phase(hand) == "drop" and seat_of(hand, x) not in awaited(hand)
+    assert {user_at(hand, s).pk for s in awaited(hand)} == {u.pk for u in club_setup.members[:2]}
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def seat_row(html: str, seat: int) -> str:
+    match = re.search(rf'<li class="seat[^"]*" data-seat="{seat}">(.*?)</li>', html, re.S)
+    assert match, f"no row of seat {seat}"
+    return _text(match.group(1))
+
+
+def lobby_row(html: str, table_id: int) -> str:
+    match = re.search(rf'<li[^>]*>\s*<a class="row-title" href="/tables/{table_id}/">(.*?)</li>', html, re.S)
+    assert match, "no lobby row of the table"
+    return _text(match.group(1))
+
+
+@dataclass
+class Seen:
+    table_frames: dict[int, list[dict[str, Any]]]
+    lobby_frames: dict[int, list[dict[str, Any]]]
+    rows: dict[int, str]
+    lobby_rows: dict[int, str]
+
+
+async def drain(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
+    """Every frame up to a quiet half second (at least one must come)."""
+    frames = [await comm.receive_output(timeout=10)]
+    while not await comm.receive_nothing(timeout=0.5):
+        frames.append(await comm.receive_output(timeout=1))
+    return frames
+
+
+def check_pages(club_setup: Any, table_id: int, hand_id: int, observers: list[User]) -> tuple[dict, dict]:
+    """The table and lobby pages each observer gets now, checked; returns x's seat row and the lobby row."""
+    x = club_setup.members[2]
+    hand = Hand.objects.get(pk=hand_id)
+    x_seat = seat_of(hand, x)
+    rows, lobby_rows = {}, {}
+    for user in observers:
+        html = client_for(user).get(f"/tables/{table_id}/").content.decode()
+        for mark in TELLING:
+            assert mark not in html, (user, mark)
+        row = seat_row(html, x_seat)
+        assert "decided" in row and "away" not in row, row
+        rows[user.pk] = row.replace(x.shown_name, "X")
+        # Only one's own clock while the drop is closed: no other seat's deadline, nor its away badge.
+        clocks = re.search(r'<ul class="turn-clocks".*?</ul>', html, re.S)
+        listed = re.findall(r"<li( class=\"me\")?>", clocks.group(0)) if clocks else []
+        awaited_me = user.pk in {user_at(hand, s).pk for s in awaited(hand)}
+        assert listed == ([' class="me"'] if awaited_me else []), (user, listed)
+        assert 'class="badge away"' not in (clocks.group(0) if clocks else "")
+        lobby = client_for(user).get(f"/clubs/{club_setup.club.pk}/tables/").content.decode()
+        lobby_rows[user.pk] = lobby_row(lobby, table_id)
+        for mark in TELLING:
+            assert mark not in lobby, (user, mark)
+    return rows, lobby_rows
+
+
+def check_frames(frames: list[dict[str, Any]], x_seat: int) -> None:
+    for frame in frames:
+        assert frame["type"] == "websocket.send", frame
+        text = frame.get("text") or ""
+        for mark in TELLING:
+            assert mark not in text, (mark, text[:400])
+        message = json.loads(text)
+        view = message.get("view")
+        if isinstance(view, dict):
+            entry = next(s for s in view["seats"] if s["seat"] == x_seat)
+            assert entry["decision"] == "decided" and entry["last_action"] == "decided", entry
+            assert all(e.get("kind") in {"ante", "check", "decided"} for e in view["events"] if e.get("seat") == x_seat)
+
+
+async def watch(club_setup: Any, way: str) -> Seen:
+    """Prepare a table, open the observers' sockets, let x decide by ``way``, and collect what they see."""
+    a, b, x = club_setup.members
+    observers = [a, b, club_setup.organiser]
+    table_id, hand_id = await database_sync_to_async(prepare)(club_setup, way)
+    tables = {u.pk: await open_table(table_id, u) for u in observers}
+    lobbies = {}
+    for user in observers:
+        comm = await communicator(f"/ws/clubs/{club_setup.club.pk}/lobby/", user)
+        assert (await comm.connect(timeout=5))[0]
+        lobbies[user.pk] = comm
+    mail.outbox.clear()
+    await database_sync_to_async(decide)(club_setup, way, hand_id)
+    x_seat = await database_sync_to_async(lambda: seat_of(Hand.objects.get(pk=hand_id), x))()
+    table_frames = {pk: await drain(comm) for pk, comm in tables.items()}
+    lobby_frames = {pk: await drain(comm) for pk, comm in lobbies.items()}
+    for frames in [*table_frames.values(), *lobby_frames.values()]:
+        check_frames(frames, x_seat)
+    for comm in [*tables.values(), *lobbies.values()]:
+        await comm.disconnect()
+    rows, lobby_rows = await database_sync_to_async(check_pages)(club_setup, table_id, hand_id, observers)
+    for message in mail.outbox:  # nobody else hears how x decided
+        if set(message.to) & {u.email for u in observers}:
+            assert x.shown_name not in message.body and "clock ran out" not in message.body
+    return Seen(
+        table_frames={pk: [json.loads(f["text"]).get("type") for f in fs] for pk, fs in table_frames.items()},
+        lobby_frames={pk: [json.loads(f["text"]) for f in fs] for pk, fs in lobby_frames.items()},
+        rows=rows, lobby_rows=lobby_rows)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("way", WAYS)
+async def test_others_learn_only_decided_until_the_drop_is_opened(club_setup, way: str) -> None:
+    baseline = await watch(club_setup, "click")  # the twin table: x clicks "in"
+    seen = baseline if way == "click" else await watch(club_setup, way)
+    assert seen.rows == baseline.rows
+    assert seen.lobby_rows == baseline.lobby_rows
+    assert seen.table_frames == baseline.table_frames
+    assert seen.lobby_frames == baseline.lobby_frames
+
+
+@pytest.mark.django_db
+def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setup) -> None:
+    """The mark is withheld, not lost: once every seat has decided, the log says whose clock ran out."""
+    a, b, x = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, x])
+    hand = services.table_start(table_id=table.pk, user=a)
+    expire(hand, [seat_of(hand, x)])
+    assert expire_turn(hand.pk, hand.version) is True
+    hand.refresh_from_db()
+    page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
+    assert "clock ran out" not in page
+    for user in (a, b):
+        hand.refresh_from_db()
+        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
+    hand.refresh_from_db()
+    assert hand.is_finished
+    story = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
+    assert f"{x.shown_name} drops out. (clock ran out)" in _text(story)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("way", ["timeout", "away"])
+def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> None:
+    """Piles' declaration (default: fold) is sealed like the drop: a seat that timed out or went away
+    shows others only "decided", and no other seat's clock is listed."""
+    a, b, x = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, x])
+    hand = services.table_start(table_id=table.pk, user=a)
+    while _phase(hand) == "betting":
+        actor = user_at(hand, awaited(hand)[0])
+        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+    assert _phase(hand) == "declare"
+    if way == "timeout":
+        expire(hand, [seat_of(hand, x)])
+        assert expire_turn(hand.pk, hand.version) is True
+    else:
+        assert client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"}).status_code == 302
+    hand.refresh_from_db()
+    assert _phase(hand) == "declare" and seat_of(hand, x) not in awaited(hand)
+    rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser])
+    assert all("decided" in row for row in rows.values())

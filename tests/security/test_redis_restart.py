@@ -1,0 +1,167 @@
+"""A Redis restart in the middle of play (all of Redis's data gone, as with no persistence): the Celery worker
+holding a turn's eta message lives on, the overdue timeout is applied exactly once, a new action's timeout
+fires on time; a chat post and the first socket after the restart answer without a server error and heal.
+
+Each test restarts a Redis of its own, not the embedded one the other tests share."""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from django.db import connections
+from django.test import Client
+
+from config.celery import app
+from games import engine, services
+from games.models import ChatMessage, Hand, HandAction, Table
+from tests.games.celery_worker import Proc, purge_queue, start_beat, start_worker
+from tests.games.helpers import make_table
+from tests.games.test_consumers import communicator
+from tests.security.services import OwnRedis
+
+SCALE = "0.2"  # the house clock's 30 s turns run in 6 s
+
+
+def _reset_celery_pools() -> None:
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path, settings) -> Iterator[OwnRedis]:
+    """This test's Redis for the cache, the channel layer and the Celery broker of this process."""
+    server = OwnRedis(tmp_path / "redis")
+    caches = copy.deepcopy(settings.CACHES)
+    caches["default"]["LOCATION"] = server.url
+    settings.CACHES = caches
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"]["CONFIG"]["hosts"] = [server.url]
+    settings.CHANNEL_LAYERS = layers
+    settings.TURN_CLOCK_SCALE = float(SCALE)
+    broker = app.conf.broker_url
+    settings.CELERY_BROKER_URL = server.url
+    app.conf.broker_url = server.url
+    _reset_celery_pools()
+    assert app.connection_for_write().as_uri().endswith(f":{server.port}/0")
+    try:
+        yield server
+    finally:
+        app.conf.broker_url = broker
+        _reset_celery_pools()
+        server.stop()
+
+
+@pytest.fixture
+def procs() -> Iterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for proc in started:
+        proc.stop()
+    purge_queue()
+
+
+def slow_table(setup, players) -> Table:
+    """Piranha with a 30 s house clock (6 s scaled); nobody in after the drop ends the hand."""
+    return make_table(setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=30),
+                      players=players)
+
+
+def wait_until(condition, timeout: float, message: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.2)
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True)
+def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worker_nor_timeout(
+        club_setup, own_redis, procs, tmp_path) -> None:
+    a, b, c = club_setup.members
+    env = {"TURN_CLOCK_SCALE": SCALE, "REDIS_URL": own_redis.url}
+    worker = start_worker(tmp_path, **env)
+    procs.append(worker)
+    beat = start_beat(tmp_path, sweep_seconds=1, BEAT_HEARTBEAT_FILE=str(tmp_path / "beat-heartbeat"), **env)
+    procs.append(beat)
+
+    first = services.table_start(table_id=slow_table(club_setup, [a, b]).pk, user=a)
+    worker.wait_for("expire_turn[", timeout=10)  # the worker holds the clock's eta message, unacknowledged
+    own_redis.restart()
+    wait_until(lambda: worker.text().count("Connected to redis") >= 2 or worker.popen.poll() is not None, 30,
+               "the worker did not reconnect")
+    assert worker.popen.poll() is None, f"the worker died:\n{worker.text()[-3000:]}"
+
+    # The clock runs out 6 s after the deal: the overdue turn is applied once, by the eta task or the sweep.
+    wait_until(lambda: Hand.objects.get(pk=first.pk).is_finished, 40, "the overdue timeout was never applied")
+    time.sleep(3)  # more sweeps: none applies it again
+    rows = list(HandAction.objects.filter(hand=first).values_list("seat", "is_timeout"))
+    assert sorted(rows) == [(1, True), (2, True)]
+    beat.stop()
+
+    # A new action after the restart: its clock fires on the worker at its deadline (no sweep runs now).
+    started = time.monotonic()
+    second = services.table_start(table_id=slow_table(club_setup, [b, c]).pk, user=b)
+    wait_until(lambda: Hand.objects.get(pk=second.pk).is_finished, 20,
+               f"the new clock did not fire:\n{worker.text()[-3000:]}")
+    assert 5 < time.monotonic() - started < 15
+    wait_until(lambda: re.search(r"expire_turn\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()), 5,
+               f"the worker did not apply the new clock:\n{worker.text()[-3000:]}")
+    assert sorted(HandAction.objects.filter(hand=second).values_list("seat", "is_timeout")) == [(1, True), (2, True)]
+    assert worker.popen.poll() is None
+
+
+@pytest.fixture
+async def close_thread_connections():
+    yield
+    await database_sync_to_async(connections.close_all)()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_while_redis_restarts_chat_and_sockets_are_told_to_wait_and_heal_after(
+        club_setup, own_redis, close_thread_connections) -> None:
+    a, b, _ = club_setup.members
+    table = await database_sync_to_async(slow_table)(club_setup, [a, b])
+    client = Client(raise_request_exception=False)
+    await sync_to_async(client.force_login)(a, backend="django.contrib.auth.backends.ModelBackend")
+
+    async def post(text: str) -> tuple[int, str]:
+        """The chat form's answer and the page it leads to."""
+        response = await sync_to_async(client.post)(f"/tables/{table.pk}/chat/", {"text": text}, follow=True)
+        return int(response.redirect_chain[0][1] if response.redirect_chain else response.status_code), \
+            response.content.decode()
+
+    async def connect() -> tuple[bool, int | None]:
+        """Whether the socket opened and stayed open, or the close code it was given."""
+        comm = await communicator(f"/ws/tables/{table.pk}/", a)
+        connected, code = await comm.connect(timeout=5)
+        if connected:
+            first = await comm.receive_output(timeout=5)
+            if first["type"] == "websocket.close":
+                return False, first["code"]
+        await comm.disconnect()
+        return bool(connected), code if not connected else None
+
+    def stored() -> list[str]:
+        return list(ChatMessage.objects.filter(table=table).order_by("pk").values_list("text", flat=True))
+
+    assert (await post("before"))[0] == 302 and await connect() == (True, None)  # warm pooled connections
+
+    await sync_to_async(own_redis.stop)()
+    status, page = await post("while down")
+    assert status == 302 and "The chat is unavailable for a moment" in page
+    assert await connect() == (False, 1013)  # "try again": the page reconnects with backoff
+
+    await sync_to_async(own_redis.start)()
+    assert (await post("after"))[0] == 302 and await connect() == (True, None)
+    await sync_to_async(own_redis.restart)(0.2)
+    assert (await post("again"))[0] == 302 and await connect() == (True, None)
+    assert await database_sync_to_async(stored)() == ["before", "after", "again"]
