@@ -415,6 +415,35 @@ def _insert_as_is(kind: Kind, objs: list[models.Model]) -> None:
             obj.pk = row[0]
 
 
+def _keep_hand_ids(batch: list[tuple[int, models.Model, dict[str, Any]]]) -> None:
+    """A hand keeps its id where this site has no hand with that id (always, in a fresh site): each
+    card's commitment leaf binds the hand's id (games/engine/verify.py), so only then do the
+    openings on its page verify against the root published at the deal."""
+    taken = set(Hand.objects.filter(pk__in=[old for old, _, _ in batch]).values_list("pk", flat=True))
+    for old, obj, _ in batch:
+        if old not in taken:
+            obj.pk = old
+
+
+def _advance_sequence(model: type[models.Model]) -> None:
+    """Move the id sequence past ids given explicitly (with nextval: the application role may not setval)."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT coalesce(max(id), 0) FROM {connection.ops.quote_name(table)}")  # noqa: S608
+        row = cursor.fetchone()
+        highest = int(row[0]) if row else 0
+        cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+        row = cursor.fetchone()
+        if row is None or row[0] is None:
+            return
+        sequence = row[0]
+        cursor.execute(f"SELECT last_value, is_called FROM {sequence}")  # noqa: S608
+        last, called = cursor.fetchone() or (0, False)
+        behind = highest - (int(last) if called else int(last) - 1)
+        if behind > 0:
+            cursor.execute("SELECT count(nextval(%s)) FROM generate_series(1, %s)", [sequence, behind])
+
+
 def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
     """auto_now_add fields took the insert's clock: put the original times back, one UPDATE a field."""
     table = connection.ops.quote_name(kind.model._meta.db_table)
@@ -439,6 +468,8 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
         if kind.raw_insert:
             _insert_as_is(kind, objs)
         else:
+            if kind.name == "hands":
+                _keep_hand_ids(batch)
             kind.model._default_manager.bulk_create(objs)
         for old_id, obj, _ in batch:
             mapping[old_id] = obj.pk
@@ -477,5 +508,7 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
             flush()
     if batch:
         flush()
+    if kind.name == "hands":
+        _advance_sequence(Hand)
     return count
 
