@@ -41,7 +41,7 @@ def _season_param(access: ClubAccess, request: HttpRequest) -> Any:
     raw = request.GET.get("season", "")
     if not raw:
         return None
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # "²".isdigit() is True
         raise Http404("No such season in this club.")
     season = selectors.season_of(club=access.club, season_id=int(raw))
     if season is None:

@@ -110,7 +110,7 @@ def _int_param(request: HttpRequest, name: str) -> int | None:
     raw = request.GET.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise ApiError(400, f"'{name}' must be a whole number.")
     return int(raw)
 
