@@ -75,6 +75,10 @@ MATRIX = [
     ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
     ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    # The shuffle proof: its export follows the hand page; opening a hand is an organiser's ruling.
+    ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
     # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
     ("get", "/clubs/{club}/results/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
