@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.access import ClubAccess, club_access, membership_of
 from accounts.models import User
 from config.errors import DomainError
+from config.query import BadQuery, query_key
 from games.models import Game
 
 from . import examples, selectors, services
@@ -37,15 +38,19 @@ def _by_game(lines: list[StatLine]) -> list[tuple[str, str, list[StatLine]]]:
             if any(line.game == g for line in lines)]
 
 
+NO_SUCH_SEASON = "No such season in this club."
+
+
 def _season_param(access: ClubAccess, request: HttpRequest) -> Any:
-    raw = request.GET.get("season", "")
-    if not raw:
+    try:
+        season_id = query_key(request, "season", message=NO_SUCH_SEASON)
+    except BadQuery as exc:  # "²" and other non-ASCII digits, or a number past any key
+        raise Http404(str(exc)) from None
+    if season_id is None:
         return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # "²".isdigit() is True
-        raise Http404("No such season in this club.")
-    season = selectors.season_of(club=access.club, season_id=int(raw))
+    season = selectors.season_of(club=access.club, season_id=season_id)
     if season is None:
-        raise Http404("No such season in this club.")
+        raise Http404(NO_SUCH_SEASON)
     return season
 
 

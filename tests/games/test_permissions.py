@@ -75,6 +75,10 @@ MATRIX = [
     ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
     ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    # The shuffle proof: its export follows the hand page; opening a hand is an organiser's ruling.
+    ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
     # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
     ("get", "/clubs/{club}/results/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
@@ -91,11 +95,6 @@ MATRIX = [
     ("get", "/clubs/{club}/how-to-play/piles/", {MEMBER: 200, ORGANISER: 200}),
     # The club's data: organisers only. A hand is being played, so the export waits (409, with the page);
     # the club is not empty, so an import is refused (400, with the page).
-    # A hand's proof file: as its page (the openings differ by right); opening a hand: organisers only
-    # (a post without a reason is refused with a message on the hand page).
-    ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
-    ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
-    ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/clubs/{club}/data/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
     ("get", "/clubs/{club}/data/export.zip", {MEMBER: 403, PLAYER: 403, ORGANISER: 409}),
     ("post", "/clubs/{club}/data/import/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
