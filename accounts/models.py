@@ -137,3 +137,22 @@ class Invitation(models.Model):
     def is_pending(self, *, now: datetime) -> bool:
         """Neither used nor revoked, and not yet expired."""
         return self.used_at is None and self.revoked_at is None and now < self.expires_at
+
+
+class ApiToken(models.Model):
+    """A member's key to the read-only JSON API (games/api). Only its SHA-256 is stored; the key
+    itself is shown once, when it is made. It reads what its member may read, in their clubs."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12, help_text="The key's first characters, to tell keys apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-id"], name="api_token_user_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…) of {self.user}"

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from . import views
+from . import token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -34,6 +34,8 @@ urlpatterns = [
     path("profile/away/", views.away_toggle, name="away_toggle"),
     path("profile/email/", views.email_change, name="email_change"),
     path("profile/email/confirm/<str:token>/", views.email_change_confirm, name="email_change_confirm"),
+    path("profile/api-keys/", token_views.api_key_create, name="api_key_create"),
+    path("profile/api-keys/<int:token_id>/revoke/", token_views.api_key_revoke, name="api_key_revoke"),
     path("clubs/new/", views.club_new, name="club_new"),
     path("clubs/<int:club_id>/", views.club_detail, name="club_detail"),
     path("clubs/<int:club_id>/settings/", views.club_settings, name="club_settings"),

@@ -38,16 +38,19 @@ def _by_game(lines: list[StatLine]) -> list[tuple[str, str, list[StatLine]]]:
             if any(line.game == g for line in lines)]
 
 
+NO_SUCH_SEASON = "No such season in this club."
+
+
 def _season_param(access: ClubAccess, request: HttpRequest) -> Any:
     try:
-        season_id = query_key(request, "season")
-    except BadQuery:  # "²" is a digit to str.isdigit but not to int; a huge number is no key either
-        raise Http404("No such season in this club.") from None
+        season_id = query_key(request, "season", message=NO_SUCH_SEASON)
+    except BadQuery as exc:  # "²" and other non-ASCII digits, or a number past any key
+        raise Http404(str(exc)) from None
     if season_id is None:
         return None
     season = selectors.season_of(club=access.club, season_id=season_id)
     if season is None:
-        raise Http404("No such season in this club.")
+        raise Http404(NO_SUCH_SEASON)
     return season
 
 

@@ -1,7 +1,9 @@
 from django.urls import path
 
 from . import advance_views, views
+from .api import views as api_views
 from .chat import views as chat_views
+from .clubdata import views as data_views
 
 app_name = "games"
 urlpatterns = [
@@ -30,4 +32,17 @@ urlpatterns = [
     path("cards/colours/", views.deck_colours, name="deck_colours"),
     path("tables/<int:table_id>/chat/", chat_views.chat_send, name="chat_send"),
     path("chat/<int:message_id>/hide/", chat_views.chat_hide_view, name="chat_hide"),
+    path("clubs/<int:club_id>/data/", data_views.club_data, name="club_data"),
+    path("clubs/<int:club_id>/data/export.zip", data_views.club_data_export, name="club_data_export"),
+    path("clubs/<int:club_id>/data/import/", data_views.club_data_import, name="club_data_import"),
+    path("account/data/", data_views.my_data, name="my_data"),
+    path("account/data/download.json", data_views.my_data_download, name="my_data_download"),
+    path("account/delete/", data_views.account_delete, name="account_delete"),
+    path("api/v1/openapi.json", api_views.schema, name="api_schema"),
+    path("api/v1/clubs", api_views.clubs, name="api_clubs"),
+    path("api/v1/clubs/<int:club_id>/balances", api_views.balances, name="api_balances"),
+    path("api/v1/clubs/<int:club_id>/statement", api_views.statement, name="api_statement"),
+    path("api/v1/clubs/<int:club_id>/tables", api_views.tables, name="api_tables"),
+    path("api/v1/tables/<int:table_id>/hands", api_views.table_hands, name="api_table_hands"),
+    path("api/v1/hands/<int:hand_id>", api_views.hand, name="api_hand"),
 ]

@@ -253,6 +253,8 @@ TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
 BEAT_HEARTBEAT_FILE = os.environ.get("BEAT_HEARTBEAT_FILE", str(BASE_DIR / ".data" / "beat-heartbeat"))
 BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(90.0, 4 * TURN_SWEEP_SECONDS))))
+# Requests a minute per API key (games/api), counted in the shared cache.
+API_RATE_PER_MINUTE = int(os.environ.get("API_RATE_PER_MINUTE", "60"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
                             "options": {"expires": TURN_SWEEP_SECONDS}},

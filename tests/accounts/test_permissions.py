@@ -138,7 +138,7 @@ def test_an_unknown_club_is_404_even_for_an_organiser_elsewhere(world, client_fo
 NOT_CLUB_URLS = {
     "home", "login", "logout", "password_change", "password_change_done", "password_reset",
     "password_reset_done", "password_reset_confirm", "password_reset_complete", "profile", "away_toggle",
-    "club_new", "invitation_accept", "email_change", "email_change_confirm",
+    "club_new", "invitation_accept", "email_change", "email_change_confirm", "api_key_create", "api_key_revoke",
 }
 
 

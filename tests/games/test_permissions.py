@@ -75,6 +75,10 @@ MATRIX = [
     ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/tables/{ct}/hands/", {MEMBER: 403, PLAYER: 200}),
     ("get", "/hands/{ch}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    # The shuffle proof: its export follows the hand page; opening a hand is an organiser's ruling.
+    ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
     # A finished hand's proof: whoever may watch the table; opening every card: organisers only
     # (a post without a reason is refused with a message on the hand's page).
@@ -94,6 +98,11 @@ MATRIX = [
     ("post", "/clubs/{club}/since/seen/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
     ("get", "/clubs/{club}/how-to-play/piranha/", {MEMBER: 200, ORGANISER: 200}),
     ("get", "/clubs/{club}/how-to-play/piles/", {MEMBER: 200, ORGANISER: 200}),
+    # The club's data: organisers only. A hand is being played, so the export waits (409, with the page);
+    # the club is not empty, so an import is refused (400, with the page).
+    ("get", "/clubs/{club}/data/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
+    ("get", "/clubs/{club}/data/export.zip", {MEMBER: 403, PLAYER: 403, ORGANISER: 409}),
+    ("post", "/clubs/{club}/data/import/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
 ]
 
 
@@ -125,6 +134,10 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     ids = {"club": 1, "rs": 1, "v": 1, "t": 1, "h": 1, "ct": 1, "ch": 1, "m": 1, "s": 1, "u": 1}
     covered = {resolve(url.format(**ids)).view_name for _, url, _ in MATRIX}
     outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
+    # A member's own data and the JSON API: tests/games/test_data_permissions.py lists each of them.
+    outside |= {f"games:{name}" for name in ("my_data", "my_data_download", "account_delete", "api_schema",
+                                             "api_clubs", "api_balances", "api_statement", "api_tables",
+                                             "api_table_hands", "api_hand")}
     names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
         f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
     assert names - outside == covered

@@ -1,0 +1,514 @@
+"""The whole club as one zip, and back.
+
+Layout of the zip (format ``home-club-export``, version ``FORMAT_VERSION``):
+
+- ``manifest.json``: format, version, when, the club, a count of rows per file, and what the
+  file holds and leaves out;
+- one JSON-lines file per kind of record under ``data/`` (one object per line, the
+  database's own field names, ids as they were in the exporting site): members (with their
+  users), rule sets and versions, tables, seats, hands with their action logs and dispute
+  rulings, chat, the books (accounts, rulings, settlements, journal entries and postings) and
+  seasons; each player's result of each hand (the clubhouse's statistics) is derived again on
+  import;
+- ``books/journal.csv`` and ``books/balances.csv``: the books for a spreadsheet (read by people,
+  not by the import).
+
+What it never holds: passwords (an imported member sets one with "Forgot your password?"),
+API tokens, private advance actions, sent-email bookkeeping. A hand still being played is
+refused (its deck and hole cards are secret until it ends): the export waits for the end of
+every hand or for the organiser to close the table.
+
+The import writes everything in one transaction as the application role: the books are
+inserted row by row through the posting trigger (balances, sequence numbers and running
+balances are stamped again, in each account's original order), and every guard stays on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import IO, Any
+
+from django.db import connection, models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Club, Membership, User
+from clubhouse.models import Season
+from config.errors import DomainError
+from games.models import ChatMessage, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
+from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "home-club-export"
+FORMAT_VERSION = 1
+BATCH = 500
+
+
+class ArchiveError(DomainError):
+    """The export or import can't go ahead; the message says why."""
+
+
+# --- what each kind of record carries -------------------------------------------------------
+
+#: (file, model, fields written as they are, foreign keys: attname -> the id map it is read through,
+#:  fields the model stamps on insert that the import sets back)
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    model: type[models.Model]
+    plain: tuple[str, ...]
+    refs: dict[str, str] = field(default_factory=dict)
+    stamped: tuple[str, ...] = ()
+    raw_insert: bool = False
+
+
+KINDS = [
+    Kind("rule_sets", RuleSet, ("name", "game", "created_at"), {"created_by_id": "users"}, ("created_at",)),
+    Kind("rule_versions", RuleSetVersion,
+         ("number", "rules", "max_seats", "spectators_allowed", "created_at", "frozen_at"),
+         {"rule_set_id": "rule_sets", "created_by_id": "users"}, ("created_at",)),
+    Kind("tables", Table,
+         ("name", "status", "button", "carry_pot", "hands_played", "created_at", "finished_at", "stopped_at_hand"),
+         {"rule_version_id": "rule_versions", "created_by_id": "users"}, ("created_at",)),
+    Kind("seats", Seat, ("number", "accepted_at", "sitting_out", "left_at"),
+         {"table_id": "tables", "user_id": "users", "accepted_version_id": "rule_versions"}),
+    Kind("hands", Hand,
+         ("number", "players", "button", "carry_in", "deck", "scheme", "salt", "salts", "commitment", "state",
+          "deal_events",
+          "version", "deadline", "clocks", "started_at", "finished_at", "voided_at"),
+         {"table_id": "tables", "rule_version_id": "rule_versions"}, ("started_at",)),
+    # Insert-only (PostgreSQL refuses an UPDATE): written with its original time in the INSERT itself.
+    Kind("disputes", HandDispute, ("reason", "created_at"), {"hand_id": "hands", "ruled_by_id": "users"},
+         raw_insert=True),
+    Kind("hand_actions", HandAction, ("sequence", "seat", "action", "events", "is_timeout", "created_at"),
+         {"hand_id": "hands", "user_id": "users"}, ("created_at",)),
+    Kind("chat", ChatMessage, ("text", "created_at", "hidden_at"),
+         {"table_id": "tables", "user_id": "users", "hidden_by_id": "users"}, ("created_at",)),
+    Kind("accounts", Account, ("kind", "created_at"), {"user_id": "users", "table_id": "tables"}),
+    Kind("rulings", Ruling, ("kind", "reason", "created_at", "amount"),
+         {"ruled_by_id": "users", "hand_id": "hands", "table_id": "tables", "from_user_id": "users",
+          "to_user_id": "users"}),
+    Kind("settlements", Settlement,
+         ("amount", "paid_on", "note", "status", "recorded_at", "decided_at"),
+         {"payer_id": "users", "payee_id": "users", "recorded_by_id": "users", "decided_by_id": "users"}),
+    Kind("entries", JournalEntry, ("kind", "memo", "created_at", "game"),
+         {"created_by_id": "users", "table_id": "tables", "hand_id": "hands", "reverses_id": "entries",
+          "ruling_id": "rulings", "settlement_id": "settlements"}),
+    Kind("postings", Posting, ("amount", "seq"), {"entry_id": "entries", "account_id": "accounts"}),
+    Kind("seasons", Season, ("name", "opened_at", "closed_at"), {"opened_by_id": "users", "closed_by_id": "users"}),
+]
+KIND_BY_NAME = {kind.name: kind for kind in KINDS}
+
+USER_FIELDS = ("username", "display_name", "email", "first_name", "last_name", "time_zone", "is_active",
+               "date_joined")
+
+
+def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
+    """Every row of ``kind`` that belongs to ``club``, in id order.
+
+    Postings too: the journal lists them by id, and the posting trigger stamps each account's
+    sequence numbers again in that order (the order they were first posted in)."""
+    by_club: dict[str, Q] = {
+        "rule_sets": Q(club=club), "rule_versions": Q(rule_set__club=club), "tables": Q(club=club),
+        "seats": Q(table__club=club), "hands": Q(table__club=club), "hand_actions": Q(hand__table__club=club),
+        "chat": Q(table__club=club), "accounts": Q(club=club), "rulings": Q(club=club),
+        "settlements": Q(club=club), "entries": Q(club=club), "postings": Q(club=club),
+        "disputes": Q(hand__table__club=club), "seasons": Q(club=club),
+    }
+    return kind.model._default_manager.filter(by_club[kind.name]).order_by("pk")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+def _row(kind: Kind, obj: models.Model) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": obj.pk}
+    for name in kind.plain:
+        out[name] = _plain(getattr(obj, name))
+    for attname in kind.refs:
+        out[attname] = getattr(obj, attname)
+    if kind.name == "tables":
+        out["next_game_id"] = obj.next_game_id  # type: ignore[attr-defined]
+    return out
+
+
+# --- export ---------------------------------------------------------------------------------
+
+
+def club_export_refusal(*, club: Club) -> str:
+    """Why the club can't be exported now ("" when it can): a hand is being played."""
+    playing = list(Hand.objects.filter(table__club=club, finished_at__isnull=True)
+                   .select_related("table").order_by("table__name")[:5])
+    if not playing:
+        return ""
+    names = ", ".join(f"{h.table.name} (hand {h.number})" for h in playing)
+    return (f"A hand is being played at {names}. Its cards stay secret until it ends, so the export waits: "
+            f"try again when it has ended, or close the table.")
+
+
+def club_export(*, club: Club, out: IO[bytes], by: User | None = None) -> dict[str, Any]:
+    """Write the club to ``out`` as a zip; return the manifest. Raises ArchiveError while a hand is
+    being played. Reads one snapshot (REPEATABLE READ), so the files agree with each other."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        refusal = club_export_refusal(club=club)
+        if refusal:
+            raise ArchiveError(refusal)
+        manifest = _write(club=club, out=out, by=by)
+    # The file holds the decks of past hands: who took one, and when, is kept in the log.
+    logger.info("club %s exported by %s", club.pk, by.username if by else "a management command")
+    return manifest
+
+
+def _write(*, club: Club, out: IO[bytes], by: User | None) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    user_ids: set[int] = set(Membership.objects.filter(club=club).values_list("user_id", flat=True))
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for kind in KINDS:
+            user_refs = [a for a, target in kind.refs.items() if target == "users"]
+            with archive.open(f"data/{kind.name}.jsonl", "w") as raw:
+                text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+                n = 0
+                for obj in _club_rows(kind, club).iterator(chunk_size=BATCH):
+                    row = _row(kind, obj)
+                    user_ids.update(row[a] for a in user_refs if row[a] is not None)
+                    if kind.name == "hands":
+                        user_ids.update(int(uid) for uid in row["players"].values())
+                    text.write(json.dumps(row, separators=(",", ":")) + "\n")
+                    n += 1
+                text.flush()
+                text.detach()
+            counts[kind.name] = n
+        members = _member_rows(club, user_ids)
+        archive.writestr("data/members.jsonl", "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in members))
+        counts["members"] = len(members)
+        archive.writestr("data/club.json", json.dumps(_club_row(club), indent=1))
+        archive.writestr("books/journal.csv", _journal_csv(club))
+        archive.writestr("books/balances.csv", _balances_csv(club))
+        manifest = {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
+            "exported_by": by.username if by else "", "club": {"id": club.pk, "name": club.name},
+            "counts": counts,
+            "holds": "Members (with their email addresses, so an imported site can let them set a password), "
+                     "rule sets and their versions, tables and seats, finished hands with their decks and action logs, chat, and the books (accounts, journal entries with postings, rulings, "
+                     "settlements); books/*.csv are the books for a spreadsheet.",
+            "leaves_out": "Passwords (imported members set theirs with 'Forgot your password?'), API tokens, "
+                          "private advance actions, sent-email bookkeeping.",
+        }
+        archive.writestr("manifest.json", json.dumps(manifest, indent=1))
+    return manifest
+
+
+def _club_row(club: Club) -> dict[str, Any]:
+    settings_row = ClubLedgerSettings.objects.filter(club=club).first()
+    return {"id": club.pk, "name": club.name, "currency": club.currency, "credit_limit": club.credit_limit,
+            "created_at": club.created_at.isoformat(),
+            "settlement_max": settings_row.settlement_max if settings_row else None}
+
+
+def _member_rows(club: Club, user_ids: set[int]) -> list[dict[str, Any]]:
+    roles = {m.user_id: (m.role, m.joined_at) for m in Membership.objects.filter(club=club)}
+    rows = []
+    for user in User.objects.filter(pk__in=user_ids).order_by("pk"):
+        row: dict[str, Any] = {"id": user.pk, **{f: _plain(getattr(user, f)) for f in USER_FIELDS}}
+        role, joined = roles.get(user.pk, (None, None))
+        row["role"] = role  # None: not a member any more, but named in the club's records
+        row["joined_at"] = joined.isoformat() if joined else None
+        rows.append(row)
+    return rows
+
+
+def _csv(header: list[str], rows: Iterable[list[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["'" + v if isinstance(v, str) and v.startswith(("=", "+", "-", "@")) else v for v in row])
+    return buffer.getvalue()
+
+
+def _journal_csv(club: Club) -> str:
+    postings = (Posting.objects.filter(club=club).select_related("entry", "account__user", "account__table")
+                .order_by("entry_id", "pk"))
+
+    def rows() -> Iterator[list[Any]]:
+        for p in postings.iterator(chunk_size=BATCH):
+            owner = p.account.user.username if p.account.user else f"pot:{p.account.table.name if p.account.table else ''}"
+            yield [p.entry_id, p.created_at.isoformat() if p.created_at else "", p.kind, p.entry.memo, owner,
+                   p.amount, p.balance_after, p.entry.hand_id or "", p.entry.reverses_id or ""]
+
+    return _csv(["entry", "date", "kind", "memo", "account", "amount_cents", "balance_after_cents", "hand",
+                 "reverses"], rows())
+
+
+def _balances_csv(club: Club) -> str:
+    accounts = Account.objects.filter(club=club).select_related("user", "table").order_by("pk")
+    return _csv(["account", "kind", "owner", "balance_cents", "lines"],
+                ([a.pk, a.kind, a.user.username if a.user else (a.table.name if a.table else ""), a.balance, a.last_seq]
+                 for a in accounts))
+
+
+# --- import ---------------------------------------------------------------------------------
+
+
+def club_is_empty(*, club: Club) -> str:
+    """"" when ``club`` may receive an import, else why not."""
+    found = [label for label, exists in (
+        ("rule sets", RuleSet.objects.filter(club=club).exists()),
+        ("tables", Table.objects.filter(club=club).exists()),
+        ("ledger entries", JournalEntry.objects.filter(club=club).exists()),
+        ("ledger accounts", Account.objects.filter(club=club).exists()),
+        ("settlements", Settlement.objects.filter(club=club).exists()),
+        ("rulings", Ruling.objects.filter(club=club).exists()),
+        ("seasons", Season.objects.filter(club=club).exists()),
+    ) if exists]
+    if not found:
+        return ""
+    return (f"{club.name} already has {', '.join(found)}. An export is imported only into an empty club "
+            f"(no rule sets, tables or books yet): make a new club and import there.")
+
+
+@dataclass
+class ImportResult:
+    club: Club
+    counts: dict[str, int]
+    new_users: list[str]
+
+
+def _open(archive: zipfile.ZipFile, name: str) -> Iterator[dict[str, Any]]:
+    try:
+        with archive.open(name) as raw:
+            for line in io.TextIOWrapper(raw, encoding="utf-8"):
+                if line.strip():
+                    yield json.loads(line)
+    except KeyError as exc:
+        raise ArchiveError(f"The file has no {name}: it is not a complete club export.") from exc
+
+
+def _manifest(archive: zipfile.ZipFile) -> dict[str, Any]:
+    try:
+        manifest = json.loads(archive.read("manifest.json"))
+    except (KeyError, ValueError) as exc:
+        raise ArchiveError("The file has no readable manifest.json: it is not a club export.") from exc
+    if manifest.get("format") != FORMAT:
+        raise ArchiveError("The file is not a club export of this site.")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ArchiveError(f"The export is in format version {manifest.get('format_version')}; this site reads "
+                           f"version {FORMAT_VERSION}.")
+    return manifest
+
+
+def club_import(*, source: IO[bytes] | str, into: Club | None = None, by: User | None = None) -> ImportResult:
+    """Read an export into ``into`` (which must be empty: ``club_is_empty``) or into a new club.
+
+    Members are matched by username and email; one whose username is taken by someone else
+    comes in under a new username. New users get no password (they set one by email). Everything
+    lands in one transaction or nothing does. Raises ArchiveError with a message for the organiser.
+    """
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ArchiveError("The file is not a zip file.") from exc
+    with archive, transaction.atomic():
+        manifest = _manifest(archive)
+        club_row = json.loads(archive.read("data/club.json"))
+        if into is None:
+            club = Club.objects.create(name=club_row["name"], currency=club_row["currency"],
+                                       credit_limit=club_row["credit_limit"])
+        else:
+            club = Club.objects.select_for_update().get(pk=into.pk)
+            refusal = club_is_empty(club=club)
+            if refusal:
+                raise ArchiveError(refusal)
+            club.currency, club.credit_limit = club_row["currency"], club_row["credit_limit"]
+            club.save(update_fields=["currency", "credit_limit"])
+        if club_row.get("settlement_max"):
+            ClubLedgerSettings.objects.update_or_create(club=club, defaults={"settlement_max": club_row["settlement_max"]})
+        ids: dict[str, dict[int, int]] = {"users": {}}
+        new_users = _import_members(archive, club, ids["users"])
+        counts = {"members": len(ids["users"])}
+        next_games: list[tuple[int, int]] = []
+        for kind in KINDS:
+            ids[kind.name] = {}
+            counts[kind.name] = _import_kind(archive, kind, club, ids, next_games)
+        for table_id, next_id in next_games:
+            Table.objects.filter(pk=ids["tables"][table_id]).update(next_game_id=ids["tables"].get(next_id))
+        # Each player's result of each hand is derived from the action log and the books (the clubhouse's
+        # trigger writes it when a hand finishes; these hands came in finished).
+        from clubhouse.results import hand_results_backfill
+
+        hand_results_backfill()
+        expected = manifest.get("counts", {})
+        for name, n in counts.items():
+            if name in expected and expected[name] != n:
+                raise ArchiveError(f"The manifest counts {expected[name]} {name} but the file holds {n}: "
+                                   f"the file is damaged.")
+    return ImportResult(club=club, counts=counts, new_users=new_users)
+
+
+def _free_username(base: str) -> str:
+    name, n = base, 1
+    while User.objects.filter(username=name).exists():
+        n += 1
+        name = f"{base[:140]}-{n}"
+    return name
+
+
+def _import_members(archive: zipfile.ZipFile, club: Club, users: dict[int, int]) -> list[str]:
+    new_users: list[str] = []
+    for row in _open(archive, "data/members.jsonl"):
+        email = row["email"] or ""
+        user = User.objects.filter(username=row["username"]).first()
+        if user is None or user.email.lower() != email.lower():
+            email_free = not email or not User.objects.filter(email__iexact=email).exists()
+            user = User(username=_free_username(row["username"]), display_name=row["display_name"],
+                        email=email if email_free else "", first_name=row["first_name"],
+                        last_name=row["last_name"], time_zone=row["time_zone"], is_active=row["is_active"])
+            user.set_unusable_password()
+            user.save()
+            new_users.append(user.username)
+        users[row["id"]] = user.pk
+        if row["role"]:
+            membership, created = Membership.objects.get_or_create(user=user, club=club,
+                                                                   defaults={"role": row["role"]})
+            if created:
+                Membership.objects.filter(pk=membership.pk).update(joined_at=row["joined_at"])
+            elif row["role"] == Membership.Role.ORGANISER and not membership.is_organiser:
+                membership.role = Membership.Role.ORGANISER
+                membership.save(update_fields=["role"])
+    return new_users
+
+
+def _value(model: type[models.Model], name: str, value: Any) -> Any:
+    model_field = model._meta.get_field(name)
+    if value is not None and isinstance(model_field, models.DateTimeField | models.DateField):
+        return model_field.to_python(value)
+    return value
+
+
+def _insert_as_is(kind: Kind, objs: list[models.Model]) -> None:
+    """INSERT rows with every value as given (an auto_now_add time too), one statement a row."""
+    meta = kind.model._meta
+    names = [*kind.plain, *kind.refs]
+    columns = ", ".join(connection.ops.quote_name(n) for n in names)  # these fields' columns are their names
+    sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "  # noqa: S608
+           f"VALUES ({', '.join(['%s'] * len(names))}) RETURNING id")
+    with connection.cursor() as cursor:
+        for obj in objs:
+            cursor.execute(sql, [getattr(obj, n) for n in names])
+            row = cursor.fetchone()
+            assert row is not None
+            obj.pk = row[0]
+
+
+def _keep_hand_ids(batch: list[tuple[int, models.Model, dict[str, Any]]]) -> None:
+    """A hand keeps its id where this site has no hand with that id (always, in a fresh site): each
+    card's commitment leaf binds the hand's id (games/engine/verify.py), so only then do the
+    openings on its page verify against the root published at the deal."""
+    taken = set(Hand.objects.filter(pk__in=[old for old, _, _ in batch]).values_list("pk", flat=True))
+    for old, obj, _ in batch:
+        if old not in taken:
+            obj.pk = old
+
+
+def _advance_sequence(model: type[models.Model]) -> None:
+    """Move the id sequence past ids given explicitly (with nextval: the application role may not setval)."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT coalesce(max(id), 0) FROM {connection.ops.quote_name(table)}")  # noqa: S608
+        row = cursor.fetchone()
+        highest = int(row[0]) if row else 0
+        cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+        row = cursor.fetchone()
+        if row is None or row[0] is None:
+            return
+        sequence = row[0]
+        cursor.execute(f"SELECT last_value, is_called FROM {sequence}")  # noqa: S608
+        last, called = cursor.fetchone() or (0, False)
+        behind = highest - (int(last) if called else int(last) - 1)
+        if behind > 0:
+            cursor.execute("SELECT count(nextval(%s)) FROM generate_series(1, %s)", [sequence, behind])
+
+
+def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
+    """auto_now_add fields took the insert's clock: put the original times back, one UPDATE a field."""
+    table = connection.ops.quote_name(kind.model._meta.db_table)
+    for name in kind.stamped:
+        model_field = kind.model._meta.get_field(name)
+        assert isinstance(model_field, models.Field) and model_field.column
+        column = connection.ops.quote_name(model_field.column)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} t SET {column} = v.at FROM unnest(%s::bigint[], %s::timestamptz[]) AS v(id, at) "  # noqa: S608
+                f"WHERE t.id = v.id", [[pk for pk, _ in rows], [stamped[name] for _, stamped in rows]])
+
+
+def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str, dict[int, int]],
+                 next_games: list[tuple[int, int]]) -> int:
+    mapping = ids[kind.name]
+    batch: list[tuple[int, models.Model, dict[str, Any]]] = []
+    count = 0
+
+    def flush() -> None:
+        objs = [obj for _, obj, _ in batch]
+        if kind.raw_insert:
+            _insert_as_is(kind, objs)
+        else:
+            if kind.name == "hands":
+                _keep_hand_ids(batch)
+            kind.model._default_manager.bulk_create(objs)
+        for old_id, obj, _ in batch:
+            mapping[old_id] = obj.pk
+        _restamp(kind, [(obj.pk, stamped) for _, obj, stamped in batch])
+        batch.clear()
+
+    rows: Iterable[dict[str, Any]] = _open(archive, f"data/{kind.name}.jsonl")
+    for row in rows:
+        values: dict[str, Any] = {}
+        for name in kind.plain:
+            if kind.name == "postings" and name == "seq":
+                continue  # stamped again by the posting trigger, in the order they were posted
+            values[name] = _value(kind.model, name, row[name])
+        for attname, target in kind.refs.items():
+            old = row[attname]
+            if old is None:
+                values[attname] = None
+                continue
+            if target == kind.name and old not in mapping:
+                flush()  # a reversal names an entry of this same batch
+            try:
+                values[attname] = ids[target][old]
+            except KeyError as exc:
+                raise ArchiveError(f"A record of {kind.name} names {target} #{old}, which the file does not "
+                                   f"hold: the file is damaged.") from exc
+        if kind.model in (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season):
+            values["club_id"] = club.pk
+        if kind.name == "hands":
+            values["players"] = {seat: ids["users"][int(uid)] for seat, uid in row["players"].items()}
+        if kind.name == "tables" and row.get("next_game_id"):
+            next_games.append((row["id"], row["next_game_id"]))
+        stamped = {name: values[name] for name in kind.stamped}
+        batch.append((row["id"], kind.model(**values), stamped))
+        count += 1
+        if len(batch) >= BATCH:
+            flush()
+    if batch:
+        flush()
+    if kind.name == "hands":
+        _advance_sequence(Hand)
+    return count
+

@@ -1,0 +1,133 @@
+"""Pages of a club's data (organisers: export and import) and of a member's own data (download,
+account deletion)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.access import club_access
+from accounts.models import User
+
+from . import archive, leaving, member
+
+IMPORT_MAX_BYTES = 500 * 1024 * 1024
+
+
+def _me(request: HttpRequest) -> User:
+    assert isinstance(request.user, User)
+    return request.user
+
+
+def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", status: int = 200) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    return render(request, "games/club_data.html", {
+        "club": access.club, "access": access, "title": f"Club data · {access.club.name}",
+        "export_refusal": archive.club_export_refusal(club=access.club),
+        "import_refusal": archive.club_is_empty(club=access.club), "error": error,
+        "format_version": archive.FORMAT_VERSION,
+    }, status=status)
+
+
+@login_required
+@require_GET
+def club_data(request: HttpRequest, club_id: int) -> HttpResponse:
+    return _club_data_page(request, club_id)
+
+
+@login_required
+@require_GET
+def club_data_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
+    access = club_access(request, club_id, organiser=True)
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it
+    try:
+        archive.club_export(club=access.club, out=spool, by=_me(request))
+    except archive.ArchiveError as exc:
+        spool.close()
+        return _club_data_page(request, club_id, error=str(exc), status=409)
+    spool.seek(0)
+    stamp = timezone.localdate().isoformat()
+    response = FileResponse(spool, as_attachment=True, filename=f"club-{access.club.pk}-{stamp}.zip",
+                            content_type="application/zip")
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_POST
+def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id, organiser=True)
+    upload = request.FILES.get("file")
+    if upload is None:
+        return _club_data_page(request, club_id, error="Choose the zip file of a club export.", status=400)
+    if upload.size and upload.size > IMPORT_MAX_BYTES:
+        return _club_data_page(request, club_id, error="That file is larger than 500 MB.", status=400)
+    try:
+        result = archive.club_import(source=upload, into=access.club, by=_me(request))
+    except archive.ArchiveError as exc:
+        return _club_data_page(request, club_id, error=str(exc), status=400)
+    imported = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in result.counts.items() if n)
+    messages.success(request, f"Imported: {imported}.")
+    if result.new_users:
+        messages.info(request, f"New accounts ({', '.join(result.new_users)}) have no password yet: they set one "
+                               f"with 'Forgot your password?' on the login page.")
+    return redirect("games:club_data", club_id=access.club.pk)
+
+
+@login_required
+@require_GET
+def my_data(request: HttpRequest) -> HttpResponse:
+    me = _me(request)
+    return render(request, "games/my_data.html", {
+        "title": "Your data", "refusal": leaving.account_delete_refusal(user=me),
+        "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS], "goes": leaving.WHAT_GOES,
+        "former_name": f"Former member #{me.pk}",
+    })
+
+
+@login_required
+@require_GET
+def my_data_download(request: HttpRequest) -> HttpResponse:
+    me = _me(request)
+    body = json.dumps(member.member_data(user=me), indent=1, ensure_ascii=False)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="my-data-{timezone.localdate().isoformat()}.json"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    me = _me(request)
+    context = {
+        "title": "Delete your account", "refusal": leaving.account_delete_refusal(user=me),
+        "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS], "goes": leaving.WHAT_GOES,
+        "former_name": f"Former member #{me.pk}", "error": "",
+    }
+    if request.method == "POST":
+        if request.POST.get("confirm") != "on":
+            context["error"] = "Tick the box to confirm that you want to delete your account."
+            return render(request, "games/account_delete.html", context, status=400)
+        try:
+            leaving.account_delete(user=me, password=request.POST.get("password", ""))
+        except leaving.AccountDeleteRefused as exc:
+            context["error"] = str(exc)
+            return render(request, "games/account_delete.html", context, status=400)
+        logout(request)
+        return render(request, "accounts/message.html", {
+            "title": "Your account is deleted",
+            "message": f"Your personal details are erased and you are logged out. In the clubs' books and hand "
+                       f"histories you are now {context['former_name']}; those lines stay so the books still "
+                       f"balance.",
+        })
+    return render(request, "games/account_delete.html", context)
