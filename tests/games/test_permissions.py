@@ -80,11 +80,6 @@ MATRIX = [
     ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
-    # A finished hand's proof: whoever may watch the table; opening every card: organisers only
-    # (a post without a reason is refused with a message on the hand's page).
-    ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
-    ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
-    ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
     ("get", "/clubs/{club}/results/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     ("get", "/clubs/{club}/results/members/{u}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
