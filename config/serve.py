@@ -17,6 +17,8 @@ import sys
 from collections.abc import Mapping, Sequence
 
 APPLICATION = "config.asgi:application"
+# The largest websocket frame uvicorn accepts (bytes); the table sockets' own limit (games/consumers.py).
+WS_MAX_SIZE = 4096
 
 
 class ProxyTrustError(ValueError):
@@ -52,7 +54,7 @@ def proxy_flags(environ: Mapping[str, str]) -> list[str]:
 def web_command(*, host: str, port: int, environ: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
     """The whole uvicorn command line (run with this interpreter) that serves the site."""
     return [sys.executable, "-m", "uvicorn", APPLICATION, "--host", host, "--port", str(port),
-            "--ws", "websockets-sansio", *proxy_flags(environ), *extra]
+            "--ws", "websockets-sansio", "--ws-max-size", str(WS_MAX_SIZE), *proxy_flags(environ), *extra]
 
 
 def main(argv: Sequence[str]) -> int:

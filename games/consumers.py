@@ -1,37 +1,49 @@
 """Websocket consumers: a table (``ws/tables/<table_id>/``) and a club's lobby (``ws/clubs/<club_id>/lobby/``).
 
-STYLE.md "From a click to every screen": after a commit the table's group hears only
-``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then asks
-``hand_view_for`` for its own user's view and sends that. No card travels through a group.
+DESIGN.md "The path of one action": after a commit the table's group hears only
+``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then pushes its own
+member's table area, rendered from the same template the page includes (``games/_table_live.html``),
+from the hand read once per version per process (games/live.py); spectators share one render. No card
+travels through a group.
+
+Access: session and membership are checked against the database on connect, and afterwards only when
+the member's access stamp in the cache moved (bumped on logout, any change of the account such as a new
+password, a membership made, changed or ended: games/apps.py). The stamps of a table's members are read
+once per announced event per process, so a broadcast costs no access query, and a logged-out or removed
+member is still cut off at the next broadcast, action or chat line.
 
 Close codes (a refused socket is accepted and then closed, so the browser sees the code and reason):
 
 ====  =======================================================================
-4401  not logged in (the session is missing or has ended: re-read from the session store on every
-      action, announced version and chat message, so a logout or password change closes open sockets)
-4403  not allowed: not a member of the club, spectators kept out by the house rules,
-      or membership ended while connected (re-checked on every action, version and chat message)
-4404  no such table / club
+4401  not logged in (the session is missing, has expired or ended: logout, new password)
+4403  not allowed: no such table or club, not a member of its club (the same code and words for
+      both, so a non-member learns nothing), spectators kept out by the house rules, or membership
+      ended while connected
+4408  closed because the member opened more than ``live.SOCKETS_PER_MEMBER`` sockets (the oldest goes)
 4429  flood: far more messages than the per-socket limit
-1009  a frame larger than 4 KB
+1009  a frame larger than 4 KB (uvicorn refuses larger ones itself: ``--ws-max-size 4096``)
 1013  try again: Redis (the channel layer) is unreachable for now; the page reconnects with backoff
 ====  =======================================================================
 A wrong ``Origin`` is refused at the handshake (HTTP 403) by ``AllowedHostsOriginValidator``.
 
 Client -> server (JSON text frames, at most 4 KB, at most 20 per 10 s per socket):
 
-- ``{"type": "sync"}``: send me the full view now (after a reconnect or a gap in versions).
+- ``{"type": "sync"}``: send me the JSON view and the table area now.
 - ``{"type": "action", "hand": h, "version": n, "action": "raise:25" | {"type": "raise", "amount": 25}}``:
-  the same ``hand_apply_action`` as the form post; ``hand`` is optional (the hand being played).
+  read by ``forms.act_request_parse`` and applied by ``hand_act``, exactly as the form post is; ``hand``
+  is optional (the hand being played).
 - ``{"type": "chat", "text": "..."}`` and ``{"type": "chat.hide", "id": m}`` (organisers).
 - ``{"type": "ping"}`` -> ``{"type": "pong"}``.
 
 Server -> client:
 
+- ``{"type": "table.html", "table": t, "hand": h | null, "version": n, "finished": bool, "your_turn": bool,
+  "html": "<div id=\"table-live\">..."}``: this member's table area; on connect, on ``sync``, after every
+  announced version and seat change. Clients order areas by (hand, version) (hand ids only grow) and
+  never go back.
 - ``{"type": "hand.view", "table": t, "hand": h | null, "number": k, "version": n, "finished": bool,
-  "your_turn": bool, "view": {...} | null}``: this user's whole view; sent on connect, on ``sync`` and
-  after every announced version. Clients order views by (hand, version): hand ids only grow.
-- ``{"type": "table.changed", "table": t}``: seats changed; reload the table area.
+  "your_turn": bool, "view": {...} | null}``: this member's engine view as JSON, on connect and ``sync``.
+- ``{"type": "table.changed", "table": t, "at": mark}``: seats changed (a table area follows).
 - ``{"type": "chat.history", "messages": [...]}`` on connect; ``{"type": "chat.message", "message":
   {"id", "author", "text", "at"}}``; ``{"type": "chat.hidden", "id": m}``.
 - ``{"type": "action.ok", "hand": h, "version": n}``, ``{"type": "chat.ok", "id": m}``.
@@ -42,6 +54,7 @@ Server -> client:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -54,34 +67,46 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 from django.http import HttpRequest
+from django.utils import timezone
 from redis.exceptions import RedisError
 
-from accounts.access import is_member
+from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import Club, User
 from config import metrics
 from config.errors import DomainError
-from games import selectors
+from games import live, selectors
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
-from games.forms import parse_action
+from games.forms import act_request_parse
 from games.models import ChatMessage, Hand, Table
 from games.services.announce import club_group, table_group
-from games.services.hands import hand_apply_action
+from games.services.hands import hand_act
 
 log = logging.getLogger(__name__)
 
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
+CLOSE_REPLACED = 4408
 CLOSE_TOO_BIG = 1009
 CLOSE_TRY_AGAIN = 1013  # Redis unreachable: the page reconnects with backoff
 JOIN_ATTEMPTS = 3
 
-MAX_FRAME_BYTES = 4096
+MAX_FRAME_BYTES = 4096  # also uvicorn's --ws-max-size on every server command
 RATE_COUNT = 20  # messages per socket ...
 RATE_SECONDS = 10.0  # ... in this many seconds; beyond it each message gets an error,
 FLOOD_COUNT = 40  # and beyond this many the socket is closed (4429).
+
+NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
+NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
+
+_db = database_sync_to_async
+
+
+def _db_free(func: Any) -> Any:
+    # Thread-sensitive for now: run off the shared thread (thread_sensitive=False), socket work left
+    # pooled connections checked out where a server-closed socket was never disconnected by its client.
+    return database_sync_to_async(func)
 
 
 class _Refused(Exception):
@@ -104,12 +129,21 @@ def _session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
     return bool(current.is_authenticated) and current.pk == user.pk
 
 
+def _session_expiry(scope: dict[str, Any]) -> Any:
+    session = scope.get("session")
+    try:
+        return session.get_expiry_date() if session is not None else None
+    except Exception:  # noqa: BLE001 - no expiry known: rely on the stamps
+        return None
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _JsonConsumer(AsyncWebsocketConsumer):
-    """Frame checks shared by both consumers: size, rate, JSON, a known type; errors to this socket only."""
+    """Frame checks shared by both consumers: size, rate, JSON, a known type; errors to this socket only.
+    Also the per-member socket cap and the access stamp (games/live.py)."""
 
     handlers: dict[str, str] = {}
     user: User
@@ -118,6 +152,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self._recent: deque[float] = deque()
         self._joined: list[str] = []
+        self._registered = False
+        self.stamp: int | None = None
+        self.expires: Any = None
         self._opened = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -143,7 +180,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         await self.close(code=code, reason=reason)
 
     async def send_json(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+        await self.send(text_data=live.frame(payload))
 
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "message": message})
@@ -165,10 +202,23 @@ class _JsonConsumer(AsyncWebsocketConsumer):
                 return True
         return False
 
+    async def admit(self) -> None:
+        """Count this socket against its member's cap; the oldest beyond it are told to close."""
+        self._registered = True
+        for channel in await _db_free(live.sockets_register)(self.user.pk, self.channel_name):
+            await self.channel_layer.send(channel, {"type": "socket.replaced"})
+
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        await self.close(code=CLOSE_REPLACED, reason="Too many open pages: this one was closed.")
+
     async def disconnect(self, code: int) -> None:
         for group in self._joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self._joined = []
+        if self._registered:
+            self._registered = False
+            with contextlib.suppress(Exception):  # the entry ages out of the cache
+                await _db_free(live.sockets_unregister)(self.user.pk, self.channel_name)
 
     def _count(self) -> int:
         now = time.monotonic()
@@ -176,6 +226,31 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         while self._recent and self._recent[0] < now - RATE_SECONDS:
             self._recent.popleft()
         return len(self._recent)
+
+    def _verify(self) -> None:
+        """The full check against the database (run in a worker thread); raises _Refused."""
+        raise NotImplementedError
+
+    def _verify_stamped(self) -> None:
+        stamp = live.access_stamp(self.user.pk)
+        self._verify()
+        self.stamp = stamp
+
+    async def still_allowed(self, stamp: int | None | object = ...) -> bool:
+        """Whether the session and membership still hold: no database work unless the member's access
+        stamp moved (``stamp``: already read for this socket's member; default: read it now). Closes
+        the socket and says False when either ended."""
+        try:
+            if self.expires is not None and timezone.now() >= self.expires:
+                raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
+            if stamp is ...:
+                stamp = (await _db_free(live.access_stamps)([self.user.pk])).get(self.user.pk)
+            if stamp is None or stamp != self.stamp:
+                await _db(self._verify_stamped)()
+        except _Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return False
+        return True
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
@@ -195,6 +270,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(text_data)
+        except RecursionError:
+            await self.send_error("That message is nested too deeply.")
+            return
         except ValueError:
             await self.send_error("That message was not valid JSON.")
             return
@@ -213,10 +291,12 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
 
 class TableConsumer(_JsonConsumer):
-    """A member's live table: views after every version, actions, chat."""
+    """A member's live table: the table area after every version, actions, chat."""
 
     handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
                 "ping": "on_ping"}
+    table: Table
+    seated = True  # until known: a seated member never shares a spectator's render
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -225,88 +305,114 @@ class TableConsumer(_JsonConsumer):
             return
         self.user = user
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.expires = _session_expiry(self.scope)
         try:
-            await database_sync_to_async(self._check_access)()
+            await _db(self._verify_stamped)()
         except _Refused as exc:
             await self.refuse(exc.code, exc.reason)
             return
         if not await self.join(table_group(self.table_id)):
             return
+        live.socket_joined(self.table_id, self.channel_name, self.user.pk)
         await self.accept()
-        await self.send_json(await database_sync_to_async(self._view_payload)(None))
-        await self.send_json(await database_sync_to_async(self._chat_history)())
+        await self.admit()
+        await self.send_json(await _db_free(self._view_payload)(None))
+        await self.send_json(await _db_free(self._chat_history)())
+        await self.send_area(None, None)
+
+    async def disconnect(self, code: int) -> None:
+        live.socket_left(getattr(self, "table_id", -1), self.channel_name)
+        await super().disconnect(code)
 
     # -- reads and checks (run in a worker thread) --
 
-    def _check_access(self) -> Table:
-        """The table, if this user is still logged in and may watch it now; else _Refused with the close code."""
+    def _verify(self) -> None:
+        """Whether this user is still logged in and may watch the table now; else _Refused. A table
+        that is not there and one the member may not see get the same code and words."""
         if not _session_still_logs_in(self.scope, self.user):
             raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
-        table = selectors.table_get(table_id=self.table_id)
-        if table is None:
-            raise _Refused(CLOSE_NOT_FOUND, "There is no such table.")
-        if not is_member(user=self.user, club_id=table.club_id):
-            raise _Refused(CLOSE_FORBIDDEN, "Only members of the club can watch its tables.")
+        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+        membership = None if table is None else membership_of(user=self.user, club_id=table.club_id)
+        if table is None or membership is None:
+            raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
+        self.access = ClubAccess(club=table.club, membership=membership)
         # The hand is looked up only where it matters: tables that keep spectators out.
         hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
         if not selectors.table_may_watch(table=table, user=self.user, hand=hand):
             raise _Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
-        return table
+        self.table = table
 
     def _view_payload(self, hand_id: int | None) -> dict[str, Any]:
-        """This user's view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
-        table = self._check_access()
-        hand = None
-        if hand_id is not None:
-            hand = Hand.objects.select_related("rule_version").filter(pk=hand_id, table_id=table.pk).first()
+        """This user's JSON view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
+        hand = live.hand_at(table_id=self.table_id, hand_id=hand_id, version=None) if hand_id is not None else None
         if hand is None:
-            hand = selectors.hand_current(table=table)
+            hand = selectors.hand_current(table=self.table)
         if hand is None:
-            return {"type": "hand.view", "table": table.pk, "hand": None, "number": None, "version": None,
+            return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
                     "finished": False, "your_turn": False, "view": None}
         view = selectors.hand_view_for(hand=hand, user=self.user)
         you = view.get("you")
-        return {"type": "hand.view", "table": table.pk, "hand": hand.pk, "number": hand.number,
+        return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
                 "version": hand.version, "finished": hand.is_finished,
                 "your_turn": not hand.is_finished and you is not None and you in view.get("to_act", []),
                 "view": view}
 
-    def _chat_history(self) -> dict[str, Any]:
-        table = Table.objects.get(pk=self.table_id)
-        return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=table)]}
+    def _area(self, hand: Hand | None) -> dict[str, Any]:
+        four = self.scope.get("cookies", {}).get("deck_colours") == "four"
+        html = live.table_area_html(table=self.table, hand=hand, user=self.user, four_colour=four,
+                                    access=self.access)
+        your_turn = False
+        if hand is not None and not hand.is_finished:
+            seat = selectors.hand_seat_of(hand=hand, user=self.user)
+            your_turn = seat is not None and seat in selectors.hand_to_act(hand=hand)
+        return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
+                "version": hand.version if hand else None, "finished": bool(hand and hand.is_finished),
+                "your_turn": your_turn, "html": html}
 
-    def _act(self, hand_id: Any, version: int, action: dict[str, Any]) -> Hand:
-        table = self._check_access()  # membership re-checked on every action
-        hands = Hand.objects.filter(table_id=table.pk)
-        hand = hands.filter(pk=hand_id).first() if _is_int(hand_id) else hands.filter(
-            finished_at__isnull=True).first()
-        if hand is None:
-            raise DomainError("That hand is not being played at this table.")
-        return hand_apply_action(hand_id=hand.pk, user=self.user, action=action, version=version)
+    def _area_now(self) -> dict[str, Any]:
+        """The table area as of now (on connect, sync, a seat change): the table and its hand read afresh."""
+        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+        if table is not None:
+            self.table = table
+        self.seated = selectors.seat_of(table=self.table, user=self.user) is not None
+        return self._area(selectors.hand_current(table=self.table))
+
+    async def send_area(self, hand_id: int | None, version: int | None) -> None:
+        """Send this member's table area: as of ``version`` of hand ``hand_id`` (the hand read once per
+        version per process, shared by every socket here), or as of now when not given."""
+        if hand_id is None:
+            await self.send_json(await _db_free(self._area_now)())
+            return
+        hand = await _hand_memo.get((hand_id, version), lambda: _db_free(live.hand_at)(
+            table_id=self.table_id, hand_id=hand_id, version=version))
+        if hand is not None and not self.seated and selectors.hand_seat_of(hand=hand, user=self.user) is None:
+            # A spectator: every spectator here at this version and seating sees the same area.
+            key = ("spectator", self.table_id, hand.pk, hand.version, _seating.get(self.table_id),
+                   self.access.is_organiser, self.user.time_zone)  # organisers' links; clocks in their zone
+            payload = await _spectator_memo.get(key, lambda: _db_free(self._area)(hand))
+        else:
+            payload = await _db_free(self._area)(hand)
+        await self.send_json(payload)
+
+    def _chat_history(self) -> dict[str, Any]:
+        return {"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=self.table)]}
 
     # -- client messages --
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        await self.send_json(await database_sync_to_async(self._view_payload)(None))
+        if not await self.still_allowed():
+            return
+        await self.send_json(await _db_free(self._view_payload)(None))
+        await self.send_area(None, None)
 
     async def on_action(self, message: dict[str, Any]) -> None:
-        version = message.get("version")
-        if not _is_int(version):
-            await self.send_error("An action needs the version of the hand it was made against.")
-            return
-        raw = message.get("action")
-        try:
-            if isinstance(raw, str):
-                action = parse_action(raw)
-            elif isinstance(raw, dict) and isinstance(raw.get("type"), str):
-                action = raw
-            else:
-                raise ValueError("Choose an action.")
-        except ValueError as exc:
-            await self.send_error(str(exc))
+        if not await self.still_allowed():
             return
         try:
-            hand = await database_sync_to_async(self._act)(message.get("hand"), version, action)
+            act = act_request_parse(hand=message.get("hand"), version=message.get("version"),
+                                    action=message.get("action"))
+            hand = await _db_free(hand_act)(table_id=self.table_id, hand_id=act.hand_id, user=self.user,
+                                            action=act.action, version=act.version)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
@@ -317,8 +423,10 @@ class TableConsumer(_JsonConsumer):
         if not isinstance(text, str):
             await self.send_error("A chat message needs its text.")
             return
+        if not await self.still_allowed():
+            return
         try:
-            row = await database_sync_to_async(self._chat)(text)
+            row = await _db_free(chat_post)(table_id=self.table_id, user=self.user, text=text)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
@@ -329,46 +437,60 @@ class TableConsumer(_JsonConsumer):
         if not _is_int(message_id):
             await self.send_error("Which message?")
             return
+        if not await self.still_allowed():
+            return
         try:
-            await database_sync_to_async(self._hide)(message_id)
+            await _db_free(self._hide)(message_id)
         except DomainError as exc:
             await self.send_error(str(exc))
 
-    def _chat(self, text: str) -> ChatMessage:
-        self._check_access()  # session and membership re-checked on every chat message
-        return chat_post(table_id=self.table_id, user=self.user, text=text)
-
     def _hide(self, message_id: int) -> None:
-        self._check_access()
         if not ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).exists():
             raise DomainError("There is no such message at this table.")
         chat_hide(message_id=message_id, user=self.user)
 
-    # -- group messages (numbers only; each socket builds its own user's view) --
+    # -- group messages (numbers only; each socket renders its own member's table area) --
+
+    async def _stamps(self, key: Any) -> dict[int, int | None]:
+        """The access stamps of every member with a socket at this table in this process: one cache
+        read per announced event per process."""
+        users = live.members_at(self.table_id) | {self.user.pk}
+        found: dict[int, int | None] = await _stamp_memo.get(
+            (self.table_id, key), lambda: _db_free(live.access_stamps)(users))
+        if self.user.pk not in found:  # joined after the read
+            found = await _db_free(live.access_stamps)([self.user.pk])
+        return found
 
     async def hand_version(self, event: dict[str, Any]) -> None:
-        hand_id = event.get("hand")
-        try:
-            payload = await database_sync_to_async(self._view_payload)(hand_id if _is_int(hand_id) else None)
-        except _Refused as exc:
-            await self.close(code=exc.code, reason=exc.reason)
+        hand_id = event.get("hand") if _is_int(event.get("hand")) else None
+        version = event.get("version") if _is_int(event.get("version")) else None
+        stamps = await self._stamps(("hand", hand_id, version))
+        if not await self.still_allowed(stamps.get(self.user.pk)):
             return
-        await self.send_json(payload)
+        await self.send_area(hand_id, version)
         metrics.broadcast_observe(event)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
+        _seating[self.table_id] = event.get("at")  # spectators' shared renders of the old seating are done
+        if not await self.still_allowed():
+            return
         await self.send_json({"type": "table.changed", "table": self.table_id})
+        await self.send_area(None, None)
 
     async def chat_message(self, event: dict[str, Any]) -> None:
-        try:  # a socket whose session or membership ended hears no more chat
-            await database_sync_to_async(self._check_access)()
-        except _Refused as exc:
-            await self.close(code=exc.code, reason=exc.reason)
+        stamps = await self._stamps(("chat", event["message"].get("id")))
+        if not await self.still_allowed(stamps.get(self.user.pk)):  # ended sessions hear no more chat
             return
         await self.send_json({"type": "chat.message", "message": event["message"]})
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "chat.hidden", "id": event["id"]})
+
+
+_stamp_memo = live.Memo(256)
+_hand_memo = live.Memo(256)
+_spectator_memo = live.Memo(256)
+_seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
 
 
 class LobbyConsumer(_JsonConsumer):
@@ -383,36 +505,28 @@ class LobbyConsumer(_JsonConsumer):
             return
         self.user = user
         self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
-        code = await database_sync_to_async(self._check_access)()
-        if code is not None:
-            await self.refuse(*code)
+        self.expires = _session_expiry(self.scope)
+        try:
+            await _db(self._verify_stamped)()
+        except _Refused as exc:
+            await self.refuse(exc.code, exc.reason)
             return
         if not await self.join(club_group(self.club_id)):
             return
         await self.accept()
+        await self.admit()
 
-    def _check_access(self) -> tuple[int, str] | None:
-        """None if this user is still logged in and a member of the club; else (close code, reason)."""
+    def _verify(self) -> None:
+        """Still logged in and a member of the club; else _Refused (no such club: the same code and words)."""
         if not _session_still_logs_in(self.scope, self.user):
-            return CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again."
-        if not Club.objects.filter(pk=self.club_id).exists():
-            return CLOSE_NOT_FOUND, "There is no such club."
-        if not is_member(user=self.user, club_id=self.club_id):
-            return CLOSE_FORBIDDEN, "Only members of the club can see its tables."
-        return None
-
-    async def _still_allowed(self) -> bool:
-        """Re-check session and membership; close the socket (and say False) if either ended."""
-        code = await database_sync_to_async(self._check_access)()
-        if code is not None:
-            await self.close(code=code[0], reason=code[1])
-            return False
-        return True
+            raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
+        if not Club.objects.filter(pk=self.club_id).exists() or not is_member(user=self.user, club_id=self.club_id):
+            raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        if await self._still_allowed():
+        if await self.still_allowed():
             await self.send_json({"type": "lobby.changed"})
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        if await self._still_allowed():
+        if await self.still_allowed():
             await self.send_json({"type": "lobby.changed"})

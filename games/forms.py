@@ -5,6 +5,8 @@ Money is entered in units of the club's currency (0.25) and kept in cents.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -12,6 +14,7 @@ from django import forms
 from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from games.errors import IllegalMove, StaleVersion
 from games.models import Game, RuleSetVersion
 from games.words import cents_from_units, units_from_cents
 
@@ -277,3 +280,47 @@ def parse_action(value: str, amount: str | None = None) -> dict[str, Any]:
             raise ValueError("The amount must be a whole number of cents.") from None
     return action
 
+
+
+@dataclass(frozen=True)
+class ActRequest:
+    """A player's action as sent, read once: the hand (None: the hand being played), its version, the action."""
+
+    hand_id: int | None
+    version: int
+    action: engine.Action
+
+
+def _whole(value: Any) -> int | None:
+    """A whole number from a JSON number or the ASCII digits of a form field, else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and 0 < len(value) <= 18 and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
+def act_request_parse(*, hand: Any, version: Any, action: Any, amount: Any = None) -> ActRequest:
+    """Read a player's action from a form post (strings) or a socket frame (JSON values) alike: the same
+    checks and the same words for both. ``action``: 'raise:25' / 'declare:pig' or {"type": ..., ...}.
+    Raises IllegalMove (a DomainError) with a sentence for the member."""
+    hand_id = None if hand in (None, "") else _whole(hand)
+    if hand not in (None, "") and hand_id is None:
+        raise IllegalMove("That hand is not being played at this table.")
+    number = _whole(version)
+    if number is None:  # a garbled version is as good as a stale one: the page shows the current state
+        raise StaleVersion()
+    try:
+        if isinstance(action, str):
+            data = parse_action(action, amount if isinstance(amount, str) else None)
+        elif isinstance(action, Mapping):
+            data = dict(action)
+        else:
+            raise ValueError("Choose an action.")
+        parsed = engine.action_from_dict(data)
+    except ValueError as exc:
+        raise IllegalMove(str(exc)) from None
+    except engine.EngineError as exc:
+        message = str(exc).strip()
+        raise IllegalMove(message if message.endswith((".", "!", "?")) else message + ".") from None
+    return ActRequest(hand_id=hand_id, version=number, action=parsed)

@@ -24,7 +24,7 @@ from config.errors import DomainError
 from config.query import BadQuery, query_key
 from games import engine, selectors, services
 from games.errors import BelowCreditLimit
-from games.forms import FORMS, SeatForm, TableForm, parse_action, rules_form_initial
+from games.forms import FORMS, SeatForm, TableForm, act_request_parse, rules_form_initial
 from games.models import Game, Hand, Table
 from games.presenters import hand_page, hand_story, piles_board, rules_words
 from games.words import money
@@ -318,27 +318,14 @@ def hand_act(request: HttpRequest, table_id: int) -> HttpResponse:
     table, _access = _table_access(request, table_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    back = redirect("games:table", table_id=table.pk)
     try:
-        hand_id = int(request.POST.get("hand", ""))
-        version = int(request.POST.get("version", ""))
-    except ValueError:
-        messages.error(request, "The table moved on; here is the current state.")
-        return back
-    hand = selectors.hand_get(hand_id=hand_id)
-    if hand is None or hand.table_id != table.pk:
-        messages.error(request, "That hand is not being played at this table.")
-        return back
-    try:
-        action = parse_action(request.POST.get("action", ""), request.POST.get("amount"))
-    except ValueError as exc:
-        messages.error(request, str(exc))
-        return back
-    try:
-        services.hand_apply_action(hand_id=hand.pk, user=_user(request), action=action, version=version)
+        act = act_request_parse(hand=request.POST.get("hand"), version=request.POST.get("version"),
+                                action=request.POST.get("action", ""), amount=request.POST.get("amount"))
+        services.hand_act(table_id=table.pk, hand_id=act.hand_id, user=_user(request), action=act.action,
+                          version=act.version)
     except DomainError as exc:
         messages.error(request, str(exc))
-    return back
+    return redirect("games:table", table_id=table.pk)
 
 
 @login_required

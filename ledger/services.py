@@ -195,25 +195,25 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
     the entries in event order. Raises LedgerError for an unknown seat, a player who is
     not a member, or an amount that is not a positive whole number of cents.
     """
+    moves: list[tuple[str, int, int]] = []
+    for raw in events:
+        event = _event_dict(raw)
+        kind = event.get("kind")
+        if kind not in PAY_KINDS and kind not in AWARD_KINDS:
+            continue  # deal, turn, fold, check, carry, showdown...: no chips move
+        amount = event.get("amount")
+        if amount == 0:
+            continue
+        seat = event.get("seat")
+        if not isinstance(seat, int) or seat not in seat_users:
+            raise LedgerError(f"A {kind} names seat {seat}, which has no player in this hand.")
+        moves.append((str(kind), seat, _check_amount(amount, f"The {kind} of seat {seat}")))
+    if not moves:
+        return []  # nothing to post: no statement at all
     with transaction.atomic():
         table = Table.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
         club = table.club
         game = table.rule_version.rule_set.game
-        moves: list[tuple[str, int, int]] = []
-        for raw in events:
-            event = _event_dict(raw)
-            kind = event.get("kind")
-            if kind not in PAY_KINDS and kind not in AWARD_KINDS:
-                continue  # deal, turn, fold, check, carry, showdown...: no chips move
-            amount = event.get("amount")
-            if amount == 0:
-                continue
-            seat = event.get("seat")
-            if not isinstance(seat, int) or seat not in seat_users:
-                raise LedgerError(f"A {kind} names seat {seat}, which has no player in this hand.")
-            moves.append((str(kind), seat, _check_amount(amount, f"The {kind} of seat {seat}")))
-        if not moves:
-            return []
         by_user = member_accounts(club=club, users=[seat_users[m[1]] for m in moves])
         members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
         pot = account_for_table_pot(table=table)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -99,6 +100,13 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _field_hints(tp: type) -> tuple[tuple[str, Any], ...]:
+    """Each field's name and resolved type, once per class (``typing.get_type_hints`` is slow)."""
+    hints = typing.get_type_hints(tp)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(tp))
+
+
 def from_plain(tp: Any, value: Any) -> Any:
     """JSON-ready data -> a value of type ``tp`` (the inverse of to_plain); raises EngineError."""
     origin = typing.get_origin(tp)
@@ -129,9 +137,8 @@ def from_plain(tp: Any, value: Any) -> Any:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, Mapping):
             raise EngineError("State is malformed: expected an object")
-        hints = typing.get_type_hints(tp)
         try:
-            kwargs = {f.name: from_plain(hints[f.name], value[f.name]) for f in dataclasses.fields(tp)}
+            kwargs = {name: from_plain(hint, value[name]) for name, hint in _field_hints(tp)}
         except KeyError as exc:
             raise EngineError(f"State is malformed: missing {exc}") from None
         return tp(**kwargs)

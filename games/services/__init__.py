@@ -4,6 +4,7 @@ from games.services.announce import table_announce
 from games.services.closing import table_close
 from games.services.hands import (
     deck_for_new_hand,
+    hand_act,
     hand_apply_action,
     hand_apply_timeout,
     hand_deal,
@@ -21,7 +22,8 @@ from games.services.seating import (
 )
 
 __all__ = [
-    "deck_for_new_hand", "hand_apply_action", "hand_apply_timeout", "hand_deal", "hand_dispute_open", "rule_set_create",
+    "deck_for_new_hand", "hand_act", "hand_apply_action", "hand_apply_timeout", "hand_deal", "hand_dispute_open",
+    "rule_set_create",
     "rule_set_edit", "rule_version_freeze", "seat_leave", "seat_sit_in", "seat_sit_out", "seat_take",
     "table_announce", "table_close", "table_create", "table_new_game", "table_start",
 ]

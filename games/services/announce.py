@@ -12,6 +12,7 @@ resync on reconnect).
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -42,20 +43,25 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
     async_to_sync(send_all)()
 
 
-def table_announce(table_id: int, version: int, hand_id: int | None = None) -> None:
+def table_announce(table_id: int, version: int, hand_id: int | None = None, *,
+                   newest: tuple[int, int] | None = None, club_id: int | None = None) -> None:
     """Announce ``version`` of hand ``hand_id`` to ``table.<id>``, then the table's newer hand if one was
     dealt in the same transaction (a hand ended and the next began: its version 0 belongs to a new hand,
-    which is why every message names its hand), then ``lobby.changed`` to the club (whose turn moved)."""
+    which is why every message names its hand), then ``lobby.changed`` to the club (whose turn moved).
+    ``newest`` (hand id, version) and ``club_id``: when the caller knows them (no query then)."""
     try:
         from games.models import Hand, Table
 
         messages: list[tuple[str, dict[str, Any]]] = [
             (table_group(table_id), {"type": "hand.version", "table": table_id, "hand": hand_id, "version": version})]
-        newest = (Hand.objects.filter(table_id=table_id).order_by("-number").values_list("pk", "version").first())
+        if newest is None:
+            newest = (Hand.objects.filter(table_id=table_id).order_by("-number").values_list("pk", "version")
+                      .first())
         if newest is not None and hand_id is not None and newest[0] != hand_id:
             messages.append((table_group(table_id), {"type": "hand.version", "table": table_id,
                                                      "hand": newest[0], "version": newest[1]}))
-        club_id = Table.objects.filter(pk=table_id).values_list("club_id", flat=True).first()
+        if club_id is None:
+            club_id = Table.objects.filter(pk=table_id).values_list("club_id", flat=True).first()
         if club_id is not None:
             messages.append((club_group(club_id), {"type": "lobby.changed"}))
         _send(messages)
@@ -66,7 +72,7 @@ def table_announce(table_id: int, version: int, hand_id: int | None = None) -> N
 def table_changed_announce(table_id: int, club_id: int) -> None:
     """Seats changed (taken, left, sitting out): the table's sockets and the club's lobby re-render."""
     try:
-        _send([(table_group(table_id), {"type": "table.changed", "table": table_id}),
+        _send([(table_group(table_id), {"type": "table.changed", "table": table_id, "at": time.time_ns()}),
                (club_group(club_id), {"type": "lobby.changed"})])
     except Exception:  # noqa: BLE001 - committed already; see table_announce
         log.warning("Could not announce a change at table %s", table_id, exc_info=True)

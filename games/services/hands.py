@@ -13,6 +13,7 @@ cycle): the hand row, then the table row, then the ledger's accounts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -116,7 +117,7 @@ def _leave_former_members(table: Table) -> None:
 
 def _former_member_seats(hand: Hand, seat_users: Mapping[int, User]) -> set[int]:
     """Seats of ``hand`` whose player is no longer a member of the table's club."""
-    club_id = Table.objects.values_list("club_id", flat=True).get(pk=hand.table_id)
+    club_id = hand.table.club_id  # read once per hand object (hand_act loads it with the hand)
     members = set(Membership.objects.filter(club_id=club_id, user_id__in=[u.pk for u in seat_users.values()])
                   .values_list("user_id", flat=True))
     return {seat for seat, user in seat_users.items() if user.pk not in members}
@@ -243,13 +244,16 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     """
     away_counts = _away_counts(seat_users)
     removed = _former_member_seats(hand, seat_users)
+    # None can be set while the hand row is locked: without a pending one now, none to look at below.
+    pending = advance.has_pending(hand=hand)
     for _ in range(200):
-        advance.cancel_stale(hand=hand, state=state)
+        if pending:
+            advance.cancel_stale(hand=hand, state=state)
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
         for seat in engine.to_act(state):
-            chosen = advance.take_due(hand=hand, state=state, seat=seat)
+            chosen = advance.take_due(hand=hand, state=state, seat=seat) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break
@@ -300,15 +304,32 @@ def _on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
              "turns": [{"seat": int(seat), "since": int(c["since"]), "deadline": str(c["deadline"])}
                        for seat, c in sorted(h.clocks.items()) if int(c["since"]) > after]}
             for h, after in touched if not h.is_finished and h.deadline is not None]
-    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk))
+    newest = touched[-1][0]
+    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk,
+                                  newest=(newest.pk, newest.version), club_id=hand.table.club_id))
     if work:
         transaction.on_commit(partial(_schedule, work))
 
 
-def _schedule(work: list[dict[str, Any]]) -> None:
+_publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn-work")
+
+
+def _publish(work: list[dict[str, Any]]) -> None:
     from games.tasks import schedule_turn_work
 
     schedule_turn_work(work)
+
+
+def _schedule(work: list[dict[str, Any]]) -> None:
+    """Publish the turn clocks and notices of a committed transaction from one background thread, so the
+    action's own thread (for a socket: the worker thread its answer waits on) sends no broker message.
+    A publish lost with the process is applied by the beat sweep (games/tasks.py)."""
+    _publisher.submit(_publish, work)
+
+
+def turn_work_flush() -> None:
+    """Wait until every turn clock queued so far is published (tests, and a clean process exit)."""
+    _publisher.submit(lambda: None).result(timeout=30)
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
@@ -342,8 +363,35 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     return hand, seat, engine.state_from_json(hand.state)
 
 
+def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action,
+                  version: int) -> Hand:
+    """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
+    if seat not in engine.to_act(state):
+        raise NotYourTurn()
+    try:
+        new_state, events = engine.apply(state, seat, action)
+    except engine.EngineError as exc:
+        raise IllegalMove(_sentence(str(exc))) from exc
+    rules = engine.rules_from_dict(hand.rule_version.rules)
+    seat_users = _seat_users(hand)
+    _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
+                 action=action, is_timeout=False, seat_users=seat_users, created_by=user)
+    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
+    return hand
+
+
+def _typed(action: engine.Action | Mapping[str, Any]) -> engine.Action:
+    if isinstance(action, engine.Action):
+        return action
+    try:
+        return engine.action_from_dict(action)
+    except engine.EngineError as exc:
+        raise IllegalMove(_sentence(str(exc))) from exc
+
+
 @metrics.timed_action
-def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], version: int) -> Hand:
+def hand_apply_action(*, hand_id: int, user: User, action: engine.Action | Mapping[str, Any],
+                      version: int) -> Hand:
     """Apply one player's action made against ``version`` of the hand; return the hand.
 
     Opens the durable transaction and locks the hand row. Raises (all DomainError,
@@ -352,21 +400,40 @@ def hand_apply_action(*, hand_id: int, user: User, action: Mapping[str, Any], ve
     Advance actions and away members' defaults that become due are applied in the same
     transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
+    parsed = _typed(action)
     with transaction.atomic(durable=True):
         hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True)
-        if seat not in engine.to_act(state):
-            raise NotYourTurn()
-        try:
-            parsed = engine.action_from_dict(action)
-            new_state, events = engine.apply(state, seat, parsed)
-        except engine.EngineError as exc:
-            raise IllegalMove(_sentence(str(exc))) from exc
-        rules = engine.rules_from_dict(hand.rule_version.rules)
-        seat_users = _seat_users(hand)
-        _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                     action=parsed, is_timeout=False, seat_users=seat_users, created_by=user)
-        _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
-    return hand
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed, version=version)
+
+
+NO_SUCH_HAND = "That hand is not being played at this table."
+
+
+@metrics.timed_action
+def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.Action, version: int) -> Hand:
+    """A player's action at a table, from the form post or the socket alike (DESIGN.md "The path of one
+    action"): ``hand_id`` None means the hand being played there. Return the hand.
+
+    The access rule: the hand must be this table's, the player a member of its club now (a non-member
+    hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
+    Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
+    NotSeated (no such hand here, or not dealt in), StaleVersion, NotYourTurn, IllegalMove.
+    """
+    with transaction.atomic(durable=True):
+        # One statement: the hand, its rules, and whether the player is a member of the table's club.
+        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version", "table")
+                .filter(table_id=table_id, table__club__memberships__user=user))
+        hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.filter(
+            finished_at__isnull=True).order_by("-number").first()
+        if hand is None:
+            raise NotSeated(NO_SUCH_HAND)
+        seat = hand_seat_of(hand=hand, user=user)
+        if seat is None:
+            raise NotSeated()
+        if hand.is_finished or hand.voided_at is not None or hand.version != version:
+            raise StaleVersion(current=hand.version)
+        return _apply_locked(hand=hand, seat=seat, state=engine.state_from_json(hand.state), user=user,
+                             action=action, version=version)
 
 
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:

@@ -2,9 +2,9 @@
  *
  * Progressive enhancement: without this script every form posts and the page reloads.
  * With it, action and chat forms go over the socket while it is open, and after every
- * version the server announces, the table area (#table-live) is re-fetched from the page
- * itself, so the table template stays the one place that renders a table. The socket's
- * own view (hand id, version, your_turn) decides when to re-fetch and what the tab says.
+ * version the server pushes this member's table area (#table-live) rendered from the
+ * same template the page includes (games/_table_live.html); it is swapped in unless it is
+ * older than the one shown (versions never go back). No page is re-fetched.
  * A dropped socket reconnects with capped, jittered exponential backoff behind a visible
  * "Reconnecting…" banner, and resyncs on reconnect (the server sends the full view).
  */
@@ -20,9 +20,7 @@
                 4403: "You may no longer watch this table.",
                 4404: "This table no longer exists." };
   var ws = null, attempts = 0, retryTimer = null, stopped = false, pingTimer = null;
-  var opened = false, reconnected = false;  // after a drop, re-render once even at the same version (seats may have moved)
   var latest = null;        // newest (hand, version) the socket told us about
-  var refreshing = false, refreshAgain = false;
 
   function live() { return document.getElementById("table-live"); }
   function num(v) { return v === "" || v === undefined || v === null ? null : Number(v); }
@@ -51,44 +49,43 @@
     document.body.classList.toggle("my-turn", !!myTurn);
   }
 
-  // ---- the table area: re-fetched from the page, swapped in when newer ----
-  function refresh() {
-    if (refreshing) { refreshAgain = true; return; }
-    refreshing = true;
-    fetch(window.location.pathname, { credentials: "same-origin", headers: { "X-Requested-With": "table.js" } })
-      .then(function (response) {
-        if (!response.ok || response.redirected) throw new Error("page " + response.status);
-        return response.text();
-      })
-      .then(function (html) {
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = doc.getElementById("table-live");
-        if (!fresh) return;
-        var freshKey = { hand: num(fresh.dataset.handId), version: num(fresh.dataset.handVersion) };
-        var current = shownKey();
-        // Never go back: an answer overtaken by a later one is dropped.
-        if (!newer(current, freshKey)) {
-          live().replaceWith(document.importNode(fresh, true));
-          setTitle(live().dataset.myTurn === "1");
-          var messages = doc.querySelector("ul.messages");
-          if (messages && messages.textContent.trim()) showError(messages.textContent.trim());
-        }
-      })
-      .then(function () { return true; }, function () { return false; })
-      .then(function (ok) {
-        refreshing = false;
-        // After a failure (offline, server restarting) wait for the next version or the reconnect.
-        if (refreshAgain || (ok && latest && newer(latest, shownKey()))) { refreshAgain = false; refresh(); }
-      });
+  // ---- the table area: pushed by the server as HTML after every version, swapped in when not older ----
+  // The page's own CSRF token (forms outside the table area carry it); pushed forms carry none.
+  function csrfToken() {
+    var input = document.querySelector('input[name="csrfmiddlewaretoken"]');
+    return input ? input.value : "";
+  }
+  function addTokens(el) {
+    var token = csrfToken();
+    if (!token) return;
+    Array.prototype.forEach.call(el.querySelectorAll('form[method="post"]'), function (form) {
+      if (form.querySelector('input[name="csrfmiddlewaretoken"]')) return;
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "csrfmiddlewaretoken";
+      input.value = token;
+      form.insertBefore(input, form.firstChild);
+    });
+  }
+  function onArea(msg) {
+    var key = { hand: msg.hand, version: msg.version };
+    // Never go back: an area older than the one shown is dropped (after a reconnect, the same version
+    // is taken again: seats may have moved).
+    if (newer(shownKey(), key)) return;
+    var doc = new DOMParser().parseFromString(msg.html, "text/html");
+    var fresh = doc.getElementById("table-live");
+    if (!fresh) return;
+    var node = document.importNode(fresh, true);
+    addTokens(node);
+    live().replaceWith(node);
+    if (!latest || newer(key, latest)) latest = key;
+    setTitle(msg.your_turn);
+    document.dispatchEvent(new CustomEvent("table:area", { detail: key }));
   }
 
   function onView(msg) {
     var key = { hand: msg.hand, version: msg.version };
-    // A gap in one hand's versions: ask for the full view (the server sends the current one).
-    if (latest && key.hand === latest.hand && key.version > latest.version + 1) send({ type: "sync" });
     if (!latest || newer(key, latest)) latest = key;
-    if (reconnected || newer(key, shownKey())) { reconnected = false; refresh(); }
-    if (key.hand === latest.hand && key.version === latest.version) setTitle(msg.your_turn);
   }
 
   // ---- chat: text goes in with textContent, never as HTML ----
@@ -147,8 +144,6 @@
     ws = new WebSocket(scheme + window.location.host + "/ws/tables/" + tableId + "/");
     root.dataset.live = "connecting";
     ws.onopen = function () {
-      if (opened) reconnected = true;
-      opened = true;
       attempts = 0;
       root.dataset.live = "open";
       setStatus("");
@@ -160,8 +155,8 @@
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       switch (msg.type) {
         case "hand.view": onView(msg); break;
-        case "table.changed": refresh(); break;
-        case "error": showError(msg.message); unlockForms(); refresh(); break;
+        case "table.html": onArea(msg); break;
+        case "error": showError(msg.message); unlockForms(); send({ type: "sync" }); break;
         case "action.ok": showError(""); break;
         case "chat.history": chatReplace(msg.messages); break;
         case "chat.message": chatAdd(msg.message); break;

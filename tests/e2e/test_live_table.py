@@ -44,6 +44,15 @@ class Player:
         self.page.goto(f"{self.server.url}/tables/{table.pk}/")
         self.wait_live()
         self.page.evaluate("window.__sameDocument = true")  # gone if the page ever reloads
+        # When each table area arrived (static/js/table.js tells the page), for the click latency.
+        self.page.evaluate("""document.addEventListener("table:area", function (e) {
+            (window.__areas = window.__areas || []).push([e.detail.hand, e.detail.version, Date.now()]); })""")
+
+    def area_at(self, hand_id: int, version: int) -> float | None:
+        """When (ms, this machine's clock) the page swapped in the area of (hand, version)."""
+        found = self.page.evaluate(f"(window.__areas || []).filter(function (a) {{ return a[0] === {hand_id} "
+                                   f"&& a[1] === {version}; }}).map(function (a) {{ return a[2]; }})")
+        return min(found) if found else None
 
     def wait_live(self) -> None:
         expect(self.page.locator("#table-root")).to_have_attribute("data-live", "open", timeout=WAIT_MS)
@@ -169,6 +178,7 @@ def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_s
             script.append((seat, ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"))
     script += [(1, "declare:pig"), (2, "declare:high"), (3, "declare:low")]
 
+    latencies: list[float] = []  # click to each other player's screen, ms
     for version, (seat, action) in enumerate(script, start=1):
         if version == 14:
             # Every socket drops at once; the pages reconnect by themselves and resync.
@@ -176,14 +186,24 @@ def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_s
             for p in players:
                 p.wait_live()
             screenshots(by_seat[3].page, "phone-after-restart")
+        clicked = float(by_seat[seat].page.evaluate("Date.now()"))
         by_seat[seat].act(action)
         if version == len(script):
             break
         for p in players:
             p.wait_version(hand, version)
+        for other_seat, p in by_seat.items():
+            at = p.area_at(hand.pk, version) if other_seat != seat else None
+            if at is not None:
+                latencies.append(at - clicked)
         if version in (3, 13, 27, 28):
             screenshots(by_seat[3].page, f"phone-v{version}")
 
+    latencies.sort()
+    if latencies:  # measured and printed, not asserted (a shared machine's timing is no test)
+        print(f"\nclick to the other players' screens, {len(latencies)} deliveries: "
+              f"p50 {latencies[len(latencies) // 2]:.0f} ms, p95 {latencies[int(len(latencies) * 0.95)]:.0f} ms, "
+              f"max {latencies[-1]:.0f} ms")
     for p in players:
         expect(p.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
     hand.refresh_from_db()

@@ -1,13 +1,14 @@
 """Three players' sockets (and a spectator's) follow a full hand of Piranha and of Piles, acting over
-their sockets. Each socket receives every version, and no payload to anyone ever holds a card its
-receiver may not see (another's hole cards, a face-down board card, the undealt deck) or another
-seat's sealed decision before the reveal. Every received frame is checked against the hand's
-state in the database.
+their sockets. Each socket receives every version as its member's table area (server-rendered HTML),
+and no payload to anyone ever holds a card its receiver may not see (another's hole cards, a face-down
+board card, the undealt deck) or another seat's sealed decision before the reveal: neither the JSON
+views nor the HTML fragments. Every received frame is checked against the hand's state in the database.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -37,10 +38,17 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     # No salt of the deal's commitment rides on a socket (openings are on the finished hand's page).
     for salt in hand.salts:
         assert salt not in text, f"{user} got a salt of the deal"
+    if json.loads(text).get("type") == "table.html":
+        # The last hand's result (its showdown, public once it was over) is told above this hand's area.
+        text = re.sub(r'<section class=\\"previous\\".*?</section>', "", text, flags=re.S)
     for code in hidden:
         assert f'"{code}"' not in text, f"{user} got hidden card {code}: {text[:300]}"
-        assert Card.parse(code).label not in text, f"{user} got hidden card {Card.parse(code).label}"
+        at = text.find(Card.parse(code).label)
+        assert at < 0, f"{user} got hidden card {Card.parse(code).label}: {text[max(0, at - 300):at + 100]}"
+        assert Card.parse(code).pretty not in text, f"{user} got hidden card {Card.parse(code).pretty}"
     message = json.loads(text)
+    if message.get("type") == "table.html":
+        check_fragment(message["html"], state, seat, user)
     view = message.get("view") if message.get("type") == "hand.view" else None
     if message.get("type") == "hand.view":
         # Nothing rides along: the frame is the receiver's own engine view and a few public numbers.
@@ -57,6 +65,25 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
         for event in view["events"]:
             if event.get("seat") == other:
                 assert state.decisions[j] not in event.values(), f"{user} saw seat {other}'s decision in {event}"
+
+
+DECISION_WORDS = re.compile(r"\u00b7\s*(in|out|high|low|pig)\b|stays in|drops out|declares (high|low|pig)")
+
+
+def check_fragment(html: str, state: Any, seat: int | None, user: User) -> None:
+    """In a sealed phase, no other seat's row (nor the log) of the table area tells its decision."""
+    if state.phase not in SEALED_PHASES:
+        return
+    rows = dict(re.findall(r'<li class="seat[^"]*" data-seat="(\d+)">(.*?)</li>', html, flags=re.S))
+    assert rows, html[:300]
+    for j, other in enumerate(state.seats):
+        if other == seat or not state.decisions[j]:
+            continue
+        row = rows[str(other)]
+        assert not DECISION_WORDS.search(row), f"{user} saw seat {other}'s sealed decision: {row}"
+        assert "decided" in row
+    log = html.split('id="log-title"', 1)[-1] if 'id="log-title"' in html else ""
+    assert not re.search(r"stays in|drops out|declares (high|low|pig)", log), f"{user} saw a decision in the log"
 
 
 @database_sync_to_async
@@ -83,9 +110,9 @@ async def read_checked(comm: WebsocketCommunicator, user: User, hand_id: int) ->
     text = (await comm.receive_output(timeout=10))["text"]
     message = json.loads(text)
     assert message["type"] != "error", message
-    target = message["hand"] if message["type"] == "hand.view" else hand_id
+    target = message["hand"] if message["type"] in ("hand.view", "table.html") else hand_id
     version, _ = await check_frame_db(text, target, user)
-    if message["type"] == "hand.view":
+    if message["type"] in ("hand.view", "table.html"):
         assert message["version"] == version  # in lock-step: what it got is what is stored
     return message
 
@@ -109,7 +136,7 @@ async def play(table: Table, players: dict[int, User], spectator: User, script: 
             missing = set(keys) - (early if who == seat else set())
             while missing:
                 message = await read_checked(other, other_user, hand.pk)
-                if message["type"] == "hand.view":
+                if message["type"] == "table.html":
                     missing.discard((message["hand"], message["version"]))
     for comm, _ in comms.values():
         assert await comm.receive_nothing(timeout=0.2)

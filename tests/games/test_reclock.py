@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from games import engine, services
 from games.models import Hand
-from games.services.hands import clock_deadline
+from games.services.hands import clock_deadline, turn_work_flush
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 
@@ -47,6 +47,7 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
         response = client_for(player).post(reverse("profile"), profile_post(
             player, quiet_start=start.strftime("%H:%M"), quiet_end=end.strftime("%H:%M")))
     assert response.status_code == 302
+    turn_work_flush()  # the clocks are published from a background thread
     moved = clock_of(hand, seat)
     assert abs((moved - before) - timedelta(hours=2)) < timedelta(seconds=2)  # it stands still two hours
     assert hand.deadline == moved and hand.version == 0
@@ -55,6 +56,7 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     with django_capture_on_commit_callbacks(execute=True):
         client_for(player).post(reverse("profile"), profile_post(player, quiet_start="", quiet_end=""))
     assert abs(clock_of(hand, seat) - before) < timedelta(seconds=2)
+    turn_work_flush()
     assert len(scheduled) == 2
 
 

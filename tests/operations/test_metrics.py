@@ -130,9 +130,10 @@ async def test_open_sockets_and_broadcast_latency(club_setup):
     comms = [await open_table(table.pk, a), await open_table(table.pk, b)]
     opened = await database_sync_to_async(scrape)()
     assert value(opened, "club_open_sockets") == value(before, "club_open_sockets") + 2
-    await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
-    for comm in comms:
-        while (await comm.receive_json_from(timeout=5))["type"] != "hand.view":
+    hand = await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
+    for comm in comms:  # each socket is pushed its member's table area of the new hand
+        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.html"
+                   and frame["hand"] == hand.pk):
             pass
     seen = await database_sync_to_async(scrape)()
     assert value(seen, "club_broadcast_seconds_count") >= value(before, "club_broadcast_seconds_count") + 2

@@ -177,9 +177,12 @@ def test_an_action_posted_to_one_web_process_reaches_the_sockets_of_the_other(cl
     assert hand.version >= 3
     expected = [(hand.pk, v) for v in range(hand.version + 1)]
     for watcher in watchers:
+        # Every version, in order, none lost. The same version may come twice in a row: a seat change
+        # re-renders the table area at the version it is at (it never goes back).
         of_hand = [pair for pair in watcher.seen if pair[0] == hand.pk]
-        assert of_hand == expected, f"{watcher.name} saw {of_hand}"  # every version, in order, once
-        assert watcher.seen == sorted(set(watcher.seen)), f"{watcher.name}: out of order {watcher.seen}"
+        collapsed = [pair for i, pair in enumerate(of_hand) if i == 0 or pair != of_hand[i - 1]]
+        assert collapsed == expected, f"{watcher.name} saw {of_hand}"
+        assert watcher.seen == sorted(watcher.seen), f"{watcher.name}: out of order {watcher.seen}"
     for proc in procs:
         assert "Traceback" not in proc.text(), proc.text()[-3000:]
 

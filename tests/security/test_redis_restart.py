@@ -17,6 +17,7 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.db import connections
 from django.test import Client
+from kombu import pools as kombu_pools
 
 from config.celery import app
 from games import engine, services
@@ -30,8 +31,12 @@ SCALE = "0.2"  # the house clock's 30 s turns run in 6 s
 
 
 def _reset_celery_pools() -> None:
+    # kombu keeps one connection pool per broker URL for the whole process: closing the current one
+    # and leaving it registered would make every later publish of this process fail with "Acquire on
+    # closed pool". Reset the registry too, so the next publish opens a fresh pool.
     if app._pool is not None:
         app._pool.force_close_all()
+    kombu_pools.reset()
     app._pool = None
     app.amqp._producer_pool = None
 

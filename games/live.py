@@ -1,0 +1,188 @@
+"""What the table and lobby sockets share within one server process (DESIGN.md "The path of one action").
+
+- Access stamps: a number per member in the cache, bumped whenever their session, password or
+  membership changes (``access_bump``, wired to Django's signals in ``GamesConfig.ready``). A socket
+  checks session and membership against the database when it connects and afterwards only when its
+  member's stamp moved; the stamps of every member with a socket at a table are read once per
+  announced version per process (one cache round trip), not once per socket.
+- The hand as of an announced version is read once per process (``hand_at``), not once per socket.
+- Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
+- The table area (``games/_table_live.html``, the same template the page includes) rendered for one
+  member; spectators at the same version share one render.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import zoneinfo
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from django.core.cache import cache
+from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from games.models import Hand, Table
+
+SOCKETS_PER_MEMBER = 8
+_STAMP_KEY = "access-stamp:{}"
+_SOCKETS_KEY = "member-sockets:{}"
+
+
+# ---- access stamps ----------------------------------------------------------------------------
+
+def access_bump(user_id: int) -> None:
+    """Session, password or membership of ``user_id`` changed: open sockets re-check on their next message."""
+    key = _STAMP_KEY.format(user_id)
+    try:
+        cache.add(key, 0, timeout=None)
+        cache.incr(key)
+    except Exception:  # noqa: BLE001 - a lost bump must not fail a logout; make the stamp unreadable instead
+        cache.delete(key)
+
+
+def access_stamps(user_ids: Iterable[int]) -> dict[int, int | None]:
+    """Each member's stamp (None when the cache holds none: treated as changed)."""
+    ids = list(set(user_ids))
+    found = cache.get_many([_STAMP_KEY.format(u) for u in ids])
+    return {u: found.get(_STAMP_KEY.format(u)) for u in ids}
+
+
+def access_stamp(user_id: int) -> int:
+    """The member's stamp now, created (0) if the cache holds none."""
+    key = _STAMP_KEY.format(user_id)
+    cache.add(key, 0, timeout=None)
+    value = cache.get(key)
+    return int(value) if isinstance(value, int) else 0
+
+
+class Memo:
+    """At most one computation per key in flight or done; the newest ``size`` keys are kept."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._done: OrderedDict[Any, asyncio.Future[Any]] = OrderedDict()
+
+    async def get(self, key: Any, compute: Callable[[], Awaitable[Any]]) -> Any:
+        future = self._done.get(key)
+        if future is None:
+            future = asyncio.ensure_future(compute())
+            self._done[key] = future
+            while len(self._done) > self.size:
+                self._done.popitem(last=False)
+        try:
+            return await asyncio.shield(future)
+        except Exception:
+            if self._done.get(key) is future:
+                del self._done[key]
+            raise
+
+
+# ---- sockets of this process, by table --------------------------------------------------------
+
+_at_table: dict[int, dict[str, int]] = {}  # table id -> {channel name: user id}
+
+
+def socket_joined(table_id: int, channel: str, user_id: int) -> None:
+    _at_table.setdefault(table_id, {})[channel] = user_id
+
+
+def socket_left(table_id: int, channel: str) -> None:
+    sockets = _at_table.get(table_id)
+    if sockets is not None:
+        sockets.pop(channel, None)
+        if not sockets:
+            _at_table.pop(table_id, None)
+
+
+def members_at(table_id: int) -> set[int]:
+    return set(_at_table.get(table_id, {}).values())
+
+
+def sockets_register(user_id: int, channel: str) -> list[str]:
+    """Note a member's new socket; return the channels of their oldest sockets beyond the cap (to close)."""
+    key = _SOCKETS_KEY.format(user_id)
+    channels = [c for c in (cache.get(key) or []) if isinstance(c, str) and c != channel] + [channel]
+    extra = channels[:-SOCKETS_PER_MEMBER] if len(channels) > SOCKETS_PER_MEMBER else []
+    cache.set(key, channels[len(extra):], timeout=24 * 3600)
+    return extra
+
+
+def sockets_unregister(user_id: int, channel: str) -> None:
+    key = _SOCKETS_KEY.format(user_id)
+    channels = [c for c in (cache.get(key) or []) if c != channel]
+    if channels:
+        cache.set(key, channels, timeout=24 * 3600)
+    else:
+        cache.delete(key)
+
+
+# ---- the hand as of a version, once per process -----------------------------------------------
+
+_hands: OrderedDict[tuple[int, int], Hand] = OrderedDict()
+HANDS_KEPT = 512
+
+
+def hand_at(*, table_id: int, hand_id: int | None, version: int | None) -> Hand | None:
+    """The hand ``hand_id`` of the table (None: its newest hand) with its rule version. When ``version``
+    is given and held in memory, no query; otherwise one read, kept under the version it holds."""
+    if hand_id is not None and version is not None:
+        hand = _hands.get((hand_id, version))
+        if hand is not None:
+            return hand
+    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
+    hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.order_by("-number").first()
+    if hand is not None:
+        _hands[(hand.pk, hand.version)] = hand
+        if hand_id is not None and version is not None and version < hand.version:
+            _hands[(hand_id, version)] = hand  # moved on since: later readers of that version get the newer
+        while len(_hands) > HANDS_KEPT:
+            _hands.popitem(last=False)
+    return hand
+
+
+def table_current_hand(*, table: Table) -> Hand | None:
+    """The hand the table page shows: the one being played, else the last one dealt."""
+    return hand_at(table_id=table.pk, hand_id=None, version=None)
+
+
+# ---- the table area ---------------------------------------------------------------------------
+
+def _request_for(user: User, path: str) -> HttpRequest:
+    request = HttpRequest()
+    request.user = user
+    request.path = request.path_info = path
+    request.method = "GET"
+    return request
+
+
+def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour: bool = False,
+                    access: Any = None) -> str:
+    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page; ``access``:
+    their ClubAccess (read when the socket's access was last checked). Forms in
+    it carry no CSRF token (the page's script adds the page's own; without the script the page is
+    loaded whole and carries its own)."""
+    from games.presenters import hand_page
+    from ledger import selectors as ledger_selectors
+
+    context = hand_page(table=table, hand=hand, user=user, currency=table.club.currency)
+    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
+    request = _request_for(user, reverse("games:table", args=[table.pk]))
+    try:
+        zone: Any = zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = None
+    with timezone.override(zone):  # times in the member's zone, as the page's middleware does
+        return render_to_string("games/_table_live.html", {
+            **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
+            "four_colour": four_colour, "access": access, "closing": closing,
+        })
+
+
+def frame(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, separators=(",", ":"))
