@@ -3,35 +3,10 @@
 Frozen here as the migration wrote it (clubhouse/results.py may move on).
 """
 
-FILL_0001 = r"""
-INSERT INTO clubhouse_handresult (hand_id, club_id, user_id, game, seat, finished_at, decision, won, net)
-SELECT h.id, t.club_id, p.value::bigint, rs.game, p.key::int, h.finished_at,
-       COALESCE(d.decision, ''), COALESCE(m.won, 0), COALESCE(m.net, 0)
-FROM games_hand h
-JOIN games_table t ON t.id = h.table_id
-JOIN games_rulesetversion v ON v.id = h.rule_version_id
-JOIN games_ruleset rs ON rs.id = v.rule_set_id
-CROSS JOIN LATERAL jsonb_each_text(h.players) AS p(key, value)
-LEFT JOIN LATERAL (
-    SELECT o ->> 'decision' AS decision
-    FROM games_handaction a
-    CROSS JOIN LATERAL jsonb_array_elements(a.events) AS e
-    CROSS JOIN LATERAL jsonb_array_elements(e -> 'decisions') AS o
-    WHERE a.hand_id = h.id AND e ->> 'kind' IN ('drop_open', 'declare_open')
-      AND (o ->> 'seat')::int = p.key::int
-    LIMIT 1
-) d ON true
-LEFT JOIN LATERAL (
-    SELECT SUM(po.amount) FILTER (WHERE je.kind = 'award') AS won, SUM(po.amount) AS net
-    FROM ledger_journalentry je
-    JOIN ledger_posting po ON po.entry_id = je.id
-    JOIN ledger_account ac ON ac.id = po.account_id
-    WHERE je.hand_id = h.id AND je.reverses_id IS NULL
-      AND ac.kind = 'member' AND ac.user_id = p.value::bigint
-) m ON true
-WHERE h.finished_at IS NOT NULL AND {where}
-ON CONFLICT (hand_id, user_id) DO NOTHING
-"""
+from importlib import import_module
+
+# Migration 0001's frozen fill, read from that migration (its module name starts with a digit).
+FILL_0001: str = import_module("clubhouse.migrations.0001_results_seasons_visits").FILL_0001
 
 _WEEK_COLUMNS = """club_id, user_id, game, week, hands, wins, net, biggest, stayed_in, stayed_in_won,
     high, high_won, low, low_won, pig, pig_won, last_win, last_miss"""
