@@ -37,6 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.django_setup import setup_bench_django, timed  # noqa: E402
+
 DB_NAME = "bench_ledger"
 POSTINGS = int(os.environ.get("BENCH_POSTINGS", "1000000"))
 MEMBERS = 10
@@ -47,34 +49,7 @@ PAGE = 50
 
 
 def setup_django() -> None:
-    from config.embedded import ensure_services
-
-    urls = ensure_services()
-    base = urls.database_url.rsplit("/postgres", 1)[0]
-    admin_url = urls.database_url
-    import psycopg
-
-    with psycopg.connect(_psycopg_url(admin_url), autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
-        if "--rebuild" in sys.argv and exists and os.environ.get("BENCH_CHILD") is None:
-            conn.execute(f'DROP DATABASE "{DB_NAME}" WITH (FORCE)')
-            exists = None
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    os.environ["DATABASE_URL"] = f"{base}/{DB_NAME}"
-    os.environ["REDIS_URL"] = urls.redis_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-
-
-def _psycopg_url(url: str) -> str:
-    import dj_database_url
-
-    cfg = dj_database_url.parse(url)
-    return f"dbname={cfg['NAME']} user={cfg['USER']} host={cfg['HOST']}"
+    setup_bench_django(DB_NAME, rebuild="--rebuild" in sys.argv and os.environ.get("BENCH_CHILD") is None)
 
 
 def build() -> dict[str, Any]:
@@ -162,17 +137,6 @@ def explain_ms(sql: str, params: Any) -> float:
         if isinstance(plan, str):
             plan = json.loads(plan)
         return float(plan[0]["Execution Time"])
-
-
-def timed(fn: Any, repeat: int = 7) -> float:
-    """Median wall milliseconds of `fn()` after one warm-up call."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    return statistics.median(samples)
 
 
 def captured_sql(fn: Any) -> list[tuple[str, Any]]:

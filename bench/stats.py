@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import sys
 import time
 from datetime import timedelta
@@ -32,6 +31,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.django_setup import setup_bench_django, timed  # noqa: E402
 
 DB_NAME = "bench_stats"
 HANDS = int(os.environ.get("BENCH_HANDS", "100000"))
@@ -43,32 +44,7 @@ TARGET_MS = 200.0
 
 
 def setup_django() -> None:
-    """Point Django at the benchmark's own database on the embedded PostgreSQL, as its superuser
-    (the benchmark builds and migrates it; the site's two roles stay for the site's database)."""
-    from urllib.parse import quote, unquote, urlsplit
-
-    from config.embedded import ensure_services
-
-    urls = ensure_services()
-    host = unquote(urlsplit(urls.database_url).netloc.rsplit("@", 1)[-1])  # the socket folder
-    import psycopg
-
-    with psycopg.connect(dbname="postgres", user="postgres", host=host, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
-        if "--rebuild" in sys.argv and exists:
-            conn.execute(f'DROP DATABASE "{DB_NAME}" WITH (FORCE)')
-            exists = None
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    url = f"postgresql://postgres@{quote(host, safe='')}/{DB_NAME}"
-    os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
-    os.environ["REDIS_URL"] = urls.redis_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    import django
-
-    django.setup()
+    setup_bench_django(DB_NAME, rebuild="--rebuild" in sys.argv)
 
 
 def _hand_plan(rng: random.Random, game: str, seats: list[int]) -> tuple[dict[int, str], list[tuple[int, int, str]]]:
@@ -221,17 +197,6 @@ def build() -> dict[str, Any]:
         ClubVisit.objects.create(club=club, user=users[0], seen_at=now - timedelta(days=7))
     print(f"  result rows: {rows:,} written by the fill in {fill:.1f} s ({rows / fill:,.0f} rows/s)")
     return {"club_id": club.pk, "built": True, "load_seconds": load, "fill_seconds": fill}
-
-
-def timed(fn: Any, repeat: int = 7) -> float:
-    """Median wall milliseconds of `fn()` after one warm-up call."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    return statistics.median(samples)
 
 
 def measure(club_id: int) -> None:

@@ -1,0 +1,51 @@
+"""Point Django at a benchmark's own database on the embedded PostgreSQL, as its superuser.
+
+A benchmark builds and migrates its database itself; the site's two roles stay with the site's
+database (README, "The two database roles"). Shared by bench/ledger.py and bench/stats.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from urllib.parse import quote, unquote, urlsplit
+
+
+def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
+    """Create database ``db_name`` if missing (drop it first with ``rebuild``) and set Django up on it."""
+    from config.embedded import ensure_services
+
+    urls = ensure_services()
+    host = unquote(urlsplit(urls.database_url).netloc.rsplit("@", 1)[-1])  # the socket folder
+    import psycopg
+
+    with psycopg.connect(dbname="postgres", user="postgres", host=host, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [db_name]).fetchone()
+        if rebuild and exists:
+            conn.execute(f'DROP DATABASE "{db_name}" WITH (FORCE)')
+            exists = None
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{db_name}"')
+    url = f"postgresql://postgres@{quote(host, safe='')}/{db_name}"
+    os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
+    os.environ["REDIS_URL"] = urls.redis_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ["ALLOWED_HOSTS"] = "testserver"
+    import django
+
+    django.setup()
+
+
+def timed(fn: Callable[[], object], repeat: int = 7) -> float:
+    """Median wall milliseconds of ``fn()`` after one warm-up call."""
+    import statistics
+    import time
+
+    fn()
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
