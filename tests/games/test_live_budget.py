@@ -253,3 +253,36 @@ async def test_sockets_the_server_closed_give_their_pooled_connections_back(club
     assert after <= before, f"{after - before} pooled connections still checked out"
     for comm in sockets[3:]:
         await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup, monkeypatch) -> None:
+    """The hand's log is the same for every viewer: made once from a snapshot and inserted in every
+    member's area; each member's own part (their cards) stays theirs."""
+    from accounts.access import ClubAccess, membership_of
+    from games import live, presenters, snapshot
+
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    hand = Hand.objects.get(table=table)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
+    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
+    logs: list[int] = []
+    original = presenters.log_with_timeouts
+
+    def counted(**kwargs: Any) -> list[str]:
+        logs.append(1)
+        return original(**kwargs)
+
+    monkeypatch.setattr(presenters, "log_with_timeouts", counted)
+    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
+    assert held is not None
+    areas = [live.table_area_html(snapshot=held, user=u, access=acc) for u, acc in zip(viewers, accesses, strict=True)]
+    assert len(logs) == 1
+    sections = {html[html.index('<section class="log"'):html.index("</section>", html.index('<section class="log"'))]
+                for html in areas}
+    assert len(sections) == 1
+    assert "Your cards" in areas[0] and "(you)" in areas[0]
+    assert "Your cards" not in areas[3] and "(you)" not in areas[3]
