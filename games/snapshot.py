@@ -33,7 +33,7 @@ class TableSnapshot:
     previous_users: dict[int, User]
     previous_voiding: Any
     closing: Any  # the ruling that closed a finished table
-    derived: dict[str, Any] = field(default_factory=dict)  # member-independent values computed once
+    derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
 
     @property
     def free_seats(self) -> list[int]:
