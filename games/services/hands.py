@@ -341,10 +341,11 @@ def _lock_live_hand(hand_id: int) -> Hand | None:
     return hand
 
 
-def hand_lock_seated(*, hand_id: int, user: User, version: int,
-                     with_rules: bool = False) -> tuple[Hand, int, engine.State]:
+def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
+                     action: engine.Action | None = None) -> tuple[Hand, int, engine.State]:
     """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
-    their seat and its state. ``with_rules`` also loads (and so locks) its rule version.
+    their seat and its state. ``with_rules`` also loads (and so locks) its rule version; ``action``: the
+    player's action, which may be a sealed decision still standing against an older version.
 
     Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
     StaleVersion (finished, voided or moved on).
@@ -358,14 +359,46 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     seat = hand_seat_of(hand=hand, user=user)
     if seat is None:
         raise NotSeated()
-    if hand.is_finished or hand.voided_at is not None or hand.version != version:
+    return hand, seat, _state_as_of(hand=hand, seat=seat, version=version, action=action)
+
+
+def _state_as_of(*, hand: Hand, seat: int, version: int, action: engine.Action | None) -> engine.State:
+    """The locked live ``hand``'s state, when ``action`` of ``seat`` made against ``version`` still stands:
+    the version is the hand's own, or the action is a sealed decision made late (``_late_sealed_decision``).
+    ``action`` None: only the hand's own version stands. Raises StaleVersion (finished, voided or moved on)."""
+    if hand.is_finished or hand.voided_at is not None:
         raise StaleVersion(current=hand.version)
-    return hand, seat, engine.state_from_json(hand.state)
+    state = engine.state_from_json(hand.state)
+    if hand.version != version and (action is None or not _late_sealed_decision(
+            hand=hand, seat=seat, state=state, version=version, action=action)):
+        raise StaleVersion(current=hand.version)
+    return state
 
 
-def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action,
-                  version: int) -> Hand:
+def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version: int,
+                          action: engine.Action) -> bool:
+    """Whether the sealed decision ``action`` of ``seat``, made against the older ``version``, is still the
+    decision that seat was shown (piranha.txt 3.1, piles.txt 4.1: every seat decides at once, so others
+    deciding first changes nothing it depends on): the hand is in its sealed decision, the seat is still
+    awaited and the action legal now, the seat's turn in this decision began at or before ``version`` (its
+    clock's "since", kept while the awaited seats only shrink: ``_clocks``), and every action logged since
+    ``version`` was another seat's sealed decision. Others' choices stay sealed either way, so whether it
+    is taken tells the seat nothing it could not see. Reads the hand's log (only for a late action)."""
+    if not 0 <= version < hand.version or not engine.is_sealed(state):
+        return False
+    if seat not in engine.to_act(state) or action not in engine.legal_actions(state, seat):
+        return False
+    clock = hand.clocks.get(str(seat))
+    if clock is None or int(clock["since"]) > version:
+        return False
+    sealed = set(engine.sealed_actions(state))
+    since = HandAction.objects.filter(hand=hand, sequence__gt=version).values_list("seat", "action")
+    return all(other != seat and engine.action_from_dict(done) in sealed for other, done in since)
+
+
+def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action) -> Hand:
     """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
+    after = hand.version
     if seat not in engine.to_act(state):
         raise NotYourTurn()
     try:
@@ -376,7 +409,7 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     seat_users = _seat_users(hand)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
                  action=action, is_timeout=False, seat_users=seat_users, created_by=user)
-    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
+    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=after, seat_users=seat_users))
     return hand
 
 
@@ -396,14 +429,16 @@ def hand_apply_action(*, hand_id: int, user: User, action: engine.Action | Mappi
 
     Opens the durable transaction and locks the hand row. Raises (all DomainError,
     nothing changed): NotSeated (not dealt in), StaleVersion (the hand moved on: a
-    double click or someone acted first), NotYourTurn, IllegalMove (the engine's rule).
+    double click or someone acted first; a sealed decision others made first leaves it standing),
+    NotYourTurn, IllegalMove (the engine's rule).
     Advance actions and away members' defaults that become due are applied in the same
     transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
     parsed = _typed(action)
     with transaction.atomic(durable=True):
-        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True)
-        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed, version=version)
+        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True,
+                                             action=parsed)
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
 NO_SUCH_HAND = "That hand is not being played at this table."
@@ -417,7 +452,8 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     The access rule: the hand must be this table's, the player a member of its club now (a non-member
     hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
     Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
-    NotSeated (no such hand here, or not dealt in), StaleVersion, NotYourTurn, IllegalMove.
+    NotSeated (no such hand here, or not dealt in), StaleVersion (moved on; a sealed decision left standing by
+    others deciding first is taken: ``_late_sealed_decision``), NotYourTurn, IllegalMove.
     """
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules, and whether the player is a member of the table's club.
@@ -430,10 +466,8 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
         seat = hand_seat_of(hand=hand, user=user)
         if seat is None:
             raise NotSeated()
-        if hand.is_finished or hand.voided_at is not None or hand.version != version:
-            raise StaleVersion(current=hand.version)
-        return _apply_locked(hand=hand, seat=seat, state=engine.state_from_json(hand.state), user=user,
-                             action=action, version=version)
+        state = _state_as_of(hand=hand, seat=seat, version=version, action=action)
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=action)
 
 
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:
