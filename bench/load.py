@@ -351,6 +351,9 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
             elif kind == "action.ok":
                 stats.actions += 1
                 in_flight = False
+                # The action made the hand this version: areas rendered before it are old news (they
+                # could still offer this seat the decision it has just made).
+                shown = max(shown, (int(message["hand"]), int(message["version"])))
             elif kind == "error":
                 if "moved on" in str(message.get("message")):
                     stats.stale += 1
