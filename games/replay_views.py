@@ -7,28 +7,42 @@ club, and only a finished hand's players where the house rules keep spectators o
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from games.replay import ReplayStep, hand_replay, step_context
+from games.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
 from games.views import _deck_context, _finished_hand, _user
 
+logger = logging.getLogger(__name__)
 _STEP = re.compile(r"[0-9]{1,4}")
 
 
-def _steps(request: HttpRequest, hand_id: int) -> tuple[Any, Any, list[ReplayStep]] | HttpResponse:
+NO_REPLAY = "This hand's record does not play back step by step; its page tells it in full."
+
+
+def _steps(request: HttpRequest, hand_id: int, *, as_json: bool = False
+           ) -> tuple[Any, Any, list[ReplayStep]] | HttpResponse:
     found = _finished_hand(request, hand_id)
     if isinstance(found, HttpResponse):
         return found
     hand, access = found
-    steps = hand_replay(hand=hand, user=_user(request), is_organiser=access.is_organiser,
-                        currency=access.club.currency)
+    try:
+        steps = hand_replay(hand=hand, user=_user(request), is_organiser=access.is_organiser,
+                            currency=access.club.currency)
+    except ReplayMismatch:
+        logger.exception("hand %s cannot be replayed", hand.pk)
+        if as_json:
+            return JsonResponse({"error": NO_REPLAY}, status=409)
+        messages.error(request, NO_REPLAY)
+        return redirect("games:hand_detail", hand_id=hand.pk)
     return hand, access, steps
 
 
@@ -65,7 +79,7 @@ def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
 @login_required
 def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
     """Every step as {index, kind, title, html}: the html is the step's table picture as the page draws it."""
-    found = _steps(request, hand_id)
+    found = _steps(request, hand_id, as_json=True)
     if isinstance(found, HttpResponse):
         return found
     _hand, access, steps = found

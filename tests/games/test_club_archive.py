@@ -114,6 +114,7 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
     old_hands = Hand.objects.filter(table__club=old).order_by("table__created_at", "table__pk", "number")
     new_hands = Hand.objects.filter(table__club=new).order_by("table__created_at", "table__pk", "number")
     assert len(old_hands) == len(new_hands) > 0
+    replayed = 0
     for before_hand, after_hand in zip(old_hands, new_hands, strict=True):
         assert after_hand.deck == before_hand.deck and after_hand.commitment == before_hand.commitment
         assert after_hand.started_at == before_hand.started_at
@@ -122,10 +123,19 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
         assert after.status_code == before.status_code == 200
         # In the same site the hand gets a new id, and each opening's path binds the id: the hashes differ.
         assert _text(after.content.decode(), proofs=False) == _text(before.content.decode(), proofs=False)
+        # The replay plays the restored log through the engine: the same steps. (The simulator's hands
+        # keep no action log, so they have no replay on either side.)
+        replays = [organiser.get(f"/hands/{h.pk}/replay.json") for h in (before_hand, after_hand)]
+        assert replays[0].status_code == replays[1].status_code
+        if replays[0].status_code == 200:
+            replayed += 1
+            assert ([_text(s["html"]) for s in replays[1].json()["steps"]]
+                    == [_text(s["html"]) for s in replays[0].json()["steps"]])
         if before_hand.scheme == engine.SCHEME_MERKLE:  # each page names the export that took its deck
             assert "Moving to a new host" in after.content.decode()
         assert (list(HandAction.objects.filter(hand=after_hand).values_list("sequence", "action", "created_at"))
                 == list(HandAction.objects.filter(hand=before_hand).values_list("sequence", "action", "created_at")))
+    assert replayed >= 1
 
 
 def test_the_zip_has_a_manifest_and_the_books_as_csv(busy_club):

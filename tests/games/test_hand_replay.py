@@ -279,3 +279,16 @@ def test_a_ruling_opens_the_folded_hand_to_its_players_on_the_last_step_only(pir
         assert shown == (set(folded) if opened else set()), (seat, user)
         if opened and seat != 3:
             assert "opened after the hand by an organiser's ruling" in steps[-1]["html"]
+
+
+@pytest.mark.django_db
+def test_a_record_that_does_not_play_back_sends_the_member_to_the_hand_page(piranha, client_for) -> None:
+    hand = piranha.hand
+    Hand.objects.filter(pk=hand.pk).update(state={**hand.state, "pot": hand.state["pot"] + 1})
+    client = client_for(piranha.spectator)
+    response = client.get(f"/hands/{hand.pk}/replay/")
+    assert response.status_code == 302 and response["Location"] == f"/hands/{hand.pk}/"
+    response = client.get(f"/hands/{hand.pk}/replay.json")
+    assert response.status_code == 409 and "does not play back" in response.json()["error"]
+    page = client.get(f"/hands/{hand.pk}/replay/", follow=True).content.decode()
+    assert "does not play back step by step" in page
