@@ -19,7 +19,7 @@ from games import engine, services
 from games.engine.cards import FULL_DECK, Card
 from games.models import Hand, HandAction
 from tests.accounts.factories import MembershipFactory
-from tests.games.helpers import card_labels_in, fixed_deck, hidden_cards_in, make_table
+from tests.games.helpers import card_labels_in, cards_in_view, fixed_deck, hidden_cards_in, make_table
 from tests.games.test_piles_hand import HOLES as PILES_HOLES
 from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
@@ -36,16 +36,6 @@ class Played:
     outsider: User
     folded: int  # the seat whose hand was never shown
     live: list[dict[int | None, dict[str, Any]]]  # per step: viewer seat (None: spectators) -> live view
-
-
-def _seen(view: dict[str, Any]) -> set[str]:
-    """Every card a view shows: the board as turned, the viewer's own cards, the hands shown."""
-    board = view["board"]
-    cards = list(board) if isinstance(board, list) else [c for pile in board.values() for c in pile]
-    cards += view.get("my_cards") or []
-    for seat in view["seats"]:
-        cards += seat.get("cards") or []
-    return {Card.parse(c).code for c in cards if c}
 
 
 def _play(hand: Hand, players: dict[int, User], policy: Policy) -> list[dict[int | None, dict[str, Any]]]:
@@ -138,7 +128,7 @@ def _check_every_step(played: Played, client_for) -> None:
         assert [s["index"] for s in steps] == list(range(log + 2))
         for index, step in enumerate(steps):
             live = played.live[min(index, log)][seat]
-            seen = _seen(live)
+            seen = cards_in_view(live)
             hidden = [c for c in FULL_DECK if c not in seen]
             html = client.get(f"/hands/{hand.pk}/replay/?step={index}").content.decode()
             for where, text in (("page", html), ("json", step["html"]),
