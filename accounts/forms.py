@@ -5,12 +5,12 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm, UsernameField
 from django.utils import timezone
 
+from accounts.money import units_from_cents
 from config.text import validate_name
-from games.clock import quiet_hours_error
-from games.words import units_from_cents
 
 from . import throttle
 from .models import Club, User
+from .quiet import quiet_hours_error
 from .selectors import name_clashes
 
 INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]

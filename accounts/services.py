@@ -11,8 +11,10 @@ import re
 import secrets
 import smtplib
 import unicodedata
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.core import signing
@@ -29,7 +31,7 @@ from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
 from config.text import text_problem
 
-from . import throttle
+from . import signals, throttle
 from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
 from .selectors import name_clashes
@@ -414,7 +416,7 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
 
     Their account and their history elsewhere stay. Their seats at the club's tables are left
     and their turns in hands being played take the default action at once
-    (``games.services.hands.hands_member_removed``, after this transaction commits).
+    (``accounts.signals.membership_ended``, sent after this transaction commits).
     Raises NotAllowed, NotFound, LastOrganiser.
     """
     with transaction.atomic(durable=True):
@@ -422,9 +424,49 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
         if target.is_organiser and _organiser_count(memberships) <= 1:
             raise LastOrganiser()
         target.delete()
-    from games.services.hands import hands_member_removed
+    signals.membership_ended.send(sender=Membership, user=target.user, club_id=club_id)
 
-    hands_member_removed(user=target.user, club_id=club_id)
+
+# --- profile -------------------------------------------------------------------------------------
+
+PROFILE_FIELDS = frozenset({"display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
+                            "turn_reminder"})
+
+
+def profile_update(*, user: User, changes: Mapping[str, Any]) -> int:
+    """Save the member's changed profile fields (only those: the digest task or the away button in
+    another tab may have changed other columns meanwhile). A changed time zone or quiet hours
+    re-times their running turn clocks; going away makes their turns take the default action at
+    once (``accounts.signals``, after the commit). Returns how many hands moved on; ``user`` is updated.
+    """
+    unknown = set(changes) - PROFILE_FIELDS
+    if unknown:
+        raise InvalidInput(f"Not a profile field: {', '.join(sorted(unknown))}.")
+    with transaction.atomic(durable=True):
+        row = User.objects.select_for_update().get(pk=user.pk)
+        before = {"time_zone": row.time_zone, "quiet_start": row.quiet_start, "quiet_end": row.quiet_end}
+        was_away = row.away
+        for name, value in changes.items():
+            setattr(row, name, value)
+            setattr(user, name, value)
+        if changes:
+            row.save(update_fields=sorted(changes))
+    moved = 0
+    if {"time_zone", "quiet_start", "quiet_end"} & set(changes):
+        moved += signals.moved_count(signals.member_clock_changed.send(sender=User, user=user, **before))
+    if user.away and not was_away:
+        moved += signals.moved_count(signals.member_went_away.send(sender=User, user=user))
+    return moved
+
+
+def member_away_set(*, user: User, away: bool) -> int:
+    """Mark the member away (their turns take the default action at once) or back. Returns how many
+    hands moved on."""
+    User.objects.filter(pk=user.pk).update(away=away)
+    user.away = away
+    if not away:
+        return 0
+    return signals.moved_count(signals.member_went_away.send(sender=User, user=user))
 
 
 # --- email address ---------------------------------------------------------------------------------

@@ -359,7 +359,7 @@ def _cpu_of_server() -> float:
 
 def journal_cells(p: Any) -> list[str]:
     """One journal line built in Python from the model instances (the export's previous path)."""
-    from ledger.services import format_cents
+    from accounts.money import format_cents
 
     def safe(text: str) -> str:
         return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text

@@ -47,6 +47,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
+from accounts.money import format_cents
 from config.errors import DomainError
 from games.models import Hand, Table
 
@@ -69,14 +70,6 @@ MAX_AMOUNT = 10**9
 
 class LedgerError(DomainError):
     """A refused ledger request; the books are unchanged."""
-
-
-def format_cents(amount: int, currency: str = "", *, grouping: bool = True) -> str:
-    """12345 -> "123.45" ("1,234.56" with thousands grouped; ``grouping=False`` for machine-read CSV)."""
-    sign = "-" if amount < 0 else ""
-    whole, cents = divmod(abs(amount), 100)
-    text = f"{sign}{whole:,}.{cents:02d}" if grouping else f"{sign}{whole}.{cents:02d}"
-    return f"{text} {currency}".strip()
 
 
 # --- accounts -----------------------------------------------------------------

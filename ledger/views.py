@@ -24,9 +24,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.access import ClubAccess, club_access
 from accounts.models import Membership, User
+from accounts.money import units_from_cents
 from config.errors import DomainError
 from config.query import BadQuery, query_key
-from games.words import units_from_cents
 
 from . import exports, selectors, services
 from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
