@@ -6,6 +6,8 @@ receivers in ``GamesConfig.ready`` (games/apps.py). A receiver returns how many 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.dispatch import Signal
 
 #: the member's time zone or quiet hours changed; kwargs: user, time_zone, quiet_start, quiet_end (the old ones)
@@ -18,6 +20,6 @@ member_went_away = Signal()
 membership_ended = Signal()
 
 
-def moved_count(responses: list[tuple[object, object]]) -> int:
+def moved_count(responses: Sequence[tuple[object, object]]) -> int:
     """The sum of what the receivers returned (hands moved on)."""
     return sum(value for _, value in responses if isinstance(value, int))
