@@ -17,6 +17,7 @@ from games import engine, services
 from games.chat.services import chat_post
 from games.clubdata.archive import ArchiveError, club_export, club_import
 from games.models import Hand, HandAction, Table
+from games.services.voiding import hand_void
 from ledger import services as ledger_services
 from ledger.models import Account, JournalEntry, Posting
 from ledger.simulate import simulation_run
@@ -33,7 +34,7 @@ def busy_club(club_setup):
     setup = club_setup
     ann, ben, cat = setup.members
     played = simulation_run(club=setup.club, players=setup.everyone, hands=6, seed=11)
-    ledger_services.ledger_void_hand(hand=played[-1].hand, reason="Misdeal", ruled_by=setup.organiser)
+    hand_void(hand=played[-1].hand, reason="Misdeal", ruled_by=setup.organiser)
     ledger_services.ruling_adjust(club=setup.club, from_user=ann, to_user=ben, amount=150, reason="Lent chips",
                                   ruled_by=setup.organiser)
     ledger_services.settlement_record(club=setup.club, payer=cat, payee=ann, amount=200, paid_on=date(2026, 1, 2),

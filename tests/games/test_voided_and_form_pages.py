@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from games import engine, services
-from ledger.services import ledger_void_hand
+from games.services.voiding import hand_void
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import current_hand, fixed_deck, make_table
 
@@ -38,7 +38,7 @@ def test_a_voided_hand_says_who_voided_it_and_why_instead_of_who_won(club_setup,
     winner = club_setup.members[0].shown_name
     page = client_for(club_setup.members[1]).get(f"/hands/{hand.pk}/").content.decode()
     assert f"Won by {winner}" in page
-    ledger_void_hand(hand=hand, reason="Cards exposed at the deal", ruled_by=club_setup.organiser)
+    hand_void(hand=hand, reason="Cards exposed at the deal", ruled_by=club_setup.organiser)
 
     page = client_for(club_setup.members[1]).get(f"/hands/{hand.pk}/").content.decode()
     assert "Won by" not in page and f"{winner} takes" not in page
@@ -62,7 +62,7 @@ def test_the_last_hand_box_says_a_voided_hand_was_voided(club_setup, client_for)
     viewer = client_for(players[0])
     assert f"Won by {winner}" in viewer.get(f"/tables/{table.pk}/").content.decode()
 
-    ledger_void_hand(hand=hand, reason="Misdeal at the deal", ruled_by=club_setup.organiser)
+    hand_void(hand=hand, reason="Misdeal at the deal", ruled_by=club_setup.organiser)
 
     page = viewer.get(f"/tables/{table.pk}/").content.decode()
     assert "Last hand (1)" in page and "Voided" in page and "Misdeal at the deal" in page

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Game, Hand
+from games.services.voiding import hand_void
 from ledger.selectors import settle_up_left, settle_up_plan
 from ledger.services import (
     LedgerError,
     balance_of,
-    ledger_void_hand,
     ruling_adjust,
     settlement_confirm,
     settlement_decline,
@@ -177,7 +177,7 @@ def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, st
                 elif op[0] == "void":
                     hands = list(Hand.objects.filter(table__club=club).order_by("pk"))
                     if hands:
-                        ledger_void_hand(hand=hands[op[1] % len(hands)], reason="Misdeal",
+                        hand_void(hand=hands[op[1] % len(hands)], reason="Misdeal",
                                          ruled_by=people[op[2]])
             except LedgerError:
                 pass  # refused: the books must be just as sound
