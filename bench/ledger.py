@@ -59,9 +59,9 @@ def build() -> dict[str, Any]:
 
     from accounts.models import Club, Membership, User
     from games.models import Game
+    from games.simulate import simulation_table_create
     from ledger.models import Account
     from ledger.services import account_for_table_pot, member_accounts
-    from ledger.simulate import simulation_table_create
 
     call_command("migrate", verbosity=0)
     club = Club.objects.filter(name="Bench club").first()

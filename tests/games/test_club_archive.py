@@ -18,9 +18,9 @@ from games.chat.services import chat_post
 from games.clubdata.archive import ArchiveError, club_export, club_import
 from games.models import Hand, HandAction, Table
 from games.services.voiding import hand_void
+from games.simulate import simulation_run
 from ledger import services as ledger_services
 from ledger.models import Account, JournalEntry, Posting
-from ledger.simulate import simulation_run
 from ledger.verify import ledger_problems
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.helpers import make_table

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from games.simulate import simulation_run
 from ledger.models import Settlement
-from ledger.simulate import simulation_run
 
 pytestmark = pytest.mark.django_db
 
