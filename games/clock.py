@@ -19,8 +19,10 @@ Away: a member who is away takes the default action at once: their deadline is t
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from accounts.quiet import MAX_QUIET as MAX_QUIET  # what may be saved lives in accounts
 from accounts.quiet import quiet_hours_error as quiet_hours_error
@@ -120,3 +122,8 @@ def deadline_for(*, start: datetime, seconds: int, member: Member) -> datetime:
         remaining -= running
         at = w_end
     return at + remaining  # pragma: no cover - unreachable with windows of at most 12 hours
+
+
+def clock_deadline(entry: Mapping[str, Any]) -> datetime:
+    """When one seat's clock (an entry of ``Hand.clocks``: deadline, since, began) runs out."""
+    return datetime.fromisoformat(str(entry["deadline"]))
