@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -49,7 +49,6 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
-from games.models import Hand, Table
 
 from .models import (
     AWARD_KINDS,
@@ -63,6 +62,9 @@ from .models import (
     Settlement,
 )
 from .selectors import table_pot_shares
+
+if TYPE_CHECKING:  # the ledger is below games: it reads the games' rows only through its own relations
+    from games.models import Hand, Table
 
 #: a sanity bound on any single amount (10 million in currency units)
 MAX_AMOUNT = 10**9
@@ -204,7 +206,8 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
     if not moves:
         return []  # nothing to post: no statement at all
     with transaction.atomic():
-        table = Table.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
+        tables = cast("type[Table]", JournalEntry._meta.get_field("table").related_model)
+        table = tables.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
         club = table.club
         game = table.rule_version.rule_set.game
         by_user = member_accounts(club=club, users=[seat_users[m[1]] for m in moves])
