@@ -35,6 +35,7 @@ from . import signals, throttle
 from .access import is_member, membership_of
 from .models import Club, Invitation, Membership, User
 from .selectors import name_clashes
+from .zones import is_zone
 
 logger = logging.getLogger(__name__)
 
@@ -317,14 +318,16 @@ def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Me
 
 
 def invitation_accept_new_account(
-    *, token: str, username: str, display_name: str, email: str, password: str, now: datetime | None = None,
+    *, token: str, username: str, display_name: str, email: str, password: str, time_zone: str = "",
+    now: datetime | None = None,
 ) -> Membership:
     """Create an account and join the invitation's club with it, in one transaction.
 
     The caller validates the password (Django's validators) and the form; this
     checks what a race could change: the invitation, the username and the email
     (unique case-insensitively; for an invitation by email, the invited address: the
-    link reached that mailbox, which proves the address). Raises InvitationNotFound, InvitationGone or
+    link reached that mailbox, which proves the address). ``time_zone``: the browser's, when it is one of
+    the zones we know (accounts/zones.py); else the site's. Raises InvitationNotFound, InvitationGone or
     InvalidInput; on any error no account is created.
     """
     now = now or timezone.now()
@@ -348,6 +351,7 @@ def invitation_accept_new_account(
             with transaction.atomic():
                 user = User.objects.create_user(
                     username=username, email=email, password=password, display_name=display_name.strip(),
+                    time_zone=time_zone if is_zone(time_zone) else settings.TIME_ZONE,
                 )
         except IntegrityError:  # someone took the name or address since the check above
             raise InvalidInput("That username or email address was just taken; choose another.") from None

@@ -254,7 +254,7 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
             membership = services.invitation_accept_new_account(
                 token=token, username=form.cleaned_data["username"],
                 display_name=form.cleaned_data.get("display_name", ""), email=form.cleaned_data["email"],
-                password=form.cleaned_data["password1"],
+                password=form.cleaned_data["password1"], time_zone=form.cleaned_data["time_zone"],
             )
         except services.InvalidInput as error:
             form.add_error(None, error.message)
