@@ -82,3 +82,27 @@ def test_paid_on_starts_at_today_in_a_form_the_date_picker_reads(club_setup, cli
     field = re.search(r'<input[^>]*name="paid_on"[^>]*>', html)
     assert field is not None
     assert f'value="{timezone.localdate().isoformat()}"' in field.group(0)
+
+
+@pytest.mark.django_db(transaction=True)  # the announcement goes out when the void commits
+def test_voiding_a_hand_tells_the_tables_sockets(club_setup, fixed_decks) -> None:
+    import asyncio
+
+    from asgiref.sync import async_to_sync, sync_to_async
+    from channels.layers import get_channel_layer
+
+    table, hand = _won_hand(club_setup, fixed_decks)
+    layer = get_channel_layer()
+
+    async def listen_and_void() -> dict:
+        channel = await layer.new_channel()
+        await layer.group_add(f"table.{table.pk}", channel)
+        await sync_to_async(hand_void)(hand=hand, reason="Misdeal", ruled_by=club_setup.organiser)
+        message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+        await layer.group_discard(f"table.{table.pk}", channel)
+        return message
+
+    message = async_to_sync(listen_and_void)()
+    assert message["type"] == "table.changed" and message["table"] == table.pk
+    hand.refresh_from_db()
+    assert hand.voided_at is not None
