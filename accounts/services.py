@@ -142,7 +142,7 @@ def club_update(*, club_id: int, by: User, name: str, currency: str, credit_limi
         try:
             with transaction.atomic():
                 club.save(update_fields=["name", "currency", "credit_limit"])
-        except InternalError as exc:
+        except (IntegrityError, InternalError) as exc:
             # Every amount in the books is in the currency it was posted in: PostgreSQL refuses a new
             # currency once the club has a journal entry (ledger migration 0003, a layer above this one).
             if "currency never changes" not in str(exc):
