@@ -26,10 +26,12 @@ from accounts.models import Membership, User
 from config import metrics
 from games import advance, engine
 from games import clock as turn_clock
+from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
 from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
+from games.services.locking import hand_lock_seated as hand_lock_seated  # advance.py shares it
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
@@ -89,10 +91,6 @@ def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mappin
                                            member=_member(seat_users.get(seat), away_counts=away_counts))
         out[str(seat)] = {"deadline": deadline.isoformat(), "since": version, "began": now.isoformat()}
     return out
-
-
-def clock_deadline(entry: Mapping[str, Any]) -> datetime:
-    return datetime.fromisoformat(str(entry["deadline"]))
 
 
 def _earliest(clocks: Mapping[str, Any]) -> datetime | None:
@@ -339,28 +337,6 @@ def _lock_live_hand(hand_id: int) -> Hand | None:
     if hand is None or hand.is_finished or hand.voided_at is not None:
         return None
     return hand
-
-
-def hand_lock_seated(*, hand_id: int, user: User, version: int,
-                     with_rules: bool = False) -> tuple[Hand, int, engine.State]:
-    """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
-    their seat and its state. ``with_rules`` also loads (and so locks) its rule version.
-
-    Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
-    StaleVersion (finished, voided or moved on).
-    """
-    rows = Hand.objects.select_for_update()
-    if with_rules:
-        rows = rows.select_related("rule_version")
-    hand = rows.filter(pk=hand_id).first()
-    if hand is None:
-        raise NotSeated("There is no such hand.")
-    seat = hand_seat_of(hand=hand, user=user)
-    if seat is None:
-        raise NotSeated()
-    if hand.is_finished or hand.voided_at is not None or hand.version != version:
-        raise StaleVersion(current=hand.version)
-    return hand, seat, engine.state_from_json(hand.state)
 
 
 def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action,
