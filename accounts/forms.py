@@ -5,13 +5,14 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm, UsernameField
 from django.utils import timezone
 
+from accounts.money import units_from_cents
 from config.text import validate_name
-from games.clock import quiet_hours_error
-from games.words import units_from_cents
 
 from . import throttle
 from .models import Club, User
+from .quiet import quiet_hours_error
 from .selectors import name_clashes
+from .zones import is_zone, zone_choices
 
 INVITATION_VALIDITY_CHOICES = [("1", "1 day"), ("3", "3 days"), ("7", "7 days"), ("14", "14 days"), ("30", "30 days")]
 
@@ -54,6 +55,8 @@ class ClubForm(forms.ModelForm[Club]):
 
 class ProfileForm(forms.ModelForm[User]):
     """Name, time zone and the asynchronous-play settings: away, quiet hours, turn emails."""
+
+    time_zone = forms.ChoiceField(choices=zone_choices, label="Time zone")  # read when the form is built
 
     class Meta:
         model = User
@@ -125,6 +128,11 @@ class SignupForm(UserCreationForm[User]):
         field_classes = {"username": UsernameField}
         help_texts = {"display_name": "The name other members see; leave empty to use your username."}
 
+    # Filled from the browser (static/js/time-zone.js); without it, or with a name not in the list,
+    # the account takes the site's zone and the member can change it on their profile.
+    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput(
+        attrs={"data-browser-zone": ""}))
+
     def __init__(self, *args: Any, invited_email: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["email"].required = True
@@ -137,6 +145,10 @@ class SignupForm(UserCreationForm[User]):
         name = str(self.cleaned_data.get("display_name") or "").strip()
         validate_name(name)
         return name
+
+    def clean_time_zone(self) -> str:
+        name = str(self.cleaned_data.get("time_zone") or "").strip()
+        return name if is_zone(name) else settings.TIME_ZONE
 
 
 class LoginForm(AuthenticationForm):

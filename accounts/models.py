@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import zoneinfo
 from datetime import date, datetime, time
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
 
-TIME_ZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
+from .zones import validate_time_zone
 
 
 class User(AbstractUser):
     """A member of one or more clubs. Log in by username; email is unique when given."""
 
     display_name = models.CharField(max_length=60, blank=True)
-    time_zone = models.CharField(max_length=64, choices=TIME_ZONE_CHOICES, default="UTC")
+    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])  # choices: forms
 
     # Asynchronous play (games/clock.py, games/notices.py).
     class TurnNotices(models.TextChoices):

@@ -16,9 +16,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from accounts.money import units_from_cents
 from config.errors import DomainError
 from config.errors import PermissionDenied as NotAllowed
-from games.words import units_from_cents
 
 from . import selectors, services, throttle
 from .access import club_access, membership_of
@@ -254,7 +254,7 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
             membership = services.invitation_accept_new_account(
                 token=token, username=form.cleaned_data["username"],
                 display_name=form.cleaned_data.get("display_name", ""), email=form.cleaned_data["email"],
-                password=form.cleaned_data["password1"],
+                password=form.cleaned_data["password1"], time_zone=form.cleaned_data["time_zone"],
             )
         except services.InvalidInput as error:
             form.add_error(None, error.message)
@@ -292,26 +292,13 @@ def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpRespons
 def profile(request: HttpRequest) -> HttpResponse:
     user = _signed_in(request)
     was_away = user.away
-    was_quiet = (user.time_zone, user.quiet_start, user.quiet_end)  # the form's validation changes ``user``
     form = ProfileForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
-        # Write only what this form changed: the digest task (digest_sent_on) or the away button in
-        # another tab may have changed other columns since this request loaded the user.
         saved = form.save(commit=False)
-        changed = [name for name in form.changed_data if name in ProfileForm.Meta.fields]
-        if changed:
-            saved.save(update_fields=changed)
+        changed = {name: getattr(saved, name) for name in form.changed_data if name in ProfileForm.Meta.fields}
+        moved = services.profile_update(user=user, changes=changed)
         messages.success(request, "Profile saved.")
-        if {"time_zone", "quiet_start", "quiet_end"} & set(changed):
-            from games.clock import Member
-            from games.services.hands import hands_reclock
-
-            zone, start, end = was_quiet
-            hands_reclock(user=saved, before=Member(time_zone=zone, quiet_start=start, quiet_end=end))
-        if saved.away and not was_away:
-            from games.services.hands import hands_apply_away
-
-            moved = hands_apply_away(user=saved)
+        if user.away and not was_away:
             messages.info(request, "You are away: your turns take the default action at once"
                           + (f" ({moved} table{'s' if moved != 1 else ''} moved on)." if moved else "."))
         return redirect("profile")
@@ -329,12 +316,8 @@ def away_toggle(request: HttpRequest) -> HttpResponse:
         return HttpResponseNotAllowed(["POST"])
     user = _signed_in(request)
     away = request.POST.get("away") == "1"
-    User.objects.filter(pk=user.pk).update(away=away)
-    user.away = away
+    services.member_away_set(user=user, away=away)
     if away:
-        from games.services.hands import hands_apply_away
-
-        hands_apply_away(user=user)
         messages.success(request, "You are away: your turns take the default action at once.")
     else:
         messages.success(request, "Welcome back: your turn clock runs again.")

@@ -59,9 +59,9 @@ def build() -> dict[str, Any]:
 
     from accounts.models import Club, Membership, User
     from games.models import Game
+    from games.simulate import simulation_table_create
     from ledger.models import Account
     from ledger.services import account_for_table_pot, member_accounts
-    from ledger.simulate import simulation_table_create
 
     call_command("migrate", verbosity=0)
     club = Club.objects.filter(name="Bench club").first()
@@ -359,7 +359,7 @@ def _cpu_of_server() -> float:
 
 def journal_cells(p: Any) -> list[str]:
     """One journal line built in Python from the model instances (the export's previous path)."""
-    from ledger.services import format_cents
+    from accounts.money import format_cents
 
     def safe(text: str) -> str:
         return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text

@@ -81,8 +81,8 @@ def build() -> dict[str, Any]:
     from clubhouse.models import ClubVisit, HandResult, Season
     from clubhouse.results import hand_results_backfill
     from games.models import ChatMessage, Game, Hand, HandAction
+    from games.simulate import simulation_table_create
     from ledger.services import account_for_table_pot, member_accounts
-    from ledger.simulate import simulation_table_create
 
     call_command("migrate", verbosity=0)
     club = Club.objects.filter(name="Stats bench club").first()

@@ -32,6 +32,7 @@ from accounts.models import User
 from config.errors import DomainError
 from games import engine
 from games.models import AdvanceAction, Hand
+from games.services.locking import hand_lock_seated
 from games.words import money
 
 BET = "bet"
@@ -188,8 +189,6 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
     Opens the durable transaction and locks the hand row; announces nothing (it is private).
     Raises NotSeated, StaleVersion (the table moved on: choose again), AdvanceRefused.
     """
-    from games.services.hands import hand_lock_seated  # that module imports this one
-
     with transaction.atomic(durable=True):
         hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version)
         if seat in engine.to_act(state):

@@ -34,3 +34,26 @@ class GamesConfig(AppConfig):
         post_delete.connect(membership_changed, sender=Membership, dispatch_uid="games.access.membership_delete",
                             weak=False)
         user_logged_out.connect(logged_out, dispatch_uid="games.access.logout", weak=False)
+        self._connect_member_signals()
+
+    @staticmethod
+    def _connect_member_signals() -> None:
+        """What accounts announces (accounts/signals.py) moves the member's hands on."""
+        from accounts import signals
+        from games.clock import Member
+        from games.services.hands import hands_apply_away, hands_member_removed, hands_reclock
+
+        def clock_changed(sender: Any, user: Any, time_zone: str, quiet_start: Any, quiet_end: Any,
+                          **kwargs: Any) -> int:
+            return hands_reclock(user=user, before=Member(time_zone=time_zone, quiet_start=quiet_start,
+                                                          quiet_end=quiet_end))
+
+        def went_away(sender: Any, user: Any, **kwargs: Any) -> int:
+            return hands_apply_away(user=user)
+
+        def membership_ended(sender: Any, user: Any, club_id: int, **kwargs: Any) -> int:
+            return hands_member_removed(user=user, club_id=club_id)
+
+        signals.member_clock_changed.connect(clock_changed, dispatch_uid="games.hands.reclock", weak=False)
+        signals.member_went_away.connect(went_away, dispatch_uid="games.hands.away", weak=False)
+        signals.membership_ended.connect(membership_ended, dispatch_uid="games.hands.member_removed", weak=False)

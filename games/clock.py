@@ -19,32 +19,14 @@ Away: a member who is away takes the default action at once: their deadline is t
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
-MAX_QUIET = timedelta(hours=12)
-
-
-def quiet_length(start: time, end: time) -> timedelta:
-    """The wall-clock length of a daily window from ``start`` to ``end`` (past midnight when end <= start)."""
-    minutes = (end.hour * 60 + end.minute) - (start.hour * 60 + start.minute)
-    seconds = minutes * 60 + (end.second - start.second)
-    if seconds <= 0:
-        seconds += 24 * 3600
-    return timedelta(seconds=seconds)
-
-
-def quiet_hours_error(start: time | None, end: time | None) -> str | None:
-    """A member-facing reason why these quiet hours cannot be saved, or None when they can."""
-    if start is None and end is None:
-        return None
-    if start is None or end is None:
-        return "Give both the start and the end of your quiet hours, or neither."
-    if start == end:
-        return "Quiet hours must start and end at different times."
-    if quiet_length(start, end) > MAX_QUIET:
-        return "Quiet hours can last at most 12 hours a day."
-    return None
+from accounts.quiet import MAX_QUIET as MAX_QUIET  # what may be saved lives in accounts
+from accounts.quiet import quiet_hours_error as quiet_hours_error
+from accounts.quiet import quiet_length as quiet_length
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +122,8 @@ def deadline_for(*, start: datetime, seconds: int, member: Member) -> datetime:
         remaining -= running
         at = w_end
     return at + remaining  # pragma: no cover - unreachable with windows of at most 12 hours
+
+
+def clock_deadline(entry: Mapping[str, Any]) -> datetime:
+    """When one seat's clock (an entry of ``Hand.clocks``: deadline, since, began) runs out."""
+    return datetime.fromisoformat(str(entry["deadline"]))

@@ -31,8 +31,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from games.clock import clock_deadline
 from games.models import Hand, TurnNotice
-from games.services.hands import clock_deadline
+from games.reminders import reminder_at
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +127,6 @@ def turn_notices_sweep(*, now: datetime | None = None) -> int:
     re-checks the turn and the member's preferences and sends at most once; the ``TurnNotice`` rows
     already written are skipped in bulk. Reads running hands by key, ``SWEEP_BATCH`` at a time.
     """
-    from games.tasks import reminder_at
-
     now = now or timezone.now()
     grace = timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS)
     turn, reminder = TurnNotice.Kind.TURN.value, TurnNotice.Kind.REMINDER.value

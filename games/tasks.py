@@ -19,7 +19,7 @@ send_daily_digests          beat, hourly: the digest at each member's local ``TU
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from celery import shared_task
@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from config import metrics
 from games.models import Hand, TurnNotice
-from games.services.hands import hand_apply_timeout
+from games.reminders import reminder_at as reminder_at  # the notices read it there
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ SWEEP_BATCH = 200
 @shared_task(acks_late=True)
 def expire_turn(hand_id: int, version: int) -> bool:
     """Apply the default action if that version of the hand still waits and its clock ran out."""
+    from games.services.hands import hand_apply_timeout
+
     applied = hand_apply_timeout(hand_id=hand_id, version=version)
     metrics.timeouts_applied(int(applied), by="task")
     return applied
@@ -46,6 +48,8 @@ def expire_turn(hand_id: int, version: int) -> bool:
 @shared_task(acks_late=True)
 def sweep_overdue_turns() -> int:
     """Apply every overdue timeout (indexed on ``Hand.deadline``); returns how many hands moved on."""
+    from games.services.hands import hand_apply_timeout
+
     moved = 0
     seen: set[tuple[int, int]] = set()
     for _ in range(20):  # a few batches per run; the next run takes the rest
@@ -94,17 +98,6 @@ def send_daily_digests() -> int:
     from games.notices import digests_send
 
     return digests_send()
-
-
-def reminder_at(*, began: datetime, deadline: datetime) -> datetime | None:
-    """When to remind: ``TURN_REMINDER_BEFORE_SECONDS`` before the deadline (at most a quarter of the
-    clock), and only if that is after the "your turn" notice would have gone; else None."""
-    clock = deadline - began
-    lead = min(timedelta(seconds=settings.TURN_REMINDER_BEFORE_SECONDS), clock / 4)
-    at = deadline - lead
-    if at <= began + timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS):
-        return None
-    return at
 
 
 def schedule_turn_work(work: list[dict[str, Any]]) -> None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import advance_views, replay_views, views
+from . import advance_views, replay_views, views, void_views
 from .api import views as api_views
 from .chat import views as chat_views
 from .clubdata import views as data_views
@@ -27,6 +27,7 @@ urlpatterns = [
     path("tables/<int:table_id>/advance/withdraw/", advance_views.advance_cancel, name="advance_cancel"),
     path("tables/<int:table_id>/hands/", views.hand_history, name="hand_history"),
     path("hands/<int:hand_id>/", views.hand_detail, name="hand_detail"),
+    path("clubs/<int:club_id>/ledger/rulings/void/", void_views.ruling_void, name="ruling_void"),
     path("hands/<int:hand_id>/proof.json", views.hand_proof_json, name="hand_proof_json"),
     path("hands/<int:hand_id>/open/", views.hand_dispute, name="hand_dispute"),
     path("hands/<int:hand_id>/replay/", replay_views.hand_replay_page, name="hand_replay"),

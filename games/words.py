@@ -7,44 +7,14 @@ Pure functions over plain data (the engine's dicts), so pages, history and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from accounts.money import CURRENCY_SYMBOLS as CURRENCY_SYMBOLS  # money lives in accounts.money; kept importable here
+from accounts.money import cents_from_units as cents_from_units
+from accounts.money import money as money
+from accounts.money import units_from_cents as units_from_cents
 from games.engine.cards import Card
 from games.engine.rules import POT_LIMIT
-
-CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$", "NZD": "NZ$",
-                    "JPY": "¥", "CHF": "CHF ", "SEK": "SEK ", "NOK": "NOK ", "DKK": "DKK "}
-
-
-def money(cents: int | None, currency: str = "USD") -> str:
-    """'$0.25', '-$5.00', '€1.00'; other currencies as 'PLN 2.50'."""
-    if cents is None:
-        return ""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(int(cents)), 100)
-    symbol = CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
-    return f"{sign}{symbol}{whole:,}.{part:02d}"
-
-
-def cents_from_units(value: Decimal | str | int) -> int:
-    """0.25 -> 25. Raises ValueError for more than two decimal places or a non-number."""
-    try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        raise ValueError("Not an amount") from None
-    if not amount.is_finite():
-        raise ValueError("Not an amount")
-    cents = amount * 100
-    if cents != cents.to_integral_value():
-        raise ValueError("Use at most two decimal places")
-    return int(cents)
-
-
-def units_from_cents(cents: int) -> Decimal:
-    """25 -> Decimal('0.25'), for form initial values."""
-    return (Decimal(cents) / 100).quantize(Decimal("0.01"))
-
 
 _UNITS = ((7 * 24 * 3600, "week"), (24 * 3600, "day"), (3600, "hour"), (60, "minute"), (1, "second"))
 

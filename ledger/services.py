@@ -12,11 +12,11 @@
         ante/blind/bet/match_payment move seat -> table pot, award moves table pot -> seat;
         other kinds (deal, turn, fold, check, carry, showdown...) and zero amounts move
         nothing and are skipped. Call it inside your transaction, holding the hand row lock.
-    ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]
-        An organiser's ruling: reverses every entry of a finished hand with entries
-        pointing to the originals, records the Ruling, sets hand.voided_at and sets the
-        table's carry_pot to the pot account's balance. Refused for a hand a later hand
-        has built on (its carried pot went into a hand not voided).
+    ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]
+        The money part of an organiser's void (games.services.voiding.hand_void): reverses every
+        entry of a finished hand with entries pointing to the originals and records the Ruling.
+        Refused for a hand a later hand has built on (its carried pot went into a hand not voided).
+    table_pot_balance(*, table: Table) -> int
     ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand | None = None) -> Ruling
         An organiser closes a table: the pot goes back to those who paid it since it was last empty.
     ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
@@ -41,14 +41,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
+from accounts.money import format_cents
 from config.errors import DomainError
-from games.models import Hand, Table
 
 from .models import (
     AWARD_KINDS,
@@ -63,20 +63,15 @@ from .models import (
 )
 from .selectors import table_pot_shares
 
+if TYPE_CHECKING:  # the ledger is below games: it reads the games' rows only through its own relations
+    from games.models import Hand, Table
+
 #: a sanity bound on any single amount (10 million in currency units)
 MAX_AMOUNT = 10**9
 
 
 class LedgerError(DomainError):
     """A refused ledger request; the books are unchanged."""
-
-
-def format_cents(amount: int, currency: str = "", *, grouping: bool = True) -> str:
-    """12345 -> "123.45" ("1,234.56" with thousands grouped; ``grouping=False`` for machine-read CSV)."""
-    sign = "-" if amount < 0 else ""
-    whole, cents = divmod(abs(amount), 100)
-    text = f"{sign}{whole:,}.{cents:02d}" if grouping else f"{sign}{whole}.{cents:02d}"
-    return f"{text} {currency}".strip()
 
 
 # --- accounts -----------------------------------------------------------------
@@ -211,7 +206,8 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
     if not moves:
         return []  # nothing to post: no statement at all
     with transaction.atomic():
-        table = Table.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
+        tables = cast("type[Table]", JournalEntry._meta.get_field("table").related_model)
+        table = tables.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
         club = table.club
         game = table.rule_version.rule_set.game
         by_user = member_accounts(club=club, users=[seat_users[m[1]] for m in moves])
@@ -231,61 +227,48 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
         return _post(batch)
 
 
-def ledger_void_hand(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
-    """Void a finished hand by ruling: reverse each of its entries (pointing to the original).
+def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:
+    """The money part of voiding a finished hand (games/services/voiding.py ``hand_void`` does the rest):
+    reverse each of its entries (pointing to the original) and record the Ruling; nothing is deleted.
 
-    Locks the hand row, then the table row, then the accounts (the order of
-    games/services/hands.py). Records a Ruling and sets the hand's voided_at; nothing is
-    deleted. The reversal puts back in the table pot what the hand carried in and takes out
-    what it carried on, so the table's carry_pot is set to the pot account's balance
-    afterwards (and a game the hand ended is open again when money is left in its pot).
-
-    Only a hand no later hand has built on can be voided: every later hand voided already
-    (latest first) or the hand carried nothing on, and no hand in progress whose pot the
-    reversal would change. Raises LedgerError if the ruler is not an organiser of the hand's
-    club, the reason is blank, the hand is still being played, already voided, or built on.
+    Expects the caller's transaction with the hand row, then the table row, locked (the order of
+    games/services/hands.py); locks the accounts. Only a hand no later hand has built on can be voided:
+    every later hand voided already (latest first) or the hand carried nothing on, and no hand in
+    progress whose pot the reversal would change. Raises LedgerError if the ruler is not an organiser
+    of the hand's club, the reason is blank, the hand is still being played, already voided, or built on.
     """
     reason = (reason or "").strip()
     if not reason:
         raise LedgerError("A ruling needs a reason.")
     with transaction.atomic():
-        locked = Hand.objects.select_for_update(of=("self",)).select_related("table__club").get(pk=hand.pk)
-        table = Table.objects.select_for_update(of=("self",)).select_related("club").get(pk=locked.table_id)
         club = table.club
         if not _is_organiser(club, ruled_by):
             raise LedgerError("Only the club's organisers can void a hand.")
-        if locked.voided_at is not None or Ruling.objects.filter(hand=locked, kind=Ruling.Kind.VOID_HAND).exists():
-            raise LedgerError(f"Hand {locked.number} at {table.name} has already been voided.")
-        if locked.finished_at is None:
-            raise LedgerError(f"Hand {locked.number} at {table.name} is still being played; "
+        if hand.voided_at is not None or Ruling.objects.filter(hand=hand, kind=Ruling.Kind.VOID_HAND).exists():
+            raise LedgerError(f"Hand {hand.number} at {table.name} has already been voided.")
+        if hand.finished_at is None:
+            raise LedgerError(f"Hand {hand.number} at {table.name} is still being played; "
                               "void it once it has finished.")
-        originals = list(JournalEntry.objects.filter(hand=locked, reverses__isnull=True)
+        originals = list(JournalEntry.objects.filter(hand=hand, reverses__isnull=True)
                          .exclude(kind=EntryKind.VOID).prefetch_related("postings").order_by("pk"))
-        _check_voidable(locked, table, originals)
+        _check_voidable(hand, table, originals)
         now = timezone.now()
         ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.VOID_HAND, reason=reason, ruled_by=ruled_by,
-                                       created_at=now, hand=locked)
+                                       created_at=now, hand=hand)
         batch: list[tuple[JournalEntry, Sequence[_Line]]] = [
             (JournalEntry(club=club, kind=EntryKind.VOID, created_by=ruled_by, created_at=now, table=table,
-                          hand=locked, game=original.game, reverses=original, ruling=ruling,
+                          hand=hand, game=original.game, reverses=original, ruling=ruling,
                           memo=f"Reverses #{original.pk} ({original.memo}): {reason}"[:200]),
              [_Line(p.account_id, -p.amount) for p in original.postings.all()])
             for original in originals
         ]
-        entries = _post(batch) if batch else []
-        Hand.objects.filter(pk=locked.pk).update(voided_at=now)
-        hand.voided_at = now
-        if not table.hands.filter(finished_at__isnull=True).exists():
-            # No hand is running, so every cent in the pot account waits for the next hand.
-            table.carry_pot = (Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table)
-                               .values_list("balance", flat=True).first()) or 0
-            fields = ["carry_pot"]
-            if table.status == Table.Status.FINISHED and table.carry_pot:
-                # The voided hand ended the game but its pot is back: the game goes on.
-                table.status, table.finished_at = Table.Status.OPEN, None
-                fields += ["status", "finished_at"]
-            table.save(update_fields=fields)
-        return entries
+        return _post(batch) if batch else []
+
+
+def table_pot_balance(*, table: Table) -> int:
+    """What the table's pot account holds now, in cents (0 before its first posting)."""
+    return int(Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table)
+               .values_list("balance", flat=True).first() or 0)
 
 
 def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry]) -> None:

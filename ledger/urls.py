@@ -20,5 +20,4 @@ urlpatterns = [
          name="settlement_decline"),
     path("clubs/<int:club_id>/ledger/rulings/", views.rulings, name="rulings"),
     path("clubs/<int:club_id>/ledger/rulings/adjust/", views.ruling_adjust, name="ruling_adjust"),
-    path("clubs/<int:club_id>/ledger/rulings/void/", views.ruling_void, name="ruling_void"),
 ]

@@ -24,9 +24,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.access import ClubAccess, club_access
 from accounts.models import Membership, User
+from accounts.money import units_from_cents
 from config.errors import DomainError
 from config.query import BadQuery, query_key
-from games.words import units_from_cents
 
 from . import exports, selectors, services
 from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
@@ -318,7 +318,7 @@ def _rulings_before(request: HttpRequest) -> tuple[int | None, bool]:
         return None, True
 
 
-def _rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
+def rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
                      **forms: Any) -> dict[str, Any]:
     rulings, next_before = selectors.ruling_list(club=access.club, before=before)
     return {
@@ -334,7 +334,7 @@ def _rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | 
 def rulings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     before, broken = _rulings_before(request)
-    return render(request, "ledger/rulings.html", _rulings_context(request, access, before=before),
+    return render(request, "ledger/rulings.html", rulings_context(request, access, before=before),
                   status=400 if broken else 200)
 
 
@@ -353,22 +353,5 @@ def ruling_adjust(request: HttpRequest, club_id: int) -> HttpResponse:
         else:
             messages.success(request, "Ruling recorded and posted to the books.")
             return redirect("ledger:rulings", club_id=access.club.pk)
-    return render(request, "ledger/rulings.html", _rulings_context(request, access, adjust_form=form), status=400)
-
-
-@login_required
-@require_POST
-def ruling_void(request: HttpRequest, club_id: int) -> HttpResponse:
-    access = club_access(request, club_id, organiser=True)
-    form = VoidHandForm(request.POST, club=access.club)
-    if form.is_valid():
-        try:
-            entries = services.ledger_void_hand(hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"],
-                                                ruled_by=_me(request))
-        except DomainError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, f"Hand voided: {len(entries)} entries reversed.")
-            return redirect("ledger:rulings", club_id=access.club.pk)
-    return render(request, "ledger/rulings.html", _rulings_context(request, access, void_form=form), status=400)
+    return render(request, "ledger/rulings.html", rulings_context(request, access, adjust_form=form), status=400)
 

@@ -26,10 +26,13 @@ from accounts.models import Membership, User
 from config import metrics
 from games import advance, engine
 from games import clock as turn_clock
-from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
+from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
+from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
+from games.services.locking import hand_lock_seated as hand_lock_seated  # advance.py shares it
+from games.services.locking import locked_hand_state
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
@@ -89,10 +92,6 @@ def _clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mappin
                                            member=_member(seat_users.get(seat), away_counts=away_counts))
         out[str(seat)] = {"deadline": deadline.isoformat(), "since": version, "began": now.isoformat()}
     return out
-
-
-def clock_deadline(entry: Mapping[str, Any]) -> datetime:
-    return datetime.fromisoformat(str(entry["deadline"]))
 
 
 def _earliest(clocks: Mapping[str, Any]) -> datetime | None:
@@ -341,61 +340,6 @@ def _lock_live_hand(hand_id: int) -> Hand | None:
     return hand
 
 
-def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
-                     action: engine.Action | None = None) -> tuple[Hand, int, engine.State]:
-    """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
-    their seat and its state. ``with_rules`` also loads (and so locks) its rule version; ``action``: the
-    player's action, which may be a sealed decision still standing against an older version.
-
-    Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
-    StaleVersion (finished, voided or moved on).
-    """
-    rows = Hand.objects.select_for_update()
-    if with_rules:
-        rows = rows.select_related("rule_version")
-    hand = rows.filter(pk=hand_id).first()
-    if hand is None:
-        raise NotSeated("There is no such hand.")
-    seat = hand_seat_of(hand=hand, user=user)
-    if seat is None:
-        raise NotSeated()
-    return hand, seat, _state_as_of(hand=hand, seat=seat, version=version, action=action)
-
-
-def _state_as_of(*, hand: Hand, seat: int, version: int, action: engine.Action | None) -> engine.State:
-    """The locked live ``hand``'s state, when ``action`` of ``seat`` made against ``version`` still stands:
-    the version is the hand's own, or the action is a sealed decision made late (``_late_sealed_decision``).
-    ``action`` None: only the hand's own version stands. Raises StaleVersion (finished, voided or moved on)."""
-    if hand.is_finished or hand.voided_at is not None:
-        raise StaleVersion(current=hand.version)
-    state = engine.state_from_json(hand.state)
-    if hand.version != version and (action is None or not _late_sealed_decision(
-            hand=hand, seat=seat, state=state, version=version, action=action)):
-        raise StaleVersion(current=hand.version)
-    return state
-
-
-def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version: int,
-                          action: engine.Action) -> bool:
-    """Whether the sealed decision ``action`` of ``seat``, made against the older ``version``, is still the
-    decision that seat was shown (piranha.txt 3.1, piles.txt 4.1: every seat decides at once, so others
-    deciding first changes nothing it depends on): the hand is in its sealed decision, the seat is still
-    awaited and the action legal now, the seat's turn in this decision began at or before ``version`` (its
-    clock's "since", kept while the awaited seats only shrink: ``_clocks``), and every action logged since
-    ``version`` was another seat's sealed decision. Others' choices stay sealed either way, so whether it
-    is taken tells the seat nothing it could not see. Reads the hand's log (only for a late action)."""
-    if not 0 <= version < hand.version or not engine.is_sealed(state):
-        return False
-    if seat not in engine.to_act(state) or action not in engine.legal_actions(state, seat):
-        return False
-    clock = hand.clocks.get(str(seat))
-    if clock is None or int(clock["since"]) > version:
-        return False
-    sealed = set(engine.sealed_actions(state))
-    since = HandAction.objects.filter(hand=hand, sequence__gt=version).values_list("seat", "action")
-    return all(other != seat and engine.action_from_dict(done) in sealed for other, done in since)
-
-
 def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action) -> Hand:
     """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
     after = hand.version
@@ -453,7 +397,7 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
     Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
     NotSeated (no such hand here, or not dealt in), StaleVersion (moved on; a sealed decision left standing by
-    others deciding first is taken: ``_late_sealed_decision``), NotYourTurn, IllegalMove.
+    others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove.
     """
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules, and whether the player is a member of the table's club.
@@ -466,7 +410,7 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
         seat = hand_seat_of(hand=hand, user=user)
         if seat is None:
             raise NotSeated()
-        state = _state_as_of(hand=hand, seat=seat, version=version, action=action)
+        state = locked_hand_state(hand=hand, seat=seat, version=version, action=action)
         return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=action)
 
 

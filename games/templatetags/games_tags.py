@@ -8,10 +8,10 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from accounts.money import money as _money
 from games.engine.cards import Card
 from games.engine.errors import CardError
 from games.words import duration as _duration
-from games.words import money as _money
 
 register = template.Library()
 

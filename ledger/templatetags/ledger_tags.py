@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from ledger.services import format_cents
+from accounts.money import format_cents
 
 register = template.Library()
 

@@ -298,3 +298,26 @@ def test_the_service_refuses_a_duplicate_email_even_if_the_form_missed_it(invita
     assert not User.objects.filter(username="fresh").exists()
     invitation.refresh_from_db()
     assert invitation.used_at is None
+
+
+@pytest.mark.parametrize("posted, kept", [
+    ("Europe/Paris", "Europe/Paris"),  # what the browser said (static/js/time-zone.js)
+    ("Mars/Olympus_Mons", "UTC"),  # not a zone we know: the site's
+    ("", "UTC"),  # no script ran
+])
+def test_a_new_account_takes_the_posted_time_zone_when_it_is_a_real_one(invitation, client, posted, kept):
+    response = client.post(invite_path(invitation), {**NEW_ACCOUNT, "time_zone": posted})
+    assert response.status_code == 302
+    assert User.objects.get(username="newbie").time_zone == kept
+
+
+def test_the_profile_offers_and_checks_the_zone_list(client_for, club_setup):
+    member = club_setup.members[0]
+    client = client_for(member)
+    page = client.get(reverse("profile")).content.decode()
+    assert '<option value="Pacific/Auckland">' in page
+    response = client.post(reverse("profile"), {"display_name": "", "time_zone": "Nowhere/Else",
+                                                 "turn_notices": "each"})
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+    member.refresh_from_db()
+    assert member.time_zone == "UTC"

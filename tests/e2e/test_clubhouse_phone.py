@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from clubhouse.services import season_open
-from ledger.simulate import simulation_run
+from games.simulate import simulation_run
 from tests.accounts.factories import PASSWORD
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ from accounts.models import ApiToken
 from accounts.tokens import api_token_create, api_token_revoke
 from games import engine, services
 from games.models import Hand
+from games.simulate import simulation_run
 from ledger.models import Posting
-from ledger.simulate import simulation_run
 from tests.games.helpers import fixed_deck, make_table
 
 pytestmark = pytest.mark.django_db

@@ -17,9 +17,10 @@ from games import engine, services
 from games.chat.services import chat_post
 from games.clubdata.archive import ArchiveError, club_export, club_import
 from games.models import Hand, HandAction, Table
+from games.services.voiding import hand_void
+from games.simulate import simulation_run
 from ledger import services as ledger_services
 from ledger.models import Account, JournalEntry, Posting
-from ledger.simulate import simulation_run
 from ledger.verify import ledger_problems
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.helpers import make_table
@@ -33,7 +34,7 @@ def busy_club(club_setup):
     setup = club_setup
     ann, ben, cat = setup.members
     played = simulation_run(club=setup.club, players=setup.everyone, hands=6, seed=11)
-    ledger_services.ledger_void_hand(hand=played[-1].hand, reason="Misdeal", ruled_by=setup.organiser)
+    hand_void(hand=played[-1].hand, reason="Misdeal", ruled_by=setup.organiser)
     ledger_services.ruling_adjust(club=setup.club, from_user=ann, to_user=ben, amount=150, reason="Lent chips",
                                   ruled_by=setup.organiser)
     ledger_services.settlement_record(club=setup.club, payer=cat, payee=ann, amount=200, paid_on=date(2026, 1, 2),

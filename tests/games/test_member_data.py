@@ -15,9 +15,9 @@ from games import engine, services
 from games.chat.services import chat_post
 from games.clubdata.archive import club_export, club_import
 from games.models import ChatMessage, Seat
+from games.simulate import simulation_run
 from ledger.models import Posting
 from ledger.services import balance_of
-from ledger.simulate import simulation_run
 from ledger.verify import ledger_problems
 from tests.accounts.factories import PASSWORD
 from tests.games.helpers import fixed_deck, make_table

@@ -134,6 +134,7 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     ids = {"club": 1, "rs": 1, "v": 1, "t": 1, "h": 1, "ct": 1, "ch": 1, "m": 1, "s": 1, "u": 1}
     covered = {resolve(url.format(**ids)).view_name for _, url, _ in MATRIX}
     outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
+    outside |= {"games:ruling_void"}  # the Rulings page's void form: tests/ledger/test_permissions.py
     # A member's own data and the JSON API: tests/games/test_data_permissions.py lists each of them.
     outside |= {f"games:{name}" for name in ("my_data", "my_data_download", "account_delete", "api_schema",
                                              "api_clubs", "api_balances", "api_statement", "api_tables",

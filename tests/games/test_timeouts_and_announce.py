@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from games import engine, services
 from games.models import Hand, HandAction
@@ -88,15 +90,23 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
     assert message == {"type": "hand.version", "table": table.pk, "hand": hand.pk, "version": 1}
 
 
-def test_a_redis_hiccup_never_breaks_the_action(settings) -> None:
+@pytest.mark.django_db(transaction=True)  # the announcement runs when the action's transaction commits
+def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) -> None:
     from channels.layers import channel_layers
 
-    from games.services.announce import table_announce
-
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
-        table_announce(1, 2)  # no Redis there: logged, not raised
+        with caplog.at_level(logging.WARNING, logger="games.services.announce"):
+            services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     finally:
         channel_layers.backends.clear()
+    assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
+    told = [r for r in caplog.records if r.name == "games.services.announce"]
+    assert [r.getMessage() for r in told] == [f"Could not announce table {table.pk} version 1"]
+    assert told[0].exc_info is not None
+    assert isinstance(told[0].exc_info[1], OSError | RedisError), told[0].exc_info  # Redis, not the database

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from games import engine, services
-from ledger.services import ledger_void_hand
+from games.services.voiding import hand_void
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import current_hand, fixed_deck, make_table
 
@@ -38,7 +38,7 @@ def test_a_voided_hand_says_who_voided_it_and_why_instead_of_who_won(club_setup,
     winner = club_setup.members[0].shown_name
     page = client_for(club_setup.members[1]).get(f"/hands/{hand.pk}/").content.decode()
     assert f"Won by {winner}" in page
-    ledger_void_hand(hand=hand, reason="Cards exposed at the deal", ruled_by=club_setup.organiser)
+    hand_void(hand=hand, reason="Cards exposed at the deal", ruled_by=club_setup.organiser)
 
     page = client_for(club_setup.members[1]).get(f"/hands/{hand.pk}/").content.decode()
     assert "Won by" not in page and f"{winner} takes" not in page
@@ -62,7 +62,7 @@ def test_the_last_hand_box_says_a_voided_hand_was_voided(club_setup, client_for)
     viewer = client_for(players[0])
     assert f"Won by {winner}" in viewer.get(f"/tables/{table.pk}/").content.decode()
 
-    ledger_void_hand(hand=hand, reason="Misdeal at the deal", ruled_by=club_setup.organiser)
+    hand_void(hand=hand, reason="Misdeal at the deal", ruled_by=club_setup.organiser)
 
     page = viewer.get(f"/tables/{table.pk}/").content.decode()
     assert "Last hand (1)" in page and "Voided" in page and "Misdeal at the deal" in page
@@ -82,3 +82,27 @@ def test_paid_on_starts_at_today_in_a_form_the_date_picker_reads(club_setup, cli
     field = re.search(r'<input[^>]*name="paid_on"[^>]*>', html)
     assert field is not None
     assert f'value="{timezone.localdate().isoformat()}"' in field.group(0)
+
+
+@pytest.mark.django_db(transaction=True)  # the announcement goes out when the void commits
+def test_voiding_a_hand_tells_the_tables_sockets(club_setup, fixed_decks) -> None:
+    import asyncio
+
+    from asgiref.sync import async_to_sync, sync_to_async
+    from channels.layers import get_channel_layer
+
+    table, hand = _won_hand(club_setup, fixed_decks)
+    layer = get_channel_layer()
+
+    async def listen_and_void() -> dict:
+        channel = await layer.new_channel()
+        await layer.group_add(f"table.{table.pk}", channel)
+        await sync_to_async(hand_void)(hand=hand, reason="Misdeal", ruled_by=club_setup.organiser)
+        message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+        await layer.group_discard(f"table.{table.pk}", channel)
+        return message
+
+    message = async_to_sync(listen_and_void)()
+    assert message["type"] == "table.changed" and message["table"] == table.pk
+    hand.refresh_from_db()
+    assert hand.voided_at is not None

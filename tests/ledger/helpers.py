@@ -8,7 +8,7 @@ from django.db import connection
 
 from accounts.models import Club, User
 from games.models import Game, Hand, Table
-from ledger.simulate import simulation_table_create
+from games.simulate import simulation_table_create
 from ledger.verify import pot_problems
 
 

@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games.models import Hand
+from games.simulate import simulation_run
 from ledger.models import Account, JournalEntry, Posting
-from ledger.simulate import simulation_run
 
 from .helpers import assert_books_consistent, tamper_as_owner
 

@@ -9,12 +9,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.models import Hand, Table
+from games.services.voiding import hand_void
 from ledger.models import ClubLedgerSettings, EntryKind, JournalEntry, Ruling, Settlement
 from ledger.services import (
     LedgerError,
     balance_of,
     ledger_post_hand_events,
-    ledger_void_hand,
     ruling_adjust,
     settlement_confirm,
     settlement_record,
@@ -40,7 +40,7 @@ def test_voiding_a_hand_reverses_each_entry_pointing_to_the_original(club_setup)
     ann, ben, _ = club_setup.members
     hand = _played_hand(club_setup)
     assert balance_of(club=club_setup.club, user=ben) == 25
-    reversals = ledger_void_hand(hand=hand, reason="Misdeal: two cards face up", ruled_by=club_setup.organiser)
+    reversals = hand_void(hand=hand, reason="Misdeal: two cards face up", ruled_by=club_setup.organiser)
     originals = JournalEntry.objects.filter(hand=hand).exclude(kind=EntryKind.VOID)
     assert len(reversals) == originals.count() == 3
     assert {r.reverses_id for r in reversals} == set(originals.values_list("pk", flat=True))
@@ -54,14 +54,14 @@ def test_voiding_a_hand_reverses_each_entry_pointing_to_the_original(club_setup)
 
 def test_a_hand_is_voided_once_and_only_when_finished(club_setup):
     hand = _played_hand(club_setup)
-    ledger_void_hand(hand=hand, reason="Misdeal", ruled_by=club_setup.organiser)
+    hand_void(hand=hand, reason="Misdeal", ruled_by=club_setup.organiser)
     before = books_snapshot()
     with pytest.raises(LedgerError, match="already been voided"):
-        ledger_void_hand(hand=Hand.objects.get(pk=hand.pk), reason="Again", ruled_by=club_setup.organiser)
+        hand_void(hand=Hand.objects.get(pk=hand.pk), reason="Again", ruled_by=club_setup.organiser)
     running = _played_hand(club_setup, finished=False)
     before = books_snapshot()
     with pytest.raises(LedgerError, match="still being played"):
-        ledger_void_hand(hand=running, reason="Misdeal", ruled_by=club_setup.organiser)
+        hand_void(hand=running, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
 
 
@@ -104,11 +104,11 @@ def test_voiding_the_latest_hand_puts_its_carried_in_pot_back_for_the_next_hand(
     carry_pot says so too, and the game hand 2 ended (one player in) goes on."""
     table, first, second = _two_hands(club_setup)
     assert_pots_match_tables()
-    ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
+    hand_void(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
     table.refresh_from_db()
     assert table.carry_pot == 50 and table.status == Table.Status.OPEN and table.finished_at is None
     assert_pots_match_tables()
-    ledger_void_hand(hand=first, reason="Misdeal too", ruled_by=club_setup.organiser)  # now the latest
+    hand_void(hand=first, reason="Misdeal too", ruled_by=club_setup.organiser)  # now the latest
     table.refresh_from_db()
     assert table.carry_pot == 0
     assert_pots_match_tables()
@@ -119,7 +119,7 @@ def test_voiding_a_hand_a_later_hand_built_on_is_refused_and_changes_nothing(clu
     table, first, _second = _two_hands(club_setup)
     before = books_snapshot()
     with pytest.raises(LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first"):
-        ledger_void_hand(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)
+        hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
     table.refresh_from_db()
     assert table.carry_pot == 0 and table.status == Table.Status.FINISHED
@@ -135,11 +135,11 @@ def test_a_hand_that_carried_nothing_on_can_be_voided_under_later_hands(club_set
     second = _carrying_hand(table, [ann, ben], [
         {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}])  # carries 50
     _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], carry_in=50, finished=False)
-    ledger_void_hand(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)  # the pot is untouched
+    hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)  # the pot is untouched
     assert balance_of(club=club_setup.club, user=ben) == -25  # only hand 2's ante
     before = books_snapshot()
     with pytest.raises(LedgerError, match="Void hand 3 first"):
-        ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
+        hand_void(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
     assert_books_consistent()
 
@@ -155,7 +155,7 @@ def test_a_void_that_changes_the_pot_waits_for_the_hand_being_played(club_setup)
     _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], finished=False)
     before = books_snapshot()
     with pytest.raises(LedgerError, match="once hand 3, being played now, has finished"):
-        ledger_void_hand(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
+        hand_void(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
 
 
@@ -168,7 +168,7 @@ def test_a_void_without_reason_or_by_a_member_is_refused(club_setup, reason, rul
     before = books_snapshot()
     by = club_setup.organiser if ruler == "organiser" else club_setup.members[0]
     with pytest.raises(LedgerError, match=message):
-        ledger_void_hand(hand=hand, reason=reason, ruled_by=by)
+        hand_void(hand=hand, reason=reason, ruled_by=by)
     assert books_snapshot() == before
 
 
@@ -301,7 +301,7 @@ def test_voiding_a_hand_of_another_club_is_refused(club_setup, client_for):
     x, y = MembershipFactory(club=other).user, MembershipFactory(club=other).user
     foreign = make_hand(make_table(other, org), [x, y])
     before = books_snapshot()
-    response = client_for(club_setup.organiser).post(reverse("ledger:ruling_void", args=[club_setup.club.pk]),
+    response = client_for(club_setup.organiser).post(reverse("games:ruling_void", args=[club_setup.club.pk]),
                                                      {"hand": foreign.pk, "reason": "Misdeal"})
     assert response.status_code == 400 and "Choose a finished hand of this club" in response.content.decode()
     assert books_snapshot() == before
@@ -310,7 +310,7 @@ def test_voiding_a_hand_of_another_club_is_refused(club_setup, client_for):
 def test_void_through_the_page_marks_every_statement_line_it_touches(club_setup, client_for):
     ann, ben, _ = club_setup.members
     hand = _played_hand(club_setup)
-    response = client_for(club_setup.organiser).post(reverse("ledger:ruling_void", args=[club_setup.club.pk]),
+    response = client_for(club_setup.organiser).post(reverse("games:ruling_void", args=[club_setup.club.pk]),
                                                      {"hand": hand.pk, "reason": "Deck was short a card"})
     assert response.status_code == 302
     page = client_for(ben).get(reverse("ledger:statement", args=[club_setup.club.pk, ben.pk])).content.decode()

@@ -18,8 +18,8 @@ from django.urls import reverse
 
 from accounts.models import Club, User
 from games.models import Hand
+from games.simulate import simulation_run
 from ledger.services import ruling_adjust
-from ledger.simulate import simulation_run
 from operations.backup import Target, backup_create, backups_list, manifest_read
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,7 +12,7 @@ from accounts.models import Club, Membership, User
 from accounts.services import club_create
 from games import engine
 from games.services import rule_set_create, table_create
-from ledger.simulate import simulation_run
+from games.simulate import simulation_run
 
 DEMO_CLUB = "Demo club"
 ORGANISER = ("olive", "Olive (organiser)")
@@ -47,8 +47,9 @@ class Command(BaseCommand):
             club = club_create(name=DEMO_CLUB, currency="USD", credit_limit=500_00, creator=people[0])
             Membership.objects.bulk_create(Membership(club=club, user=user) for user in people[1:])
             seed_house_rules(club=club, organiser=people[0])
-            # A few finished hands of both games, so the ledger has a history to explain.
-            simulation_run(club=club, players=people, hands=8, seed=7, created_by=people[0])
+        # A few finished hands of both games, so the ledger has a history to explain (each move in its
+        # own transaction, as at the table).
+        simulation_run(club=club, players=people, hands=8, seed=7, created_by=people[0])
         lines = [f"Demo club created. Log in at {url} with (shown only this once):"]
         lines += [f"    {username:<6} {password}" for username, password in credentials]
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
