@@ -28,6 +28,7 @@ from games import advance, engine
 from games import clock as turn_clock
 from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
 from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
+from games.errors import StaleVersion as StaleVersion  # the refusal of the action path, named here too
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
