@@ -1,5 +1,7 @@
 """"Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
-daily digest instead (each a member setting on ``accounts.User``).
+daily digest instead (each a member setting on ``accounts.User``). Nothing while the member is present (a
+table or lobby page open and live: games/presence.py); the sweep sends it once they left, if the turn
+still waits.
 
 Every function re-reads the hand and sends only while that same turn is still waiting (the seat
 is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
@@ -32,6 +34,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Hand, TurnNotice
+from games.presence import is_present
 from games.services.hands import clock_deadline
 
 log = logging.getLogger(__name__)
@@ -83,6 +86,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
         return False
     if kind == TurnNotice.Kind.REMINDER and not user.turn_reminder:
         return False
+    if is_present(user_id=user.pk):
+        return False  # the page tells them; the sweep sends it should they leave while the turn still waits
     deadline = clock_deadline(hand.clocks[str(seat)])
     table = hand.table
     context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": table_url(table.pk),

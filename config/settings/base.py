@@ -246,6 +246,9 @@ TURN_NOTICE_SWEEP_SECONDS = float(os.environ.get("TURN_NOTICE_SWEEP_SECONDS", "6
 TURN_NOTICE_GRACE_SECONDS = int(os.environ.get("TURN_NOTICE_GRACE_SECONDS", "120"))  # "your turn" email delay
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
+# A table or lobby socket keeps its member present this long after it opened or last pinged (pages ping
+# every 25 s); no turn email or push while present (games/presence.py).
+PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "70"))
 # Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 # Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older
