@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -16,7 +17,9 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CELERY = str(ROOT / ".venv" / "bin" / "celery")
+# The interpreter running the tests, not the venv's ``celery`` script: a script's shebang names the path the
+# venv was made at, which a copied or shared venv no longer has.
+CELERY = [sys.executable, "-m", "celery"]
 
 
 def queue_name() -> str:
@@ -76,7 +79,7 @@ class Proc:
 
 def start_worker(tmp: Path, **env: str) -> Proc:
     name = f"w{uuid.uuid4().hex[:8]}@%h"
-    proc = Proc([CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
+    proc = Proc([*CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
                  "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
                 worker_env(**env), tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
     proc.wait_for("ready.")
@@ -84,7 +87,7 @@ def start_worker(tmp: Path, **env: str) -> Proc:
 
 
 def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
-    proc = Proc([CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
+    proc = Proc([*CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
                 worker_env(TURN_SWEEP_SECONDS=str(sweep_seconds), **env), tmp / "beat.log")
     proc.wait_for("beat: Starting")
     return proc
