@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
@@ -185,6 +186,8 @@ def push_send(*, user_id: int, kind: str, message: PushMessage, respect_presence
     if private is None:
         return 0
     vapid = Vapid.from_string(private)
+    session = requests.Session()
+    session.max_redirects = 0  # a push service answers, it does not send us elsewhere (nor inside our network)
     sent = 0
     for sub in list(PushSubscription.objects.filter(user_id=user_id).order_by("pk")):
         try:
@@ -197,7 +200,8 @@ def push_send(*, user_id: int, kind: str, message: PushMessage, respect_presence
                     data=message.payload(), vapid_private_key=vapid,
                     vapid_claims={"sub": settings.VAPID_SUBJECT}, content_encoding="aes128gcm",
                     ttl=settings.PUSH_TTL_SECONDS, timeout=settings.PUSH_TIMEOUT_SECONDS,
-                    headers={"Urgency": "high" if kind != "digest" else "normal", "Topic": message.tag[:32]})
+                    headers={"Urgency": "high" if kind != "digest" else "normal", "Topic": message.tag[:32]},
+                    requests_session=session)
         except WebPushException as exc:
             status = getattr(exc.response, "status_code", None)
             if status in (404, 410):
@@ -210,4 +214,5 @@ def push_send(*, user_id: int, kind: str, message: PushMessage, respect_presence
             log.warning("Push to subscription %s failed", sub.pk, exc_info=True)
             continue
         sent += 1
+    session.close()
     return sent

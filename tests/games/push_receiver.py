@@ -5,7 +5,7 @@ schedule) with the browser's private key, as a browser's push service plus the b
 
 ``Browser`` is one subscribed browser: its P-256 key pair and auth secret, and the subscription JSON a page
 would post. Paths of the receiver answer 201, except ``/gone/...`` (410), ``/missing/...`` (404) and
-``/broken/...`` (500), which stand for a push service that dropped or failed a subscription."""
+``/broken/...`` (500) and ``/moved/...`` (307 elsewhere), which stand for a push service that dropped or failed a subscription."""
 
 from __future__ import annotations
 
@@ -116,6 +116,12 @@ class PushReceiver:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                receiver.refused.append(f"GET {self.path}")
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 try:
@@ -123,7 +129,7 @@ class PushReceiver:
                     assert int(self.headers["TTL"]) >= 0
                     key, claims = vapid_check(self.headers["Authorization"], audience=receiver.origin)
                     status = 201
-                    for prefix, code in (("/gone/", 410), ("/missing/", 404), ("/broken/", 500)):
+                    for prefix, code in (("/gone/", 410), ("/missing/", 404), ("/broken/", 500), ("/moved/", 307)):
                         if self.path.startswith(prefix):
                             status = code
                     if status == 201:
@@ -138,6 +144,8 @@ class PushReceiver:
                     status = 400
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
+                if status == 307:
+                    self.send_header("Location", f"{receiver.origin}/push/followed")
                 if status == 201:
                     self.send_header("Location", f"{receiver.origin}/messages/{len(receiver.received)}")
                 self.end_headers()
