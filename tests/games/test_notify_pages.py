@@ -66,6 +66,7 @@ def test_subscribing_needs_a_login_a_post_and_csrf_and_keeps_what_the_browser_se
     sub = Browser().subscription("http://127.0.0.1:9/push/one")
     body = json.dumps(sub)
     assert Client().post("/account/push/subscribe/", body, content_type="application/json").status_code == 302
+    assert Client().post("/account/push/unsubscribe/", body, content_type="application/json").status_code == 302
     assert logged_in(member).get("/account/push/subscribe/").status_code == 405
     assert logged_in(member, csrf=True).post("/account/push/subscribe/", body,
                                              content_type="application/json").status_code == 403
