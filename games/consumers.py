@@ -205,7 +205,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     async def admit(self) -> None:
         """Count this socket against its member's cap; the oldest beyond it are told to close."""
         self._registered = True
-        await presence.socket_seen(self.user.pk, self.channel_name)
+        await presence.socket_seen(self)
         for channel in await _db_free(live.sockets_register)(self.user.pk, self.channel_name):
             await self.channel_layer.send(channel, {"type": "socket.replaced"})
 
@@ -218,7 +218,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         self._joined = []
         if self._registered:
             self._registered = False
-            await presence.socket_gone(self.user.pk, self.channel_name)
+            await presence.socket_gone(self)
             with contextlib.suppress(Exception):  # the entry ages out of the cache
                 await _db_free(live.sockets_unregister)(self.user.pk, self.channel_name)
 
@@ -289,7 +289,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await self.close(code=exc.code, reason=exc.reason)
 
     async def on_ping(self, message: dict[str, Any]) -> None:
-        await presence.socket_seen(self.user.pk, self.channel_name)
+        await presence.socket_seen(self)
         await self.send_json({"type": "pong"})
 
 

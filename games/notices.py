@@ -1,7 +1,7 @@
 """"Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
-daily digest instead (each a member setting on ``accounts.User``). Nothing while the member is present (a
-table or lobby page open and live: games/presence.py); the sweep sends it once they left, if the turn
-still waits.
+daily digest instead (each a member setting on ``accounts.User``), by email and/or Web Push
+(games/push.py). No notice of a turn while the member is present at its club (a table or the lobby of
+that club open and live: games/presence.py); the sweep sends it once they left, if the turn still waits.
 
 Every function re-reads the hand and sends only while that same turn is still waiting (the seat
 is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
@@ -94,7 +94,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     by_push = push_wanted(user_id=user.pk, kind=str(kind))
     if not (by_email or by_push):
         return False
-    if is_present(user_id=user.pk):
+    if is_present(user_id=user.pk, club_id=hand.table.club_id):
         return False  # the page tells them; the sweep sends it should they leave while the turn still waits
     deadline = clock_deadline(hand.clocks[str(seat)])
     table = hand.table
@@ -119,7 +119,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
     if by_push:
-        push_send(user_id=user.pk, kind=str(kind), message=PushMessage(
+        push_send(user_id=user.pk, kind=str(kind), club_id=table.club_id, message=PushMessage(
             title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"))
     return True
 

@@ -174,13 +174,14 @@ def push_wanted(*, user_id: int, kind: str) -> bool:
     return bool(getattr(choice, kind))
 
 
-def push_send(*, user_id: int, kind: str, message: PushMessage, respect_presence: bool = True) -> int:
+def push_send(*, user_id: int, kind: str, message: PushMessage, club_id: int | None = None) -> int:
     """Push ``message`` to each browser of the member who chose push for ``kind``; how many took it.
-    Nothing while the member is present (``respect_presence``) or when push is not set up. A subscription
-    the push service reports gone (404, 410) is deleted; another failure is logged and skipped."""
+    Nothing while the member is present at club ``club_id`` (None: at any club), or when push is not set
+    up. A subscription the push service reports gone (404, 410) is deleted; another failure is logged and
+    skipped."""
     if not push_wanted(user_id=user_id, kind=kind):
         return 0
-    if respect_presence and is_present(user_id=user_id):
+    if is_present(user_id=user_id, club_id=club_id):
         return 0
     private = vapid_private_key()
     if private is None:

@@ -75,16 +75,38 @@ async def test_another_members_socket_does_not_hold_back_the_players_email(turn,
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_presence_runs_out_without_a_ping_and_a_ping_keeps_it(turn, mailoutbox, settings) -> None:
-    settings.PRESENCE_TTL_SECONDS = 1.0
+async def test_the_lobby_of_another_club_does_not_hold_back_this_clubs_email(turn, mailoutbox) -> None:
     hand, player, seat = turn
-    comm = await open_table(hand.table_id, player)
-    await asyncio.sleep(0.6)
+    elsewhere = await database_sync_to_async(_other_club_of)(player)
+    comm = await communicator(f"/ws/clubs/{elsewhere}/lobby/", player)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5))["type"] == "pong"
-    await asyncio.sleep(0.6)  # 1.2 s after opening, 0.6 s after the ping
+    assert await database_sync_to_async(presence.is_present)(user_id=player.pk, club_id=elsewhere)
+    assert await database_sync_to_async(_notify)(hand, seat) is True
+    await comm.disconnect()
+
+
+def _other_club_of(user: User) -> int:
+    from tests.accounts.factories import ClubFactory, MembershipFactory
+
+    club = ClubFactory()
+    MembershipFactory(club=club, user=user)
+    return int(club.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_presence_runs_out_without_a_ping_and_a_ping_keeps_it(turn, mailoutbox, settings) -> None:
+    settings.PRESENCE_TTL_SECONDS = 2.0
+    hand, player, seat = turn
+    comm = await open_table(hand.table_id, player)
+    await asyncio.sleep(1.2)
+    await comm.send_json_to({"type": "ping"})
+    assert (await comm.receive_json_from(timeout=5))["type"] == "pong"
+    await asyncio.sleep(1.2)  # 2.4 s after opening, 1.2 s after the ping
     assert await database_sync_to_async(_notify)(hand, seat) is False
-    await asyncio.sleep(0.8)  # no ping for 1.4 s: the socket no longer counts (its page went quiet)
+    await asyncio.sleep(2.2)  # no ping for 3.4 s: the socket no longer counts (its page went quiet)
     assert await database_sync_to_async(_notify)(hand, seat) is True
     assert len(mailoutbox) == 1
     await comm.disconnect()
@@ -94,10 +116,10 @@ async def test_presence_runs_out_without_a_ping_and_a_ping_keeps_it(turn, mailou
 def test_a_members_presence_set_stays_bounded(club_setup) -> None:
     user = club_setup.members[0]
     for n in range(presence.MAX_ENTRIES + 20):
-        presence.presence_mark(user_id=user.pk, channel=f"c{n}")
+        presence.presence_mark(user_id=user.pk, club_id=club_setup.club.pk, channel=f"c{n}")
     client, key = presence._client_key(user.pk)
     assert client.zcard(key) == presence.MAX_ENTRIES
     assert 0 < client.ttl(key) <= 71
     for n in range(presence.MAX_ENTRIES + 20):
-        presence.presence_clear(user_id=user.pk, channel=f"c{n}")
+        presence.presence_clear(user_id=user.pk, club_id=club_setup.club.pk, channel=f"c{n}")
     assert not presence.is_present(user_id=user.pk)
