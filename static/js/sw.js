@@ -23,7 +23,7 @@ self.addEventListener("activate", function (event) {
 });
 
 self.addEventListener("fetch", function (event) {
-  if (event.request.mode !== "navigate") return;
+  if (event.request.mode !== "navigate" || event.request.method !== "GET") return;  // form posts go as they are
   event.respondWith(fetch(event.request).catch(function () { return caches.match("/offline"); }));
 });
 
