@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -17,9 +16,9 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-# The interpreter running the tests, not the venv's ``celery`` script: a script's shebang names the path the
-# venv was made at, which a copied or shared venv no longer has.
-CELERY = [sys.executable, "-m", "celery"]
+# The interpreter runs Celery's module: a console script's first line names the interpreter of the place
+# the virtualenv was made in, which need not be this checkout's.
+CELERY = [str(ROOT / ".venv" / "bin" / "python"), "-m", "celery"]
 
 
 def queue_name() -> str:

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0005_api_token'),
-        ('games', '0007_deal_commitment_guards'),
+        ('games', '0008_club_export_records'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
