@@ -127,3 +127,33 @@ def _piles(result: Mapping[str, Any], *, names: Mapping[int, str], currency: str
         out.append(f"Nobody won a half, so the pot carries: {money(int(result.get('next_pot', 0)), currency)} "
                    "goes into the next hand.")
     return out
+
+
+def match_owed(view: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> int | None:
+    """Piranha, before the drop opens: what each loser will owe (the pot, or the agreed cap when lower;
+    less only when the losers' payments together would pass the pot limit). None otherwise."""
+    if not view or view.get("game") != "piranha" or view.get("phase") == "over":
+        return None
+    pot = int(view.get("pot") or 0)
+    cap = rules.get("match_cap")
+    return min(pot, int(cap)) if cap is not None else pot
+
+
+_ACTS = frozenset({"bet", "check", "fold", "decided"})
+
+
+def member_acted(view: Mapping[str, Any] | None) -> bool:
+    """Whether the viewer has acted in this hand (a bet, check, fold or sealed decision of their own)."""
+    if not view or view.get("you") is None:
+        return False
+    you = view["you"]
+    return any(e.get("seat") == you and e.get("kind") in _ACTS for e in view.get("events", []))
+
+
+def board_all_up(view: Mapping[str, Any] | None) -> bool:
+    """Every shared card of the view is face up."""
+    if not view:
+        return False
+    board = view.get("board")
+    cards = board if isinstance(board, list) else [c for pile in (board or {}).values() for c in pile]
+    return bool(cards) and all(cards)

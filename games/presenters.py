@@ -11,8 +11,9 @@ from typing import Any
 from accounts.models import User
 from games import selectors
 from games.models import Hand, RuleSetVersion, Table
+from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons
 from games.services.hands import clock_deadline
-from games.words import event_words, money, rules_in_words
+from games.words import event_words, money, raise_to_label, rules_in_words
 from ledger import selectors as ledger_selectors
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
@@ -171,7 +172,9 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> 
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        out["actions"] = [{"label": action_label(a, currency), "value": action_value(a),
+        current = (view.get("betting") or {}).get("current")
+        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
+                           "value": action_value(a),
                            "kind": a.get("type")} for a in view.get("legal_actions", [])]
         out["log"] = [event_words(e, names=names, currency=currency) for e in view.get("events", [])]
         out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.get("to_act", [])]
@@ -189,6 +192,16 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> 
     active = [s for s in seats if not s.sitting_out]
     out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
     out["in_current_hand"] = bool(hand and not hand.is_finished and view and view.get("you") is not None)
+    rules = table.rule_version.rules
+    out["seat_money"] = ledger_selectors.table_seat_money(
+        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
+    out["reasons"] = outcome_reasons(out["result"], game=rules.get("game", ""), names=names, currency=currency, rules=rules)
+    out["match_owed"] = match_owed(view, rules)
+    out["acted"] = member_acted(view)
+    out["board_all_up"] = board_all_up(view)
+    if out["previous"]:
+        out["previous"]["reasons"] = outcome_reasons(out["previous"]["result"], game=rules.get("game", ""),
+                                                     names=out["previous"]["names"], currency=currency, rules=rules)
     return out
 
 
@@ -199,11 +212,13 @@ def _previous_hand(*, table: Table, hand: Hand | None, names: dict[int, str]) ->
     prev = table.hands.filter(finished_at__isnull=False, number__lt=hand.number).order_by("-number").first()
     if prev is None:
         return None
-    result = selectors.hand_view_for(hand=prev, user=None).get("result") or {}
+    prev_view = selectors.hand_view_for(hand=prev, user=None)
+    result = prev_view.get("result") or {}
     prev_names = {**names, **selectors.hand_player_names(hand=prev)}
     winners = set(result.get("winners", []))
     return {
-        "hand": prev, "result": result,
+        "hand": prev, "result": result, "view": prev_view, "names": prev_names,
+        "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
         "voiding": ledger_selectors.hand_voiding(hand_id=prev.pk) if prev.voided_at else None,
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
         "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
