@@ -129,7 +129,7 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     # B's phone loses the network: the banner shows, the others play on, B catches up when back.
     pb.context.set_offline(True)
     pb.page.evaluate("window.tableLive.drop()")
-    expect(pb.page.locator("#live-status")).to_have_text("Reconnecting…", timeout=WAIT_MS)
+    expect(pb.page.locator("#live-status")).to_have_text("Offline, reconnecting…", timeout=WAIT_MS)
     screenshots(pb.page, "phone-reconnecting")
     pc.act("out")
     pa.wait_version(hand, 2)
