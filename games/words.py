@@ -240,6 +240,7 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
 # ---- the table ----------------------------------------------------------------------------------
 
 _STATUS_WORDS = {"active": "playing", "folded": "folded"}
+_SAME = {"fold": "folded"}  # a fold is what made the seat "folded"
 
 
 def seat_state_words(seat_view: Mapping[str, Any] | None, *, is_me: bool = False) -> str:
@@ -251,7 +252,7 @@ def seat_state_words(seat_view: Mapping[str, Any] | None, *, is_me: bool = False
         return f"you chose {decision}"  # their own sealed decision, before the others see it
     parts: list[str] = []
     for word in (_STATUS_WORDS.get(str(seat_view.get("status")), seat_view.get("status")),
-                 seat_view.get("last_action"), seat_view.get("decision")):
+                 _SAME.get(str(seat_view.get("last_action")), seat_view.get("last_action")), seat_view.get("decision")):
         if word and str(word) not in parts:
             parts.append(str(word))
     if len(parts) > 1 and parts[0] == "playing":
