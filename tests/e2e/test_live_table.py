@@ -117,7 +117,8 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     pa.act("in")
     for p in players:
         p.wait_version(hand, 1)
-        expect(p.page.locator('[data-seat="1"]')).to_contain_text("decided")
+        # A is told their own choice; the others only that A decided.
+        expect(p.page.locator('[data-seat="1"] .seat-state')).to_have_text("you chose in" if p is pa else "decided")
     expect(pa.page).not_to_have_title(re.compile("Your turn"))
     expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
     expect(pb.page).to_have_title(re.compile(r"^● Your turn · "))

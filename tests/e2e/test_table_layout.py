@@ -127,6 +127,14 @@ def test_a_piranha_showdown_stays_on_the_table_with_its_reasons(asgi_server, bro
     expect(pc.page.locator("section.previous")).to_have_count(0)  # c acted in hand 2
     expect(pb.page.locator("section.previous")).to_have_count(1)  # b has not yet
 
+    # A one-shot message goes at the table's next update.
+    pc.page.click("form.away-toggle button")
+    pc.wait_live()
+    expect(pc.page.locator("ul.messages")).to_contain_text("You are away")
+    pa.act("in")
+    pc.wait_version(second, 2)
+    expect(pc.page.locator("ul.messages")).to_have_count(0)
+
     # The socket cut: the banner says so at once, and goes when the table is back.
     pb.context.set_offline(True)
     pb.page.evaluate("window.tableLive.drop()")
