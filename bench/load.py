@@ -481,7 +481,7 @@ def main() -> None:
                 server = procs.start("web", server_command(module, port, workers), env)
                 named = {"uvicorn": server.pid, **pids}
                 if app == "project":
-                    worker = procs.start("celery", [str(BIN / "celery"), "-A", "config", "worker", "--pool",
+                    worker = procs.start("celery", [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool",
                                                     "threads", "--concurrency", "4", "--loglevel", "WARNING"], env)
                     named["celery"] = worker.pid
                 wait_port(port, server)

@@ -219,7 +219,11 @@ def advance_cancel(*, hand_id: int, user: User) -> int:
 def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:
     """The owner's own advance actions in ``hand``: pending ones, and cancellations to tell them about
     (those with a reason, newer than any later choice of the same kind)."""
-    rows = list(AdvanceAction.objects.filter(hand=hand, user=user).order_by("-pk"))
+    return advance_split(list(AdvanceAction.objects.filter(hand=hand, user=user).order_by("-pk")))
+
+
+def advance_split(rows: list[AdvanceAction]) -> dict[str, Any]:
+    """``advance_for`` of one member's rows of a hand, newest first (already read)."""
     pending = [r for r in rows if r.status == AdvanceAction.Status.PENDING]
     cancelled = []
     seen_kinds: set[str] = set()

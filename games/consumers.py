@@ -3,8 +3,10 @@
 DESIGN.md "The path of one action": after a commit the table's group hears only
 ``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then pushes its own
 member's table area, rendered from the same template the page includes (``games/_table_live.html``),
-from the hand read once per version per process (games/live.py); spectators share one render. No card
-travels through a group.
+from one table snapshot (games/snapshot.py) read once per (hand, version) per process, with no query
+per socket; spectators share one render, and the parts every viewer sees alike are rendered once per
+snapshot (games/templatetags/live_tags.py). Database work runs in threads of the loop's pool, not in
+Channels' one shared thread (``_db_free``). No card travels through a group.
 
 Access: session and membership are checked against the database on connect, and afterwards only when
 the member's access stamp in the cache moved (bumped on logout, any change of the account such as a new
@@ -59,13 +61,16 @@ import json
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable
 from importlib import import_module
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
+from django.db import connections
 from django.http import HttpRequest
 from django.utils import timezone
 from redis.exceptions import RedisError
@@ -78,9 +83,10 @@ from games import live, selectors
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
-from games.models import ChatMessage, Hand, Table
+from games.models import ChatMessage, Table
 from games.services.announce import club_group, table_group
 from games.services.hands import hand_act
+from games.snapshot import TableSnapshot, table_snapshot_read
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +110,19 @@ _db = database_sync_to_async
 
 
 def _db_free(func: Any) -> Any:
-    # Thread-sensitive for now: run off the shared thread (thread_sensitive=False), socket work left
-    # pooled connections checked out where a server-closed socket was never disconnected by its client.
-    return database_sync_to_async(func)
+    """``func`` run in a thread of the loop's pool, not in Channels' one shared thread, so the sockets'
+    reads and the actions of a process no longer queue behind each other. Django returns a thread's
+    pooled connection only when told: the shared thread's at each request's end, these threads' never.
+    So each call gives its connections back when it ends, however it ends; a connection left checked
+    out would stay so for the life of the thread, whether or not the socket that asked is still open."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return sync_to_async(run, thread_sensitive=False)
 
 
 class _Refused(Exception):
@@ -357,41 +373,52 @@ class TableConsumer(_JsonConsumer):
                 "your_turn": not hand.is_finished and you is not None and you in view.get("to_act", []),
                 "view": view}
 
-    def _area(self, hand: Hand | None) -> dict[str, Any]:
+    def _area(self, snapshot: TableSnapshot) -> dict[str, Any]:
+        """This member's table area from ``snapshot``: no query (runs in the event loop)."""
+        self.table = snapshot.table
+        hand = snapshot.hand
         four = self.scope.get("cookies", {}).get("deck_colours") == "four"
-        html = live.table_area_html(table=self.table, hand=hand, user=self.user, four_colour=four,
-                                    access=self.access)
+        html = live.table_area_html(snapshot=snapshot, user=self.user, four_colour=four, access=self.access)
         your_turn = False
         if hand is not None and not hand.is_finished:
             seat = selectors.hand_seat_of(hand=hand, user=self.user)
-            your_turn = seat is not None and seat in selectors.hand_to_act(hand=hand)
+            your_turn = seat is not None and seat in snapshot.to_act()
         return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
                 "version": hand.version if hand else None, "finished": bool(hand and hand.is_finished),
                 "your_turn": your_turn, "html": html}
 
-    def _area_now(self) -> dict[str, Any]:
-        """The table area as of now (on connect, sync, a seat change): the table and its hand read afresh."""
-        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
-        if table is not None:
-            self.table = table
-        self.seated = selectors.seat_of(table=self.table, user=self.user) is not None
-        return self._area(selectors.hand_current(table=self.table))
+    async def send_area(self, hand_id: int | None, version: int | None, seating: Any = None) -> None:
+        """Send this member's table area: as of ``version`` of hand ``hand_id``, or as of now when not
+        given. The snapshot behind it is read once per (hand, version, seating) per process (``seating``:
+        the seat change heard, when the area follows one) and shared by every socket here; rendering it
+        needs no query. Spectators of the same screen share one render."""
+        table_id = self.table_id
+        key: Any = None
+        if hand_id is not None:
+            key = ("hand", table_id, hand_id, version, _seating.get(table_id))
+        elif seating is not None:
+            key = ("seating", table_id, seating)
 
-    async def send_area(self, hand_id: int | None, version: int | None) -> None:
-        """Send this member's table area: as of ``version`` of hand ``hand_id`` (the hand read once per
-        version per process, shared by every socket here), or as of now when not given."""
-        if hand_id is None:
-            await self.send_json(await _db_free(self._area_now)())
+        def read() -> Awaitable[TableSnapshot | None]:
+            return _db_free(table_snapshot_read)(table_id=table_id, hand_id=hand_id)
+
+        snapshot: TableSnapshot | None = await (_snapshot_memo.get(key, read) if key is not None else read())
+        if snapshot is None:  # the table is gone
             return
-        hand = await _hand_memo.get((hand_id, version), lambda: _db_free(live.hand_at)(
-            table_id=self.table_id, hand_id=hand_id, version=version))
-        if hand is not None and not self.seated and selectors.hand_seat_of(hand=hand, user=self.user) is None:
-            # A spectator: every spectator here at this version and seating sees the same area.
-            key = ("spectator", self.table_id, hand.pk, hand.version, _seating.get(self.table_id),
-                   self.access.is_organiser, self.user.time_zone)  # organisers' links; clocks in their zone
-            payload = await _spectator_memo.get(key, lambda: _db_free(self._area)(hand))
+        self.seated = any(s.user_id == self.user.pk for s in snapshot.seats)
+        hand = snapshot.hand
+        if key is not None and not self.seated and (hand is None or selectors.hand_seat_of(hand=hand, user=self.user)
+                                                    is None):
+            # A spectator: every spectator here on this screen sees the same area.
+            four = self.scope.get("cookies", {}).get("deck_colours") == "four"
+            shared = (key, self.access.is_organiser, self.user.time_zone, four)  # organisers' links; clock zone
+
+            async def render() -> dict[str, Any]:
+                return self._area(snapshot)
+
+            payload = await _spectator_memo.get(shared, render)
         else:
-            payload = await _db_free(self._area)(hand)
+            payload = self._area(snapshot)
         await self.send_json(payload)
 
     def _chat_history(self) -> dict[str, Any]:
@@ -475,7 +502,7 @@ class TableConsumer(_JsonConsumer):
         if not await self.still_allowed():
             return
         await self.send_json({"type": "table.changed", "table": self.table_id})
-        await self.send_area(None, None)
+        await self.send_area(None, None, seating=event.get("at"))
 
     async def chat_message(self, event: dict[str, Any]) -> None:
         stamps = await self._stamps(("chat", event["message"].get("id")))
@@ -488,7 +515,7 @@ class TableConsumer(_JsonConsumer):
 
 
 _stamp_memo = live.Memo(256)
-_hand_memo = live.Memo(256)
+_snapshot_memo = live.Memo(256)
 _spectator_memo = live.Memo(256)
 _seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
 

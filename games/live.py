@@ -8,7 +8,8 @@
 - The hand as of an announced version is read once per process (``hand_at``), not once per socket.
 - Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
 - The table area (``games/_table_live.html``, the same template the page includes) rendered for one
-  member; spectators at the same version share one render.
+  member from a ``TableSnapshot`` (games/snapshot.py) read once per (hand, version) per process, with
+  no query per member; spectators at the same version share one render.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Hand, Table
+from games.snapshot import TableSnapshot
 
 SOCKETS_PER_MEMBER = 8
 _STAMP_KEY = "access-stamp:{}"
@@ -161,17 +163,16 @@ def _request_for(user: User, path: str) -> HttpRequest:
     return request
 
 
-def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour: bool = False,
-                    access: Any = None) -> str:
-    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page; ``access``:
-    their ClubAccess (read when the socket's access was last checked). Forms in
-    it carry no CSRF token (the page's script adds the page's own; without the script the page is
-    loaded whole and carries its own)."""
+def table_area_html(*, snapshot: TableSnapshot, user: User, four_colour: bool = False, access: Any = None) -> str:
+    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page, made from
+    ``snapshot`` alone: no query (the socket side calls it in the event loop, where a query would fail).
+    ``access``: their ClubAccess (read when the socket's access was last checked). Forms in it carry no
+    CSRF token (the page's script adds the page's own; without the script the page is loaded whole and
+    carries its own)."""
     from games.presenters import hand_page
-    from ledger import selectors as ledger_selectors
 
-    context = hand_page(table=table, hand=hand, user=user, currency=table.club.currency)
-    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
+    table = snapshot.table
+    context = hand_page(table=table, hand=snapshot.hand, user=user, currency=table.club.currency, snapshot=snapshot)
     request = _request_for(user, reverse("games:table", args=[table.pk]))
     try:
         zone: Any = zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
@@ -180,7 +181,7 @@ def table_area_html(*, table: Table, hand: Hand | None, user: User, four_colour:
     with timezone.override(zone):  # times in the member's zone, as the page's middleware does
         return render_to_string("games/_table_live.html", {
             **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
-            "four_colour": four_colour, "access": access, "closing": closing,
+            "four_colour": four_colour, "access": access, "closing": snapshot.closing,
         })
 
 

@@ -198,6 +198,30 @@ class HandAction(models.Model):
         return f"{self.hand} #{self.sequence}"
 
 
+class ClubExport(models.Model):
+    """An organiser's download of the whole club (games/clubdata/archive.py), with the reason given.
+
+    The file holds every finished hand's deck and salts, folded and dropped hands included, which the
+    site otherwise opens only by a ruling (HandDispute): so each export is itself a ruling on record,
+    read by the members on the page of every hand it holds. Never edited or deleted.
+    """
+
+    club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="exports")
+    exported_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                    related_name="+", help_text="Empty when made by the management command.")
+    reason = models.TextField()
+    hands = models.PositiveIntegerField(help_text="How many finished hands, with their decks, the file holds.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(reason=""), name="club_export_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club} exported {self.created_at:%Y-%m-%d}"
+
+
 class ChatMessage(models.Model):
     """One line of a table's chat (games/chat). An organiser may hide it for everyone; never deleted."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
-from games import selectors
+from games import engine, selectors
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons
 from games.services.hands import clock_deadline
+from games.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, money, raise_to_label, rules_in_words
-from ledger import selectors as ledger_selectors
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
                  "in": "In", "out": "Out"}
@@ -57,37 +57,42 @@ def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]
 TIMEOUT_MARK = "(clock ran out)"
 
 
-def log_with_timeouts(*, hand: Hand | None, lines: list[str]) -> list[str]:
+def log_with_timeouts(*, hand: Hand | None, lines: list[str],
+                      steps: list[tuple[str, int, bool]] | None = None) -> list[str]:
     """``lines`` (one per event of ``hand``, in order: the deal's, then each action's) with the first line
     of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
     still closed: the default of a timeout (and of an away or removed member) is fixed by the house
-    rules, so the mark would tell that seat's choice before the reveal."""
+    rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's
+    ``selectors.hand_action_steps`` when already read (a snapshot's)."""
     if hand is None or not lines:
         return lines
     sealed = selectors.hand_sealed_open(hand=hand)
     out = list(lines)
     index = len(hand.deal_events or [])
-    for first_event, events, is_timeout in selectors.hand_action_steps(hand=hand):
+    for first_event, events, is_timeout in steps if steps is not None else selectors.hand_action_steps(hand=hand):
         if is_timeout and not (sealed and first_event == "decided") and index < len(out):
             out[index] = f"{out[index]} {TIMEOUT_MARK}"
         index += events
     return out
 
 
-def turn_clocks_for(*, hand: Hand | None, user: User | None) -> list[dict[str, Any]]:
+def turn_clocks_for(*, hand: Hand | None, user: User | None,
+                    snapshot: TableSnapshot | None = None) -> list[dict[str, Any]]:
     """The clocks the table page shows ``user``: each awaited seat's deadline, with an "away" badge.
 
     While a sealed decision is open only ``user``'s own clock is shown: another seat's exact deadline
     (quiet hours make them differ) would tell that a seat which decided at that moment timed out, and
-    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once."""
+    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once.
+    ``snapshot``: the table's snapshot showing ``hand`` (no query), else read here."""
     if hand is None or hand.is_finished:
         return []
+    if snapshot is None or snapshot.hand is not hand:
+        snapshot = table_snapshot(table=hand.table, hand=hand)
     sealed = selectors.hand_sealed_open(hand=hand)
-    names = selectors.hand_player_names(hand=hand)
-    away = set(User.objects.filter(pk__in=[int(u) for u in hand.players.values()], away=True)
-               .values_list("pk", flat=True))
+    names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
+    away = {u.pk for u in snapshot.hand_users.values() if u.away}
     clocks = []
-    for seat in selectors.hand_to_act(hand=hand):
+    for seat in snapshot.to_act():
         user_id = int(hand.players.get(str(seat), 0))
         is_me = user is not None and user_id == user.pk
         if sealed and not is_me:
@@ -133,21 +138,26 @@ def decision_words(action: dict[str, Any], *, who: str) -> str:
     return f"{who} has decided."
 
 
-def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> dict[str, Any]:
-    """Context of the table page for ``user``."""
-    seats = selectors.table_seats(table=table)
+def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
+              snapshot: TableSnapshot | None = None) -> dict[str, Any]:
+    """Context of the table page for ``user``. With ``snapshot`` (of ``table`` showing ``hand``) no query:
+    everything read comes from it; without, one is read here. The context carries it as ``snapshot``
+    for the template tags of the table area (games/templatetags/turn_tags.py)."""
+    if snapshot is None:
+        snapshot = table_snapshot(table=table, hand=hand)
+    seats = snapshot.seats
     my_seat = next((s for s in seats if s.user_id == user.pk), None)
     out: dict[str, Any] = {
-        "my_seat": my_seat, "free_seats": selectors.free_seats(table=table),
+        "my_seat": my_seat, "free_seats": snapshot.free_seats,
         "rules_words": rules_words(table.rule_version, currency), "hand": hand, "view": None,
         "seat_rows": [], "actions": [], "log": [], "to_act_names": [], "showdown": [], "result": None,
-        "can_start": False,
+        "can_start": False, "snapshot": snapshot,
     }
     names = {s.number: s.user.shown_name for s in seats}
     view: dict[str, Any] | None = None
     if hand is not None:
-        view = selectors.hand_view_for(hand=hand, user=user)
-        names = {**names, **selectors.hand_player_names(hand=hand)}
+        view = engine.view(snapshot.state, selectors.hand_seat_of(hand=hand, user=user))
+        names = {**names, **snapshot.hand_names()}
     by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
@@ -188,41 +198,42 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str) -> 
         out["is_over"] = hand.is_finished
         if view.get("game") == "piles":
             out["piles_board"] = piles_board(view)
-    out["previous"] = _previous_hand(table=table, hand=hand, names=names)
+    out["previous"] = _previous_hand(snapshot=snapshot, names=names)
     active = [s for s in seats if not s.sitting_out]
     out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
     out["in_current_hand"] = bool(hand and not hand.is_finished and view and view.get("you") is not None)
     rules = table.rule_version.rules
-    out["seat_money"] = ledger_selectors.table_seat_money(
-        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
+    out["seat_money"] = snapshot.seat_money
     out["reasons"] = outcome_reasons(out["result"], game=rules.get("game", ""), names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["acted"] = member_acted(view)
     out["board_all_up"] = board_all_up(view)
-    if out["previous"]:
-        out["previous"]["reasons"] = outcome_reasons(out["previous"]["result"], game=rules.get("game", ""),
-                                                     names=out["previous"]["names"], currency=currency, rules=rules)
     return out
 
 
-def _previous_hand(*, table: Table, hand: Hand | None, names: dict[int, str]) -> dict[str, Any] | None:
-    """The last finished hand before the current one: its public result (the showdown is public once over)."""
-    if hand is None or hand.is_finished:
-        return None
-    prev = table.hands.filter(finished_at__isnull=False, number__lt=hand.number).order_by("-number").first()
+def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:
+    """The last finished hand before the current one: its public result (the showdown is public once over).
+    The same for every member: computed once per snapshot."""
+    prev = snapshot.previous
     if prev is None:
         return None
-    prev_view = selectors.hand_view_for(hand=prev, user=None)
+    if "previous" in snapshot.derived:
+        found: dict[str, Any] = snapshot.derived["previous"]
+        return found
+    prev_view = engine.view(engine.state_from_json(prev.state), None)
     result = prev_view.get("result") or {}
-    prev_names = {**names, **selectors.hand_player_names(hand=prev)}
+    prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     winners = set(result.get("winners", []))
-    return {
-        "hand": prev, "result": result, "view": prev_view, "names": prev_names,
-        "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
-        "voiding": ledger_selectors.hand_voiding(hand_id=prev.pk) if prev.voided_at else None,
+    rules = snapshot.table.rule_version.rules
+    out = snapshot.derived["previous"] = {
+        "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
+        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
+        "reasons": outcome_reasons(result, game=rules.get("game", ""), names=prev_names,
+                                   currency=snapshot.table.club.currency, rules=rules),
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
         "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
                     for p in result.get("payouts", [])],
         "showdown": [{**h, "who": prev_names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
                      for h in result.get("hands", [])],
     }
+    return out

@@ -200,6 +200,16 @@ def hand_player_names(*, hand: Hand) -> dict[int, str]:
     return {seat: users[uid].shown_name if uid in users else f"Seat {seat}" for seat, uid in ids.items()}
 
 
+def hand_exports(*, hand: Hand) -> list[Any]:
+    """The club exports made since ``hand`` ended: each file holds its whole deck, folded hands included."""
+    from games.models import ClubExport
+
+    if hand.finished_at is None:
+        return []
+    return list(ClubExport.objects.filter(club_id=hand.table.club_id, created_at__gte=hand.finished_at)
+                .select_related("exported_by").order_by("created_at", "pk"))
+
+
 def hand_ledger_entries(*, hand: Hand) -> list[Any]:
     """The journal entries posted for a hand, with their postings, in order."""
     from ledger.models import JournalEntry

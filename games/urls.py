@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import advance_views, views
+from . import advance_views, replay_views, views
 from .api import views as api_views
 from .chat import views as chat_views
 from .clubdata import views as data_views
@@ -29,6 +29,8 @@ urlpatterns = [
     path("hands/<int:hand_id>/", views.hand_detail, name="hand_detail"),
     path("hands/<int:hand_id>/proof.json", views.hand_proof_json, name="hand_proof_json"),
     path("hands/<int:hand_id>/open/", views.hand_dispute, name="hand_dispute"),
+    path("hands/<int:hand_id>/replay/", replay_views.hand_replay_page, name="hand_replay"),
+    path("hands/<int:hand_id>/replay.json", replay_views.hand_replay_json, name="hand_replay_json"),
     path("cards/colours/", views.deck_colours, name="deck_colours"),
     path("tables/<int:table_id>/chat/", chat_views.chat_send, name="chat_send"),
     path("chat/<int:message_id>/hide/", chat_views.chat_hide_view, name="chat_hide"),

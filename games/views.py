@@ -402,6 +402,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         "result": result, "names": names, "shown": _shown_hands(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
         "entries": selectors.hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
+        "exports": selectors.hand_exports(hand=hand),
         "deck_text": " ".join(hand.deck) if proof.scheme == engine.SCHEME_DECK else "",
         "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
         "title": f"{table.name}: hand {hand.number}", "version_url": reverse(

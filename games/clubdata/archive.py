@@ -13,6 +13,15 @@ Layout of the zip (format ``home-club-export``, version ``FORMAT_VERSION``):
 - ``books/journal.csv`` and ``books/balances.csv``: the books for a spreadsheet (read by people,
   not by the import).
 
+Every finished hand goes in whole: its deck and the salt of every position, folded and dropped hands
+included, so that a restore is exact (replays and statistics play the log through the engine, which
+needs all 52 cards) and each player can still open their own hole cards against the root published at
+the deal. Leaving out the cards that were never shown to everyone would take those private openings
+from the players. So an export is treated as what it is, an organiser opening every hand: it needs a
+reason, and each one is recorded (``ClubExport``, never changed or removed) and shown with its reason on
+the page of every hand it holds, where every member who may see the hand reads it. The record is made
+in the export's own snapshot, so the file holds it too and a restored club keeps the whole list.
+
 What it never holds: passwords (an imported member sets one with "Forgot your password?"),
 API tokens, private advance actions, sent-email bookkeeping. A hand still being played is
 refused (its deck and hole cards are secret until it ends): the export waits for the end of
@@ -42,7 +51,7 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from clubhouse.models import Season
 from config.errors import DomainError
-from games.models import ChatMessage, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
+from games.models import ChatMessage, ClubExport, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
 
 logger = logging.getLogger(__name__)
@@ -104,6 +113,8 @@ KINDS = [
           "ruling_id": "rulings", "settlement_id": "settlements"}),
     Kind("postings", Posting, ("amount", "seq"), {"entry_id": "entries", "account_id": "accounts"}),
     Kind("seasons", Season, ("name", "opened_at", "closed_at"), {"opened_by_id": "users", "closed_by_id": "users"}),
+    # Insert-only, like the disputes: the record of each export (this one's included) with its reason.
+    Kind("exports", ClubExport, ("reason", "hands", "created_at"), {"exported_by_id": "users"}, raw_insert=True),
 ]
 KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
@@ -121,7 +132,7 @@ def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
         "seats": Q(table__club=club), "hands": Q(table__club=club), "hand_actions": Q(hand__table__club=club),
         "chat": Q(table__club=club), "accounts": Q(club=club), "rulings": Q(club=club),
         "settlements": Q(club=club), "entries": Q(club=club), "postings": Q(club=club),
-        "disputes": Q(hand__table__club=club), "seasons": Q(club=club),
+        "disputes": Q(hand__table__club=club), "seasons": Q(club=club), "exports": Q(club=club),
     }
     return kind.model._default_manager.filter(by_club[kind.name]).order_by("pk")
 
@@ -157,24 +168,37 @@ def club_export_refusal(*, club: Club) -> str:
             f"try again when it has ended, or close the table.")
 
 
-def club_export(*, club: Club, out: IO[bytes], by: User | None = None) -> dict[str, Any]:
-    """Write the club to ``out`` as a zip; return the manifest. Raises ArchiveError while a hand is
-    being played. Reads one snapshot (REPEATABLE READ), so the files agree with each other."""
+REASON_MAX = 2000
+
+
+def club_export(*, club: Club, out: IO[bytes], reason: str, by: User | None = None) -> dict[str, Any]:
+    """Write the club to ``out`` as a zip and record the export with ``reason``; return the manifest.
+
+    Raises ArchiveError while a hand is being played or without a reason. One REPEATABLE READ
+    snapshot: the files agree with each other, and the record of this export (written first, in the
+    same transaction) is in the file; if the writing fails, the record goes with it."""
+    reason = reason.strip()
+    if not reason:
+        raise ArchiveError("Give the reason for the export: the members read it on the page of every hand "
+                           "the file holds, since it holds every card of those hands.")
+    if len(reason) > REASON_MAX:
+        raise ArchiveError(f"Keep the reason to {REASON_MAX} characters.")
     outermost = not connection.in_atomic_block
     with transaction.atomic():
         if outermost:
             with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         refusal = club_export_refusal(club=club)
         if refusal:
             raise ArchiveError(refusal)
-        manifest = _write(club=club, out=out, by=by)
-    # The file holds the decks of past hands: who took one, and when, is kept in the log.
+        hands = Hand.objects.filter(table__club=club, finished_at__isnull=False).count()
+        ClubExport.objects.create(club=club, exported_by=by, reason=reason, hands=hands)
+        manifest = _write(club=club, out=out, by=by, reason=reason)
     logger.info("club %s exported by %s", club.pk, by.username if by else "a management command")
     return manifest
 
 
-def _write(*, club: Club, out: IO[bytes], by: User | None) -> dict[str, Any]:
+def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[str, Any]:
     counts: dict[str, int] = {}
     user_ids: set[int] = set(Membership.objects.filter(club=club).values_list("user_id", flat=True))
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -201,11 +225,17 @@ def _write(*, club: Club, out: IO[bytes], by: User | None) -> dict[str, Any]:
         archive.writestr("books/balances.csv", _balances_csv(club))
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
-            "exported_by": by.username if by else "", "club": {"id": club.pk, "name": club.name},
-            "counts": counts,
+            "exported_by": by.username if by else "", "reason": reason,
+            "club": {"id": club.pk, "name": club.name}, "counts": counts,
             "holds": "Members (with their email addresses, so an imported site can let them set a password), "
-                     "rule sets and their versions, tables and seats, finished hands with their decks and action logs, chat, and the books (accounts, journal entries with postings, rulings, "
+                     "rule sets and their versions, tables and seats, finished hands with their action logs "
+                     "and whole decks, chat, and the books (accounts, journal entries with postings, rulings, "
                      "settlements); books/*.csv are the books for a spreadsheet.",
+            "every_card": "Each finished hand's whole deck and every salt are in the file, folded and dropped "
+                          "hands included: a restore is exact, and each player can still open their own "
+                          "hole cards against the root published at the deal. On the site those cards open "
+                          "only by a ruling, so this export is recorded with its reason (data/exports.jsonl) "
+                          "and the members read it on the page of every hand the file holds.",
             "leaves_out": "Passwords (imported members set theirs with 'Forgot your password?'), API tokens, "
                           "private advance actions, sent-email bookkeeping.",
         }
@@ -404,6 +434,8 @@ def _insert_as_is(kind: Kind, objs: list[models.Model]) -> None:
     """INSERT rows with every value as given (an auto_now_add time too), one statement a row."""
     meta = kind.model._meta
     names = [*kind.plain, *kind.refs]
+    if any(f.attname == "club_id" for f in meta.concrete_fields):
+        names.append("club_id")
     columns = ", ".join(connection.ops.quote_name(n) for n in names)  # these fields' columns are their names
     sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "  # noqa: S608
            f"VALUES ({', '.join(['%s'] * len(names))}) RETURNING id")
@@ -495,7 +527,7 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
             except KeyError as exc:
                 raise ArchiveError(f"A record of {kind.name} names {target} #{old}, which the file does not "
                                    f"hold: the file is damaged.") from exc
-        if kind.model in (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season):
+        if kind.model in (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season, ClubExport):
             values["club_id"] = club.pk
         if kind.name == "hands":
             values["players"] = {seat: ids["users"][int(uid)] for seat, uid in row["players"].items()}

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.access import club_access
 from accounts.models import User
+from games.models import ClubExport
 
 from . import archive, leaving, member
 
@@ -28,13 +29,15 @@ def _me(request: HttpRequest) -> User:
     return request.user
 
 
-def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", status: int = 200) -> HttpResponse:
+def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", status: int = 200,
+                    reason: str = "") -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     return render(request, "games/club_data.html", {
         "club": access.club, "access": access, "title": f"Club data · {access.club.name}",
         "export_refusal": archive.club_export_refusal(club=access.club),
         "import_refusal": archive.club_is_empty(club=access.club), "error": error,
-        "format_version": archive.FORMAT_VERSION,
+        "format_version": archive.FORMAT_VERSION, "reason": reason, "reason_max": archive.REASON_MAX,
+        "exports": ClubExport.objects.filter(club=access.club).select_related("exported_by").order_by("-created_at")[:50],
     }, status=status)
 
 
@@ -45,15 +48,18 @@ def club_data(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_POST
 def club_data_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
+    """The zip, made only with a reason: the export is recorded and the members read it on each hand's page."""
     access = club_access(request, club_id, organiser=True)
+    reason = request.POST.get("reason", "")
     spool = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it
     try:
-        archive.club_export(club=access.club, out=spool, by=_me(request))
+        archive.club_export(club=access.club, out=spool, by=_me(request), reason=reason)
     except archive.ArchiveError as exc:
         spool.close()
-        return _club_data_page(request, club_id, error=str(exc), status=409)
+        status = 400 if not archive.club_export_refusal(club=access.club) else 409
+        return _club_data_page(request, club_id, error=str(exc), status=status, reason=reason[:archive.REASON_MAX])
     spool.seek(0)
     stamp = timezone.localdate().isoformat()
     response = FileResponse(spool, as_attachment=True, filename=f"club-{access.club.pk}-{stamp}.zip",

@@ -8,6 +8,7 @@ from django import template
 
 from accounts.models import User
 from games import presenters
+from games.templatetags.turn_tags import _snapshot
 from games.words import seat_state_words
 
 register = template.Library()
@@ -18,7 +19,9 @@ def seat_clocks(context: Any) -> list[dict[str, Any]]:
     """The clocks this member may see (presenters.turn_clocks_for), read once for the list and the seats."""
     request = context.get("request")
     user = getattr(request, "user", None)
-    return presenters.turn_clocks_for(hand=context.get("hand"), user=user if isinstance(user, User) else None)
+    hand = context.get("hand")
+    return presenters.turn_clocks_for(hand=hand, user=user if isinstance(user, User) else None,
+                                      snapshot=_snapshot(context, hand))
 
 
 @register.filter

@@ -18,6 +18,7 @@ from django import template
 from accounts.models import User
 from games import advance, engine, presenters, selectors
 from games.models import Hand
+from games.snapshot import TableSnapshot
 
 register = template.Library()
 
@@ -28,9 +29,16 @@ def _user(context: Any) -> User | None:
     return user if isinstance(user, User) else None
 
 
+def _snapshot(context: Any, hand: Hand | None) -> TableSnapshot | None:
+    """The context's table snapshot (presenters.hand_page puts it there) when it shows ``hand``."""
+    snapshot = context.get("snapshot")
+    return snapshot if isinstance(snapshot, TableSnapshot) and hand is not None and snapshot.hand is hand else None
+
+
 @register.inclusion_tag("games/_turn_clocks.html", takes_context=True)
 def turn_clocks(context: Any) -> dict[str, Any]:
-    return {"clocks": presenters.turn_clocks_for(hand=context.get("hand"), user=_user(context))}
+    hand = context.get("hand")
+    return {"clocks": presenters.turn_clocks_for(hand=hand, user=_user(context), snapshot=_snapshot(context, hand))}
 
 
 @register.inclusion_tag("games/_advance.html", takes_context=True)
@@ -46,8 +54,13 @@ def advance_panel(context: Any) -> dict[str, Any]:
     if seat is None:
         return out
     currency = getattr(club, "currency", "USD")
-    state = engine.state_from_json(hand.state)
-    mine = advance.advance_for(hand=hand, user=user)
+    snapshot = _snapshot(context, hand)
+    if snapshot is not None:
+        state = snapshot.state
+        mine = advance.advance_split(snapshot.advance_rows_of(user.pk))
+    else:
+        state = engine.state_from_json(hand.state)
+        mine = advance.advance_for(hand=hand, user=user)
     choices = advance.choices_for(state, seat, currency)
     out.update({
         "show": bool(choices or mine["pending"] or mine["cancelled"]),
@@ -60,8 +73,9 @@ def advance_panel(context: Any) -> dict[str, Any]:
     return out
 
 
-@register.simple_tag
-def marked_log(lines: list[str], hand: Hand | None) -> list[str]:
+@register.simple_tag(takes_context=True)
+def marked_log(context: Any, lines: list[str], hand: Hand | None) -> list[str]:
     """``lines`` (one per event of the hand, in order) with each timeout marked, as
     ``presenters.log_with_timeouts`` allows (not a sealed decision's before the reveal)."""
-    return presenters.log_with_timeouts(hand=hand, lines=lines)
+    snapshot = _snapshot(context, hand)
+    return presenters.log_with_timeouts(hand=hand, lines=lines, steps=snapshot.steps if snapshot else None)

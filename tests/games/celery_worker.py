@@ -16,7 +16,9 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CELERY = str(ROOT / ".venv" / "bin" / "celery")
+# The interpreter runs Celery's module: a console script's first line names the interpreter of the place
+# the virtualenv was made in, which need not be this checkout's.
+CELERY = [str(ROOT / ".venv" / "bin" / "python"), "-m", "celery"]
 
 
 def queue_name() -> str:
@@ -76,7 +78,7 @@ class Proc:
 
 def start_worker(tmp: Path, **env: str) -> Proc:
     name = f"w{uuid.uuid4().hex[:8]}@%h"
-    proc = Proc([CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
+    proc = Proc([*CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
                  "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
                 worker_env(**env), tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
     proc.wait_for("ready.")
@@ -84,7 +86,7 @@ def start_worker(tmp: Path, **env: str) -> Proc:
 
 
 def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
-    proc = Proc([CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
+    proc = Proc([*CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
                 worker_env(TURN_SWEEP_SECONDS=str(sweep_seconds), **env), tmp / "beat.log")
     proc.wait_for("beat: Starting")
     return proc

@@ -55,7 +55,7 @@ def busy_club(club_setup):
 
 def _export(club: Club) -> bytes:
     out = io.BytesIO()
-    club_export(club=club, out=out)
+    club_export(club=club, out=out, reason="Moving to a new host")
     return out.getvalue()
 
 
@@ -114,6 +114,7 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
     old_hands = Hand.objects.filter(table__club=old).order_by("table__created_at", "table__pk", "number")
     new_hands = Hand.objects.filter(table__club=new).order_by("table__created_at", "table__pk", "number")
     assert len(old_hands) == len(new_hands) > 0
+    replayed = 0
     for before_hand, after_hand in zip(old_hands, new_hands, strict=True):
         assert after_hand.deck == before_hand.deck and after_hand.commitment == before_hand.commitment
         assert after_hand.started_at == before_hand.started_at
@@ -122,8 +123,19 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
         assert after.status_code == before.status_code == 200
         # In the same site the hand gets a new id, and each opening's path binds the id: the hashes differ.
         assert _text(after.content.decode(), proofs=False) == _text(before.content.decode(), proofs=False)
+        # The replay plays the restored log through the engine: the same steps. (The simulator's hands
+        # keep no action log, so they have no replay on either side.)
+        replays = [organiser.get(f"/hands/{h.pk}/replay.json") for h in (before_hand, after_hand)]
+        assert replays[0].status_code == replays[1].status_code
+        if replays[0].status_code == 200:
+            replayed += 1
+            assert ([_text(s["html"]) for s in replays[1].json()["steps"]]
+                    == [_text(s["html"]) for s in replays[0].json()["steps"]])
+        if before_hand.scheme == engine.SCHEME_MERKLE:  # each page names the export that took its deck
+            assert "Moving to a new host" in after.content.decode()
         assert (list(HandAction.objects.filter(hand=after_hand).values_list("sequence", "action", "created_at"))
                 == list(HandAction.objects.filter(hand=before_hand).values_list("sequence", "action", "created_at")))
+    assert replayed >= 1
 
 
 def test_the_zip_has_a_manifest_and_the_books_as_csv(busy_club):
@@ -209,7 +221,7 @@ def test_a_damaged_or_foreign_file_is_refused_with_a_reason(busy_club):
 
 def test_the_commands_export_and_import(busy_club, tmp_path):
     path = tmp_path / "club.zip"
-    call_command("club_export", "--club", str(busy_club.club.pk), "--out", str(path))
+    call_command("club_export", "--club", str(busy_club.club.pk), "--out", str(path), "--reason", "Backup")
     out = io.StringIO()
     call_command("club_import", str(path), stdout=out)
     assert "Imported into club #" in out.getvalue()
@@ -223,7 +235,7 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
     organiser = client_for(busy_club.organiser)
     page = organiser.get(f"/clubs/{busy_club.club.pk}/data/").content.decode()
     assert "Download the club (.zip)" in page and "already has rule sets" in page
-    response = organiser.get(f"/clubs/{busy_club.club.pk}/data/export.zip")
+    response = organiser.post(f"/clubs/{busy_club.club.pk}/data/export.zip", {"reason": "Moving to a new host"})
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     data = b"".join(response.streaming_content)
     assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))["club"]["id"] == busy_club.club.pk
@@ -243,3 +255,63 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
     again = newcomer.post(f"/clubs/{empty.pk}/data/import/",
                           {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")})
     assert again.status_code == 400 and "already has" in again.content.decode()
+
+
+def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_holds(busy_club, client_for):
+    from django.db import IntegrityError, transaction
+
+    from games.models import ClubExport
+
+    club = busy_club.club
+    with pytest.raises(ArchiveError, match="Give the reason"):
+        club_export(club=club, out=io.BytesIO(), reason="   ")
+    organiser = client_for(busy_club.organiser)
+    refused = organiser.post(f"/clubs/{club.pk}/data/export.zip", {"reason": ""})
+    assert refused.status_code == 400 and "Give the reason" in refused.content.decode()
+    assert refused["Content-Type"].startswith("text/html")
+    assert not ClubExport.objects.filter(club=club).exists()
+
+    response = organiser.post(f"/clubs/{club.pk}/data/export.zip", {"reason": "Moving to a new host"})
+    assert response.status_code == 200
+    data = b"".join(response.streaming_content)
+    record = ClubExport.objects.get(club=club)
+    finished = Hand.objects.filter(table__club=club, finished_at__isnull=False)
+    assert record.exported_by == busy_club.organiser and record.hands == finished.count() > 0
+    # The file holds its own record, and its manifest says that every card is in it and why.
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    rows = [json.loads(line) for line in archive.read("data/exports.jsonl").decode().splitlines()]
+    assert [(r["id"], r["reason"]) for r in rows] == [(record.pk, "Moving to a new host")]
+    manifest = json.loads(archive.read("manifest.json"))
+    assert manifest["reason"] == "Moving to a new host" and "folded and dropped" in manifest["every_card"]
+    assert manifest["counts"]["exports"] == 1
+    # A member who played none of these hands reads the export on every finished hand's page.
+    reader = client_for(MembershipFactory(club=club).user)
+    for hand in finished.filter(scheme=engine.SCHEME_MERKLE):
+        page = reader.get(f"/hands/{hand.pk}/").content.decode()
+        assert "In the club's export files" in page and "Moving to a new host" in page, hand.pk
+    assert "Moving to a new host" in organiser.get(f"/clubs/{club.pk}/data/").content.decode()
+    # A hand that ends after the export is not in that file, and its page does not say it is.
+    playing = Hand.objects.get(table__club=club, finished_at__isnull=True) if Hand.objects.filter(
+        table__club=club, finished_at__isnull=True).exists() else None
+    assert playing is None or "Moving to a new host" not in reader.get(f"/hands/{playing.pk}/").content.decode()
+    # The record stays as it was made.
+    for change in (lambda: ClubExport.objects.filter(pk=record.pk).update(reason="nothing"),
+                   lambda: ClubExport.objects.filter(pk=record.pk).delete()):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            change()
+    # Restored, the club keeps the record: the hand pages read the same (the round trip compares them).
+    new = club_import(source=io.BytesIO(data)).club
+    assert list(ClubExport.objects.filter(club=new).values_list("reason", "hands", "created_at", "exported_by")) \
+        == [("Moving to a new host", record.hands, record.created_at, busy_club.organiser.pk)]
+
+
+def test_a_failed_export_leaves_no_record(busy_club):
+    from games.models import ClubExport
+
+    class Broken(io.BytesIO):
+        def write(self, data):  # type: ignore[no-untyped-def, override]
+            raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        club_export(club=busy_club.club, out=Broken(), reason="Backup")
+    assert not ClubExport.objects.filter(club=busy_club.club).exists()

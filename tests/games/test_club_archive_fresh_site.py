@@ -61,7 +61,7 @@ def _url_for(url: str, name: str) -> str:
 def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  # noqa: F811
     setup = busy_club
     archive = tmp_path / "club.zip"
-    call_command("club_export", "--club", str(setup.club.pk), "--out", str(archive))
+    call_command("club_export", "--club", str(setup.club.pk), "--out", str(archive), "--reason", "Moving")
 
     name = f"fresh_site_{uuid.uuid4().hex[:12]}"
     owner = settings.DATABASES["owner"]

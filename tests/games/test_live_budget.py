@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
+from django.db import connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
@@ -134,3 +134,155 @@ async def test_a_broadcast_costs_no_access_query_and_one_hand_read(club_setup, m
           f"(access 0, hand reads {len(hand_reads)})")
     for comm in sockets:
         await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a_query(club_setup, monkeypatch) -> None:
+    """After an action, the sockets of the table in this process read the table once (one snapshot of
+    the new version) and render every member's area from it: no query per socket, whatever the number
+    of sockets."""
+    from games import snapshot
+
+    a, b, c = club_setup.members
+
+    @database_sync_to_async
+    def setup() -> tuple[Table, Hand]:
+        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        return table, Hand.objects.get(table=table)
+
+    table, hand = await setup()
+    builds: list[tuple[int, int] | None] = []
+    original = snapshot.table_snapshot
+
+    def counted(**kwargs: Any) -> Any:
+        found = original(**kwargs)
+        builds.append((found.hand.pk, found.hand.version) if found.hand else None)
+        return found
+
+    monkeypatch.setattr(snapshot, "table_snapshot", counted)
+    sockets = [await open_table(table.pk, u) for u in (a, b, c, club_setup.organiser, a, b)]
+    recorder = ServerQueries()
+    recorder.install(monkeypatch)
+    for version, user in enumerate((a, b), start=1):  # the drop stays open: one version announced each
+        builds.clear()
+        await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=user, action={"type": "in"},
+                                                                 version=version - 1)
+        recorder.sql.clear()
+        recorder.recording = True
+        for comm in sockets:
+            while True:
+                message = await comm.receive_json_from(timeout=10)
+                if message["type"] == "table.html" and message["version"] >= version:
+                    break
+        await asyncio.sleep(0.2)
+        recorder.recording = False
+        assert builds == [(hand.pk, version)], builds
+        # What the one snapshot read is all there is: a few statements, not some per socket.
+        reads = [sql for _, sql in recorder.sql]
+        assert len(reads) <= 8, "\n".join(reads)
+        print(f"version {version}: one snapshot, {len(reads)} statements for {len(sockets)} sockets")
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_table_area_renders_from_a_snapshot_without_a_query(club_setup) -> None:
+    """Every member's and spectator's area, from one snapshot, sends no statement at all."""
+    from accounts.access import ClubAccess, membership_of
+    from games import live, snapshot
+
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    hand = Hand.objects.get(table=table)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
+    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
+    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
+    assert held is not None
+    with CaptureQueriesContext(connection) as ctx:
+        areas = [live.table_area_html(snapshot=held, user=u, access=acc) for u, acc in zip(viewers, accesses,
+                                                                                            strict=True)]
+    assert ctx.captured_queries == [], [q["sql"] for q in ctx.captured_queries]
+    assert all('id="table-live"' in html for html in areas)
+    assert "Your cards" in areas[0] and "Your cards" not in areas[3]
+
+
+def _checked_out() -> int:
+    """Connections of this process's pool handed out and not given back."""
+    stats = connection.pool.get_stats()
+    return int(stats.get("pool_size", 0)) - int(stats.get("pool_available", 0))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_sockets_the_server_closed_give_their_pooled_connections_back(club_setup) -> None:
+    """Sockets read the database in threads of their own, not in Channels' shared one. Sockets the
+    server closed (here: a member's oldest beyond the cap) whose clients never said goodbye, and every
+    other socket after a broadcast, leave no pooled connection checked out."""
+    from games.live import SOCKETS_PER_MEMBER
+
+    a, b, c = club_setup.members
+
+    @database_sync_to_async
+    def setup() -> tuple[Table, Hand]:
+        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        return table, Hand.objects.get(table=table)
+
+    table, hand = await setup()
+    await database_sync_to_async(connections.close_all)()
+    before = await database_sync_to_async(_checked_out)()
+    sockets = [await open_table(table.pk, u) for u in [a] * (SOCKETS_PER_MEMBER + 3) + [b, c]]
+    closed = []
+    for comm in sockets[:3]:
+        message = await comm.receive_output(timeout=5)
+        assert message["type"] == "websocket.close" and message["code"] == 4408, message
+        closed.append(comm)
+    for comm in sockets[3:]:  # a socket's own action goes through a thread of its own too
+        await comm.send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
+        break
+    for comm in sockets[3:]:
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and message["version"] >= 1:
+                break
+    await asyncio.sleep(0.3)
+    await database_sync_to_async(connections.close_all)()
+    after = await database_sync_to_async(_checked_out)()
+    assert after <= before, f"{after - before} pooled connections still checked out"
+    for comm in sockets[3:]:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup, monkeypatch) -> None:
+    """The hand's log is the same for every viewer: made once from a snapshot and inserted in every
+    member's area; each member's own part (their cards) stays theirs."""
+    from accounts.access import ClubAccess, membership_of
+    from games import live, presenters, snapshot
+
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    hand = Hand.objects.get(table=table)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
+    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
+    logs: list[int] = []
+    original = presenters.log_with_timeouts
+
+    def counted(**kwargs: Any) -> list[str]:
+        logs.append(1)
+        return original(**kwargs)
+
+    monkeypatch.setattr(presenters, "log_with_timeouts", counted)
+    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
+    assert held is not None
+    areas = [live.table_area_html(snapshot=held, user=u, access=acc) for u, acc in zip(viewers, accesses, strict=True)]
+    assert len(logs) == 1
+    sections = {html[html.index('<section class="log"'):html.index("</section>", html.index('<section class="log"'))]
+                for html in areas}
+    assert len(sections) == 1
+    assert "Your cards" in areas[0] and "(you)" in areas[0]
+    assert "Your cards" not in areas[3] and "(you)" not in areas[3]

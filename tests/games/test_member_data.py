@@ -105,7 +105,7 @@ def test_deleting_an_account_keeps_the_books_and_replaces_the_name(club_setup):
     assert old_name not in journal
     # And a club export carries nothing of who she was.
     out = io.BytesIO()
-    club_export(club=club_setup.club, out=out)
+    club_export(club=club_setup.club, out=out, reason="Moving to a new host")
     assert old_name.encode() not in out.getvalue()
     assert ledger_problems(club_id=club_import(source=io.BytesIO(out.getvalue())).club.pk)[0] == []
 

@@ -78,6 +78,11 @@ MATRIX = [
     # The shuffle proof: its export follows the hand page; opening a hand is an organiser's ruling.
     ("get", "/hands/{h}/proof.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     ("get", "/hands/{ch}/proof.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    # The replay: who may open the hand's page.
+    ("get", "/hands/{h}/replay/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/hands/{ch}/replay/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("get", "/hands/{h}/replay.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/hands/{ch}/replay.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
     # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
@@ -96,7 +101,7 @@ MATRIX = [
     # The club's data: organisers only. A hand is being played, so the export waits (409, with the page);
     # the club is not empty, so an import is refused (400, with the page).
     ("get", "/clubs/{club}/data/", {MEMBER: 403, PLAYER: 403, ORGANISER: 200}),
-    ("get", "/clubs/{club}/data/export.zip", {MEMBER: 403, PLAYER: 403, ORGANISER: 409}),
+    ("post", "/clubs/{club}/data/export.zip", {MEMBER: 403, PLAYER: 403, ORGANISER: 409}),
     ("post", "/clubs/{club}/data/import/", {MEMBER: 403, PLAYER: 403, ORGANISER: 400}),
 ]
 
@@ -152,6 +157,7 @@ def test_a_member_of_another_club_has_no_results_page_here(club_setup, client_fo
 def test_forged_ids_are_not_found(club_setup, client_for) -> None:
     client = client_for(club_setup.members[0])
     for path in ("/tables/999999/", "/tables/999999/sit/", "/hands/999999/", "/tables/999999/hands/",
+                 "/hands/999999/replay/", "/hands/999999/replay.json",
                  f"/clubs/{club_setup.club.pk}/rules/999999/", f"/clubs/{club_setup.club.pk}/rules/versions/999999/"):
         assert client.get(path).status_code == 404, path
     assert client.post("/tables/999999/start/").status_code == 404

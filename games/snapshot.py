@@ -1,0 +1,105 @@
+"""Everything the table area (``games/_table_live.html``) needs from the database, read at once.
+
+A ``TableSnapshot`` holds a table as of one moment: the table (club, house rules, next game), its
+seats with their members, the hand shown with its parsed engine state, the names and away flags of
+the hand's players, its action steps (for the timeout marks of the log), the advance actions set in
+it, the previous finished hand and the ruling that closed the table. The socket side reads one per
+(hand, version) per server process (games/live.py) and renders every member's area from it with no
+query of its own; the page reads one per request. It holds every member's advance actions: only
+``advance_rows_of`` hands them out, one member's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from accounts.models import User
+from games import engine
+from games.models import AdvanceAction, Hand, Seat, Table
+from ledger import selectors as ledger_selectors
+
+
+@dataclass
+class TableSnapshot:
+    table: Table
+    hand: Hand | None
+    state: Any  # the hand's engine state, parsed once (None without a hand)
+    seats: list[Seat]
+    hand_users: dict[int, User]  # seat -> member dealt in there (hand players)
+    steps: list[tuple[str, int, bool]]  # selectors.hand_action_steps
+    advance_rows: list[AdvanceAction]  # every member's, newest first: hand out only one's own
+    previous: Hand | None  # the last finished hand before ``hand`` (only while ``hand`` is played)
+    previous_users: dict[int, User]
+    previous_voiding: Any
+    closing: Any  # the ruling that closed a finished table
+    seat_money: dict[int, Any] = field(default_factory=dict)  # user id -> SeatMoney (balance, sitting net)
+    derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
+
+    @property
+    def free_seats(self) -> list[int]:
+        taken = {s.number for s in self.seats}
+        return [n for n in range(1, self.table.rule_version.max_seats + 1) if n not in taken]
+
+    def hand_names(self) -> dict[int, str]:
+        return {seat: u.shown_name for seat, u in self.hand_users.items()}
+
+    def advance_rows_of(self, user_id: int) -> list[AdvanceAction]:
+        return [r for r in self.advance_rows if r.user_id == user_id]
+
+    def to_act(self) -> list[int]:
+        if self.hand is None or self.hand.is_finished or self.state is None:
+            return []
+        found: list[int] | None = self.derived.get("to_act")
+        if found is None:
+            found = self.derived["to_act"] = list(engine.to_act(self.state))
+        return found
+
+
+def _players(hand: Hand) -> dict[int, User]:
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users = User.objects.in_bulk(list(ids.values()))
+    return {seat: users[uid] for seat, uid in ids.items() if uid in users}
+
+
+def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
+    """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``."""
+    seats = list(table.seats.filter(left_at__isnull=True).select_related("user").order_by("number"))
+    previous = previous_voiding = None
+    previous_users: dict[int, User] = {}
+    steps: list[tuple[str, int, bool]] = []
+    advance_rows: list[AdvanceAction] = []
+    hand_users: dict[int, User] = {}
+    state = None
+    if hand is not None:
+        state = engine.state_from_json(hand.state)
+        hand_users = _players(hand)
+        rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
+        steps = [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
+        if not hand.is_finished:
+            advance_rows = list(AdvanceAction.objects.filter(hand=hand).order_by("-pk"))
+            previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
+                        .order_by("-number").first())
+            if previous is not None:
+                previous_users = _players(previous)
+                previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
+    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
+    seat_money = ledger_selectors.table_seat_money(
+        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
+    return TableSnapshot(table=table, hand=hand, state=state, seats=seats, hand_users=hand_users, steps=steps,
+                         advance_rows=advance_rows, previous=previous, previous_users=previous_users,
+                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
+
+
+def table_snapshot_read(*, table_id: int, hand_id: int | None) -> TableSnapshot | None:
+    """The table and hand ``hand_id`` of it (None, or a hand of another table: its newest hand) read
+    afresh, as a snapshot; None when the table is gone."""
+    table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
+             .filter(pk=table_id).first())
+    if table is None:
+        return None
+    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
+    hand = rows.filter(pk=hand_id).first() if hand_id is not None else None
+    if hand is None:
+        hand = rows.order_by("-number").first()
+    return table_snapshot(table=table, hand=hand)
