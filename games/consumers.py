@@ -79,7 +79,7 @@ from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import Club, User
 from config import metrics
 from config.errors import DomainError
-from games import live, selectors
+from games import live, presence, selectors
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
@@ -221,6 +221,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     async def admit(self) -> None:
         """Count this socket against its member's cap; the oldest beyond it are told to close."""
         self._registered = True
+        await presence.socket_seen(self)
         for channel in await _db_free(live.sockets_register)(self.user.pk, self.channel_name):
             await self.channel_layer.send(channel, {"type": "socket.replaced"})
 
@@ -233,6 +234,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         self._joined = []
         if self._registered:
             self._registered = False
+            await presence.socket_gone(self)
             with contextlib.suppress(Exception):  # the entry ages out of the cache
                 await _db_free(live.sockets_unregister)(self.user.pk, self.channel_name)
 
@@ -303,6 +305,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await self.close(code=exc.code, reason=exc.reason)
 
     async def on_ping(self, message: dict[str, Any]) -> None:
+        await presence.socket_seen(self)
         await self.send_json({"type": "pong"})
 
 

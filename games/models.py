@@ -300,3 +300,32 @@ class TurnNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} notice to {self.user} for {self.hand} seat {self.seat}"
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription of a member (games/push.py): where the push service takes messages
+    for it and the keys they are encrypted to (RFC 8291). Removed when the push service says it is gone."""
+
+    ENDPOINT_MAX = 1000
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions")
+    endpoint = models.CharField(max_length=ENDPOINT_MAX, unique=True)
+    p256dh = models.CharField(max_length=100, help_text="The browser's P-256 public key, base64url.")
+    auth = models.CharField(max_length=40, help_text="The browser's authentication secret, base64url.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"push subscription {self.pk} of {self.user_id}"
+
+
+class PushChoice(models.Model):
+    """Which notices a member takes by Web Push, beside their email choices on ``accounts.User``."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="push_choice")
+    turn = models.BooleanField("Your turn", default=True)
+    reminder = models.BooleanField("Your clock runs out soon", default=True)
+    digest = models.BooleanField("The daily digest", default=False)
+
+    def __str__(self) -> str:
+        return f"push choices of {self.user_id}"

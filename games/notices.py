@@ -1,5 +1,7 @@
 """"Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
-daily digest instead (each a member setting on ``accounts.User``).
+daily digest instead (each a member setting on ``accounts.User``), by email and/or Web Push
+(games/push.py). No notice of a turn while the member is present at its club (a table or the lobby of
+that club open and live: games/presence.py); the sweep sends it once they left, if the turn still waits.
 
 Every function re-reads the hand and sends only while that same turn is still waiting (the seat
 is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
@@ -26,6 +28,7 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -33,6 +36,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.clock import clock_deadline
 from games.models import Hand, TurnNotice
+from games.presence import is_present
 from games.reminders import reminder_at
 
 log = logging.getLogger(__name__)
@@ -70,38 +74,54 @@ def _local(moment: datetime, user: User) -> datetime:
 
 
 def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
-    """Send the ``kind`` ("turn" or "reminder") email for the turn of ``seat`` that began at version
-    ``since``; True when sent. Nothing when the turn is over, the member acted or is away, the member
-    chose otherwise (turn: notices "each"; reminder: reminder on), has no email, or it was sent already.
+    """Send the ``kind`` ("turn" or "reminder") notice for the turn of ``seat`` that began at version
+    ``since``, by email and by push as the member chose; True when sent. Nothing when the turn is over,
+    the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
+    notices "each" with an address, reminder on; push: games/push.py), or it was sent already.
     """
+    from games.push import PushMessage, push_send, push_wanted
+
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or not _waiting_turn(hand, seat, since):
         return False
     user = _seat_user(hand, seat)
-    if user is None or not user.email or user.away:
+    if user is None or user.away:
         return False
-    if kind == TurnNotice.Kind.TURN and user.turn_notices != User.TurnNotices.EACH:
+    if kind == TurnNotice.Kind.TURN:
+        by_email = user.turn_notices == User.TurnNotices.EACH
+    else:
+        by_email = bool(user.turn_reminder)
+    by_email = by_email and bool(user.email)
+    by_push = push_wanted(user_id=user.pk, kind=str(kind))
+    if not (by_email or by_push):
         return False
-    if kind == TurnNotice.Kind.REMINDER and not user.turn_reminder:
-        return False
+    if is_present(user_id=user.pk, club_id=hand.table.club_id):
+        return False  # the page tells them; the sweep sends it should they leave while the turn still waits
     deadline = clock_deadline(hand.clocks[str(seat)])
     table = hand.table
-    context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": table_url(table.pk),
+    url = table_url(table.pk)
+    context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": url,
                "deadline": _local(deadline, user), "zone": user.time_zone}
     name = _header_safe(table.name)
     if kind == TurnNotice.Kind.TURN:
         subject = f"Your turn at {name}"
         template = "email/turn.txt"
+        line = f"{table.club.name}: the table waits for you."
     else:
         subject = f"Your clock at {name} runs out soon"
         template = "email/reminder.txt"
+        line = f"{table.club.name}: act before {_local(deadline, user):%H:%M} or the default applies."
     try:
         with transaction.atomic():
             TurnNotice.objects.create(hand=hand, seat=seat, since=since, kind=kind, user=user)
-            send_mail(subject=subject, message=render_to_string(template, context),
-                      from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+            if by_email:
+                send_mail(subject=subject, message=render_to_string(template, context),
+                          from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
+    if by_push:
+        push_send(user_id=user.pk, kind=str(kind), club_id=table.club_id, message=PushMessage(
+            title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"))
     return True
 
 
@@ -200,26 +220,36 @@ def summary_links(*, user: User) -> list[tuple[str, str]]:
 
 
 def digests_send(*, now: datetime | None = None) -> int:
-    """Send today's digest to each member who chose one, once their local hour reaches
-    ``TURN_DIGEST_HOUR`` and something waits for them; at most one a local day. Returns how many sent."""
+    """Send today's digest to each member who chose one (by email: turn notices "digest" with an address;
+    by push: games/push.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
+    them; at most one a local day. Returns how many members were sent one."""
+    from games.push import PushMessage, push_send
+
     now = now or timezone.now()
     sent = 0
-    for user in User.objects.filter(turn_notices=User.TurnNotices.DIGEST, is_active=True).exclude(email=""):
+    chosen = (Q(turn_notices=User.TurnNotices.DIGEST) & ~Q(email="")) | Q(push_choice__digest=True,
+                                                                           push_subscriptions__isnull=False)
+    for user in User.objects.filter(chosen, is_active=True).distinct():
         local = _local(now, user)
         if local.hour < settings.TURN_DIGEST_HOUR or user.digest_sent_on == local.date():
             continue
         waiting = tables_waiting_for(user=user)
         if not waiting:
             continue
+        subject = f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you"
         with transaction.atomic():
             claimed = (User.objects.filter(pk=user.pk).exclude(digest_sent_on=local.date())
                        .update(digest_sent_on=local.date()))
             if not claimed:
                 continue  # another run sent it
-            send_mail(subject=f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you",
-                      message=render_to_string("email/digest.txt", {"user": user, "waiting": waiting,
-                                                                     "zone": user.time_zone,
-                                                                     "summaries": summary_links(user=user)}),
-                      from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+            if user.turn_notices == User.TurnNotices.DIGEST and user.email:
+                send_mail(subject=subject,
+                          message=render_to_string("email/digest.txt", {"user": user, "waiting": waiting,
+                                                                         "zone": user.time_zone,
+                                                                         "summaries": summary_links(user=user)}),
+                          from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+        push_send(user_id=user.pk, kind="digest", message=PushMessage(
+            title=subject, body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
+            url=waiting[0].url, tag="digest"))
         sent += 1
     return sent

@@ -11,9 +11,10 @@ from typing import Any
 from accounts.models import User
 from games import engine, selectors
 from games.models import Hand, RuleSetVersion, Table
+from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons
 from games.services.hands import clock_deadline
 from games.snapshot import TableSnapshot, table_snapshot
-from games.words import event_words, money, rules_in_words
+from games.words import event_words, money, raise_to_label, rules_in_words
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
                  "in": "In", "out": "Out"}
@@ -181,7 +182,9 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        out["actions"] = [{"label": action_label(a, currency), "value": action_value(a),
+        current = (view.get("betting") or {}).get("current")
+        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
+                           "value": action_value(a),
                            "kind": a.get("type")} for a in view.get("legal_actions", [])]
         out["log"] = [event_words(e, names=names, currency=currency) for e in view.get("events", [])]
         out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.get("to_act", [])]
@@ -199,6 +202,12 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     active = [s for s in seats if not s.sitting_out]
     out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
     out["in_current_hand"] = bool(hand and not hand.is_finished and view and view.get("you") is not None)
+    rules = table.rule_version.rules
+    out["seat_money"] = snapshot.seat_money
+    out["reasons"] = outcome_reasons(out["result"], game=rules.get("game", ""), names=names, currency=currency, rules=rules)
+    out["match_owed"] = match_owed(view, rules)
+    out["acted"] = member_acted(view)
+    out["board_all_up"] = board_all_up(view)
     return out
 
 
@@ -211,11 +220,16 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     if "previous" in snapshot.derived:
         found: dict[str, Any] = snapshot.derived["previous"]
         return found
-    result = engine.view(engine.state_from_json(prev.state), None).get("result") or {}
+    prev_view = engine.view(engine.state_from_json(prev.state), None)
+    result = prev_view.get("result") or {}
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     winners = set(result.get("winners", []))
+    rules = snapshot.table.rule_version.rules
     out = snapshot.derived["previous"] = {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
+        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
+        "reasons": outcome_reasons(result, game=rules.get("game", ""), names=prev_names,
+                                   currency=snapshot.table.club.currency, rules=rules),
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
         "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
                     for p in result.get("payouts", [])],

@@ -33,6 +33,7 @@ class TableSnapshot:
     previous_users: dict[int, User]
     previous_voiding: Any
     closing: Any  # the ruling that closed a finished table
+    seat_money: dict[int, Any] = field(default_factory=dict)  # user id -> SeatMoney (balance, sitting net)
     derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
 
     @property
@@ -83,9 +84,11 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
                 previous_users = _players(previous)
                 previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
+    seat_money = ledger_selectors.table_seat_money(
+        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
     return TableSnapshot(table=table, hand=hand, state=state, seats=seats, hand_users=hand_users, steps=steps,
                          advance_rows=advance_rows, previous=previous, previous_users=previous_users,
-                         previous_voiding=previous_voiding, closing=closing)
+                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
 
 
 def table_snapshot_read(*, table_id: int, hand_id: int | None) -> TableSnapshot | None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import advance_views, replay_views, views, void_views
+from . import advance_views, notify_views, replay_views, views, void_views
 from .api import views as api_views
 from .chat import views as chat_views
 from .clubdata import views as data_views
@@ -41,6 +41,12 @@ urlpatterns = [
     path("account/data/", data_views.my_data, name="my_data"),
     path("account/data/download.json", data_views.my_data_download, name="my_data_download"),
     path("account/delete/", data_views.account_delete, name="account_delete"),
+    path("turns/next/", notify_views.next_turn, name="next_turn"),
+    path("account/notifications/", notify_views.notifications, name="notifications"),
+    path("account/push/subscribe/", notify_views.push_subscribe_view, name="push_subscribe"),
+    path("account/push/unsubscribe/", notify_views.push_unsubscribe_view, name="push_unsubscribe"),
+    path("manifest.webmanifest", notify_views.manifest, name="manifest"),
+    path("sw.js", notify_views.service_worker, name="service_worker"),
     path("api/v1/openapi.json", api_views.schema, name="api_schema"),
     path("api/v1/clubs", api_views.clubs, name="api_clubs"),
     path("api/v1/clubs/<int:club_id>/balances", api_views.balances, name="api_balances"),

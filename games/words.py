@@ -171,6 +171,9 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
         stage = f"Stage {event['stage']}: the" if event.get("stage") else "The"
         return f"{stage} dealer turns {cards_words(cards)} on {where}."
     if kind == "bet":
+        if event.get("action") == "raise" and isinstance(event.get("to"), int):
+            # One wording for a raise, on the buttons and in the log: what the round's bet is raised to.
+            return f"{who} raises to {money(int(event['to']), currency)}."
         verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(str(event.get("action")), "puts in")
         return f"{who} {verb} {m}."
     if kind == "drop_open":
@@ -202,3 +205,33 @@ def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency:
         return f"Stage {event.get('stage')}."
     extra = f" {who}" if who else ""
     return f"{str(kind).replace('_', ' ').capitalize()}{extra}{(' ' + m) if m else ''}."
+
+
+# ---- the table ----------------------------------------------------------------------------------
+
+_STATUS_WORDS = {"active": "playing", "folded": "folded"}
+_SAME = {"fold": "folded"}  # a fold is what made the seat "folded"
+
+
+def seat_state_words(seat_view: Mapping[str, Any] | None, *, is_me: bool = False) -> str:
+    """A seat's state in the hand, each fact said once: 'playing · bet', 'in', 'decided', 'folded'."""
+    if not seat_view:
+        return ""
+    decision = seat_view.get("decision")
+    if is_me and seat_view.get("status") == "active" and decision not in (None, "", "waiting", "decided"):
+        return f"you chose {decision}"  # their own sealed decision, before the others see it
+    parts: list[str] = []
+    for word in (_STATUS_WORDS.get(str(seat_view.get("status")), seat_view.get("status")),
+                 _SAME.get(str(seat_view.get("last_action")), seat_view.get("last_action")), seat_view.get("decision")):
+        if word and str(word) not in parts:
+            parts.append(str(word))
+    if len(parts) > 1 and parts[0] == "playing":
+        parts = parts[1:]  # "playing · bet" says no more than "bet"
+    return " · ".join(parts)
+
+
+def raise_to_label(action: Mapping[str, Any], *, current: int | None, currency: str) -> str | None:
+    """'Raise to $0.75' for a raise when the round's bet now is known; None for any other action."""
+    if action.get("type") != "raise" or current is None or not isinstance(action.get("amount"), int):
+        return None
+    return f"Raise to {money(int(current) + int(action['amount']), currency)}"

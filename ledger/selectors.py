@@ -423,3 +423,33 @@ def ruling_list(*, club: Club, before: int | None = None, size: int = PAGE_SIZE)
     more = len(rows) > size
     rows = rows[:size]
     return rows, (rows[-1].pk if more and rows else None)
+
+
+# --- money at a table ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatMoney:
+    balance: int  # the member's club balance now
+    sitting_net: int  # what their postings at this table came to since they took the seat
+
+
+def table_seat_money(*, club_id: int, table_id: int, sittings: Mapping[int, datetime]) -> dict[int, SeatMoney]:
+    """Each seated member's club balance and net at ``table_id`` since their sitting began
+    (``sittings``: user id -> when they took the seat), for every seat in one query; members with no
+    account yet are left out (their balance and net are zero)."""
+    if not sittings:
+        return {}
+    from django.db import connection
+
+    users = list(sittings)
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT a.user_id, a.balance, COALESCE(SUM(p.amount), 0)
+            FROM ledger_account a
+            JOIN unnest(%s::bigint[], %s::timestamptz[]) AS s(user_id, since) ON s.user_id = a.user_id
+            LEFT JOIN ledger_posting p ON p.account_id = a.id AND p.table_id = %s AND p.created_at >= s.since
+            WHERE a.club_id = %s AND a.kind = 'member'
+            GROUP BY a.user_id, a.balance
+        """, [users, [sittings[u] for u in users], table_id, club_id])
+        return {int(u): SeatMoney(balance=int(b), sitting_net=int(n)) for u, b, n in cursor.fetchall()}

@@ -246,6 +246,19 @@ TURN_NOTICE_SWEEP_SECONDS = float(os.environ.get("TURN_NOTICE_SWEEP_SECONDS", "6
 TURN_NOTICE_GRACE_SECONDS = int(os.environ.get("TURN_NOTICE_GRACE_SECONDS", "120"))  # "your turn" email delay
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
+# A table or lobby socket keeps its member present this long after it opened or last pinged (pages ping
+# every 25 s); no turn email or push while present (games/presence.py).
+PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "70"))
+# Web Push (games/push.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
+# Without one push is off, unless VAPID_KEY_FILE names a file to keep a generated one in (development, tests).
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
+VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE", "")
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", f"mailto:{DEFAULT_FROM_EMAIL}")  # who the push services may contact
+PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", "3600"))  # how long a push service keeps an undelivered one
+PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS", "10"))
+PUSH_SUBSCRIPTIONS_PER_MEMBER = 10  # browsers per member; the oldest goes
+# Push endpoints must be https on a public address; development and tests may use loopback (a local receiver).
+PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", False)
 # Multiplies every turn clock: 1 in production; the timing tests run a 10-second house clock in 2 s.
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 # Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older

@@ -7,7 +7,7 @@
   if (!root || !("WebSocket" in window) || !window.fetch || !window.DOMParser) return;
   var clubId = root.dataset.clubId;
   var FINAL = { 4401: true, 4403: true, 4404: true };
-  var ws = null, attempts = 0, opened = false, busy = false, again = false;
+  var ws = null, attempts = 0, opened = false, busy = false, again = false, pingTimer = null;
 
   function refresh() {
     if (busy) { again = true; return; }
@@ -31,6 +31,9 @@
       if (opened) refresh();  // changes made while we were away
       opened = true;
       document.body.dataset.lobbyLive = "open";
+      // Keeps the member counted as present (no "your turn" email while the page is open).
+      clearInterval(pingTimer);
+      pingTimer = setInterval(function () { if (ws) ws.send(JSON.stringify({ type: "ping" })); }, 25000);
     };
     ws.onmessage = function (event) {
       var msg;
@@ -38,6 +41,7 @@
       if (msg.type === "lobby.changed") refresh();
     };
     ws.onclose = function (event) {
+      clearInterval(pingTimer);
       ws = null;
       document.body.dataset.lobbyLive = "closed";
       if (FINAL[event.code]) return;

@@ -77,11 +77,49 @@
     if (!fresh) return;
     var node = document.importNode(fresh, true);
     addTokens(node);
+    var moved = newer(key, shownKey());
     live().replaceWith(node);
+    enhanceArea();
+    // One-shot messages belong to the moment they were given: the next update takes them away.
+    if (moved) Array.prototype.forEach.call(document.querySelectorAll("ul.messages"), function (ul) { ul.remove(); });
     if (!latest || newer(key, latest)) latest = key;
     setTitle(msg.your_turn);
     document.dispatchEvent(new CustomEvent("table:area", { detail: key }));
   }
+
+  // ---- the last hand's result stays until the member dismisses it (remembered for this tab) ----
+  var DISMISSED_KEY = "table-dismissed-results";
+  function dismissed() {
+    try { return JSON.parse(window.sessionStorage.getItem(DISMISSED_KEY) || "[]"); } catch (e) { return []; }
+  }
+  function dismiss(handId) {
+    var ids = dismissed().filter(function (id) { return id !== handId; }).concat([handId]).slice(-50);
+    try { window.sessionStorage.setItem(DISMISSED_KEY, JSON.stringify(ids)); } catch (e) { /* private mode */ }
+    enhanceArea();
+  }
+  function enhanceArea() {
+    var gone = dismissed();
+    Array.prototype.forEach.call(live().querySelectorAll("section.previous[data-hand-id]"), function (section) {
+      if (gone.indexOf(section.dataset.handId) !== -1) { section.remove(); return; }
+      var button = section.querySelector("button.dismiss");
+      if (!button) return;
+      button.hidden = false;
+      button.addEventListener("click", function () { dismiss(section.dataset.handId); });
+    });
+  }
+
+  // ---- keyboard: each offered action's key (shown on its button), never while typing ----
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var key = (event.key || "").toLowerCase();
+    if (key.length !== 1) return;
+    var button = live().querySelector('form.actions button[data-key="' + key + '"]:not([disabled])');
+    if (!button) return;
+    event.preventDefault();
+    button.click();
+  });
 
   function onView(msg) {
     var key = { hand: msg.hand, version: msg.version };
@@ -175,7 +213,7 @@
       var delay = Math.min(30000, 500 * Math.pow(2, attempts)) * (0.5 + Math.random() / 2);
       attempts += 1;
       root.dataset.live = "reconnecting";
-      setStatus("Reconnecting\u2026", "reconnecting");
+      setStatus("Offline, reconnecting\u2026", "reconnecting");
       clearTimeout(retryTimer);
       retryTimer = setTimeout(connect, delay);
     };
@@ -215,7 +253,11 @@
     if (document.visibilityState === "visible" && !ws && !stopped) { clearTimeout(retryTimer); attempts = 0; connect(); }
   });
 
+  // The network went away: say so at once, before the socket notices.
+  window.addEventListener("offline", function () { if (!stopped) setStatus("Offline, reconnecting\u2026", "reconnecting"); });
+
   setTitle(live().dataset.myTurn === "1");
+  enhanceArea();
   connect();
   // For tests and curious members: drop the socket as a network would.
   window.tableLive = { drop: function () { if (ws) ws.close(4000, "dropped"); } };

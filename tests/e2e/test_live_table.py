@@ -117,7 +117,8 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     pa.act("in")
     for p in players:
         p.wait_version(hand, 1)
-        expect(p.page.locator('[data-seat="1"]')).to_contain_text("decided")
+        # A is told their own choice; the others only that A decided.
+        expect(p.page.locator('[data-seat="1"] .seat-state')).to_have_text("you chose in" if p is pa else "decided")
     expect(pa.page).not_to_have_title(re.compile("Your turn"))
     expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
     expect(pb.page).to_have_title(re.compile(r"^● Your turn · "))
@@ -129,7 +130,7 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     # B's phone loses the network: the banner shows, the others play on, B catches up when back.
     pb.context.set_offline(True)
     pb.page.evaluate("window.tableLive.drop()")
-    expect(pb.page.locator("#live-status")).to_have_text("Reconnecting…", timeout=WAIT_MS)
+    expect(pb.page.locator("#live-status")).to_have_text("Offline, reconnecting…", timeout=WAIT_MS)
     screenshots(pb.page, "phone-reconnecting")
     pc.act("out")
     pa.wait_version(hand, 2)

@@ -24,7 +24,7 @@ def steps_of(html: str) -> list[str]:
 
 
 def board_of(html: str) -> str:
-    match = re.search(r'<h2>Final board</h2>\s*<div class="board" aria-label="Board">(.*?)\n  </div>', html, re.S)
+    match = re.search(r'<h2>Final board</h2>\s*<div class="board board-\w+" role="group" aria-label="Board">(.*?)\n  </div>', html, re.S)
     assert match, "no final board"
     return match.group(1)
 
@@ -55,7 +55,7 @@ def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_th
     assert 'class="timeout"' in html
     # The board as it stood: stage 1 turned two cards of square 1; the rest stay card backs, unrevealed.
     board = board_of(html)
-    assert re.findall(r"<h3>([^<]+)</h3>", board) == ["Square 1", "Square 2", "Row"]
+    assert re.findall(r"<p class=\"pile-label\">([^<]+)</p>", board) == ["Square 1", "Square 2", "Row"]
     shown = re.findall(r'class="card suit-[cdhs]" role="img" aria-label="([a-z ]+)"', board)
     assert shown == labels(SQUARE1[:2])
     assert board.count('class="card back" role="img" aria-label="face-down card"') == 2 + 4 + 5

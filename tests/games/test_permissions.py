@@ -139,6 +139,9 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     outside |= {f"games:{name}" for name in ("my_data", "my_data_download", "account_delete", "api_schema",
                                              "api_clubs", "api_balances", "api_statement", "api_tables",
                                              "api_table_hands", "api_hand")}
+    # A member's own notices and the web app files: tests/games/test_notify_pages.py checks each of them.
+    outside |= {f"games:{name}" for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe",
+                                             "manifest", "service_worker")}
     names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
         f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
     assert names - outside == covered

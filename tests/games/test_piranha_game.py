@@ -97,8 +97,9 @@ def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_f
         html = clients[seat].get(f"/tables/{table.pk}/").content.decode()
         row = seat_row(html, 1)
         assert "decided" in row and "· in" not in row
+        assert re.findall(r'<span class="seat-state">(.*?)</span>', row) == ["decided"], row
         check_pages({seat: html}, HOLES_1, BOARD_1, 3)
-    assert "you: in" in seat_row(clients[1].get(f"/tables/{table.pk}/").content.decode(), 1)
+    assert "you chose in" in seat_row(clients[1].get(f"/tables/{table.pk}/").content.decode(), 1)
 
     post_action(clients[2], hand, "in")
     hand.refresh_from_db()

@@ -107,3 +107,49 @@ def test_a_countdown_under_a_minute_says_seconds() -> None:
     assert re.fullmatch(r" \(in 4[45] seconds\)", texts[0]), texts
     assert texts[1] in (" (in 1 second)", " (in 0 seconds)"), texts
     assert re.fullmatch(r" \(in 2:0[45]\)", texts[2]), texts
+
+
+def test_a_seat_state_is_said_once() -> None:
+    from games.words import seat_state_words
+
+    assert seat_state_words({"status": "out", "last_action": "out", "decision": "out"}) == "out"
+    assert seat_state_words({"status": "in", "last_action": "in", "decision": "in"}) == "in"
+    assert seat_state_words({"status": "active", "last_action": "decided", "decision": "decided"}) == "decided"
+    assert seat_state_words({"status": "active", "last_action": "bet", "decision": None}) == "bet"
+    assert seat_state_words({"status": "folded", "last_action": "fold", "decision": None}) == "folded"
+    # One's own sealed decision, before it opens: said to oneself once.
+    assert seat_state_words({"status": "active", "last_action": "decided", "decision": "in"}, is_me=True) == "you chose in"
+    assert seat_state_words(None) == ""
+
+
+def test_a_raise_is_worded_the_same_on_the_button_and_in_the_log() -> None:
+    from games.words import raise_to_label
+
+    assert raise_to_label({"type": "raise", "amount": 25}, current=50, currency="USD") == "Raise to $0.75"
+    assert raise_to_label({"type": "call", "amount": 25}, current=50, currency="USD") is None
+    line = event_words({"kind": "bet", "seat": 1, "amount": 50, "action": "raise", "to": 75},
+                       names={1: "Ann"}, currency="USD")
+    assert line == "Ann raises to $0.75."
+    assert event_words({"kind": "bet", "seat": 1, "amount": 25, "action": "call", "to": 50},
+                       names={1: "Ann"}, currency="USD") == "Ann calls $0.25."
+
+
+def test_what_a_piranha_loser_owes_before_the_drop() -> None:
+    from games.outcomes import match_owed
+
+    view = {"game": "piranha", "phase": "drop", "pot": 75}
+    assert match_owed(view, {"match_cap": None}) == 75
+    assert match_owed(view, {"match_cap": 50}) == 50
+    assert match_owed({**view, "phase": "over"}, {}) is None
+    assert match_owed({"game": "piles", "phase": "betting", "pot": 75}, {}) is None
+
+
+def test_acting_and_a_board_all_up() -> None:
+    from games.outcomes import board_all_up, member_acted
+
+    assert member_acted({"you": 1, "events": [{"kind": "ante", "seat": 1}, {"kind": "decided", "seat": 1}]})
+    assert not member_acted({"you": 1, "events": [{"kind": "ante", "seat": 1}, {"kind": "check", "seat": 2}]})
+    assert not member_acted({"you": None, "events": [{"kind": "check", "seat": 1}]})
+    assert board_all_up({"board": {"square1": ["As"], "square2": ["2c"], "row": ["3d"]}})
+    assert not board_all_up({"board": {"square1": ["As"], "square2": [None], "row": ["3d"]}})
+    assert not board_all_up({"board": ["As", "Kd", "2c", None, None]})

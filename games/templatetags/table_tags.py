@@ -1,0 +1,61 @@
+"""The table's layout: seats placed around the board, and each awaited seat's clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from accounts.models import User
+from games import presenters
+from games.templatetags.turn_tags import _snapshot
+from games.words import seat_state_words
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def seat_clocks(context: Any) -> list[dict[str, Any]]:
+    """The clocks this member may see (presenters.turn_clocks_for), read once for the list and the seats."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    hand = context.get("hand")
+    return presenters.turn_clocks_for(hand=hand, user=user if isinstance(user, User) else None,
+                                      snapshot=_snapshot(context, hand))
+
+
+@register.filter
+def clock_of(clocks: list[dict[str, Any]], seat: int) -> dict[str, Any] | None:
+    return next((c for c in clocks or [] if c.get("seat") == seat), None)
+
+
+@register.filter
+def seat_state(row: dict[str, Any]) -> str:
+    return seat_state_words(row.get("view"), is_me=bool(row.get("is_me")))
+
+
+@register.filter
+def around(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The seats by side of the table, the member's own (else the first) at the bottom and the others
+    clockwise: left, top, right; on a phone the sides stack under the board."""
+    if not rows:
+        return []
+    start = next((i for i, r in enumerate(rows) if r.get("is_me")), 0)
+    ring = rows[start:] + rows[:start]
+    rest = ring[1:]
+    n = len(rest)
+    left = (n + 2) // 4 if n > 2 else 0
+    right = left
+    top = n - left - right
+    return [("bottom", ring[:1]), ("left", list(reversed(rest[:left]))),
+            ("top", rest[left:left + top]), ("right", rest[left + top:])]
+
+
+_KEYS = {"check": "k", "call": "c", "bet": "b", "raise": "r", "fold": "f", "in": "i", "out": "o",
+         "declare:high": "h", "declare:low": "l", "declare:pig": "p"}
+
+
+@register.filter
+def shortcut_key(kind: str, value: str) -> str:
+    """The key that presses an action's button (static/js/table.js; not while typing)."""
+    return _KEYS.get(str(value)) or _KEYS.get(str(kind), "")

@@ -1,0 +1,104 @@
+"""Turn notices in a real browser (Debian's chromium): a table tab in the background plays the sound and shows
+"Your turn at ..." when the turn comes to its member, only if they switched those on; the site installs
+(manifest parsed, no installability errors, service worker controlling the whole site); the service
+worker shows a pushed notice."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from games import engine, services
+from tests.e2e.test_live_table import DESKTOP, PHONE, WAIT_MS, Player, club_with_players
+from tests.games.async_helpers import awaited, user_at
+from tests.games.helpers import make_table
+
+pytestmark = pytest.mark.e2e
+
+# Before any page script: a tab in the background, and a record of every sound and notification.
+BACKGROUND_TAB = """
+Object.defineProperty(document, "visibilityState", { get: function () { return "hidden"; } });
+Object.defineProperty(document, "hidden", { get: function () { return true; } });
+window.__sounds = 0; window.__shown = [];
+var RealAudio = window.AudioContext;
+window.AudioContext = function () { window.__sounds += 1; return new RealAudio(); };
+var realShow = ServiceWorkerRegistration.prototype.showNotification;
+ServiceWorkerRegistration.prototype.showNotification = function (title, options) {
+  window.__shown.push(title); return realShow.call(this, title, options);
+};
+"""
+
+
+def _switch_on(player: Player, server: Any, sound: bool, browser: bool) -> None:
+    player.context.grant_permissions(["notifications"], origin=server.url)
+    on = {True: "1", False: "0"}
+    player.context.add_init_script(BACKGROUND_TAB + f"localStorage.setItem('notify.sound', '{on[sound]}');"
+                                   f" localStorage.setItem('notify.browser', '{on[browser]}');")
+
+
+def test_a_background_table_tab_sounds_and_notifies_when_the_turn_comes(asgi_server, browser) -> None:
+    club, organiser, (a, b, _c) = club_with_players()
+    table = make_table(club, organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    first = user_at(hand, awaited(hand)[0])
+    second = b if first.pk == a.pk else a
+    waiting = Player(browser, asgi_server, second, PHONE)  # switched both on
+    quiet = Player(browser, asgi_server, first, DESKTOP)  # switched neither on
+    _switch_on(waiting, asgi_server, sound=True, browser=True)
+    _switch_on(quiet, asgi_server, sound=False, browser=False)
+    for p in (waiting, quiet):
+        p.open(table)
+        p.wait_version(hand, 0)
+        expect(p.page.locator("html")).to_have_attribute("data-sw", "registered", timeout=WAIT_MS)
+    assert waiting.page.evaluate("window.__shown") == [] and waiting.page.evaluate("window.__sounds") == 0
+
+    quiet.act("check")
+    waiting.wait_version(hand, 1)
+    expect(waiting.page.locator("#table-live")).to_have_attribute("data-my-turn", "1")
+    expect(waiting.page.locator("html")).to_have_attribute("data-notified", "1", timeout=WAIT_MS)
+    waiting.page.wait_for_function("window.__shown.length === 1", timeout=WAIT_MS)
+    assert waiting.page.evaluate("window.__shown") == [f"Your turn at {table.name}"]
+    assert waiting.page.evaluate("window.__sounds") == 1
+
+    # The other member's turn comes back to them later; they chose no sound and no notification.
+    waiting.act("check")
+    quiet.wait_version(hand, 2)
+    expect(quiet.page.locator("#table-live")).to_have_attribute("data-my-turn", "1")
+    expect(quiet.page.locator("html")).to_have_attribute("data-notified", "1", timeout=WAIT_MS)
+    assert quiet.page.evaluate("window.__shown") == [] and quiet.page.evaluate("window.__sounds") == 0
+    for p in (waiting, quiet):
+        p.context.close()
+
+
+def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> None:
+    context = browser.new_context(viewport=PHONE)
+    context.grant_permissions(["notifications"], origin=asgi_server.url)
+    page = context.new_page()
+    page.goto(f"{asgi_server.url}/login/")
+    scope = page.evaluate("navigator.serviceWorker.ready.then(function (r) { return r.scope; })")
+    assert scope == f"{asgi_server.url}/"
+    cdp = context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["errors"] == [] and manifest["url"].endswith("/manifest.webmanifest")
+    errors = [e["errorId"] for e in cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]]
+    assert [e for e in errors if e != "in-incognito"] == []  # Playwright's contexts are incognito ones
+
+    # A push as the push service would hand it to the worker: shown with its title, text and link.
+    registrations: list[dict[str, Any]] = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    page.wait_for_timeout(300)
+    registration = next(r for r in registrations if r["scopeURL"] == scope and not r.get("isDeleted"))
+    payload = {"title": "Your turn at Main", "body": "Club: the table waits for you.",
+               "url": f"{asgi_server.url}/tables/1/", "tag": "table-1"}
+    cdp.send("ServiceWorker.deliverPushMessage", {"origin": asgi_server.url,
+                                                  "registrationId": registration["registrationId"],
+                                                  "data": json.dumps(payload)})
+    page.wait_for_function("""navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
+        .then(function (n) { window.__notes = n.map(function (x) { return [x.title, x.body, x.tag]; }); return n.length; })""",
+                           timeout=WAIT_MS)
+    assert page.evaluate("window.__notes") == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
+    context.close()
