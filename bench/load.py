@@ -300,16 +300,23 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
     stats.connected += 1
     shown: tuple[int, int] = (-1, -1)
     pending: list[asyncio.Task[None]] = []
+    # One action in flight at a time, as a person clicks once and waits for the answer: a newer area
+    # arriving meanwhile (another seat's sealed decision) does not send the same decision again.
+    in_flight = False
+    sent_at: tuple[int, int] = (-1, -1)
+    last_turn: dict[str, Any] | None = None
 
     async def act(hand: int, version: int, value: str) -> None:
+        nonlocal in_flight, sent_at
         await pacers[table].wait()
-        if until.is_set() or (hand, version) != shown:
+        if until.is_set() or (hand, version) != shown or in_flight:
             return
+        in_flight, sent_at = True, (hand, version)
         stats.sent.setdefault((table, hand, version + 1), time.monotonic())
         await ws.send(json.dumps({"type": "action", "hand": hand, "version": version, "action": value}))
 
     def on_area(message: dict[str, Any], now: float, delivered: bool = True) -> None:
-        nonlocal shown
+        nonlocal shown, last_turn
         key = (int(message["hand"]), int(message["version"]))
         if ready.is_set() and delivered:
             stats.deliveries += 1
@@ -320,7 +327,8 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
         if key < shown:
             return
         shown = key
-        if message.get("your_turn"):
+        last_turn = message if message.get("your_turn") else None
+        if message.get("your_turn") and not in_flight:
             offered = BUTTON.findall(message["html"])
             choice = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
             if choice is not None:
@@ -342,11 +350,19 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
                 on_area(message, now)
             elif kind == "action.ok":
                 stats.actions += 1
+                in_flight = False
+                # The action made the hand this version: areas rendered before it are old news (they
+                # could still offer this seat the decision it has just made).
+                shown = max(shown, (int(message["hand"]), int(message["version"])))
             elif kind == "error":
                 if "moved on" in str(message.get("message")):
                     stats.stale += 1
                 else:
                     stats.errors += 1
+                in_flight = False
+                # Refused: choose again once the screen shows a newer turn (at once if it does already).
+                if last_turn is not None and (int(last_turn["hand"]), int(last_turn["version"])) > sent_at:
+                    on_area(last_turn, now, delivered=False)
 
 
 async def bare_group(url: str, group: int, stats: Stats, rate: float | None, until: asyncio.Event,

@@ -107,14 +107,16 @@ def run(port: int) -> int:
     manage(env, "migrate", "--noinput", *owner)
     env.pop("DATABASE_OWNER_URL", None)
     manage(env, "seed_demo", "--url", f"http://127.0.0.1:{port}/")
-    bin_dir = VENV / "bin"
+    # Celery as "python -m celery": a console script's shebang names the interpreter's old path once
+    # the virtualenv is moved.
+    celery = [str(VENV / "bin" / "python"), "-m", "celery"]
     data = ROOT / ".data"
     commands = {
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
-        "worker": [str(bin_dir / "celery"), "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
+        "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--loglevel", "INFO"],
-        "beat": [str(bin_dir / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+        "beat": [*celery, "-A", "config", "beat", "--loglevel", "INFO",
                  "--schedule", str(data / "celerybeat-schedule")],
     }
     supervisor = Supervisor(commands, env)

@@ -8,7 +8,7 @@ commitment  merkle_root, openings, Opening, verify_opening, opened_positions, ch
             (one salted leaf per deck position; the encoding is in verify.py)
 evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
-play        new_hand, legal_actions, apply, to_act, timeout_action, view, is_over,
+play        new_hand, legal_actions, apply, to_act, is_sealed, sealed_actions, timeout_action, view, is_over,
             result, replay, state_to_json, state_from_json
 actions     Action, action_to_dict, action_from_dict
 events      Event
@@ -98,6 +98,18 @@ def to_act(state: State) -> tuple[int, ...]:
     return seats
 
 
+def is_sealed(state: State) -> bool:
+    """Whether the hand is in its sealed decision (Piranha's drop, Piles' declaration), which every
+    undecided seat makes at once."""
+    return bool(state.phase == _module(state).VARIANT.sealed)
+
+
+def sealed_actions(state: State) -> tuple[Action, ...]:
+    """The choices of the hand's sealed decision (whatever the phase now)."""
+    choices: tuple[Action, ...] = _module(state).VARIANT.sealed_actions
+    return choices
+
+
 def timeout_action(state: State, seat: int) -> Action:
     """The default action when ``seat``'s clock runs out (DESIGN.md): check if free, else fold;
     a Piranha drop -> out; a Piles declaration -> fold (rules.declare_timeout "high" -> high).
@@ -177,7 +189,7 @@ def replay(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[st
 __all__ = [
     "SCHEME_DECK", "SCHEME_MERKLE", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
     "IllegalAction", "LowValue", "Opening", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
-    "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over",
+    "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over", "is_sealed", "sealed_actions",
     "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",
     "piles_best_low", "piranha_best", "replay", "result", "rules_from_dict",
     "shuffled_deck", "state_from_json", "state_to_json", "timeout_action", "to_act",

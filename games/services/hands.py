@@ -27,11 +27,13 @@ from config import metrics
 from games import advance, engine
 from games import clock as turn_clock
 from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
-from games.errors import IllegalMove, NotSeated, NotYourTurn, StaleVersion, TableRefused
+from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
+from games.errors import StaleVersion as StaleVersion  # the refusal of the action path, named here too
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors import hand_seat_of
 from games.services.announce import table_announce, table_changed_announce
 from games.services.locking import hand_lock_seated as hand_lock_seated  # advance.py shares it
+from games.services.locking import locked_hand_state
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
@@ -339,9 +341,9 @@ def _lock_live_hand(hand_id: int) -> Hand | None:
     return hand
 
 
-def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action,
-                  version: int) -> Hand:
+def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action) -> Hand:
     """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
+    after = hand.version
     if seat not in engine.to_act(state):
         raise NotYourTurn()
     try:
@@ -352,7 +354,7 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     seat_users = _seat_users(hand)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
                  action=action, is_timeout=False, seat_users=seat_users, created_by=user)
-    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=version, seat_users=seat_users))
+    _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=after, seat_users=seat_users))
     return hand
 
 
@@ -372,14 +374,16 @@ def hand_apply_action(*, hand_id: int, user: User, action: engine.Action | Mappi
 
     Opens the durable transaction and locks the hand row. Raises (all DomainError,
     nothing changed): NotSeated (not dealt in), StaleVersion (the hand moved on: a
-    double click or someone acted first), NotYourTurn, IllegalMove (the engine's rule).
+    double click or someone acted first; a sealed decision others made first leaves it standing),
+    NotYourTurn, IllegalMove (the engine's rule).
     Advance actions and away members' defaults that become due are applied in the same
     transaction; when the hand ends, the table is updated and the next hand dealt in it.
     """
     parsed = _typed(action)
     with transaction.atomic(durable=True):
-        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True)
-        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed, version=version)
+        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True,
+                                             action=parsed)
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
 NO_SUCH_HAND = "That hand is not being played at this table."
@@ -393,7 +397,8 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     The access rule: the hand must be this table's, the player a member of its club now (a non-member
     hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
     Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
-    NotSeated (no such hand here, or not dealt in), StaleVersion, NotYourTurn, IllegalMove.
+    NotSeated (no such hand here, or not dealt in), StaleVersion (moved on; a sealed decision left standing by
+    others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove.
     """
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules, and whether the player is a member of the table's club.
@@ -406,10 +411,8 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
         seat = hand_seat_of(hand=hand, user=user)
         if seat is None:
             raise NotSeated()
-        if hand.is_finished or hand.voided_at is not None or hand.version != version:
-            raise StaleVersion(current=hand.version)
-        return _apply_locked(hand=hand, seat=seat, state=engine.state_from_json(hand.state), user=user,
-                             action=action, version=version)
+        state = locked_hand_state(hand=hand, seat=seat, version=version, action=action)
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=action)
 
 
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:

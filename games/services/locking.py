@@ -6,14 +6,15 @@ from __future__ import annotations
 from accounts.models import User
 from games import engine
 from games.errors import NotSeated, StaleVersion
-from games.models import Hand
+from games.models import Hand, HandAction
 from games.selectors import hand_seat_of
 
 
-def hand_lock_seated(*, hand_id: int, user: User, version: int,
-                     with_rules: bool = False) -> tuple[Hand, int, engine.State]:
+def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
+                     action: engine.Action | None = None) -> tuple[Hand, int, engine.State]:
     """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
-    their seat and its state. ``with_rules`` also loads (and so locks) its rule version.
+    their seat and its state. ``with_rules`` also loads (and so locks) its rule version; ``action``: the
+    player's action, which may be a sealed decision still standing against an older version.
 
     Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
     StaleVersion (finished, voided or moved on).
@@ -27,6 +28,39 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int,
     seat = hand_seat_of(hand=hand, user=user)
     if seat is None:
         raise NotSeated()
-    if hand.is_finished or hand.voided_at is not None or hand.version != version:
+    return hand, seat, locked_hand_state(hand=hand, seat=seat, version=version, action=action)
+
+
+def locked_hand_state(*, hand: Hand, seat: int, version: int, action: engine.Action | None) -> engine.State:
+    """The locked live ``hand``'s state, when ``action`` of ``seat`` made against ``version`` still stands:
+    the version is the hand's own, or the action is a sealed decision made late (``_late_sealed_decision``).
+    ``action`` None: only the hand's own version stands. Raises StaleVersion (finished, voided or moved on)."""
+    if hand.is_finished or hand.voided_at is not None:
         raise StaleVersion(current=hand.version)
-    return hand, seat, engine.state_from_json(hand.state)
+    state = engine.state_from_json(hand.state)
+    if hand.version != version and (action is None or not _late_sealed_decision(
+            hand=hand, seat=seat, state=state, version=version, action=action)):
+        raise StaleVersion(current=hand.version)
+    return state
+
+
+def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version: int,
+                          action: engine.Action) -> bool:
+    """Whether the sealed decision ``action`` of ``seat``, made against the older ``version``, is still the
+    decision that seat was shown (piranha.txt 3.1, piles.txt 4.1: every seat decides at once, so others
+    deciding first changes nothing it depends on): the hand is in its sealed decision, the seat is still
+    awaited and the action legal now, the seat's turn in this decision began at or before ``version`` (its
+    clock's "since", kept while the awaited seats only shrink: ``_clocks`` in games/services/hands.py), and
+    every action logged since ``version`` was another seat's sealed decision. Others' choices stay sealed
+    either way, so whether it is taken tells the seat nothing it could not see. Reads the hand's log (only
+    for a late action)."""
+    if not 0 <= version < hand.version or not engine.is_sealed(state):
+        return False
+    if seat not in engine.to_act(state) or action not in engine.legal_actions(state, seat):
+        return False
+    clock = hand.clocks.get(str(seat))
+    if clock is None or int(clock["since"]) > version:
+        return False
+    sealed = set(engine.sealed_actions(state))
+    since = HandAction.objects.filter(hand=hand, sequence__gt=version).values_list("seat", "action")
+    return all(other != seat and engine.action_from_dict(done) in sealed for other, done in since)
