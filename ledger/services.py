@@ -49,10 +49,10 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
+from games.engine.events import PAY_KINDS
 
 from .models import (
     AWARD_KINDS,
-    PAY_KINDS,
     Account,
     ClubLedgerSettings,
     EntryKind,
