@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", include("ledger.urls")),
     path("", include("clubhouse.urls")),
+    path("", include("clubdata.urls")),
 ]

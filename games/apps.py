@@ -35,6 +35,18 @@ class GamesConfig(AppConfig):
                             weak=False)
         user_logged_out.connect(logged_out, dispatch_uid="games.access.logout", weak=False)
         self._connect_member_signals()
+        self._connect_ledger_signals()
+
+    @staticmethod
+    def _connect_ledger_signals() -> None:
+        """The ledger's Rulings page shows the games' "void a hand" form (ledger/signals.py)."""
+        from games.forms import VoidHandForm
+        from ledger.signals import rulings_page_forms
+
+        def void_form(sender: Any, club: Any, **kwargs: Any) -> dict[str, Any]:
+            return {"void_form": VoidHandForm(club=club)}
+
+        rulings_page_forms.connect(void_form, dispatch_uid="games.rulings.void_form", weak=False)
 
     @staticmethod
     def _connect_member_signals() -> None:

@@ -11,11 +11,12 @@ from typing import Any
 
 from django import forms
 
+from accounts.models import Club
 from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
-from games.models import Game, RuleSetVersion
+from games.models import Game, Hand, RuleSetVersion
 from games.words import cents_from_units, units_from_cents
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
@@ -324,3 +325,29 @@ def act_request_parse(*, hand: Any, version: Any, action: Any, amount: Any = Non
         message = str(exc).strip()
         raise IllegalMove(message if message.endswith((".", "!", "?")) else message + ".") from None
     return ActRequest(hand_id=hand_id, version=number, action=parsed)
+
+
+class HandChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.table.name}, hand {obj.number} ({obj.started_at:%Y-%m-%d})"
+
+
+class VoidHandForm(forms.Form):
+    """The organisers' "void this hand" form on the ledger's Rulings page (games/void_views.py)."""
+
+    hand = HandChoiceField(queryset=Hand.objects.none(), label="Hand",
+                           error_messages={"invalid_choice": "Choose a finished hand of this club."})
+    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 3}), label="Reason",
+                             error_messages={"required": "A ruling needs a reason."})
+
+    def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "void_%s")
+        super().__init__(*args, **kwargs)
+        hand_field = self.fields["hand"]
+        assert isinstance(hand_field, forms.ModelChoiceField)
+        hand_field.queryset = (Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
+                               .select_related("table").order_by("-pk"))
+        # Years of hands: the menu offers the latest hundred; any hand of the club validates.
+        recent = list(hand_field.queryset[:100])
+        hand_field.widget.choices = [("", "Choose a hand"), *((h.pk, f"{h.table.name}, hand {h.number} "
+                                                               f"({h.started_at:%Y-%m-%d})") for h in recent)]

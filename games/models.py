@@ -199,7 +199,7 @@ class HandAction(models.Model):
 
 
 class ClubExport(models.Model):
-    """An organiser's download of the whole club (games/clubdata/archive.py), with the reason given.
+    """An organiser's download of the whole club (clubdata/archive.py), with the reason given.
 
     The file holds every finished hand's deck and salts, folded and dropped hands included, which the
     site otherwise opens only by a ruling (HandDispute): so each export is itself a ruling on record,

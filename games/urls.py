@@ -3,7 +3,6 @@ from django.urls import path
 from . import advance_views, notify_views, replay_views, views, void_views
 from .api import views as api_views
 from .chat import views as chat_views
-from .clubdata import views as data_views
 
 app_name = "games"
 urlpatterns = [
@@ -35,12 +34,6 @@ urlpatterns = [
     path("cards/colours/", views.deck_colours, name="deck_colours"),
     path("tables/<int:table_id>/chat/", chat_views.chat_send, name="chat_send"),
     path("chat/<int:message_id>/hide/", chat_views.chat_hide_view, name="chat_hide"),
-    path("clubs/<int:club_id>/data/", data_views.club_data, name="club_data"),
-    path("clubs/<int:club_id>/data/export.zip", data_views.club_data_export, name="club_data_export"),
-    path("clubs/<int:club_id>/data/import/", data_views.club_data_import, name="club_data_import"),
-    path("account/data/", data_views.my_data, name="my_data"),
-    path("account/data/download.json", data_views.my_data_download, name="my_data_download"),
-    path("account/delete/", data_views.account_delete, name="account_delete"),
     path("turns/next/", notify_views.next_turn, name="next_turn"),
     path("account/notifications/", notify_views.notifications, name="notifications"),
     path("account/push/subscribe/", notify_views.push_subscribe_view, name="push_subscribe"),

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_POST
 from accounts.access import club_access
 from accounts.models import User
 from config.errors import DomainError
+from games.forms import VoidHandForm
 from games.services.voiding import hand_void
-from ledger.forms import VoidHandForm
 from ledger.views import rulings_context
 
 

@@ -17,7 +17,6 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import Club, User
-from games.models import Table
 from ledger.models import Account, JournalEntry, Posting
 from ledger.selectors import StatementFilter
 
@@ -71,8 +70,11 @@ def _where(flt: StatementFilter) -> tuple[list[str], list[Any]]:
 
 
 def _tables() -> dict[str, str]:
+    # The games' table is named through the entry's own relation: the ledger imports nothing above it.
+    table = JournalEntry._meta.get_field("table").related_model
+    assert table is not None and not isinstance(table, str)
     return {"posting": Posting._meta.db_table, "entry": JournalEntry._meta.db_table,
-            "table": Table._meta.db_table, "account": Account._meta.db_table, "user": User._meta.db_table}
+            "table": table._meta.db_table, "account": Account._meta.db_table, "user": User._meta.db_table}
 
 
 def statement_sql(*, account: Account, flt: StatementFilter) -> tuple[str, list[Any]]:

@@ -7,12 +7,12 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.db import models
 from django.utils import timezone
 
 from accounts.models import Club, User
-from games.models import Game, Hand, Table
 
-from .models import EntryKind
+from .models import EntryKind, JournalEntry
 from .selectors import StatementFilter
 from .services import MAX_AMOUNT
 
@@ -55,12 +55,29 @@ def date_picker() -> forms.DateInput:
     return forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 
 
+def _related(model: type[models.Model], name: str) -> type[models.Model]:
+    """The model at the other end of ``model``'s relation ``name``: the ledger reaches the games' tables
+    through its own foreign keys and imports nothing from the app above it."""
+    other = model._meta.get_field(name).related_model
+    assert other is not None and not isinstance(other, str)
+    return other
+
+
+def _game_choices() -> list[tuple[str, str]]:
+    """The games a table may play: the choices of its rule set's ``game`` (entry -> table -> rule version ->
+    rule set)."""
+    rule_set = _related(_related(_related(JournalEntry, "table"), "rule_version"), "rule_set")
+    game = rule_set._meta.get_field("game")
+    assert isinstance(game, models.Field)
+    return [(str(value), str(label)) for value, label in game.choices or ()]
+
+
 class StatementFilterForm(forms.Form):
     date_from = forms.DateField(required=False, label="From", widget=date_picker())
     date_to = forms.DateField(required=False, label="To", widget=date_picker())
-    table = forms.ModelChoiceField(queryset=Table.objects.none(), required=False, label="Table",
+    table = forms.ModelChoiceField(queryset=JournalEntry.objects.none(), required=False, label="Table",
                                    error_messages={"invalid_choice": "Choose a table of this club."})
-    game = forms.ChoiceField(choices=[("", "Any game"), *Game.choices], required=False)
+    game = forms.ChoiceField(choices=[("", "Any game")], required=False)
     kind = forms.ChoiceField(choices=[("", "Any kind"), *EntryKind.choices], required=False, label="Kind")
     before = forms.IntegerField(required=False, min_value=1, max_value=2**62, widget=forms.HiddenInput,
                                 error_messages={"invalid": "That page link is broken; start from the newest."})
@@ -69,7 +86,10 @@ class StatementFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         table_field = self.fields["table"]
         assert isinstance(table_field, forms.ModelChoiceField)
-        table_field.queryset = Table.objects.filter(club=club).order_by("name", "pk")
+        table_field.queryset = _related(JournalEntry, "table")._default_manager.filter(club=club).order_by("name", "pk")
+        game_field = self.fields["game"]
+        assert isinstance(game_field, forms.ChoiceField)
+        game_field.choices = [("", "Any game"), *_game_choices()]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -116,36 +136,12 @@ class AdjustmentForm(forms.Form):
                              error_messages={"required": "A ruling needs a reason."})
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
-        # The rulings page shows this form beside VoidHandForm: each keeps its own element ids.
+        # The rulings page shows this form beside the void-a-hand form: each keeps its own element ids.
         kwargs.setdefault("auto_id", "adjust_%s")
         super().__init__(*args, **kwargs)
         self.fields["from_user"] = member_field(club, "From (pays)")
         self.fields["to_user"] = member_field(club, "To (receives)")
         self.fields["amount"].widget.attrs.update({"inputmode": "decimal", "min": "0.01", "step": "0.01"})
-
-
-class HandChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Any) -> str:
-        return f"{obj.table.name}, hand {obj.number} ({obj.started_at:%Y-%m-%d})"
-
-
-class VoidHandForm(forms.Form):
-    hand = HandChoiceField(queryset=Hand.objects.none(), label="Hand",
-                           error_messages={"invalid_choice": "Choose a finished hand of this club."})
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 3}), label="Reason",
-                             error_messages={"required": "A ruling needs a reason."})
-
-    def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
-        kwargs.setdefault("auto_id", "void_%s")
-        super().__init__(*args, **kwargs)
-        hand_field = self.fields["hand"]
-        assert isinstance(hand_field, forms.ModelChoiceField)
-        hand_field.queryset = (Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
-                               .select_related("table").order_by("-pk"))
-        # Years of hands: the menu offers the latest hundred; any hand of the club validates.
-        recent = list(hand_field.queryset[:100])
-        hand_field.widget.choices = [("", "Choose a hand"), *((h.pk, f"{h.table.name}, hand {h.number} "
-                                                               f"({h.started_at:%Y-%m-%d})") for h in recent)]
 
 
 class SettlementLimitForm(forms.Form):

@@ -29,8 +29,9 @@ from config.errors import DomainError
 from config.query import BadQuery, query_key
 
 from . import exports, selectors, services
-from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm, VoidHandForm
+from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm
 from .selectors import StatementFilter
+from .signals import rulings_page_forms
 
 
 def _me(request: HttpRequest) -> User:
@@ -321,12 +322,16 @@ def _rulings_before(request: HttpRequest) -> tuple[int | None, bool]:
 def rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
                      **forms: Any) -> dict[str, Any]:
     rulings, next_before = selectors.ruling_list(club=access.club, before=before)
-    return {
+    context: dict[str, Any] = {
         "club": access.club, "access": access, "rulings": rulings, "next_before": next_before,
-        "adjust_form": forms.get("adjust_form") or AdjustmentForm(club=access.club),
-        "void_form": forms.get("void_form") or VoidHandForm(club=access.club),
-        "title": f"Rulings · {access.club.name}",
+        "adjust_form": AdjustmentForm(club=access.club), "title": f"Rulings · {access.club.name}",
     }
+    # The forms of the apps above the ledger (games: "void a hand"), then the bound ones given back.
+    for _receiver, more in rulings_page_forms.send(sender=rulings_context, club=access.club):
+        if isinstance(more, dict):
+            context.update(more)
+    context.update(forms)
+    return context
 
 
 @login_required

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "games",
     "ledger",
     "clubhouse",
+    "clubdata",
     "operations",
 ]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from .errors import EngineError
@@ -47,6 +48,19 @@ class Event:
             raise EngineError("An event needs a kind") from exc
         rest = {k: _plain(v) for k, v in data.items() if k not in ("kind", "seat", "amount")}
         return cls(str(kind), data.get("seat"), data.get("amount"), rest)
+
+
+def freeze(value: Any) -> Any:
+    """A read-only deep copy of JSON-ready data: objects become read-only mappings, lists tuples.
+
+    A frozen record holds no dict or list another caller could change behind its back;
+    ``_plain`` (and ``common.to_plain``) print it back to the same JSON.
+    """
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
 
 
 def _plain(value: Any) -> Any:

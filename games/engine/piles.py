@@ -39,7 +39,7 @@ from .cards import Card, card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, split
 from .errors import IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
-from .events import Event, event
+from .events import Event, event, freeze
 from .rules import PilesRules
 
 GAME = "Piles"
@@ -84,6 +84,10 @@ class PilesState:
     betting: bet.Betting | None
     events: tuple[Event, ...]
     outcome: Mapping[str, Any] | None
+
+    def __post_init__(self) -> None:
+        if self.outcome is not None:  # read-only all the way down, whoever built it
+            object.__setattr__(self, "outcome", freeze(self.outcome))
     game: str = "piles"
 
 

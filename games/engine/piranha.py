@@ -20,7 +20,7 @@ from .cards import card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, match_within_limit, split
 from .errors import IllegalAction
 from .evaluate import HandValue, piranha_best
-from .events import Event, event
+from .events import Event, event, freeze
 from .rules import PiranhaRules
 
 GAME = "Piranha"
@@ -57,6 +57,10 @@ class PiranhaState:
     betting: bet.Betting | None
     events: tuple[Event, ...]
     outcome: Mapping[str, Any] | None
+
+    def __post_init__(self) -> None:
+        if self.outcome is not None:  # read-only all the way down, whoever built it
+            object.__setattr__(self, "outcome", freeze(self.outcome))
     game: str = "piranha"
 
 

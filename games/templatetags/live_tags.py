@@ -1,6 +1,7 @@
 """Parts of the table area that every viewer sees alike, rendered once per table snapshot.
 
-``{% public_part "name" %}...{% end_public_part %}``: the enclosed part is rendered for the first member
+``{% public_part "name" %}...{% end_public_part %}`` (or ``{% public_part "name" key %}``, one part per
+value of ``key``, e.g. a seat number): the enclosed part is rendered for the first member
 whose area is made from a snapshot (games/snapshot.py) and the same text is inserted for every other
 member's area made from it, in the same time zone and language. So the enclosed part must use only what
 is the same for everyone who may see the table: public facts of the table and hand (the log, the board,
@@ -21,15 +22,17 @@ register = template.Library()
 
 
 class PublicPartNode(template.Node):
-    def __init__(self, name: str, nodelist: template.NodeList) -> None:
+    def __init__(self, name: str, nodelist: template.NodeList, key: template.base.FilterExpression | None) -> None:
         self.name = name
         self.nodelist = nodelist
+        self.key = key
 
     def render(self, context: Any) -> str:
         snapshot = context.get("snapshot")
         if not isinstance(snapshot, TableSnapshot):
             return str(self.nodelist.render(context))
-        key = ("public_part", self.name, timezone.get_current_timezone_name(), translation.get_language())
+        part = self.key.resolve(context) if self.key is not None else None
+        key = ("public_part", self.name, part, timezone.get_current_timezone_name(), translation.get_language())
         found = snapshot.derived.get(key)
         if found is None:
             found = snapshot.derived[key] = str(self.nodelist.render(context))
@@ -39,8 +42,10 @@ class PublicPartNode(template.Node):
 @register.tag("public_part")
 def public_part(parser: Any, token: Any) -> PublicPartNode:
     bits = token.split_contents()
-    if len(bits) != 2 or bits[1][0] not in "\"'" or bits[1][-1] != bits[1][0]:
-        raise template.TemplateSyntaxError('Use {% public_part "name" %}...{% end_public_part %}')
+    if len(bits) not in (2, 3) or bits[1][0] not in "\"'" or bits[1][-1] != bits[1][0]:
+        raise template.TemplateSyntaxError('Use {% public_part "name" %}...{% end_public_part %}, or '
+                                           '{% public_part "name" key %}')
+    key = parser.compile_filter(bits[2]) if len(bits) == 3 else None
     nodelist = parser.parse(("end_public_part",))
     parser.delete_first_token()
-    return PublicPartNode(bits[1][1:-1], nodelist)
+    return PublicPartNode(bits[1][1:-1], nodelist, key)

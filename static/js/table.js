@@ -21,6 +21,7 @@
                 4404: "This table no longer exists." };
   var ws = null, attempts = 0, retryTimer = null, stopped = false, pingTimer = null;
   var latest = null;        // newest (hand, version) the socket told us about
+  var acked = null;         // (hand, version) of this member's own last acknowledged action
 
   function live() { return document.getElementById("table-live"); }
   function num(v) { return v === "" || v === undefined || v === null ? null : Number(v); }
@@ -72,6 +73,9 @@
     // Never go back: an area older than the one shown is dropped (after a reconnect, the same version
     // is taken again: seats may have moved).
     if (newer(shownKey(), key)) return;
+    // Nor older than this member's own acknowledged action: an area from between (another seat's
+    // sealed decision landing first) would offer the decision just made again.
+    if (acked && newer(acked, key)) return;
     var doc = new DOMParser().parseFromString(msg.html, "text/html");
     var fresh = doc.getElementById("table-live");
     if (!fresh) return;
@@ -120,6 +124,12 @@
     event.preventDefault();
     button.click();
   });
+
+  function onAck(msg) {
+    showError("");
+    var key = { hand: num(msg.hand), version: num(msg.version) };
+    if (key.hand !== null && key.version !== null && (!acked || newer(key, acked))) acked = key;
+  }
 
   function onView(msg) {
     var key = { hand: msg.hand, version: msg.version };
@@ -195,7 +205,7 @@
         case "hand.view": onView(msg); break;
         case "table.html": onArea(msg); break;
         case "error": showError(msg.message); unlockForms(); send({ type: "sync" }); break;
-        case "action.ok": showError(""); break;
+        case "action.ok": onAck(msg); break;
         case "chat.history": chatReplace(msg.messages); break;
         case "chat.message": chatAdd(msg.message); break;
         case "chat.hidden": chatHide(msg.id); break;

@@ -237,3 +237,68 @@ def test_without_javascript_the_forms_still_post(asgi_server, browser, screensho
     hand.refresh_from_db()
     assert hand.version == 1
     context.close()
+
+
+# Holds the table areas the socket pushes (window.__held) while window.__hold is set, so a test can hand
+# them to the page one by one (window.__deliver) as a slow network would.
+HOLD_AREAS = """(function () {
+  var Native = window.WebSocket;
+  window.__hold = false; window.__held = []; window.__acks = [];
+  function Held(url, protocols) {
+    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    var handler = null;
+    Object.defineProperty(ws, "onmessage", { get: function () { return handler; },
+                                             set: function (h) { handler = h; } });
+    ws.addEventListener("message", function (event) {
+      var msg = JSON.parse(event.data);
+      if (msg.type === "action.ok") window.__acks.push(msg.version);
+      if (window.__hold && msg.type === "table.html") { window.__held.push(event.data); return; }
+      if (handler) handler(event);
+    });
+    window.__deliver = function (version) {
+      var i = window.__held.findIndex(function (d) { return JSON.parse(d).version === version; });
+      var data = window.__held.splice(i, 1)[0];
+      handler({ data: data });
+    };
+    return ws;
+  }
+  Held.prototype = Native.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach(function (k) { Held[k] = Native[k]; });
+  window.WebSocket = Held;
+})();"""
+
+
+def test_an_area_older_than_ones_own_acknowledged_action_is_not_shown(asgi_server, browser, screenshots) -> None:
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    pa = Player(browser, asgi_server, a, DESKTOP)
+    pa.context.add_init_script(HOLD_AREAS)
+    pb = Player(browser, asgi_server, b, PHONE)
+    for p in (pa, pb):
+        p.open(table)
+        p.wait_version(hand, 0)
+    pa.page.evaluate("window.__hold = true")
+    # B's sealed decision lands first (version 1); A decides against version 0 and is taken (version 2).
+    pb.act("in")
+    pb.wait_version(hand, 1)
+    pa.act("in")
+    # (polled with evaluate: the page's script policy forbids wait_for_function's string evaluation)
+    for _ in range(200):
+        if pa.page.evaluate("window.__acks.indexOf(2) !== -1 && window.__held.length === 2"):
+            break
+        pa.page.wait_for_timeout(100)
+    else:
+        pytest.fail("A's action was not acknowledged, or the areas of versions 1 and 2 never came")
+    # The in-between area (A still deciding) comes after A's own decision was acknowledged: not shown.
+    pa.page.evaluate("window.__deliver(1)")
+    expect(pa.page.locator("#table-live")).to_have_attribute("data-hand-version", "0")
+    expect(pa.page.locator("#table-live form.actions button:not([disabled])")).to_have_count(0)
+    pa.page.evaluate("window.__deliver(2)")
+    pa.wait_version(hand, 2)
+    expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
+    expect(pa.page.locator('[data-seat="1"] .seat-state')).to_have_text("you chose in")
+    screenshots(pa.page, "own-decision-kept")
+    assert pa.not_reloaded()
+    pa.context.close()
+    pb.context.close()

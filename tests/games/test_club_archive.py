@@ -13,9 +13,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from accounts.models import Club, Membership, User
+from clubdata.archive import ArchiveError, club_export, club_import
 from games import engine, services
 from games.chat.services import chat_post
-from games.clubdata.archive import ArchiveError, club_export, club_import
 from games.models import Hand, HandAction, Table
 from games.services.voiding import hand_void
 from games.simulate import simulation_run

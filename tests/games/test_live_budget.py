@@ -269,3 +269,47 @@ def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup,
     assert len(sections) == 1
     assert "Your cards" in areas[0] and "(you)" in areas[0]
     assert "Your cards" not in areas[3] and "(you)" not in areas[3]
+
+
+def _seat_item(html: str, seat: int) -> str:
+    start = html.index(f'data-seat="{seat}"')
+    return html[html.rindex("<li", 0, start):html.index("</li>", start)]
+
+
+def _centre(html: str) -> str:
+    start = html.index('<div class="centre">')
+    return html[start:html.index('<ul class="ring', start)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_members_areas_share_the_public_render_and_differ_only_in_their_own_parts(club_setup) -> None:
+    """From one snapshot: the board, pot and every seat but the viewer's own are made once and inserted
+    alike in each member's area; a member's own seat (their sealed choice, "(you)"), cards and buttons
+    stay theirs."""
+    from accounts.access import ClubAccess, membership_of
+    from games import live, snapshot
+
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    hand = Hand.objects.get(table=table)
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)  # A's sealed choice
+    viewers = [User.objects.get(pk=u.pk) for u in (a, b)]
+    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
+    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
+    assert held is not None
+    area_a, area_b = (live.table_area_html(snapshot=held, user=u, access=acc)
+                      for u, acc in zip(viewers, accesses, strict=True))
+    parts = {k[1:3] for k in held.derived if isinstance(k, tuple) and k and k[0] == "public_part"}
+    assert {("centre", None), ("seat", 1), ("seat", 2), ("seat", 3)} <= parts
+    # Made once: C's seat is the same text in both areas, and so are the board and the pot.
+    assert _seat_item(area_a, 3) == _seat_item(area_b, 3)
+    assert "decided" in _seat_item(area_a, 3) or "waiting" in _seat_item(area_a, 3)
+    assert _centre(area_a) == _centre(area_b)
+    # A's own seat: A sees their choice, B only that A decided; likewise B's seat.
+    assert "you chose in" in _seat_item(area_a, 1) and "(you)" in _seat_item(area_a, 1)
+    assert "you chose" not in _seat_item(area_b, 1) and "decided" in _seat_item(area_b, 1)
+    assert "(you)" not in _seat_item(area_b, 1)
+    assert "(you)" in _seat_item(area_b, 2) and "(you)" not in _seat_item(area_a, 2)
+    assert "Your cards" in area_a and "Your cards" in area_b
+    assert 'value="in"' not in area_a and 'value="in"' in area_b  # only B still decides

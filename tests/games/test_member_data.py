@@ -11,9 +11,9 @@ from django.test import Client
 
 from accounts.models import Membership, User
 from accounts.tokens import api_token_create
+from clubdata.archive import club_export, club_import
 from games import engine, services
 from games.chat.services import chat_post
-from games.clubdata.archive import club_export, club_import
 from games.models import ChatMessage, Seat
 from games.simulate import simulation_run
 from ledger.models import Posting

@@ -125,9 +125,10 @@ def test_permission_matrix(world, client_for, method, url, expected) -> None:
 
 
 def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
-    """A new URL of the games or clubhouse app must join MATRIX (or, outside a club, the list here)."""
+    """A new URL of the games, clubhouse or clubdata app must join MATRIX (or, outside a club, the list here)."""
     from django.urls import resolve
 
+    from clubdata import urls as clubdata_urls
     from clubhouse import urls as clubhouse_urls
     from games import urls as games_urls
 
@@ -136,14 +137,15 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
     outside |= {"games:ruling_void"}  # the Rulings page's void form: tests/ledger/test_permissions.py
     # A member's own data and the JSON API: tests/games/test_data_permissions.py lists each of them.
-    outside |= {f"games:{name}" for name in ("my_data", "my_data_download", "account_delete", "api_schema",
-                                             "api_clubs", "api_balances", "api_statement", "api_tables",
+    outside |= {f"clubdata:{name}" for name in ("my_data", "my_data_download", "account_delete")}
+    outside |= {f"games:{name}" for name in ("api_schema", "api_clubs", "api_balances", "api_statement", "api_tables",
                                              "api_table_hands", "api_hand")}
     # A member's own notices and the web app files: tests/games/test_notify_pages.py checks each of them.
     outside |= {f"games:{name}" for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe",
                                              "manifest", "service_worker")}
     names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
-        f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
+        f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns} | {
+        f"clubdata:{p.name}" for p in clubdata_urls.urlpatterns}
     assert names - outside == covered
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Club
-from games.clubdata.archive import ArchiveError, club_import
+from clubdata.archive import ArchiveError, club_import
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Write a club to a zip file (the format of games/clubdata/archive.py)."""
+"""Write a club to a zip file (the format of clubdata/archive.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Club
-from games.clubdata.archive import ArchiveError, club_export
+from clubdata.archive import ArchiveError, club_export
 
 
 class Command(BaseCommand):

@@ -32,7 +32,7 @@ def _me(request: HttpRequest) -> User:
 def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", status: int = 200,
                     reason: str = "") -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
-    return render(request, "games/club_data.html", {
+    return render(request, "clubdata/club_data.html", {
         "club": access.club, "access": access, "title": f"Club data · {access.club.name}",
         "export_refusal": archive.club_export_refusal(club=access.club),
         "import_refusal": archive.club_is_empty(club=access.club), "error": error,
@@ -86,14 +86,14 @@ def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
     if result.new_users:
         messages.info(request, f"New accounts ({', '.join(result.new_users)}) have no password yet: they set one "
                                f"with 'Forgot your password?' on the login page.")
-    return redirect("games:club_data", club_id=access.club.pk)
+    return redirect("clubdata:club_data", club_id=access.club.pk)
 
 
 @login_required
 @require_GET
 def my_data(request: HttpRequest) -> HttpResponse:
     me = _me(request)
-    return render(request, "games/my_data.html", {
+    return render(request, "clubdata/my_data.html", {
         "title": "Your data", "refusal": leaving.account_delete_refusal(user=me),
         "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS], "goes": leaving.WHAT_GOES,
         "former_name": f"Former member #{me.pk}",
@@ -123,12 +123,12 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if request.POST.get("confirm") != "on":
             context["error"] = "Tick the box to confirm that you want to delete your account."
-            return render(request, "games/account_delete.html", context, status=400)
+            return render(request, "clubdata/account_delete.html", context, status=400)
         try:
             leaving.account_delete(user=me, password=request.POST.get("password", ""))
         except leaving.AccountDeleteRefused as exc:
             context["error"] = str(exc)
-            return render(request, "games/account_delete.html", context, status=400)
+            return render(request, "clubdata/account_delete.html", context, status=400)
         logout(request)
         return render(request, "accounts/message.html", {
             "title": "Your account is deleted",
@@ -136,4 +136,4 @@ def account_delete(request: HttpRequest) -> HttpResponse:
                        f"histories you are now {context['former_name']}; those lines stay so the books still "
                        f"balance.",
         })
-    return render(request, "games/account_delete.html", context)
+    return render(request, "clubdata/account_delete.html", context)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ClubdataConfig(AppConfig):
+    name = "clubdata"
+    verbose_name = "Club data"
