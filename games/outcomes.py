@@ -18,6 +18,14 @@ def _who(seat: Any, names: Mapping[int, str]) -> str:
     return names.get(int(seat), f"Seat {seat}") if isinstance(seat, int) else str(seat)
 
 
+def showdown_rows(result: Mapping[str, Any], names: Mapping[int, str]) -> list[dict[str, Any]]:
+    """The hands shown at the end of a hand, each with its member's name (``who``, "Seat n" for a seat
+    nobody holds now) and whether it won (``won``)."""
+    winners = set(result.get("winners", []))
+    return [{**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
+            for h in result.get("hands", [])]
+
+
 def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)

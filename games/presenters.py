@@ -11,7 +11,7 @@ from typing import Any
 from accounts.models import User
 from games import engine, selectors
 from games.models import Hand, RuleSetVersion, Table
-from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons
+from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.services.hands import clock_deadline
 from games.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, money, raise_to_label, rules_in_words
@@ -191,9 +191,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
         result = view.get("result")
         out["result"] = result
         if result:
-            winners = set(result.get("winners", []))
-            out["showdown"] = [{**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
-                               for h in result.get("hands", [])]
+            out["showdown"] = showdown_rows(result, names)
             out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.get("winners", [])]
         out["is_over"] = hand.is_finished
         if view.get("game") == "piles":
@@ -223,7 +221,6 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     prev_view = engine.view(engine.state_from_json(prev.state), None)
     result = prev_view.get("result") or {}
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
-    winners = set(result.get("winners", []))
     rules = snapshot.table.rule_version.rules
     out = snapshot.derived["previous"] = {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
@@ -233,7 +230,6 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
         "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
                     for p in result.get("payouts", [])],
-        "showdown": [{**h, "who": prev_names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
-                     for h in result.get("hands", [])],
+        "showdown": showdown_rows(result, prev_names),
     }
     return out

@@ -17,6 +17,7 @@ from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
 from games.models import Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
+from ledger.paging import keyset_page
 
 
 def rule_sets_for(*, club: Club) -> QuerySet[RuleSet]:
@@ -174,12 +175,7 @@ def hand_history(*, table: Table, before: int | None = None, dealt_to: User | No
         qs = qs.annotate(dealt=RawSQL(
             "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
             (str(dealt_to.pk),), output_field=BooleanField())).filter(dealt=True)
-    if before is not None:
-        qs = qs.filter(number__lt=before)
-    rows = list(qs.order_by("-number")[: size + 1])
-    more = len(rows) > size
-    rows = rows[:size]
-    return rows, (rows[-1].number if more and rows else None)
+    return keyset_page(qs, key="number", before=before, size=size)
 
 
 def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
@@ -194,10 +190,17 @@ def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
     return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
 
 
-def hand_player_names(*, hand: Hand) -> dict[int, str]:
+def hand_seat_users(*, hand: Hand) -> dict[int, User]:
+    """Seat number -> the member dealt in there, by the hand's own player list (never by who sits in that
+    chair now); one query."""
     ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
     users = User.objects.in_bulk(list(ids.values()))
-    return {seat: users[uid].shown_name if uid in users else f"Seat {seat}" for seat, uid in ids.items()}
+    return {seat: users[uid] for seat, uid in ids.items() if uid in users}
+
+
+def hand_player_names(*, hand: Hand) -> dict[int, str]:
+    users = hand_seat_users(hand=hand)
+    return {int(seat): users[int(seat)].shown_name if int(seat) in users else f"Seat {seat}" for seat in hand.players}
 
 
 def hand_exports(*, hand: Hand) -> list[Any]:

@@ -17,6 +17,7 @@ from typing import Any
 from accounts.models import User
 from games import engine
 from games.models import AdvanceAction, Hand, Seat, Table
+from games.selectors import hand_seat_users
 from ledger import selectors as ledger_selectors
 
 
@@ -56,12 +57,6 @@ class TableSnapshot:
         return found
 
 
-def _players(hand: Hand) -> dict[int, User]:
-    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
-    users = User.objects.in_bulk(list(ids.values()))
-    return {seat: users[uid] for seat, uid in ids.items() if uid in users}
-
-
 def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``."""
     seats = list(table.seats.filter(left_at__isnull=True).select_related("user").order_by("number"))
@@ -73,7 +68,7 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
     state = None
     if hand is not None:
         state = engine.state_from_json(hand.state)
-        hand_users = _players(hand)
+        hand_users = hand_seat_users(hand=hand)
         rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
         steps = [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
         if not hand.is_finished:
@@ -81,7 +76,7 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
             previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
                         .order_by("-number").first())
             if previous is not None:
-                previous_users = _players(previous)
+                previous_users = hand_seat_users(hand=previous)
                 previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     seat_money = ledger_selectors.table_seat_money(

@@ -26,6 +26,7 @@ from games import engine, selectors, services
 from games.errors import BelowCreditLimit
 from games.forms import FORMS, SeatForm, TableForm, act_request_parse, rules_form_initial
 from games.models import Game, Hand, Table
+from games.outcomes import showdown_rows
 from games.presenters import hand_page, hand_story, piles_board, rules_words
 from games.words import money
 from ledger import selectors as ledger_selectors
@@ -399,7 +400,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         "club": access.club, "access": access, "table": table, "hand": hand, "view": view,
         "piles_board": piles_board(view) if view.get("game") == "piles" else [],
         "story": hand_story(hand=hand, names=names, currency=currency),
-        "result": result, "names": names, "shown": _shown_hands(result, names),
+        "result": result, "names": names, "shown": showdown_rows(result, names),
         "winners": [names.get(s, s) for s in result.get("winners", [])],
         "entries": selectors.hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
         "exports": selectors.hand_exports(hand=hand),
@@ -440,12 +441,3 @@ def hand_dispute(request: HttpRequest, hand_id: int) -> HttpResponse:
     else:
         messages.success(request, "The hand is opened to its players, with your reason.")
     return redirect(reverse("games:hand_detail", args=[hand.pk]) + "#proof")
-
-
-def _shown_hands(result: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
-    winners = set(result.get("winners", []))
-    out = []
-    for h in result.get("hands", []):
-        out.append({**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners})
-    return out
-

@@ -14,6 +14,7 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 
 from .models import Account, JournalEntry, Posting, Ruling, Settlement
+from .paging import keyset_page, keyset_rows
 
 PAGE_SIZE = 50
 EXPORT_CHUNK = 2000
@@ -301,62 +302,40 @@ def statement_page(*, account: Account, flt: StatementFilter, before: int | None
     ruling, reversal) and `is_reversed` (a later void reverses it). `before` is the seq
     of the last line of the previous page.
     """
-    qs = _filtered(Posting.objects.filter(account=account), flt)
-    if before is not None:
-        qs = qs.filter(seq__lt=before)
-    rows = list(qs.select_related("entry", "entry__ruling", "entry__table").order_by("-seq")[: size + 1])
-    more = len(rows) > size
-    rows = rows[:size]
+    rows, next_before = keyset_page(_filtered(Posting.objects.filter(account=account), flt)
+                                    .select_related("entry", "entry__ruling", "entry__table"),
+                                    key="seq", before=before, size=size)
     # Which of these lines a void has reversed: one probe of the unique index per line
     # (an EXISTS annotation here was planned as a scan of every reversal in the books).
     reversed_ids = set(JournalEntry.objects.filter(reverses_id__in=[p.entry_id for p in rows])
                        .values_list("reverses_id", flat=True))
     for posting in rows:
         posting.is_reversed = posting.entry_id in reversed_ids  # type: ignore[attr-defined]
-    return StatementPage(lines=rows, next_before=rows[-1].seq if more and rows else None, newest=before is None)
+    return StatementPage(lines=rows, next_before=next_before, newest=before is None)
 
 
 def statement_rows(*, account: Account, flt: StatementFilter, chunk: int = EXPORT_CHUNK) -> Iterator[Posting]:
     """Every filtered posting of the account, newest first, fetched by keyset in chunks:
     memory stays flat however long the statement, and no cursor is held between chunks."""
-    before: int | None = None
-    while True:
-        qs = _filtered(Posting.objects.filter(account=account), flt)
-        if before is not None:
-            qs = qs.filter(seq__lt=before)
-        rows = list(qs.select_related("entry", "entry__table").order_by("-seq")[:chunk])
-        yield from rows
-        if len(rows) < chunk:
-            return
-        before = rows[-1].seq
+    return keyset_rows(_filtered(Posting.objects.filter(account=account), flt)
+                       .select_related("entry", "entry__table"), key="seq", chunk=chunk)
 
 
 def journal_rows(*, club: Club, flt: StatementFilter, chunk: int = EXPORT_CHUNK) -> Iterator[Posting]:
     """Every filtered posting of the club (all accounts), newest first, by keyset on (club, id)."""
-    before: int | None = None
-    while True:
-        qs = _filtered(Posting.objects.filter(club=club), flt)
-        if before is not None:
-            qs = qs.filter(pk__lt=before)
-        rows = list(qs.select_related("entry", "entry__table", "account__user", "account__table")
-                    .order_by("-pk")[:chunk])
-        yield from rows
-        if len(rows) < chunk:
-            return
-        before = rows[-1].pk
+    return keyset_rows(_filtered(Posting.objects.filter(club=club), flt)
+                       .select_related("entry", "entry__table", "account__user", "account__table"),
+                       key="pk", chunk=chunk)
 
 
 def journal_page(*, club: Club, flt: StatementFilter, before: int | None = None,
                  size: int = PAGE_SIZE) -> StatementPage:
     """One page of every posting of the club, newest first (organisers), by keyset on (club, id)."""
-    qs = _filtered(Posting.objects.filter(club=club), flt)
-    if before is not None:
-        qs = qs.filter(pk__lt=before)
-    rows = list(qs.select_related("entry", "entry__ruling", "entry__table", "account__user", "account__table")
-                .order_by("-pk")[: size + 1])
-    more = len(rows) > size
-    rows = rows[:size]
-    return StatementPage(lines=rows, next_before=rows[-1].pk if more and rows else None, newest=before is None)
+    rows, next_before = keyset_page(
+        _filtered(Posting.objects.filter(club=club), flt)
+        .select_related("entry", "entry__ruling", "entry__table", "account__user", "account__table"),
+        key="pk", before=before, size=size)
+    return StatementPage(lines=rows, next_before=next_before, newest=before is None)
 
 
 def member_account(*, club: Club, user: User) -> Account | None:

@@ -49,10 +49,10 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
+from games.engine.events import PAY_KINDS
 
 from .models import (
     AWARD_KINDS,
-    PAY_KINDS,
     Account,
     ClubLedgerSettings,
     EntryKind,
@@ -164,6 +164,14 @@ def _check_member(club: Club, user: User | None, who: str) -> User:
     return user
 
 
+def _ruling_reason(reason: str | None) -> str:
+    """A ruling's reason, trimmed; LedgerError when there is none."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise LedgerError("A ruling needs a reason.")
+    return reason
+
+
 def _is_organiser(club: Club, user: User) -> bool:
     return Membership.objects.filter(club=club, user=user, role=Membership.Role.ORGANISER).exists()
 
@@ -237,9 +245,7 @@ def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User
     progress whose pot the reversal would change. Raises LedgerError if the ruler is not an organiser
     of the hand's club, the reason is blank, the hand is still being played, already voided, or built on.
     """
-    reason = (reason or "").strip()
-    if not reason:
-        raise LedgerError("A ruling needs a reason.")
+    reason = _ruling_reason(reason)
     with transaction.atomic():
         club = table.club
         if not _is_organiser(club, ruled_by):
@@ -305,9 +311,7 @@ def ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand |
     ruling. Expects the caller's transaction with the table row (and that hand's row) locked.
     Raises LedgerError when the ruler is not an organiser or the reason is blank.
     """
-    reason = (reason or "").strip()
-    if not reason:
-        raise LedgerError("A ruling needs a reason.")
+    reason = _ruling_reason(reason)
     with transaction.atomic():
         club = table.club
         if not _is_organiser(club, ruled_by):
@@ -338,9 +342,7 @@ def ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand |
 def ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
                   ruled_by: User) -> Ruling:
     """An organiser moves `amount` cents from one member's account to another's, with a reason."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise LedgerError("A ruling needs a reason.")
+    reason = _ruling_reason(reason)
     amount = _check_amount(amount)
     with transaction.atomic():
         if not _is_organiser(club, ruled_by):

@@ -15,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
 from tests.accounts.factories import ClubFactory, MembershipFactory
+from tests.games.celery_worker import Proc, purge_queue
 
 # --- the two database roles (README, "The two database roles") ------------------------------------
 # The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
@@ -95,3 +96,14 @@ def client_for():
 def _fresh_rate_limits(settings) -> None:
     """Each test counts mails and requests afresh: the counters live in the shared Redis."""
     settings.RATE_LIMIT_PREFIX = f"limit-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def procs() -> Iterator[list[Proc]]:
+    """Worker, beat and web processes a test starts (it appends them); stopped (or already killed) at its
+    end, and the test run's Celery queue emptied."""
+    started: list[Proc] = []
+    yield started
+    for proc in started:
+        proc.stop()
+    purge_queue()

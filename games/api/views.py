@@ -28,6 +28,7 @@ from games import selectors
 from games.models import Hand, Table
 from ledger import selectors as ledger_selectors
 from ledger.models import JournalEntry
+from ledger.paging import keyset_page
 
 from .schema import openapi_schema
 
@@ -185,17 +186,12 @@ def statement(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
 @api_view
 def tables(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     club = _membership(user, club_id).club
-    before = _int_param(request, "before")
-    qs = Table.objects.filter(club=club).select_related("rule_version__rule_set")
-    if before is not None:
-        qs = qs.filter(pk__lt=before)
-    rows = list(qs.order_by("-pk")[:51])
-    more = len(rows) > 50
-    rows = rows[:50]
+    rows, next_before = keyset_page(Table.objects.filter(club=club).select_related("rule_version__rule_set"),
+                                    key="pk", before=_int_param(request, "before"), size=50)
     return JsonResponse({
         "tables": [{"id": t.pk, "name": t.name, "game": t.rule_version.rule_set.game, "status": t.status,
                     "hands_played": t.hands_played, "created_at": _iso(t.created_at)} for t in rows],
-        "next": _next_url(request, rows[-1].pk if more and rows else None),
+        "next": _next_url(request, next_before),
     })
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -22,7 +20,7 @@ from config.errors import DomainError
 from config.text import text_problem
 from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
-from games.services.announce import table_group
+from games.services.announce import groups_send, table_group
 
 MAX_CHARS = 500
 RATE_COUNT = 5  # messages ...
@@ -34,14 +32,8 @@ class ChatRefused(DomainError):
 
 
 def _announce(table_id: int, message: dict[str, Any]) -> None:
-    try:
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(table_group(table_id), message)
-    except Exception:  # noqa: BLE001 - the line is stored; pages show it on their next load
-        import logging
-
-        logging.getLogger(__name__).warning("Could not announce chat at table %s", table_id, exc_info=True)
+    """The line is stored; pages show it on their next load if this send is lost."""
+    groups_send([(table_group(table_id), message)], about=f"chat at table {table_id}")
 
 
 def _rate_check(user: User) -> None:

@@ -69,18 +69,21 @@ def table_announce(table_id: int, version: int, hand_id: int | None = None, *,
         log.warning("Could not announce table %s version %s", table_id, version, exc_info=True)
 
 
+def groups_send(messages: list[tuple[str, dict[str, Any]]], *, about: str) -> None:
+    """Send each (group, message) in order; never raises (committed already: see table_announce), logs
+    "Could not announce <about>" instead."""
+    try:
+        _send(messages)
+    except Exception:  # noqa: BLE001 - committed already; a lost announcement only delays a screen
+        log.warning("Could not announce %s", about, exc_info=True)
+
+
 def table_changed_announce(table_id: int, club_id: int) -> None:
     """Seats changed (taken, left, sitting out): the table's sockets and the club's lobby re-render."""
-    try:
-        _send([(table_group(table_id), {"type": "table.changed", "table": table_id, "at": time.time_ns()}),
-               (club_group(club_id), {"type": "lobby.changed"})])
-    except Exception:  # noqa: BLE001 - committed already; see table_announce
-        log.warning("Could not announce a change at table %s", table_id, exc_info=True)
+    groups_send([(table_group(table_id), {"type": "table.changed", "table": table_id, "at": time.time_ns()}),
+                 (club_group(club_id), {"type": "lobby.changed"})], about=f"a change at table {table_id}")
 
 
 def lobby_announce(club_id: int) -> None:
     """A table opened or closed: the club's lobby pages re-render."""
-    try:
-        _send([(club_group(club_id), {"type": "lobby.changed"})])
-    except Exception:  # noqa: BLE001 - committed already; see table_announce
-        log.warning("Could not announce the lobby of club %s", club_id, exc_info=True)
+    groups_send([(club_group(club_id), {"type": "lobby.changed"})], about=f"the lobby of club {club_id}")

@@ -30,7 +30,7 @@ from games.clock import clock_deadline as clock_deadline  # the clocks are read 
 from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
 from games.errors import StaleVersion as StaleVersion  # the refusal of the action path, named here too
 from games.models import Hand, HandAction, Seat, Table
-from games.selectors import hand_seat_of
+from games.selectors import hand_seat_of, hand_seat_users
 from games.services.announce import table_announce, table_changed_announce
 from games.services.locking import hand_lock_seated as hand_lock_seated  # advance.py shares it
 from games.services.locking import locked_hand_state
@@ -41,12 +41,6 @@ from ledger.services import ledger_post_hand_events
 def deck_for_new_hand() -> list[str]:
     """A fresh deck from the engine's CSPRNG shuffle, once per hand (DESIGN.md "Engine contract")."""
     return list(engine.shuffled_deck())
-
-
-def _seat_users(hand: Hand) -> dict[int, User]:
-    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
-    users = User.objects.in_bulk(list(ids.values()))
-    return {seat: users[uid] for seat, uid in ids.items()}
 
 
 def _member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
@@ -284,7 +278,7 @@ def _settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=seat_users or _seat_users(hand))
+        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=seat_users or hand_seat_users(hand=hand))
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
@@ -351,7 +345,7 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     except engine.EngineError as exc:
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    seat_users = _seat_users(hand)
+    seat_users = hand_seat_users(hand=hand)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
                  action=action, is_timeout=False, seat_users=seat_users, created_by=user)
     _on_commit_work(_settle(hand=hand, state=new_state, created_by=user, after=after, seat_users=seat_users))
@@ -444,7 +438,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
             return False
         state = engine.state_from_json(hand.state)
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        seat_users = _seat_users(hand)
+        seat_users = hand_seat_users(hand=hand)
         for seat in _due_seats(hand, engine.to_act(state), now):
             if engine.is_over(state) or seat not in engine.to_act(state):
                 continue

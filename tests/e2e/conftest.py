@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,6 +73,16 @@ class AsgiServer:
     def restart(self) -> None:
         self.stop()
         self.start()
+
+    def log_in(self, page: Any, username: str) -> None:
+        """Log the member in through the login form in ``page`` (the factories' password); waits for home."""
+        from tests.accounts.factories import PASSWORD
+
+        page.goto(self.url + "/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(self.url + "/")
 
 
 @pytest.fixture

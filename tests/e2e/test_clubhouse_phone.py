@@ -8,7 +8,6 @@ from django.urls import reverse
 
 from clubhouse.services import season_open
 from games.simulate import simulation_run
-from tests.accounts.factories import PASSWORD
 
 pytestmark = pytest.mark.e2e
 
@@ -20,11 +19,7 @@ def test_clubhouse_pages_fit_a_phone(asgi_server, browser, screenshots, club_set
     season = season_open(club=club, user=club_setup.organiser, name="Spring")
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
-    page.goto(asgi_server.url + reverse("login"))
-    page.fill("input[name=username]", ann.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(asgi_server.url + "/")
+    asgi_server.log_in(page, ann.username)
     pages = {
         "results": reverse("clubhouse:results", args=[club.pk]),
         "member": reverse("clubhouse:member_results", args=[club.pk, ann.pk]),

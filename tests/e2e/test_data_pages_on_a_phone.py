@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from accounts.tokens import api_token_create
-from tests.accounts.factories import PASSWORD
 
 pytestmark = pytest.mark.e2e
 
@@ -16,11 +15,7 @@ def test_the_data_pages_fit_a_phone(asgi_server, browser, screenshots, club_setu
     api_token_create(user=organiser, name="A spreadsheet with a rather long name for a key")
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
-    page.goto(asgi_server.url + "/login/")
-    page.fill("input[name=username]", organiser.username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(asgi_server.url + "/")
+    asgi_server.log_in(page, organiser.username)
     for path, name in (("/profile/", "profile"), (f"/clubs/{club_setup.club.pk}/data/", "club-data"),
                        ("/account/data/", "my-data"), ("/account/delete/", "delete")):
         page.goto(asgi_server.url + path)

@@ -7,7 +7,6 @@ import pytest
 from django.urls import reverse
 
 from ledger.services import ledger_post_hand_events
-from tests.accounts.factories import PASSWORD
 from tests.ledger.helpers import make_hand, make_table
 
 pytestmark = pytest.mark.e2e
@@ -28,11 +27,7 @@ def test_statement_lines_are_cards_on_a_phone_and_a_table_on_a_desk(asgi_server,
     for width, name in ((390, "phone"), (1280, "desk")):
         context = browser.new_context(viewport={"width": width, "height": 844})
         page = context.new_page()
-        page.goto(asgi_server.url + reverse("login"))
-        page.fill("input[name=username]", ann.username)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(asgi_server.url + "/")
+        asgi_server.log_in(page, ann.username)
         page.goto(url)
         when, what, amount, balance = _cells(page)
         page.locator("table.statement").scroll_into_view_if_needed()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 
@@ -35,3 +36,16 @@ def seat_of(hand: Hand, user: User) -> int:
 
 def user_at(hand: Hand, seat: int) -> User:
     return User.objects.get(pk=hand.players[str(seat)])
+
+
+def piles_turn(setup: Any) -> tuple[Hand, User, int]:
+    """A Piles hand of two members of ``setup`` (the club fixture) waiting for its first player:
+    (hand, that player, their seat)."""
+    from games import services
+    from tests.games.helpers import make_table
+
+    a, b, _ = setup.members
+    table = make_table(setup.club, setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    seat = awaited(hand)[0]
+    return hand, user_at(hand, seat), seat

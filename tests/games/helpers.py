@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.test import Client
 
 from accounts.models import Club, User
+from config.errors import DomainError
 from games import engine, services
 from games.engine.cards import FULL_DECK, Card
 from games.models import Hand, RuleSet, Table
@@ -146,3 +150,42 @@ def proof_in(html: str) -> dict[str, Any]:
     assert found, "the hand page carries no proof"
     data: dict[str, Any] = json.loads(found.group(1))
     return data
+
+
+@dataclass
+class Race:
+    """What became of calls made at the same moment: the labels of those that went through, the
+    refusals (DomainError messages) and anything else raised."""
+    went_through: list[Any] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    errors: list[BaseException] = field(default_factory=list)
+
+
+def race(calls: Sequence[tuple[Any, Callable[[], object]]]) -> Race:
+    """Run each (label, call) in its own thread, all released at once by a barrier, each thread on its own
+    database connection (closed at its end); waits for every one."""
+    barrier = threading.Barrier(len(calls))
+    lock = threading.Lock()
+    out = Race()
+
+    def run(label: Any, call: Callable[[], object]) -> None:
+        try:
+            barrier.wait()
+            call()
+            with lock:
+                out.went_through.append(label)
+        except DomainError as exc:
+            with lock:
+                out.refused.append(str(exc))
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
+            with lock:
+                out.errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=call) for call in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out

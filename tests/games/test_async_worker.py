@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
@@ -16,7 +14,7 @@ from django.db.models import Count
 
 from games import engine, services
 from games.models import Hand, HandAction, Table
-from tests.games.celery_worker import Proc, purge_queue, start_beat, start_worker
+from tests.games.celery_worker import start_beat, start_worker
 from tests.games.helpers import make_table
 from tests.games.test_consumers import open_table
 
@@ -31,15 +29,6 @@ async def close_worker_thread_connections():
     yield
     await database_sync_to_async(connections.close_all)()
 
-
-@pytest.fixture
-def procs(tmp_path: Path) -> Iterator[list[Proc]]:
-    """Processes a test starts; stopped (or already killed) at its end."""
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-    purge_queue()
 
 
 @pytest.fixture(autouse=True)

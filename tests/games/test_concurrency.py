@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import threading
+from functools import partial
 
 import pytest
-from django.db import connection
 
-from config.errors import DomainError
 from games import engine, services
 from games.models import HandAction
 from ledger.models import JournalEntry
-from tests.games.helpers import make_table
+from tests.games.helpers import make_table, race
 
 
 @pytest.mark.django_db(transaction=True)
@@ -21,34 +19,10 @@ def test_twenty_concurrent_conflicting_actions_apply_exactly_one(club_setup) -> 
     hand = services.table_start(table_id=table.pk, user=a)
     actor = b  # the button is seat 1, so seat 2 acts first
     actions = [{"type": "check"}, {"type": "bet", "amount": 25}, {"type": "fold"}, {"type": "bet"}]
-    barrier = threading.Barrier(20)
-    applied: list[dict] = []
-    refused: list[str] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def play(k: int) -> None:
-        try:
-            barrier.wait()
-            action = actions[k % len(actions)]
-            services.hand_apply_action(hand_id=hand.pk, user=actor, action=action, version=0)
-            with lock:
-                applied.append(action)
-        except DomainError as exc:
-            with lock:
-                refused.append(str(exc))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            with lock:
-                errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=play, args=(k,)) for k in range(20)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    done = race([(action, partial(services.hand_apply_action, hand_id=hand.pk, user=actor, action=action, version=0))
+                 for action in (actions[k % len(actions)] for k in range(20))])
+    applied, refused = done.went_through, done.refused
+    assert not done.errors, done.errors
     assert len(applied) == 1 and len(refused) == 19
     assert set(refused) == {"The table moved on; here is the current state."}
     hand.refresh_from_db()

@@ -45,6 +45,14 @@ def act(table: Table, hand: Hand, user: User, action: dict[str, Any], version: i
     return sql
 
 
+def dealt(setup: Any) -> tuple[Table, Hand]:
+    """A Piranha table (25 ante) of the three members of ``setup``, its first hand dealt from the fixed deck."""
+    a, b, c = setup.members
+    table = make_table(setup.club, setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+    return table, Hand.objects.get(table=table)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_action_that_moves_no_money_takes_at_most_twelve_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
@@ -100,14 +108,7 @@ class ServerQueries:
 @pytest.mark.django_db(transaction=True)
 async def test_a_broadcast_costs_no_access_query_and_one_hand_read(club_setup, monkeypatch) -> None:
     a, b, c = club_setup.members
-
-    @database_sync_to_async
-    def setup() -> tuple[Table, Hand]:
-        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-        return table, Hand.objects.get(table=table)
-
-    table, hand = await setup()
+    table, hand = await database_sync_to_async(dealt)(club_setup)
     watchers = [club_setup.organiser, club_setup.organiser, club_setup.members[0]]
     sockets = [await open_table(table.pk, u) for u in (a, b, c, *watchers)]
     recorder = ServerQueries()
@@ -144,14 +145,7 @@ async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a
     from games import snapshot
 
     a, b, c = club_setup.members
-
-    @database_sync_to_async
-    def setup() -> tuple[Table, Hand]:
-        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-        return table, Hand.objects.get(table=table)
-
-    table, hand = await setup()
+    table, hand = await database_sync_to_async(dealt)(club_setup)
     builds: list[tuple[int, int] | None] = []
     original = snapshot.table_snapshot
 
@@ -193,9 +187,7 @@ def test_the_table_area_renders_from_a_snapshot_without_a_query(club_setup) -> N
     from games import live, snapshot
 
     a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-    hand = Hand.objects.get(table=table)
+    table, hand = dealt(club_setup)
     services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
     accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
@@ -223,14 +215,7 @@ async def test_sockets_the_server_closed_give_their_pooled_connections_back(club
     from games.live import SOCKETS_PER_MEMBER
 
     a, b, c = club_setup.members
-
-    @database_sync_to_async
-    def setup() -> tuple[Table, Hand]:
-        table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-        services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-        return table, Hand.objects.get(table=table)
-
-    table, hand = await setup()
+    table, hand = await database_sync_to_async(dealt)(club_setup)
     await database_sync_to_async(connections.close_all)()
     before = await database_sync_to_async(_checked_out)()
     sockets = [await open_table(table.pk, u) for u in [a] * (SOCKETS_PER_MEMBER + 3) + [b, c]]
@@ -263,9 +248,7 @@ def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup,
     from games import live, presenters, snapshot
 
     a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-    hand = Hand.objects.get(table=table)
+    table, hand = dealt(club_setup)
     services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
     accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]

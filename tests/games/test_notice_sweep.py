@@ -10,11 +10,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand, TurnNotice
 from games.tasks import notify_turn, sweep_due_notices
-from tests.games.async_helpers import awaited, user_at
-from tests.games.helpers import make_table
+from tests.games.async_helpers import piles_turn
 
 
 @pytest.fixture
@@ -23,11 +22,7 @@ def turn(club_setup, settings) -> tuple[Hand, User, int]:
     settings.SITE_URL = "https://club.example.org"
     settings.TURN_NOTICE_GRACE_SECONDS = 120
     settings.TURN_REMINDER_BEFORE_SECONDS = 3600
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
-    seat = awaited(hand)[0]
-    return hand, user_at(hand, seat), seat
+    return piles_turn(club_setup)
 
 
 def began(hand: Hand, seat: int, *, ago: float, deadline_in: float | None = None) -> None:

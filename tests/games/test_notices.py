@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand
 from games.tasks import notify_turn, remind_turn, send_daily_digests
-from tests.games.async_helpers import awaited, user_at
-from tests.games.helpers import make_table
+from tests.games.async_helpers import awaited, piles_turn, user_at
 
 
 @pytest.fixture
@@ -18,11 +17,7 @@ def turn(club_setup, settings) -> tuple[Hand, User, int]:
     """A Piles hand waiting for its first player: (hand, that player, their seat)."""
     settings.SITE_URL = "https://club.example.org"
     settings.TURN_DIGEST_HOUR = 0
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
-    seat = awaited(hand)[0]
-    return hand, user_at(hand, seat), seat
+    return piles_turn(club_setup)
 
 
 def prefer(user: User, notices: str, reminder: bool = True) -> None:

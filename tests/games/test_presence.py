@@ -10,11 +10,10 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games import engine, presence, services
+from games import presence
 from games.models import Hand
 from games.tasks import notify_turn, remind_turn, sweep_due_notices
-from tests.games.async_helpers import awaited, user_at
-from tests.games.helpers import make_table
+from tests.games.async_helpers import piles_turn
 from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table
 
 __all__ = ["close_worker_thread_connections"]
@@ -23,11 +22,7 @@ __all__ = ["close_worker_thread_connections"]
 @pytest.fixture
 def turn(club_setup, settings) -> tuple[Hand, User, int]:
     settings.SITE_URL = "https://club.example.org"
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
-    seat = awaited(hand)[0]
-    return hand, user_at(hand, seat), seat
+    return piles_turn(club_setup)
 
 
 def _notify(hand: Hand, seat: int) -> bool:

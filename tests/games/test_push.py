@@ -14,12 +14,11 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from games import engine, push, services
+from games import push
 from games.models import Hand, PushChoice, PushSubscription
 from games.tasks import notify_turn, remind_turn, send_daily_digests, sweep_due_notices
-from tests.games.async_helpers import awaited, user_at
-from tests.games.celery_worker import Proc, purge_queue, start_worker
-from tests.games.helpers import make_table
+from tests.games.async_helpers import piles_turn
+from tests.games.celery_worker import start_worker
 from tests.games.push_receiver import Browser, PushReceiver
 from tests.games.test_consumers import close_worker_thread_connections, open_table
 
@@ -36,11 +35,7 @@ def receiver() -> Iterator[PushReceiver]:
 def turn(club_setup, settings) -> tuple[Hand, User, int]:
     settings.SITE_URL = "https://club.example.org"
     settings.TURN_DIGEST_HOUR = 0
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
-    seat = awaited(hand)[0]
-    return hand, user_at(hand, seat), seat
+    return piles_turn(club_setup)
 
 
 def logged_in(user: User) -> Client:
@@ -147,14 +142,6 @@ async def test_no_push_while_the_table_is_open_and_the_sweep_pushes_once_it_clos
     (got,) = await database_sync_to_async(receiver.wait_for)(1)
     assert json.loads(browser.decrypt(got.body))["title"].startswith("Your turn at")
 
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-    purge_queue()
 
 
 @pytest.mark.celery

@@ -10,19 +10,18 @@ late decision tells its player nothing about the others' choices.
 from __future__ import annotations
 
 import re
-import threading
+from functools import partial
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
 from django.test import Client
 
 from config.errors import DomainError
 from games import engine, services
 from games.models import Hand, HandAction, Table
 from tests.games.async_helpers import awaited, user_at
-from tests.games.helpers import make_table, post_action
+from tests.games.helpers import make_table, post_action, race
 from tests.games.test_consumers import close_worker_thread_connections, next_of, open_table  # noqa: F401
 
 MOVED_ON = "The table moved on; here is the current state."
@@ -168,34 +167,11 @@ def test_concurrent_decisions_from_parallel_connections_each_land_once(club_setu
     choices = GAMES[game][1]
     users = {seat: user_at(hand, seat) for seat in (1, 2, 3, 4)}
     tries = 3  # each seat clicks three times at once, all against the version it saw
-    barrier = threading.Barrier(4 * tries)
-    taken: list[int] = []
-    refused: list[str] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def decide(seat: int, k: int) -> None:
-        try:
-            barrier.wait()
-            services.hand_apply_action(hand_id=hand.pk, user=users[seat], action=_action(choices[k % 2]),
-                                       version=seen)
-            with lock:
-                taken.append(seat)
-        except DomainError as exc:
-            with lock:
-                refused.append(str(exc))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            with lock:
-                errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=decide, args=(seat, k)) for seat in users for k in range(tries)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    done = race([(seat, partial(services.hand_apply_action, hand_id=hand.pk, user=users[seat],
+                                action=_action(choices[k % 2]), version=seen))
+                 for seat in users for k in range(tries)])
+    taken, refused = done.went_through, done.refused
+    assert not done.errors, done.errors
     assert sorted(taken) == [1, 2, 3, 4]
     assert len(refused) == 4 * (tries - 1)
     hand.refresh_from_db()

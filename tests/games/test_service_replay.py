@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from games import engine
+from games.engine.events import PAY_KINDS
 from games.models import Hand
 from games.simulate import simulation_run
-from ledger.models import AWARD_KINDS, PAY_KINDS, Posting
+from ledger.models import AWARD_KINDS, Posting
 from tests.accounts.factories import ClubFactory, MembershipFactory
 
 pytestmark = pytest.mark.django_db

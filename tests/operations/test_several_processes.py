@@ -14,7 +14,6 @@ import time
 import urllib.parse
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from accounts.models import User
 from games import engine, services
 from games.models import Hand, HandAction, Table
 from ledger.verify import ledger_problems
-from tests.games.celery_worker import ROOT, Proc, purge_queue, start_beat, start_worker, worker_env
+from tests.games.celery_worker import ROOT, Proc, start_beat, start_worker, worker_env
 from tests.games.helpers import make_table
 from tests.games.test_async_worker import SCALE, quick_table
 
@@ -39,14 +38,6 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-    purge_queue()
 
 
 def start_web(tmp: Path, port: int, **env: str) -> Proc:

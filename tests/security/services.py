@@ -9,6 +9,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from config.embedded import redis_ping
+from tests.games.celery_worker import Proc
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -16,15 +19,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _ping(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
-            conn.sendall(b"PING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 class OwnRedis:
@@ -47,7 +41,7 @@ class OwnRedis:
                         "--logfile", str(self.folder / "redis.log"), "--save", "", "--appendonly", "no"],
                        check=True)
         deadline = time.monotonic() + 10
-        while not _ping(self.port):
+        while not redis_ping(self.port):
             assert time.monotonic() < deadline, "the test's Redis did not start"
             time.sleep(0.05)
 
@@ -59,7 +53,7 @@ class OwnRedis:
         except OSError:
             pass
         deadline = time.monotonic() + 10
-        while _ping(self.port):
+        while redis_ping(self.port):
             assert time.monotonic() < deadline, "the test's Redis did not stop"
             time.sleep(0.05)
 
@@ -69,17 +63,15 @@ class OwnRedis:
         self.start()
 
 
-class Uvicorn:
+class Uvicorn(Proc):
     """The site served by a real uvicorn process, as `scripts/dev.py run` serves it, on loopback."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
         self.port = free_port()
-        self.log = log
-        self._out = open(log, "wb")  # noqa: SIM115 - closed in stop()
-        self.popen = subprocess.Popen(
+        super().__init__(
             [str(ROOT / ".venv" / "bin" / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
              "--port", str(self.port), "--lifespan", "off", "--ws", "websockets-sansio", "--no-access-log"],
-            cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
+            env, log)
         deadline = time.monotonic() + 30
         while not self.answers():
             assert self.popen.poll() is None, f"uvicorn exited:\n{self.text()[-3000:]}"
@@ -92,20 +84,6 @@ class Uvicorn:
                 return True
         except OSError:
             return False
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(timeout=10)
-        self._out.close()
-
 
 async def http_get(port: int, path: str, *, cookie: str = "", timeout: float = 30) -> tuple[int, bytes]:
     """One HTTP/1.1 GET on a fresh connection; the status code and the whole body."""

@@ -14,7 +14,7 @@ import pytest
 import redis
 from django.db import connection
 
-from tests.games.celery_worker import ROOT, Proc, purge_queue, start_beat, worker_env
+from tests.games.celery_worker import ROOT, start_beat, worker_env
 from tests.security.services import OwnRedis, Uvicorn, http_get
 
 PROBES = 30
@@ -70,14 +70,6 @@ def beat_health(heartbeat: Path, max_age: float) -> subprocess.CompletedProcess[
                           env=worker_env(BEAT_HEARTBEAT_FILE=str(heartbeat)), capture_output=True, text=True,
                           timeout=60)
 
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-    purge_queue()
 
 
 @pytest.mark.celery

@@ -22,7 +22,7 @@ from kombu import pools as kombu_pools
 from config.celery import app
 from games import engine, services
 from games.models import ChatMessage, Hand, HandAction, Table
-from tests.games.celery_worker import Proc, purge_queue, start_beat, start_worker
+from tests.games.celery_worker import start_beat, start_worker
 from tests.games.helpers import make_table
 from tests.games.test_consumers import communicator
 from tests.security.services import OwnRedis
@@ -64,14 +64,6 @@ def own_redis(tmp_path: Path, settings) -> Iterator[OwnRedis]:
         _reset_celery_pools()
         server.stop()
 
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-    purge_queue()
 
 
 def slow_table(setup, players) -> Table:
