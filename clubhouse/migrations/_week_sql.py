@@ -61,7 +61,7 @@ BEGIN
 END $$;
 """
 
-# A voided hand (ledger_void_hand sets voided_at) leaves its weeks: they are summed again without it.
+# A voided hand (games.services.voiding.hand_void sets voided_at) leaves its weeks: they are summed again without it.
 VOIDED_TRIGGER = r"""
 CREATE FUNCTION clubhouse_hand_voided() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
