@@ -8,6 +8,7 @@ import json
 import pytest
 
 from games import advance, engine, selectors, services
+from games.errors import StaleVersion
 from games.models import AdvanceAction, Hand, HandAction
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
@@ -131,7 +132,7 @@ def test_an_advance_action_is_refused_on_ones_own_turn_or_a_stale_version(club_s
     first, later = waiting_and_other(hand, [a, b])
     with pytest.raises(advance.AdvanceRefused):
         advance.advance_set(hand_id=hand.pk, user=first, choice="check", version=0)
-    with pytest.raises(services.hands.StaleVersion):
+    with pytest.raises(StaleVersion):
         advance.advance_set(hand_id=hand.pk, user=later, choice="check", version=3)
     with pytest.raises(advance.AdvanceRefused):
         advance.advance_set(hand_id=hand.pk, user=later, choice="call", version=0)  # nothing to call
