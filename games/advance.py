@@ -29,11 +29,11 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from accounts.money import money
 from config.errors import DomainError
 from games import engine
 from games.models import AdvanceAction, Hand
 from games.services.locking import hand_lock_seated
-from games.words import money
 
 BET = "bet"
 SEALED = "sealed"

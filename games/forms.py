@@ -12,12 +12,12 @@ from typing import Any
 from django import forms
 
 from accounts.models import Club
+from accounts.money import cents_from_units, units_from_cents
 from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
 from games.models import Game, Hand, RuleSetVersion
-from games.words import cents_from_units, units_from_cents
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.words import money
+from accounts.money import money
 
 
 def _who(seat: Any, names: Mapping[int, str]) -> str:

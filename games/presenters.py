@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
+from accounts.money import money
 from games import engine, selectors
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.services.hands import clock_deadline
 from games.snapshot import TableSnapshot, table_snapshot
-from games.words import event_words, money, raise_to_label, rules_in_words
+from games.words import event_words, raise_to_label, rules_in_words
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
                  "in": "In", "out": "Out"}

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User
+from accounts.money import money
 from games import engine, selectors
 from games.models import Hand, HandDispute
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
-from games.words import event_words, money
+from games.words import event_words
 
 DEAL, ACTION, RESULT = "deal", "action", "result"
 

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
+from accounts.money import money
 from config.errors import DomainError
 from config.query import BadQuery, query_key
 from games import engine, selectors, services
@@ -28,7 +29,6 @@ from games.forms import FORMS, SeatForm, TableForm, act_request_parse, rules_for
 from games.models import Game, Hand, Table
 from games.outcomes import showdown_rows
 from games.presenters import hand_page, hand_story, piles_board, rules_words
-from games.words import money
 from ledger import selectors as ledger_selectors
 
 FOUR_COLOUR_COOKIE = "deck_colours"

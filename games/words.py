@@ -9,10 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accounts.money import CURRENCY_SYMBOLS as CURRENCY_SYMBOLS  # money lives in accounts.money; kept importable here
-from accounts.money import cents_from_units as cents_from_units
-from accounts.money import money as money
-from accounts.money import units_from_cents as units_from_cents
+from accounts.money import money
 from games.engine.cards import Card
 from games.engine.rules import POT_LIMIT
 
