@@ -385,8 +385,7 @@ class TableConsumer(_JsonConsumer):
         """This member's table area from ``snapshot``: no query (runs in the event loop)."""
         self.table = snapshot.table
         hand = snapshot.hand
-        four = self.scope.get("cookies", {}).get("deck_colours") == "four"
-        html = live.table_area_html(snapshot=snapshot, user=self.user, four_colour=four, access=self.access)
+        html = live.table_area_html(snapshot=snapshot, user=self.user, access=self.access)
         your_turn = False
         if hand is not None and not hand.is_finished:
             seat = selectors.hand_seat_of(hand=hand, user=self.user)

@@ -163,7 +163,7 @@ def _request_for(user: User, path: str) -> HttpRequest:
     return request
 
 
-def table_area_html(*, snapshot: TableSnapshot, user: User, four_colour: bool = False, access: Any = None) -> str:
+def table_area_html(*, snapshot: TableSnapshot, user: User, access: Any = None) -> str:
     """The table area of ``user`` (games/_table_live.html) from the same presenter as the page, made from
     ``snapshot`` alone: no query (the socket side calls it in the event loop, where a query would fail).
     ``access``: their ClubAccess (read when the socket's access was last checked). Forms in it carry no
@@ -181,7 +181,7 @@ def table_area_html(*, snapshot: TableSnapshot, user: User, four_colour: bool = 
     with timezone.override(zone):  # times in the member's zone, as the page's middleware does
         return render_to_string("games/_table_live.html", {
             **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
-            "four_colour": four_colour, "access": access, "closing": snapshot.closing,
+            "access": access, "closing": snapshot.closing,
         })
 
 
