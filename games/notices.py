@@ -75,7 +75,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
     notices "each" with an address, reminder on; push: games/push.py), or it was sent already.
     """
-    from games.push import PushMessage, push_send, push_wanted
+    from games.push import PushMessage, push_deliver, push_wanted
 
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or not _waiting_turn(hand, seat, since):
@@ -115,8 +115,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
                           from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
-    if by_push:
-        push_send(user_id=user.pk, kind=str(kind), club_id=table.club_id, message=PushMessage(
+    if by_push:  # wanted and not present: both checked above
+        push_deliver(user_id=user.pk, kind=str(kind), message=PushMessage(
             title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"))
     return True
 

@@ -179,10 +179,14 @@ def push_send(*, user_id: int, kind: str, message: PushMessage, club_id: int | N
     Nothing while the member is present at club ``club_id`` (None: at any club), or when push is not set
     up. A subscription the push service reports gone (404, 410) is deleted; another failure is logged and
     skipped."""
-    if not push_wanted(user_id=user_id, kind=kind):
+    if not push_wanted(user_id=user_id, kind=kind) or is_present(user_id=user_id, club_id=club_id):
         return 0
-    if is_present(user_id=user_id, club_id=club_id):
-        return 0
+    return push_deliver(user_id=user_id, kind=kind, message=message)
+
+
+def push_deliver(*, user_id: int, kind: str, message: PushMessage) -> int:
+    """Push ``message`` to each browser of the member, for a caller that has already checked that they
+    chose push for ``kind`` and are not present (``push_send`` checks both); how many took it."""
     private = vapid_private_key()
     if private is None:
         return 0
