@@ -368,7 +368,7 @@ class TableConsumer(_JsonConsumer):
 
     def _view_payload(self, hand_id: int | None) -> dict[str, Any]:
         """This user's JSON view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
-        hand = live.hand_at(table_id=self.table_id, hand_id=hand_id, version=None) if hand_id is not None else None
+        hand = selectors.hand_of_table(table=self.table, hand_id=hand_id) if hand_id is not None else None
         if hand is None:
             hand = selectors.hand_current(table=self.table)
         if hand is None:

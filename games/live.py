@@ -5,7 +5,6 @@
   checks session and membership against the database when it connects and afterwards only when its
   member's stamp moved; the stamps of every member with a socket at a table are read once per
   announced version per process (one cache round trip), not once per socket.
-- The hand as of an announced version is read once per process (``hand_at``), not once per socket.
 - Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
 - The table area (``games/_table_live.html``, the same template the page includes) rendered for one
   member from a ``TableSnapshot`` (games/snapshot.py) read once per (hand, version) per process, with
@@ -28,7 +27,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Hand, Table
 from games.snapshot import TableSnapshot
 
 SOCKETS_PER_MEMBER = 8
@@ -122,35 +120,6 @@ def sockets_unregister(user_id: int, channel: str) -> None:
         cache.set(key, channels, timeout=24 * 3600)
     else:
         cache.delete(key)
-
-
-# ---- the hand as of a version, once per process -----------------------------------------------
-
-_hands: OrderedDict[tuple[int, int], Hand] = OrderedDict()
-HANDS_KEPT = 512
-
-
-def hand_at(*, table_id: int, hand_id: int | None, version: int | None) -> Hand | None:
-    """The hand ``hand_id`` of the table (None: its newest hand) with its rule version. When ``version``
-    is given and held in memory, no query; otherwise one read, kept under the version it holds."""
-    if hand_id is not None and version is not None:
-        hand = _hands.get((hand_id, version))
-        if hand is not None:
-            return hand
-    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
-    hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.order_by("-number").first()
-    if hand is not None:
-        _hands[(hand.pk, hand.version)] = hand
-        if hand_id is not None and version is not None and version < hand.version:
-            _hands[(hand_id, version)] = hand  # moved on since: later readers of that version get the newer
-        while len(_hands) > HANDS_KEPT:
-            _hands.popitem(last=False)
-    return hand
-
-
-def table_current_hand(*, table: Table) -> Hand | None:
-    """The hand the table page shows: the one being played, else the last one dealt."""
-    return hand_at(table_id=table.pk, hand_id=None, version=None)
 
 
 # ---- the table area ---------------------------------------------------------------------------

@@ -69,6 +69,11 @@ def hand_current(*, table: Table) -> Hand | None:
     return table.hands.select_related("rule_version").order_by("-number").first()
 
 
+def hand_of_table(*, table: Table, hand_id: int) -> Hand | None:
+    """Hand ``hand_id`` when it is one of ``table``'s, else None."""
+    return table.hands.select_related("rule_version").filter(pk=hand_id).first()
+
+
 def hand_get(*, hand_id: int) -> Hand | None:
     return Hand.objects.select_related("table__club", "rule_version__rule_set").filter(pk=hand_id).first()
 
