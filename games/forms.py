@@ -239,7 +239,7 @@ class TableForm(forms.Form):
 
     def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from games.selectors import rule_versions_latest
+        from games.selectors.rules import rule_versions_latest
 
         field = self.fields["rule_version"]
         assert isinstance(field, forms.ModelChoiceField)

@@ -1,4 +1,4 @@
-"""Turn a member's view of a hand (``selectors.hand_view_for``) into what the table page shows.
+"""Turn a member's view of a hand (``games.selectors.hands.hand_view_for``) into what the table page shows.
 
 Works only from that view and public table facts, so the page can never hold a
 card or a sealed decision the member may not see.
@@ -10,9 +10,10 @@ from typing import Any
 
 from accounts.models import User
 from accounts.money import money
-from games import engine, selectors
+from games import engine
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
+from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
 from games.services.hands import clock_deadline
 from games.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, raise_to_label, rules_in_words
@@ -64,13 +65,13 @@ def log_with_timeouts(*, hand: Hand | None, lines: list[str],
     of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
     still closed: the default of a timeout (and of an away or removed member) is fixed by the house
     rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's
-    ``selectors.hand_action_steps`` when already read (a snapshot's)."""
+    ``hand_action_steps`` when already read (a snapshot's)."""
     if hand is None or not lines:
         return lines
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     out = list(lines)
     index = len(hand.deal_events or [])
-    for first_event, events, is_timeout in steps if steps is not None else selectors.hand_action_steps(hand=hand):
+    for first_event, events, is_timeout in steps if steps is not None else hand_action_steps(hand=hand):
         if is_timeout and not (sealed and first_event == "decided") and index < len(out):
             out[index] = f"{out[index]} {TIMEOUT_MARK}"
         index += events
@@ -89,7 +90,7 @@ def turn_clocks_for(*, hand: Hand | None, user: User | None,
         return []
     if snapshot is None or snapshot.hand is not hand:
         snapshot = table_snapshot(table=hand.table, hand=hand)
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
     away = {u.pk for u in snapshot.hand_users.values() if u.away}
     clocks = []
@@ -114,7 +115,7 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
     """
     lines = [{"text": event_words(e, names=names, currency=currency), "timeout": False}
              for e in hand.deal_events or []]
-    for row in selectors.hand_actions(hand=hand):
+    for row in hand_actions(hand=hand):
         told = [decision_words(row.action, who=names.get(row.seat, f"Seat {row.seat}"))
                 if e.get("kind") == "decided" else event_words(e, names=names, currency=currency)
                 for e in row.events or []]
@@ -157,13 +158,13 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     names = {s.number: s.user.shown_name for s in seats}
     view: dict[str, Any] | None = None
     if hand is not None:
-        view = engine.view(snapshot.state, selectors.hand_seat_of(hand=hand, user=user))
+        view = engine.view(snapshot.state, hand_seat_of(hand=hand, user=user))
         names = {**names, **snapshot.hand_names()}
     by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     rows = []
     numbers = sorted({s.number for s in seats} | set(by_seat))
     for n in numbers:

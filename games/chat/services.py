@@ -18,8 +18,8 @@ from accounts.access import is_member
 from accounts.models import User
 from config.errors import DomainError
 from config.text import text_problem
-from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
+from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
 from games.services.announce import groups_send, table_group
 
 MAX_CHARS = 500

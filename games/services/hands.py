@@ -29,7 +29,7 @@ from games import clock as turn_clock
 from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
 from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
 from games.models import Hand, HandAction, Seat, Table
-from games.selectors import hand_seat_of, hand_seat_users
+from games.selectors.hands import hand_seat_of, hand_seat_users
 from games.services.announce import table_announce, table_changed_announce
 from games.services.locking import hand_lock_seated, locked_hand_state
 from games.services.proof import deal_salts
