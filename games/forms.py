@@ -333,7 +333,7 @@ class HandChoiceField(forms.ModelChoiceField):
 
 
 class VoidHandForm(forms.Form):
-    """The organisers' "void this hand" form on the ledger's Rulings page (games/void_views.py)."""
+    """The organisers' "void this hand" form on the ledger's Rulings page (games/views/voiding.py)."""
 
     hand = HandChoiceField(queryset=Hand.objects.none(), label="Hand",
                            error_messages={"invalid_choice": "Choose a finished hand of this club."})
