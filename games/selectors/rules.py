@@ -21,6 +21,11 @@ def rule_set_versions(*, rule_set: RuleSet) -> QuerySet[RuleSetVersion]:
     return rule_set.versions.select_related("created_by").order_by("-number")
 
 
+def rule_version_newest(*, rule_set: RuleSet) -> RuleSetVersion | None:
+    """The agreement's newest version (what an edit starts from), or None."""
+    return rule_set_versions(rule_set=rule_set).first()
+
+
 def rule_version_get(*, club: Club, version_id: int) -> RuleSetVersion | None:
     return (RuleSetVersion.objects.select_related("rule_set", "created_by")
             .filter(pk=version_id, rule_set__club=club).first())

@@ -13,7 +13,7 @@ from games import engine, services
 from games.forms import FORMS, rules_form_initial
 from games.models import Game, RuleSet
 from games.presenters import rules_words
-from games.selectors.rules import rule_set_get, rule_set_versions, rule_sets_for, rule_version_get
+from games.selectors.rules import rule_set_get, rule_set_versions, rule_sets_for, rule_version_get, rule_version_newest
 from games.views.common import member
 
 
@@ -78,7 +78,7 @@ def rule_set_detail(request: HttpRequest, club_id: int, rule_set_id: int) -> Htt
 def rule_set_edit(request: HttpRequest, club_id: int, rule_set_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     rule_set = _rule_set_or_404(access, rule_set_id)
-    latest = rule_set_versions(rule_set=rule_set).first()
+    latest = rule_version_newest(rule_set=rule_set)
     form_class = FORMS[rule_set.game]
     initial = rules_form_initial(
         rule_set.game, rules=engine.rules_from_dict(latest.rules) if latest else None,
