@@ -122,11 +122,6 @@ def _stale_reason(row: AdvanceAction, view: dict[str, Any]) -> str | None:
     return None
 
 
-def has_pending(*, hand: Hand) -> bool:
-    """Whether any advance action of ``hand`` is pending (one query)."""
-    return AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING).exists()
-
-
 def cancel_stale(*, hand: Hand, state: Any) -> None:
     """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
 

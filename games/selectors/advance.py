@@ -8,6 +8,11 @@ from accounts.models import User
 from games.models import AdvanceAction, Hand
 
 
+def advance_pending_any(*, hand: Hand) -> bool:
+    """Whether any advance action of ``hand`` is pending (one query; the service asks under the hand's lock)."""
+    return AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING).exists()
+
+
 def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:
     """The owner's own advance actions in ``hand``: pending ones, and cancellations to tell them about
     (those with a reason, newer than any later choice of the same kind)."""

@@ -29,6 +29,7 @@ from games import clock as turn_clock
 from games.clock import clock_deadline as clock_deadline  # the clocks are read in games/clock.py
 from games.errors import IllegalMove, NotSeated, NotYourTurn, TableRefused
 from games.models import Hand, HandAction, Seat, Table
+from games.selectors.advance import advance_pending_any
 from games.selectors.hands import hand_seat_of, hand_seat_users
 from games.services.announce import table_announce, table_changed_announce
 from games.services.locking import hand_lock_seated, locked_hand_state
@@ -237,7 +238,7 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     away_counts = _away_counts(seat_users)
     removed = _former_member_seats(hand, seat_users)
     # None can be set while the hand row is locked: without a pending one now, none to look at below.
-    pending = advance.has_pending(hand=hand)
+    pending = advance_pending_any(hand=hand)
     for _ in range(200):
         if pending:
             advance.cancel_stale(hand=hand, state=state)
