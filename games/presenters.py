@@ -252,6 +252,7 @@ def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     urls = {name: reverse(f"games:{name}", args=[pk])
             for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
                          "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history")}
+    urls["table"] = reverse("games:table", args=[pk])
     urls["away_toggle"] = reverse("away_toggle")
     urls["lobby"] = reverse("games:lobby", args=[table.club_id])
     urls["rule_version"] = reverse("games:rule_version", args=[table.club_id, table.rule_version_id])
