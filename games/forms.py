@@ -17,7 +17,7 @@ from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
-from games.models import Game, Hand, RuleSetVersion
+from games.models import Game, Hand, PushChoice, RuleSetVersion
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
@@ -351,3 +351,11 @@ class VoidHandForm(forms.Form):
         recent = list(hand_field.queryset[:100])
         hand_field.widget.choices = [("", "Choose a hand"), *((h.pk, f"{h.table.name}, hand {h.number} "
                                                                f"({h.started_at:%Y-%m-%d})") for h in recent)]
+
+
+class PushChoiceForm(forms.ModelForm):
+    """A member's Web Push choice per kind of turn notice (the notifications page)."""
+
+    class Meta:
+        model = PushChoice
+        fields = ["turn", "reminder", "digest"]

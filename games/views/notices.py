@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
@@ -18,7 +17,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import DomainError
-from games.models import PushChoice
+from games.forms import PushChoiceForm
 from games.push import vapid_public_key
 from games.selectors.notices import push_browser_count, push_choice_of, tables_my_turn
 from games.services.push import push_choice_set, push_subscribe, push_unsubscribe
@@ -42,12 +41,6 @@ def next_turn(request: HttpRequest) -> HttpResponse:
     if after.isascii() and after.isdigit() and len(after) < 12 and int(after) in ids:
         index = (ids.index(int(after)) + 1) % len(ids)
     return redirect("games:table", tables[index].pk)
-
-
-class PushChoiceForm(forms.ModelForm):
-    class Meta:
-        model = PushChoice
-        fields = ["turn", "reminder", "digest"]
 
 
 @login_required
