@@ -80,11 +80,11 @@ from accounts.models import Club, User
 from config import metrics
 from config.errors import DomainError
 from games import live, presence, selectors
+from games.broadcast import club_group, table_group
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
 from games.models import ChatMessage, Table
-from games.services.announce import club_group, table_group
 from games.services.hands import hand_act
 from games.snapshot import TableSnapshot, table_snapshot_read
 
