@@ -3,7 +3,7 @@
 DESIGN.md "The path of one action": after a commit the table's group hears only
 ``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then pushes its own
 member's table area, rendered from the same template the page includes (``games/_table_live.html``),
-from one table snapshot (games/snapshot.py) read once per (hand, version) per process, with no query
+from one table snapshot (games/selectors/snapshot.py) read once per (hand, version) per process, with no query
 per socket; spectators share one render, and the parts every viewer sees alike are rendered once per
 snapshot (games/templatetags/live_tags.py). Database work runs in threads of the loop's pool, not in
 Channels' one shared thread (``_db_free``). No card travels through a group.
@@ -75,19 +75,19 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from accounts.access import ClubAccess, is_member, membership_of
-from accounts.models import Club, User
+from accounts.models import User
 from config import metrics
 from config.errors import DomainError
 from games import live, presence
 from games.broadcast import club_group, table_group
-from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
-from games.models import ChatMessage, Table
-from games.selectors.chat import chat_payload, chat_recent
+from games.models import Table
+from games.selectors.chat import chat_message_place, chat_payload, chat_recent
 from games.selectors.hands import hand_current, hand_of_table, hand_seat_of, hand_view_for
-from games.selectors.tables import table_may_watch
+from games.selectors.snapshot import TableSnapshot, table_snapshot_read
+from games.selectors.tables import table_get, table_may_watch
+from games.services.chat import chat_hide, chat_post
 from games.services.hands import hand_act
-from games.snapshot import TableSnapshot, table_snapshot_read
 
 log = logging.getLogger(__name__)
 
@@ -359,7 +359,7 @@ class TableConsumer(_JsonConsumer):
         that is not there and one the member may not see get the same code and words."""
         if not _session_still_logs_in(self.scope, self.user):
             raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
-        table = Table.objects.select_related("club", "rule_version__rule_set").filter(pk=self.table_id).first()
+        table = table_get(table_id=self.table_id)
         membership = None if table is None else membership_of(user=self.user, club_id=table.club_id)
         if table is None or membership is None:
             raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
@@ -491,7 +491,8 @@ class TableConsumer(_JsonConsumer):
             await self.send_error(str(exc))
 
     def _hide(self, message_id: int) -> None:
-        if not ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).exists():
+        place = chat_message_place(message_id=message_id)
+        if place is None or place[0] != self.table_id:
             raise DomainError("There is no such message at this table.")
         chat_hide(message_id=message_id, user=self.user)
 
@@ -538,7 +539,7 @@ _snapshot_memo = live.Memo(256)
 _spectator_memo = live.Memo(256)
 _seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
 # table id -> (its seating mark, the newest snapshot read here): the next version of the same hand takes
-# the table row and the last finished hand from it (games/snapshot.py table_snapshot_read).
+# the table row and the last finished hand from it (games/selectors/snapshot.py table_snapshot_read).
 _last_snapshot: dict[int, tuple[Any, TableSnapshot]] = {}
 
 
@@ -558,7 +559,7 @@ class LobbyConsumer(_JsonConsumer):
         """Still logged in and a member of the club; else _Refused (no such club: the same code and words)."""
         if not _session_still_logs_in(self.scope, self.user):
             raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
-        if not Club.objects.filter(pk=self.club_id).exists() or not is_member(user=self.user, club_id=self.club_id):
+        if not is_member(user=self.user, club_id=self.club_id):  # no such club: not a member of it either
             raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
 
     async def on_sync(self, message: dict[str, Any]) -> None:

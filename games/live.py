@@ -7,7 +7,7 @@
   announced version per process (one cache round trip), not once per socket.
 - Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
 - The table area (``games/_table_live.html``, the same template the page includes) rendered for one
-  member from a ``TableSnapshot`` (games/snapshot.py) read once per (hand, version) per process, with
+  member from a ``TableSnapshot`` (games/selectors/snapshot.py) read once per (hand, version) per process, with
   no query per member; spectators at the same version share one render.
 """
 
@@ -26,7 +26,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from accounts.models import User
-from games.snapshot import TableSnapshot
+from games.selectors.snapshot import TableSnapshot
 
 SOCKETS_PER_MEMBER = 8
 _STAMP_KEY = "access-stamp:{}"

@@ -223,7 +223,7 @@ class ClubExport(models.Model):
 
 
 class ChatMessage(models.Model):
-    """One line of a table's chat (games/chat). An organiser may hide it for everyone; never deleted."""
+    """One line of a table's chat (games/services/chat.py). An organiser may hide it for everyone; never deleted."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

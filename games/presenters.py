@@ -17,7 +17,7 @@ from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
-from games.snapshot import TableSnapshot, table_snapshot
+from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, raise_to_label, rules_in_words
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",

@@ -30,8 +30,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from config import metrics
-from games.models import Hand, TurnNotice
+from games.models import TurnNotice
 from games.reminders import reminder_at
+from games.selectors.hands import hands_overdue
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +57,7 @@ def sweep_overdue_turns() -> int:
     moved = 0
     seen: set[tuple[int, int]] = set()
     for _ in range(20):  # a few batches per run; the next run takes the rest
-        overdue = list(Hand.objects.filter(deadline__lte=timezone.now(), finished_at__isnull=True,
-                                           voided_at__isnull=True)
-                       .order_by("deadline").values_list("pk", "version")[:SWEEP_BATCH])
+        overdue = hands_overdue(now=timezone.now(), limit=SWEEP_BATCH)
         fresh = [row for row in overdue if row not in seen]
         if not fresh:
             break

@@ -4,6 +4,7 @@ which holds all of "who sees what": pages and sockets build a member's view of a
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import BooleanField, QuerySet
@@ -131,3 +132,10 @@ def hand_ledger_entries(*, hand: Hand) -> list[JournalEntry]:
 def hand_in_table(*, table: Table, hand_id: int) -> bool:
     """Whether hand ``hand_id`` is one of ``table``'s."""
     return table.hands.filter(pk=hand_id).exists()
+
+
+def hands_overdue(*, now: datetime, limit: int) -> list[tuple[int, int]]:
+    """(hand id, version) of the unfinished hands whose earliest clock ran out by ``now``, the longest
+    overdue first (indexed on ``Hand.deadline``)."""
+    return list(Hand.objects.filter(deadline__lte=now, finished_at__isnull=True, voided_at__isnull=True)
+                .order_by("deadline").values_list("pk", "version")[:limit])

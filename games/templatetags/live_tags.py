@@ -2,7 +2,7 @@
 
 ``{% public_part "name" %}...{% end_public_part %}`` (or ``{% public_part "name" key %}``, one part per
 value of ``key``, e.g. a seat number): the enclosed part is rendered for the first member
-whose area is made from a snapshot (games/snapshot.py) and the same text is inserted for every other
+whose area is made from a snapshot (games/selectors/snapshot.py) and the same text is inserted for every other
 member's area made from it, in the same time zone and language. So the enclosed part must use only what
 is the same for everyone who may see the table: public facts of the table and hand (the log, the board,
 the previous hand), never the member (``user``, ``view.you``, own cards, own actions, ``row.is_me``) or
@@ -17,7 +17,7 @@ from typing import Any
 from django import template
 from django.utils import timezone, translation
 
-from games.snapshot import TableSnapshot
+from games.selectors.snapshot import TableSnapshot
 
 register = template.Library()
 

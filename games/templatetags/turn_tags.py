@@ -20,7 +20,7 @@ from games import advance, engine, presenters
 from games.models import Hand
 from games.selectors.advance import advance_for, advance_split
 from games.selectors.hands import hand_seat_of
-from games.snapshot import TableSnapshot
+from games.selectors.snapshot import TableSnapshot
 
 register = template.Library()
 

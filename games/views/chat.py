@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
 from config.errors import DomainError
-from games.chat.services import chat_hide, chat_post
 from games.selectors.chat import chat_message_place
 from games.selectors.tables import table_get
+from games.services.chat import chat_hide, chat_post
 from games.views.common import member
 
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from clubhouse import selectors
 from clubhouse.models import ClubVisit, HandResult
 from games import engine
-from games.chat.services import chat_hide, chat_post
 from games.models import Hand
+from games.services.chat import chat_hide, chat_post
 from tests.clubhouse.play import play_table
 from tests.games.helpers import make_table
 

@@ -9,8 +9,8 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from games import engine
-from games.chat.services import MAX_CHARS, RATE_COUNT, ChatRefused, chat_hide, chat_post
 from games.models import ChatMessage
+from games.services.chat import MAX_CHARS, RATE_COUNT, ChatRefused, chat_hide, chat_post
 from tests.games.helpers import make_table
 from tests.games.test_consumers import close_worker_thread_connections, communicator, next_of, open_table  # noqa: F401
 

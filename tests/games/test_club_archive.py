@@ -15,8 +15,8 @@ from django.core.management.base import CommandError
 from accounts.models import Club, Membership, User
 from clubdata.archive import ArchiveError, club_export, club_import
 from games import engine, services
-from games.chat.services import chat_post
 from games.models import Hand, HandAction, Table
+from games.services.chat import chat_post
 from games.services.voiding import hand_void
 from games.simulate import simulation_run
 from ledger import services as ledger_services

@@ -142,7 +142,7 @@ async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a
     """After an action, the sockets of the table in this process read the hand once (one snapshot of
     the new version) and render every member's area from it: no query per socket, whatever the number
     of sockets."""
-    from games import snapshot
+    from games.selectors import snapshot
 
     a, b, c = club_setup.members
     table, hand = await database_sync_to_async(dealt)(club_setup)
@@ -188,7 +188,8 @@ async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a
 def test_the_table_area_renders_from_a_snapshot_without_a_query(club_setup) -> None:
     """Every member's and spectator's area, from one snapshot, sends no statement at all."""
     from accounts.access import ClubAccess, membership_of
-    from games import live, snapshot
+    from games import live
+    from games.selectors import snapshot
 
     a, b, c = club_setup.members
     table, hand = dealt(club_setup)
@@ -249,7 +250,8 @@ def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup,
     """The hand's log is the same for every viewer: made once from a snapshot and inserted in every
     member's area; each member's own part (their cards) stays theirs."""
     from accounts.access import ClubAccess, membership_of
-    from games import live, presenters, snapshot
+    from games import live, presenters
+    from games.selectors import snapshot
 
     a, b, c = club_setup.members
     table, hand = dealt(club_setup)
@@ -291,7 +293,8 @@ def test_two_members_areas_share_the_public_render_and_differ_only_in_their_own_
     alike in each member's area; a member's own seat (their sealed choice, "(you)"), cards and buttons
     stay theirs."""
     from accounts.access import ClubAccess, membership_of
-    from games import live, snapshot
+    from games import live
+    from games.selectors import snapshot
 
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])

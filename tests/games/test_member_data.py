@@ -13,8 +13,8 @@ from accounts.models import Membership, User
 from accounts.tokens import api_token_create
 from clubdata.archive import club_export, club_import
 from games import engine, services
-from games.chat.services import chat_post
 from games.models import ChatMessage, Seat
+from games.services.chat import chat_post
 from games.simulate import simulation_run
 from ledger.models import Posting
 from ledger.services import balance_of

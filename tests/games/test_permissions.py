@@ -27,7 +27,7 @@ def world(club_setup):
     users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
              PLAYER: a, ANON: None}
     from clubhouse.services import season_open
-    from games.chat.services import chat_post
+    from games.services.chat import chat_post
 
     line = chat_post(table_id=open_table.pk, user=a, text="hello")
     season = season_open(club=club, user=club_setup.organiser, name="Spring")

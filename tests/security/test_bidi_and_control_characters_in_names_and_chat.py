@@ -16,8 +16,8 @@ from accounts.models import Club, User
 from accounts.services import invitation_create
 from config.errors import DomainError
 from games import engine, services
-from games.chat.services import chat_post
 from games.models import ChatMessage, RuleSet, Table
+from games.services.chat import chat_post
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 
