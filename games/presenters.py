@@ -27,32 +27,29 @@ def rules_words(version: RuleSetVersion, currency: str) -> list[str]:
                           spectators_allowed=version.spectators_allowed, currency=currency)
 
 
-def action_label(action: dict[str, Any], currency: str) -> str:
+def action_label(action: engine.Action, currency: str) -> str:
     """'Raise $0.25', 'Declare pig (both ways)', 'Fold'."""
-    kind = str(action.get("type"))
-    if kind == "declare":
-        return _DECLARE_WORDS.get(str(action.get("choice")), "Declare")
-    label = _ACTION_WORDS.get(kind, kind.capitalize())
-    amount = action.get("amount")
-    return f"{label} {money(int(amount), currency)}" if isinstance(amount, int) else label
+    if action.type == "declare":
+        return _DECLARE_WORDS.get(str(action.choice), "Declare")
+    label = _ACTION_WORDS.get(action.type, action.type.capitalize())
+    return f"{label} {money(action.amount, currency)}" if action.amount is not None else label
 
 
-def action_value(action: dict[str, Any]) -> str:
+def action_value(action: engine.Action) -> str:
     """The button's value: 'check', 'raise:25', 'declare:pig' (read back by forms.parse_action)."""
-    kind = str(action.get("type"))
-    if kind == "declare":
-        return f"declare:{action.get('choice')}"
-    amount = action.get("amount")
-    return f"{kind}:{amount}" if isinstance(amount, int) else kind
+    if action.type == "declare":
+        return f"declare:{action.choice}"
+    return f"{action.type}:{action.amount}" if action.amount is not None else action.type
 
 
-def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]:
+def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...], str]]:
     """The Piles board of a view as (label, cards, shape) rows: two squares and the row; a card not
-    yet turned is None (shown as a card back by ``{% card %}``)."""
-    board = view.get("board", {})
-    return [("Square 1", board.get("square1", []), "square"),
-            ("Square 2", board.get("square2", []), "square"),
-            ("Row", board.get("row", []), "row")]
+    yet turned is None (shown as a card back by ``{% card %}``). Empty for a Piranha view."""
+    board = view.board
+    if not isinstance(board, engine.PilesBoard):
+        return []
+    return [("Square 1", board.square1, "square"), ("Square 2", board.square2, "square"),
+            ("Row", board.row, "row")]
 
 
 TIMEOUT_MARK = "(clock ran out)"
@@ -112,25 +109,27 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
     ``timeout`` (and says so). A sealed decision ("Ann has decided.") is told with its choice, which
     is public once the hand is over; only call this for a finished hand.
     """
-    lines = [{"text": event_words(e, names=names, currency=currency), "timeout": False}
+    lines = [{"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
              for e in hand.deal_events or []]
     for row in selectors.hand_actions(hand=hand):
-        told = [decision_words(row.action, who=names.get(row.seat, f"Seat {row.seat}"))
-                if e.get("kind") == "decided" else event_words(e, names=names, currency=currency)
-                for e in row.events or []]
+        action = engine.action_from_dict(row.action)
+        events = [engine.event_from_json(e) for e in row.events or []]
+        told = [decision_words(action, who=names.get(row.seat, f"Seat {row.seat}"))
+                if isinstance(e, engine.Decided) else event_words(e, names=names, currency=currency)
+                for e in events]
         if not told:  # every action logs an event; never lose one if it did not
-            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(row.action, currency)}."]
+            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(action, currency)}."]
         for k, text in enumerate(told):
             timeout = bool(row.is_timeout and k == 0)
             lines.append({"text": f"{text} {TIMEOUT_MARK}" if timeout else text, "timeout": timeout})
     return lines
 
 
-def decision_words(action: dict[str, Any], *, who: str) -> str:
+def decision_words(action: engine.Action, *, who: str) -> str:
     """A sealed decision told after the hand: 'Ann declares pig (both ways).', 'Ben stays in.'."""
-    kind = str(action.get("type"))
+    kind = action.type
     if kind == "declare":
-        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.get("choice")), "")
+        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.choice), "")
         return f"{who} declares {choice}." if choice else f"{who} declares."
     if kind == "in":
         return f"{who} stays in."
@@ -155,11 +154,11 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
         "can_start": False, "snapshot": snapshot,
     }
     names = {s.number: s.user.shown_name for s in seats}
-    view: dict[str, Any] | None = None
+    view: engine.HandView | None = None
     if hand is not None:
         view = engine.view(snapshot.state, selectors.hand_seat_of(hand=hand, user=user))
         names = {**names, **snapshot.hand_names()}
-    by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
+    by_seat = {s.seat: s for s in view.seats} if view is not None else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
@@ -169,12 +168,12 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     for n in numbers:
         seat = next((s for s in seats if s.number == n), None)
         v = by_seat.get(n)
-        is_me = (seat is not None and seat.user_id == user.pk) or (view is not None and view.get("you") == n)
+        is_me = (seat is not None and seat.user_id == user.pk) or (view is not None and view.you == n)
         masked = sealed and v is not None and not is_me
         rows.append({
             "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": is_me,
-            "is_button": view is not None and view.get("button") == n,
-            "to_act": view is not None and n in view.get("to_act", []),
+            "is_button": view is not None and view.button == n,
+            "to_act": view is not None and n in view.to_act,
             "away": seat is not None and seat.user.away and not masked,
             "sitting_out": seat is not None and seat.sitting_out and not masked,
             "left": seat is None and not masked,
@@ -183,27 +182,27 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        current = (view.get("betting") or {}).get("current")
+        current = view.betting.current if view.betting is not None else None
         out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
                            "value": action_value(a),
-                           "kind": a.get("type")} for a in view.get("legal_actions", [])]
-        out["log"] = [event_words(e, names=names, currency=currency) for e in view.get("events", [])]
-        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.get("to_act", [])]
-        result = view.get("result")
+                           "kind": a.type} for a in view.legal_actions]
+        out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
+        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.to_act]
+        result = view.result
         out["result"] = result
-        if result:
+        if result is not None:
             out["showdown"] = showdown_rows(result, names)
-            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.get("winners", [])]
+            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.winners]
         out["is_over"] = hand.is_finished
-        if view.get("game") == "piles":
+        if view.game == "piles":
             out["piles_board"] = piles_board(view)
     out["previous"] = _previous_hand(snapshot=snapshot, names=names)
     active = [s for s in seats if not s.sitting_out]
     out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
-    out["in_current_hand"] = bool(hand and not hand.is_finished and view and view.get("you") is not None)
+    out["in_current_hand"] = bool(hand and not hand.is_finished and view is not None and view.you is not None)
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
-    out["reasons"] = outcome_reasons(out["result"], game=rules.get("game", ""), names=names, currency=currency, rules=rules)
+    out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["acted"] = member_acted(view)
     out["board_all_up"] = board_all_up(view)
@@ -220,17 +219,16 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
         found: dict[str, Any] = snapshot.derived["previous"]
         return found
     prev_view = engine.view(engine.state_from_json(prev.state), None)
-    result = prev_view.get("result") or {}
+    result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
     out = snapshot.derived["previous"] = {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
-        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
-        "reasons": outcome_reasons(result, game=rules.get("game", ""), names=prev_names,
-                                   currency=snapshot.table.club.currency, rules=rules),
-        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
-        "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
-                    for p in result.get("payouts", [])],
+        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
+        "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
+        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.winners] if result else [],
+        "payouts": [{"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
+                    for p in (result.payouts if result else ())],
         "showdown": showdown_rows(result, prev_names),
     }
     return out

@@ -97,11 +97,12 @@ def table_may_watch(*, table: Table, user: User, hand: Hand | None = None) -> bo
     return hand is not None and hand_seat_of(hand=hand, user=user) is not None
 
 
-def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
+def hand_view_for(*, hand: Hand, user: User | None) -> engine.HandView:
     """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
 
     Only a player dealt into the hand gets a seat's view (their hole cards, their own
-    sealed decision); everyone else gets ``engine.view(state, None)``.
+    sealed decision); everyone else gets ``engine.view(state, None)``. ``engine.view_to_json``
+    prints it for a socket, the API or an export.
     """
     seat = hand_seat_of(hand=hand, user=user) if user is not None else None
     return engine.view(engine.state_from_json(hand.state), seat)

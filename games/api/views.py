@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.models import ApiToken, Membership, User
 from accounts.tokens import api_token_hash
-from games import selectors
+from games import engine, selectors
 from games.models import Hand, Table
 from ledger import selectors as ledger_selectors
 from ledger.models import JournalEntry
@@ -244,11 +244,11 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
     entries = JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user").order_by("pk")
     return {
         "id": hand.pk, "table": {"id": hand.table_id, "name": hand.table.name}, "number": hand.number,
-        "game": view.get("game"), "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
+        "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
         "voided": hand.voided_at is not None, "commitment": hand.commitment,
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
         "your_seat": selectors.hand_seat_of(hand=hand, user=user),
-        "view": view, "deal_events": hand.deal_events, "actions": actions,
+        "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,
         "ledger": [{"entry": e.pk, "kind": e.kind, "memo": e.memo, "at": _iso(e.created_at),
                     "postings": [{"account": p.account.user.shown_name if p.account.user else "pot",
                                   "amount_cents": p.amount} for p in e.postings.all()]} for e in entries],
