@@ -69,3 +69,15 @@ def test_an_event_that_is_not_one_is_refused(bad: object) -> None:
 def test_a_stored_state_with_an_unknown_outcome_field_is_refused(stored: dict) -> None:
     with pytest.raises(engine.EngineError):
         engine.state_from_json({**stored, "outcome": {**stored["outcome"], "bonus": 1}})
+
+
+# Views of hands as the socket JSON showed them before the views were typed: a Piranha hand with its
+# betting round and a Piles hand with blinds, each after the deal, during the betting, with the sealed
+# decision half made, and over; for a spectator and for seat 2.
+VIEWS = [json.loads(line) for line in (Path(__file__).parent / "stored_views.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("stored", VIEWS, ids=lambda s: f'{s["view"]["game"]}-{s["view"]["phase"]}-{s["seat"]}')
+def test_the_json_view_prints_exactly_as_before(stored: dict) -> None:
+    view = engine.view(engine.state_from_json(stored["state"]), stored["seat"])
+    assert json.dumps(engine.view_to_json(view)) == json.dumps(stored["view"])  # same keys, same order
