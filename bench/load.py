@@ -270,16 +270,21 @@ class Stats:
 
 
 class Pacer:
-    """At most ``rate`` actions a second at one table (None: as fast as screens allow)."""
+    """At most ``rate`` actions a second at one table (None: as fast as screens allow). ``phase`` (a
+    fraction of one period) spreads the tables' first actions over the period, so the offered load is
+    steady, not every table at the same instant."""
 
-    def __init__(self, rate: float | None) -> None:
+    def __init__(self, rate: float | None, phase: float = 0.0) -> None:
         self.rate = rate
-        self.next = 0.0
+        self.phase = phase
+        self.next: float | None = None
 
     async def wait(self) -> None:
         if self.rate is None:
             return
         now = time.monotonic()
+        if self.next is None:
+            self.next = now + self.phase / self.rate
         if self.next > now:
             await asyncio.sleep(self.next - now)
         self.next = max(now, self.next) + 1 / self.rate
@@ -388,7 +393,7 @@ async def bare_group(url: str, group: int, stats: Stats, rate: float | None, unt
 
     readers = [asyncio.ensure_future(reader(ws, i == 0)) for i, ws in enumerate(sockets)]
     seq = 0
-    pacer = Pacer(rate)
+    pacer = Pacer(rate, group / TABLES)
     try:
         await ready.wait()
         while not until.is_set():
@@ -415,7 +420,8 @@ async def run_phase(kind: str, url: str, seats: list[dict[str, Any]], seconds: f
     until, ready = asyncio.Event(), asyncio.Event()
     per_table = None if rate is None else rate / TABLES
     if kind == "project":
-        pacers = {int(s["table"]): Pacer(per_table) for s in seats}
+        tables = sorted({int(s["table"]) for s in seats})
+        pacers = {t: Pacer(per_table, i / len(tables)) for i, t in enumerate(tables)}
         gate = asyncio.Semaphore(10)
         tasks = [asyncio.ensure_future(project_bot(url, s, url.replace("ws://", "http://"), stats, pacers, until,
                                                    ready, gate)) for s in seats]

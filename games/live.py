@@ -23,7 +23,6 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
@@ -142,7 +141,7 @@ def table_area_html(*, snapshot: TableSnapshot, user: User, access: Any = None) 
 
     table = snapshot.table
     context = hand_page(table=table, hand=snapshot.hand, user=user, currency=table.club.currency, snapshot=snapshot)
-    request = _request_for(user, reverse("games:table", args=[table.pk]))
+    request = _request_for(user, context["urls"]["table"])
     try:
         zone: Any = zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
+
 from accounts.models import User
 from accounts.money import money
 from games import engine, selectors
@@ -142,36 +144,74 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
               snapshot: TableSnapshot | None = None) -> dict[str, Any]:
     """Context of the table page for ``user``. With ``snapshot`` (of ``table`` showing ``hand``) no query:
     everything read comes from it; without, one is read here. The context carries it as ``snapshot``
-    for the template tags of the table area (games/templatetags/turn_tags.py)."""
+    for the template tags of the table area (games/templatetags/turn_tags.py).
+
+    What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
+    once per snapshot (``_public_context``); per member only their own view, seat row and actions."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
-    seats = snapshot.seats
-    my_seat = next((s for s in seats if s.user_id == user.pk), None)
+    public = _public_context(snapshot, currency)
+    out = dict(public)
+    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
+    seat_no = selectors.hand_seat_of(hand=hand, user=user) if hand is not None else None
+    view: engine.HandView | None = public["view"]
+    if hand is not None and seat_no is not None:
+        view = engine.view(snapshot.state, seat_no)
+    out["my_seat"] = my_seat
+    out["view"] = view
+    if my_seat is not None or seat_no is not None:
+        out["seat_rows"] = [_own_row(row, view) if (my_seat is not None and row["number"] == my_seat.number)
+                            or (seat_no is not None and row["number"] == seat_no) else row
+                            for row in public["seat_rows"]]
+    if view is not None and hand is not None and seat_no is not None:
+        current = view.betting.current if view.betting is not None else None
+        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
+                           "value": action_value(a),
+                           "kind": a.type} for a in view.legal_actions]
+    out["can_start"] = my_seat is not None and public["startable"]
+    out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
+    out["acted"] = member_acted(view)
+    return out
+
+
+def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any]:
+    """The member's own seat row: their own view of the seat (their cards), never masked."""
+    seat = row["seat"]
+    mine = (view.seat_view(row["number"]) if view is not None else None) or row["view"]
+    return {**row, "view": mine, "is_me": True, "away": seat is not None and seat.user.away,
+            "sitting_out": seat is not None and seat.sitting_out, "left": seat is None}
+
+
+def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
+    """The part of the table page that is the same for every viewer of ``snapshot``: built from the
+    spectator's view of the hand (no hidden card), once per snapshot."""
+    found: dict[str, Any] | None = snapshot.derived.get(("public_context", currency))
+    if found is not None:
+        return found
+    table, hand, seats = snapshot.table, snapshot.hand, snapshot.seats
     out: dict[str, Any] = {
-        "my_seat": my_seat, "free_seats": snapshot.free_seats,
-        "rules_words": rules_words(table.rule_version, currency), "hand": hand, "view": None,
-        "seat_rows": [], "actions": [], "log": [], "to_act_names": [], "showdown": [], "result": None,
-        "can_start": False, "snapshot": snapshot,
+        "free_seats": snapshot.free_seats, "rules_words": rules_words(table.rule_version, currency),
+        "hand": hand, "view": None, "seat_rows": [], "actions": [], "log": [], "to_act_names": [],
+        "showdown": [], "result": None, "snapshot": snapshot, "urls": table_urls(table=table, hand=hand),
     }
     names = {s.number: s.user.shown_name for s in seats}
     view: engine.HandView | None = None
     if hand is not None:
-        view = engine.view(snapshot.state, selectors.hand_seat_of(hand=hand, user=user))
+        view = engine.view(snapshot.state, None)
         names = {**names, **snapshot.hand_names()}
     by_seat = {s.seat: s for s in view.seats} if view is not None else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
     sealed = selectors.hand_sealed_open(hand=hand)
+    by_number = {s.number: s for s in seats}
     rows = []
-    numbers = sorted({s.number for s in seats} | set(by_seat))
-    for n in numbers:
-        seat = next((s for s in seats if s.number == n), None)
+    for n in sorted(set(by_number) | set(by_seat)):
+        seat = by_number.get(n)
         v = by_seat.get(n)
-        is_me = (seat is not None and seat.user_id == user.pk) or (view is not None and view.you == n)
-        masked = sealed and v is not None and not is_me
+        masked = sealed and v is not None
         rows.append({
-            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": is_me,
+            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
             "is_button": view is not None and view.button == n,
             "to_act": view is not None and n in view.to_act,
             "away": seat is not None and seat.user.away and not masked,
@@ -182,10 +222,6 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        current = view.betting.current if view.betting is not None else None
-        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
-                           "value": action_value(a),
-                           "kind": a.type} for a in view.legal_actions]
         out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
         out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.to_act]
         result = view.result
@@ -197,16 +233,32 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
         if view.game == "piles":
             out["piles_board"] = piles_board(view)
     out["previous"] = _previous_hand(snapshot=snapshot, names=names)
-    active = [s for s in seats if not s.sitting_out]
-    out["can_start"] = (my_seat is not None and table.status == Table.Status.OPEN and len(active) >= 2)
-    out["in_current_hand"] = bool(hand and not hand.is_finished and view is not None and view.you is not None)
+    out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
     out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
-    out["acted"] = member_acted(view)
     out["board_all_up"] = board_all_up(view)
+    snapshot.derived[("public_context", currency)] = out
     return out
+
+
+def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
+    """The addresses the table area links and posts to, reversed once per snapshot, not per member."""
+    pk = table.pk
+    urls = {name: reverse(f"games:{name}", args=[pk])
+            for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
+                         "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history")}
+    urls["table"] = reverse("games:table", args=[pk])
+    urls["away_toggle"] = reverse("away_toggle")
+    urls["lobby"] = reverse("games:lobby", args=[table.club_id])
+    urls["rule_version"] = reverse("games:rule_version", args=[table.club_id, table.rule_version_id])
+    urls["how_to_play"] = reverse("clubhouse:how_to_play", args=[table.club_id, table.rule_version.rule_set.game])
+    if table.next_game_id is not None:
+        urls["next_game"] = reverse("games:table", args=[table.next_game_id])
+    if hand is not None:
+        urls["hand_detail"] = reverse("games:hand_detail", args=[hand.pk])
+    return urls
 
 
 def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:

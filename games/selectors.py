@@ -196,11 +196,14 @@ def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
     return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
 
 
-def hand_seat_users(*, hand: Hand) -> dict[int, User]:
+def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict[int, User]:
     """Seat number -> the member dealt in there, by the hand's own player list (never by who sits in that
-    chair now); one query."""
+    chair now); one query, none when ``known`` (user id -> member, already read) holds them all."""
     ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
-    users = User.objects.in_bulk(list(ids.values()))
+    users = dict(known or {})
+    missing = [uid for uid in ids.values() if uid not in users]
+    if missing:
+        users.update(User.objects.in_bulk(missing))
     return {seat: users[uid] for seat, uid in ids.items() if uid in users}
 
 

@@ -68,7 +68,8 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
     state = None
     if hand is not None:
         state = engine.state_from_json(hand.state)
-        hand_users = hand_seat_users(hand=hand)
+        known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
+        hand_users = hand_seat_users(hand=hand, known=known)
         rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
         steps = [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
         if not hand.is_finished:
@@ -76,7 +77,7 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
             previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
                         .order_by("-number").first())
             if previous is not None:
-                previous_users = hand_seat_users(hand=previous)
+                previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
                 previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     seat_money = ledger_selectors.table_seat_money(

@@ -5,7 +5,10 @@ calls one service that re-checks under the hand's lock or re-reads the turn, so 
 twice, late, or after the player acted changes nothing.
 
 ==========================  ====================================================================
-expire_turn                 at a hand's deadline (eta), scheduled on commit of every version
+schedule_turns              on commit of every version, one message per transaction: publishes, from the
+                            worker, the ``expire_turn``, ``notify_turn`` and ``remind_turn`` below (the
+                            web process sends one message per action, not one per clock and notice)
+expire_turn                 at a hand's deadline (eta)
 sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the backstop for a lost
                             message, a restarted Redis or a dead worker
 notify_turn                 ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins: "your turn" email
@@ -98,6 +101,12 @@ def send_daily_digests() -> int:
     from games.notices import digests_send
 
     return digests_send()
+
+
+@shared_task(acks_late=True)
+def schedule_turns(work: list[dict[str, Any]]) -> None:
+    """The clocks and notices of one committed transaction, published from the worker."""
+    schedule_turn_work(work)
 
 
 def schedule_turn_work(work: list[dict[str, Any]]) -> None:

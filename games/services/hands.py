@@ -12,6 +12,7 @@ cycle): the hand row, then the table row, then the ledger's accounts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -34,6 +35,8 @@ from games.services.announce import table_announce, table_changed_announce
 from games.services.locking import hand_lock_seated, locked_hand_state
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
+
+log = logging.getLogger(__name__)
 
 
 def deck_for_new_hand() -> list[str]:
@@ -307,9 +310,14 @@ _publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn-work")
 
 
 def _publish(work: list[dict[str, Any]]) -> None:
-    from games.tasks import schedule_turn_work
+    """One broker message for the transaction; the worker publishes its clocks and notices (games/tasks.py).
+    Never raises: the action is committed, and the beat sweeps apply what a lost message would have."""
+    from games.tasks import schedule_turns
 
-    schedule_turn_work(work)
+    try:
+        schedule_turns.delay(work)
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.warning("Could not schedule the clocks of hands %s", [item.get("hand_id") for item in work], exc_info=True)
 
 
 def _schedule(work: list[dict[str, Any]]) -> None:

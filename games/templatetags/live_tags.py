@@ -11,6 +11,7 @@ their access. Without a snapshot in the context the part is simply rendered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import template
@@ -28,15 +29,21 @@ class PublicPartNode(template.Node):
         self.key = key
 
     def render(self, context: Any) -> str:
-        snapshot = context.get("snapshot")
-        if not isinstance(snapshot, TableSnapshot):
-            return str(self.nodelist.render(context))
         part = self.key.resolve(context) if self.key is not None else None
-        key = ("public_part", self.name, part, timezone.get_current_timezone_name(), translation.get_language())
-        found = snapshot.derived.get(key)
-        if found is None:
-            found = snapshot.derived[key] = str(self.nodelist.render(context))
-        return str(found)
+        return public_text(context, self.name, part, lambda: str(self.nodelist.render(context)))
+
+
+def public_text(context: Any, name: str, part: Any, render: Callable[[], str]) -> str:
+    """Part ``name`` (``part``: which one) of the snapshot in ``context``: ``render()`` the first time in
+    this time zone and language, the same text after; rendered each time without a snapshot."""
+    snapshot = context.get("snapshot")
+    if not isinstance(snapshot, TableSnapshot):
+        return render()
+    key = ("public_part", name, part, timezone.get_current_timezone_name(), translation.get_language())
+    found = snapshot.derived.get(key)
+    if found is None:
+        found = snapshot.derived[key] = render()
+    return str(found)
 
 
 @register.tag("public_part")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django import template
+from django.utils.safestring import mark_safe
 
 from accounts.models import User
 from games import presenters
+from games.templatetags.live_tags import public_text
 from games.templatetags.turn_tags import _snapshot
 from games.words import seat_state_words
 
@@ -49,6 +52,26 @@ def around(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]
     top = n - left - right
     return [("bottom", ring[:1]), ("left", list(reversed(rest[:left]))),
             ("top", rest[left:left + top]), ("right", rest[left + top:])]
+
+
+@register.simple_tag(takes_context=True)
+def seat_ring(context: Any) -> str:
+    """The seats around the board (``around``), each drawn by games/_seat_row.html. Another's seat looks
+    the same to every viewer but its own player, so it is rendered once per snapshot (a public part,
+    games/templatetags/live_tags.py); only the member's own row is rendered for them."""
+    row_template = context.template.engine.get_template("games/_seat_row.html")
+
+    def row_html(row: dict[str, Any]) -> str:
+        with context.push(row=row):
+            return str(row_template.render(context))
+
+    out = []
+    for side, rows in around(context.get("seat_rows") or []):
+        out.append(f'<ul class="ring ring-{side}" aria-label="Seats">')
+        out.extend(row_html(row) if row.get("is_me") else public_text(context, "seat", row["number"], partial(row_html, row))
+                   for row in rows)
+        out.append("</ul>")
+    return mark_safe("\n".join(out))  # noqa: S308 - rendered templates, escaped there
 
 
 _KEYS = {"check": "k", "call": "c", "bet": "b", "raise": "r", "fold": "f", "in": "i", "out": "o",

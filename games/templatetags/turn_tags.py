@@ -47,7 +47,8 @@ def advance_panel(context: Any) -> dict[str, Any]:
     user = _user(context)
     table = context.get("table")
     club = context.get("club")
-    out: dict[str, Any] = {"show": False, "table": table, "hand": hand, "csrf_token": context.get("csrf_token")}
+    out: dict[str, Any] = {"show": False, "table": table, "hand": hand, "csrf_token": context.get("csrf_token"),
+                           "urls": context.get("urls")}
     if hand is None or user is None or hand.is_finished:
         return out
     seat = selectors.hand_seat_of(hand=hand, user=user)

@@ -39,7 +39,7 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     before = clock_of(hand, seat)
     assert timedelta(minutes=59) < before - timezone.now() <= timedelta(hours=1)
     scheduled: list[dict] = []
-    monkeypatch.setattr("games.tasks.schedule_turn_work", scheduled.extend)
+    monkeypatch.setattr("games.tasks.schedule_turns.delay", scheduled.extend)
     # Quiet hours that open in 20 minutes (before the clock runs out) and last two hours.
     start = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
     end = start + timedelta(hours=2)
