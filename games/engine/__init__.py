@@ -168,9 +168,8 @@ def view(state: State, seat: int | None) -> HandView:
     betting (a ``BettingView`` or None), events (the public log: no event holds a hidden card),
     result (see ``result``) and rules. ``view_to_json`` prints it.
     """
-    if isinstance(state, PiranhaState):
-        return _piranha.view(state, seat)
-    return _piles.view(state, seat)
+    seen: HandView = _module(state).view(state, seat)
+    return seen
 
 
 def opened_positions(state: State, seat: int | None = None) -> tuple[int, ...]:
@@ -191,7 +190,8 @@ def result(state: State) -> Outcome | None:
     """None until over; then the outcome: pot, reason, winners, payouts (``Payout``s), hands
     (shown), next_pot, game_over and ``game``. Piranha adds match_payments; Piles adds
     high_winners, low_winners, failed_pigs. ``result_to_json`` prints it."""
-    return state.outcome
+    outcome: Outcome | None = _module(state).result(state)
+    return outcome
 
 
 def state_to_json(state: State) -> dict[str, Any]:

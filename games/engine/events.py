@@ -158,9 +158,8 @@ class Carry:
 Event = (Deal | Ante | Blind | Turn | Check | Fold | Bet | Decided | DropOpen | DeclareOpen | Showdown
          | Award | MatchPayment | Carry)
 
-#: events that move chips from a seat into the table pot
-PayEvent = Ante | Blind | Bet | MatchPayment
-#: their kinds (the ledger posts these, and "award", by kind)
+#: the kinds of the events that move chips from a seat into the table pot (the ledger posts these,
+#: and "award", by kind)
 PAY_KINDS = frozenset({Ante.kind, Blind.kind, Bet.kind, MatchPayment.kind})
 
 
