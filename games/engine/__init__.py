@@ -14,8 +14,9 @@ actions     Action, action_to_dict, action_from_dict
 events      Event (one record per kind: Deal, Ante, Blind, Turn, Check, Fold, Bet, Decided,
             DropOpen, DeclareOpen, Showdown, Award, MatchPayment, Carry), event_to_json,
             event_from_json, PAY_KINDS
-views       HandView (SeatView, BettingView, PilesBoard), view_to_json
-outcomes    Outcome (PiranhaOutcome, PilesOutcome: Payout, PiranhaShown, PilesShown, HighHand,
+plain       the one JSON reader and printer of the records (state_to_json, state_from_json use it)
+hand_view   HandView (SeatView, BettingView, PilesBoard), view_to_json
+outcome     Outcome (PiranhaOutcome, PilesOutcome: Payout, PiranhaShown, PilesShown, HighHand,
             LowHand, HighLow, Decision), result_to_json
 errors      EngineError, IllegalAction, CardError
 

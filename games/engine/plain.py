@@ -14,40 +14,47 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import EngineError
 from .rules import PilesRules, PiranhaRules
 
+_SCALARS = frozenset({int, str, bool, float, type(None)})
+
 
 def to_plain(value: Any) -> Any:
     """A record (or a tuple of them, or a plain value) as JSON-ready dicts and lists."""
-    if isinstance(value, (PiranhaRules, PilesRules)):
-        return value.to_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        kind = getattr(type(value), "kind", None)
-        if isinstance(kind, str):
-            out: dict[str, Any] = {"kind": kind}
-            for f in dataclasses.fields(value):
-                item = getattr(value, f.name)
-                if item is not None:
-                    out[f.name] = to_plain(item)
-            return out
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    return value
+    tp: Any = type(value)
+    if tp in _SCALARS:
+        return value
+    return _printer(tp)(value)
 
 
 @functools.cache
-def _field_hints(tp: type) -> tuple[tuple[str, Any, bool], ...]:
-    """Each field's name, resolved type and whether it may be left out, once per class."""
-    hints = typing.get_type_hints(tp)
-    return tuple((f.name, hints[f.name], f.default is not dataclasses.MISSING)
-                 for f in dataclasses.fields(tp))
+def _printer(tp: Any) -> Callable[[Any], Any]:
+    """How to print a value of type ``tp``, worked out once per type."""
+    if tp in (PiranhaRules, PilesRules):
+        return lambda value: value.to_dict()
+    if dataclasses.is_dataclass(tp):
+        names = tuple(f.name for f in dataclasses.fields(tp))
+        kind = _kind_of(tp)
+        if kind is None:
+            return lambda value: {name: to_plain(getattr(value, name)) for name in names}
+
+        def print_kind(value: Any) -> dict[str, Any]:
+            out: dict[str, Any] = {"kind": kind}
+            for name in names:
+                item = getattr(value, name)
+                if item is not None:
+                    out[name] = to_plain(item)
+            return out
+        return print_kind
+    if issubclass(tp, (list, tuple)):
+        return lambda value: [to_plain(v) for v in value]
+    if issubclass(tp, Mapping):
+        return lambda value: {str(k): to_plain(v) for k, v in value.items()}
+    return lambda value: value
 
 
 def _kind_of(tp: Any) -> str | None:
@@ -55,83 +62,115 @@ def _kind_of(tp: Any) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def _record(tp: type, value: Any) -> Any:
-    if not isinstance(value, Mapping):
-        raise EngineError(f"State is malformed: {tp.__name__} must be an object")
-    kind = _kind_of(tp)
-    hints = _field_hints(tp)
-    names = {name for name, _hint, _optional in hints} | ({"kind"} if kind else set())
-    unknown = set(value) - names
-    if unknown:
-        raise EngineError(f"State is malformed: unexpected {', '.join(sorted(map(str, unknown)))} "
-                          f"in {kind or tp.__name__}")
-    kwargs: dict[str, Any] = {}
-    for name, hint, optional in hints:
-        if name in value:
-            kwargs[name] = from_plain(hint, value[name])
-        elif not optional:
-            raise EngineError(f"State is malformed: missing '{name}' in {kind or tp.__name__}")
-    return tp(**kwargs)
-
-
 def from_plain(tp: Any, value: Any) -> Any:
     """JSON-ready data -> a value of type ``tp`` (the inverse of ``to_plain``); raises EngineError."""
-    origin = typing.get_origin(tp)
+    return _reader(tp)(value)
+
+
+@functools.cache
+def _reader(tp: Any) -> Callable[[Any], Any]:
+    """How to read a value of type ``tp``, worked out once per type."""
     if tp is Any:
-        return value
+        return lambda value: value
+    origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        options = [a for a in typing.get_args(tp) if a is not type(None)]
-        if value is None and len(options) < len(typing.get_args(tp)):
-            return None
-        return _one_of(options, value)
-    if origin is tuple:
         args = typing.get_args(tp)
-        if not isinstance(value, list):
-            raise EngineError("State is malformed: expected a list")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_plain(args[0], v) for v in value)
-        if len(args) != len(value):
-            raise EngineError("State is malformed: a list of the wrong length")
-        return tuple(from_plain(a, v) for a, v in zip(args, value, strict=True))
+        options = tuple(a for a in args if a is not type(None))
+        pick = _union_reader(options)
+        if len(options) < len(args):
+            return lambda value: None if value is None else pick(value)
+        return pick
+    if origin is tuple:
+        return _tuple_reader(typing.get_args(tp))
     if tp in (PiranhaRules, PilesRules):
-        return tp.from_dict(value)
+        return typing.cast("Callable[[Any], Any]", tp.from_dict)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _record(tp, value)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise EngineError("State is malformed: expected true or false")
-        return value
-    if tp is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise EngineError("State is malformed: expected a whole number")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise EngineError("State is malformed: expected text")
-        return value
+        return _record_reader(tp)
+    if tp in (bool, int, str):
+        return _scalar_reader(tp)
     raise EngineError(f"State is malformed: cannot read {tp!r}")  # pragma: no cover
 
 
-def _one_of(options: list[Any], value: Any) -> Any:
-    """The value read as the one option it fits: a record with a kind by its kind, another record by
-    its keys (each record of a union has a key the others lack), else the first option that reads it."""
+def _scalar_reader(tp: type) -> Callable[[Any], Any]:
+    expected = {bool: "true or false", int: "a whole number", str: "text"}[tp]
+
+    def read(value: Any) -> Any:
+        if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
+            raise EngineError(f"State is malformed: expected {expected}")
+        return value
+    return read
+
+
+def _tuple_reader(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _reader(args[0])
+
+        def read_all(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise EngineError("State is malformed: expected a list")
+            return tuple(item(v) for v in value)
+        return read_all
+    readers = tuple(_reader(a) for a in args)
+
+    def read_fixed(value: Any) -> Any:
+        if not isinstance(value, list) or len(value) != len(readers):
+            raise EngineError("State is malformed: expected a list of the right length")
+        return tuple(r(v) for r, v in zip(readers, value, strict=True))
+    return read_fixed
+
+
+def _record_reader(tp: type) -> Callable[[Any], Any]:
+    hints = typing.get_type_hints(tp)
+    kind = _kind_of(tp)
+    label = kind or tp.__name__
+    fields = tuple((f.name, _reader(hints[f.name]), f.default is not dataclasses.MISSING)
+                   for f in dataclasses.fields(tp))
+    names = frozenset(name for name, _read, _optional in fields) | ({"kind"} if kind else set())
+
+    def read(value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise EngineError(f"State is malformed: {label} must be an object")
+        unknown = set(value) - names
+        if unknown:
+            raise EngineError(f"State is malformed: unexpected {', '.join(sorted(map(str, unknown)))} in {label}")
+        kwargs: dict[str, Any] = {}
+        for name, read_field, optional in fields:
+            if name in value:
+                kwargs[name] = read_field(value[name])
+            elif not optional:
+                raise EngineError(f"State is malformed: missing '{name}' in {label}")
+        return tp(**kwargs)
+    return read
+
+
+def _union_reader(options: tuple[Any, ...]) -> Callable[[Any], Any]:
+    """Read a value as the one option it fits: a record with a kind by its kind, another record by its
+    keys (each record of a union has a key the others lack), else the first option that reads it."""
     if len(options) == 1:
-        return from_plain(options[0], value)
-    if isinstance(value, Mapping):
-        records = [o for o in options if isinstance(o, type) and dataclasses.is_dataclass(o)]
-        kinds = {_kind_of(o): o for o in records if _kind_of(o)}
-        if kinds:
-            found = kinds.get(value.get("kind"))
-            if found is None:
-                raise EngineError(f"State is malformed: unknown kind {value.get('kind')!r}")
-            return _record(found, value)
-        for o in records:
-            if set(value) <= {name for name, _hint, _optional in _field_hints(o)} and all(
-                    name in value for name, _hint, optional in _field_hints(o) if not optional):
-                return _record(o, value)
-    for o in options:
-        try:
-            return from_plain(o, value)
-        except EngineError:
-            continue
-    raise EngineError("State is malformed: a value of none of the expected kinds")
+        return _reader(options[0])
+    records = [o for o in options if isinstance(o, type) and dataclasses.is_dataclass(o)]
+    by_kind = {kind: _reader(o) for o in records if (kind := _kind_of(o)) is not None}
+    shapes = [(frozenset(f.name for f in dataclasses.fields(o)),
+               frozenset(f.name for f in dataclasses.fields(o) if f.default is dataclasses.MISSING), _reader(o))
+              for o in records]
+    others = [_reader(o) for o in options]
+
+    def read(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            if by_kind:
+                kind = value.get("kind")
+                found = by_kind.get(kind) if isinstance(kind, str) else None
+                if found is None:
+                    raise EngineError(f"State is malformed: unknown kind {value.get('kind')!r}")
+                return found(value)
+            keys = set(value)
+            for allowed, required, read_record in shapes:
+                if keys <= allowed and required <= keys:
+                    return read_record(value)
+        for read_other in others:
+            try:
+                return read_other(value)
+            except EngineError:
+                continue
+        raise EngineError("State is malformed: a value of none of the expected kinds")
+    return read
