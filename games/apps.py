@@ -53,7 +53,8 @@ class GamesConfig(AppConfig):
         """What accounts announces (accounts/signals.py) moves the member's hands on."""
         from accounts import signals
         from games.clock import Member
-        from games.services.hands import hands_apply_away, hands_member_removed, hands_reclock
+        from games.services.clocks import hands_reclock
+        from games.services.members import hands_apply_away, hands_member_removed
 
         def clock_changed(sender: Any, user: Any, time_zone: str, quiet_start: Any, quiet_end: Any,
                           **kwargs: Any) -> int:

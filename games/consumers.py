@@ -61,7 +61,6 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable
 from importlib import import_module
 from typing import Any
 
@@ -80,11 +79,11 @@ from accounts.models import Club, User
 from config import metrics
 from config.errors import DomainError
 from games import engine, live, presence, selectors
+from games.broadcast import club_group, table_group
 from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
 from games.models import ChatMessage, Table
-from games.services.announce import club_group, table_group
 from games.services.hands import hand_act
 from games.snapshot import TableSnapshot, table_snapshot_read
 
@@ -345,7 +344,10 @@ class TableConsumer(_JsonConsumer):
         await self.send_area(None, None)
 
     async def disconnect(self, code: int) -> None:
-        live.socket_left(getattr(self, "table_id", -1), self.channel_name)
+        table_id = getattr(self, "table_id", -1)
+        live.socket_left(table_id, self.channel_name)
+        if not live.members_at(table_id):  # the last socket of this table here: keep nothing of it
+            _last_snapshot.pop(table_id, None)
         await super().disconnect(code)
 
     # -- reads and checks (run in a worker thread) --
@@ -401,13 +403,21 @@ class TableConsumer(_JsonConsumer):
         needs no query. Spectators of the same screen share one render."""
         table_id = self.table_id
         key: Any = None
+        mark = _seating.get(table_id)
         if hand_id is not None:
-            key = ("hand", table_id, hand_id, version, _seating.get(table_id))
+            key = ("hand", table_id, hand_id, version, mark)
         elif seating is not None:
             key = ("seating", table_id, seating)
 
-        def read() -> Awaitable[TableSnapshot | None]:
-            return _db_free(table_snapshot_read)(table_id=table_id, hand_id=hand_id)
+        async def read() -> TableSnapshot | None:
+            last = _last_snapshot.get(table_id)
+            earlier = last[1] if last is not None and last[0] == mark and hand_id is not None else None
+            found: TableSnapshot | None = await _db_free(table_snapshot_read)(table_id=table_id, hand_id=hand_id,
+                                                                              earlier=earlier)
+            if found is not None and found.hand is not None and (last is None or last[1].hand is None or (
+                    found.hand.pk, found.hand.version) >= (last[1].hand.pk, last[1].hand.version)):
+                _last_snapshot[table_id] = (mark, found)
+            return found
 
         snapshot: TableSnapshot | None = await (_snapshot_memo.get(key, read) if key is not None else read())
         if snapshot is None:  # the table is gone
@@ -525,6 +535,9 @@ _stamp_memo = live.Memo(256)
 _snapshot_memo = live.Memo(256)
 _spectator_memo = live.Memo(256)
 _seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
+# table id -> (its seating mark, the newest snapshot read here): the next version of the same hand takes
+# the table row and the last finished hand from it (games/snapshot.py table_snapshot_read).
+_last_snapshot: dict[int, tuple[Any, TableSnapshot]] = {}
 
 
 class LobbyConsumer(_JsonConsumer):

@@ -10,7 +10,7 @@ the transaction that sends, and its unique constraint turns a second delivery in
 failed send rolls the row back, so a retry may send). Links are absolute (``SITE_URL``).
 
 The tasks that send them are scheduled on commit; ``turn_notices_sweep`` (beat) is the backstop for
-a lost message: it sends what is due from each waiting seat's clock ("began", games/services/hands.py).
+a lost message: it sends what is due from each waiting seat's clock ("began", games/services/clocks.py).
 
 Email goes through Django's backend: console in development, SMTP from the environment in
 production (config/settings).

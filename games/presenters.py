@@ -13,9 +13,9 @@ from django.urls import reverse
 from accounts.models import User
 from accounts.money import money
 from games import engine, selectors
+from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
-from games.services.hands import clock_deadline
 from games.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, raise_to_label, rules_in_words
 

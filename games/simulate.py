@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from accounts.models import Club, User
 from games import engine
 from games.models import Game, Hand, HandAction, Table
-from games.services.hands import hand_apply_action, table_start
+from games.services.hands import hand_apply_action
 from games.services.rulesets import rule_set_create
 from games.services.seating import seat_sit_in, seat_sit_out, seat_take, table_create, table_new_game
+from games.services.tables import table_start
 from ledger.models import JournalEntry
 
 

@@ -57,8 +57,9 @@ class TableSnapshot:
         return found
 
 
-def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
-    """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``."""
+def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | None = None) -> TableSnapshot:
+    """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``. ``earlier``: a snapshot
+    of an earlier version of the same unfinished hand, whose last finished hand is taken over unread."""
     seats = list(table.seats.filter(left_at__isnull=True).select_related("user").order_by("number"))
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
@@ -74,6 +75,9 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
         steps = [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
         if not hand.is_finished:
             advance_rows = list(AdvanceAction.objects.filter(hand=hand).order_by("-pk"))
+        if not hand.is_finished and earlier is not None:
+            previous, previous_users, previous_voiding = earlier.previous, earlier.previous_users, earlier.previous_voiding
+        elif not hand.is_finished:
             previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
                         .order_by("-number").first())
             if previous is not None:
@@ -87,9 +91,20 @@ def table_snapshot(*, table: Table, hand: Hand | None) -> TableSnapshot:
                          previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
 
 
-def table_snapshot_read(*, table_id: int, hand_id: int | None) -> TableSnapshot | None:
+def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSnapshot | None = None
+                        ) -> TableSnapshot | None:
     """The table and hand ``hand_id`` of it (None, or a hand of another table: its newest hand) read
-    afresh, as a snapshot; None when the table is gone."""
+    afresh, as a snapshot; None when the table is gone.
+
+    ``earlier``: this process's snapshot of an earlier version of that hand with the same seating (no
+    seat change, table closing or voiding announced since: each of those announces ``table.changed``).
+    While the hand is being played, nothing but the hand step changes the table row or the last
+    finished hand, so both are taken from it unread."""
+    if earlier is not None and hand_id is not None and earlier.hand is not None and earlier.hand.pk == hand_id \
+            and not earlier.hand.is_finished and earlier.table.status != Table.Status.FINISHED:
+        hand = Hand.objects.select_related("rule_version").filter(pk=hand_id, table_id=table_id).first()
+        if hand is not None and not hand.is_finished:
+            return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
     table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
              .filter(pk=table_id).first())
     if table is None:

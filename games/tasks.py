@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from config import metrics
 from games.models import Hand, TurnNotice
-from games.reminders import reminder_at as reminder_at  # the notices read it there
+from games.reminders import reminder_at
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from accounts.access import is_member
 from accounts.models import User
 from config.errors import DomainError
 from config.text import text_problem
+from games.broadcast import groups_send, table_group
 from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
-from games.services.announce import groups_send, table_group
 
 MAX_CHARS = 500
 RATE_COUNT = 5  # messages ...

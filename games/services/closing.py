@@ -13,9 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
+from games.broadcast import table_changed_announce
 from games.errors import TableRefused
 from games.models import Hand, Table
-from games.services.announce import table_changed_announce
 from ledger.models import Ruling
 from ledger.services import ledger_return_pot
 

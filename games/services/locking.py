@@ -50,7 +50,7 @@ def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version
     decision that seat was shown (piranha.txt 3.1, piles.txt 4.1: every seat decides at once, so others
     deciding first changes nothing it depends on): the hand is in its sealed decision, the seat is still
     awaited and the action legal now, the seat's turn in this decision began at or before ``version`` (its
-    clock's "since", kept while the awaited seats only shrink: ``_clocks`` in games/services/hands.py), and
+    clock's "since", kept while the awaited seats only shrink: ``turn_clocks`` in games/services/clocks.py), and
     every action logged since ``version`` was another seat's sealed decision. Others' choices stay sealed
     either way, so whether it is taken tells the seat nothing it could not see. Reads the hand's log (only
     for a late action)."""

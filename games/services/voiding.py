@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from games.broadcast import table_changed_announce
 from games.models import Hand, Table
-from games.services.announce import table_changed_announce
 from ledger.models import JournalEntry
 from ledger.services import ledger_reverse_hand, table_pot_balance
 

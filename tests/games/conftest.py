@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from games.services import hands
+from games.services import dealing
 
 
 @pytest.fixture
@@ -16,10 +16,10 @@ def fixed_decks(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[str]
     Replaces only where the next deck comes from; every other part runs for real.
     """
     queue: list[list[str]] = []
-    real = hands.deck_for_new_hand
+    real = dealing.deck_for_new_hand
 
     def next_deck() -> list[str]:
         return queue.pop(0) if queue else real()
 
-    monkeypatch.setattr(hands, "deck_for_new_hand", next_deck)
+    monkeypatch.setattr(dealing, "deck_for_new_hand", next_deck)
     yield queue.append

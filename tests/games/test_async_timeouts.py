@@ -10,9 +10,10 @@ import pytest
 from django.utils import timezone
 
 from games import engine, services
+from games.clock import clock_deadline
 from games.models import Hand, HandAction
-from games.services.hands import clock_deadline
-from games.tasks import expire_turn, reminder_at, sweep_overdue_turns
+from games.reminders import reminder_at
+from games.tasks import expire_turn, sweep_overdue_turns
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import make_table, post_action
 

@@ -1,4 +1,4 @@
-"""Quiet hours changed while a turn runs: the running clock moves (games/services/hands.py hands_reclock)."""
+"""Quiet hours changed while a turn runs: the running clock moves (games/services/clocks.py hands_reclock)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import engine, services
+from games.clock import clock_deadline
 from games.models import Hand
-from games.services.hands import clock_deadline, turn_work_flush
+from games.services.after_commit import turn_work_flush
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 

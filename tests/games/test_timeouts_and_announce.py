@@ -101,12 +101,12 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
-        with caplog.at_level(logging.WARNING, logger="games.services.announce"):
+        with caplog.at_level(logging.WARNING, logger="games.broadcast"):
             services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     finally:
         channel_layers.backends.clear()
     assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
-    told = [r for r in caplog.records if r.name == "games.services.announce"]
+    told = [r for r in caplog.records if r.name == "games.broadcast"]
     assert [r.getMessage() for r in told] == [f"Could not announce table {table.pk} version 1"]
     assert told[0].exc_info is not None
     assert isinstance(told[0].exc_info[1], OSError | RedisError), told[0].exc_info  # Redis, not the database

@@ -1,0 +1,108 @@
+"""Turn clocks of hands: each awaited seat's deadline (the rule set's seconds; quiet hours stop a clock,
+away ends it at once: games/clock.py), and a member's new quiet hours moving the clocks they have running."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import clock as turn_clock
+from games import engine
+from games.clock import clock_deadline
+from games.models import Hand
+from games.services.after_commit import on_commit_work
+
+
+def clock_member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
+    if user is None:
+        return turn_clock.Member()
+    return turn_clock.Member(time_zone=user.time_zone, quiet_start=user.quiet_start, quiet_end=user.quiet_end,
+                             away=user.away and away_counts)
+
+
+def away_takes_default(seat_users: Mapping[int, User]) -> bool:
+    """Away takes the default action at once only while someone dealt in is not away: a table of
+    absentees waits on its ordinary clocks rather than dealing and folding hand after hand."""
+    return any(not u.away for u in seat_users.values())
+
+
+def _turn_seconds(rules: engine.Rules) -> int:
+    """The rule set's turn clock, times ``TURN_CLOCK_SCALE`` (1 but in tests and demos)."""
+    return max(1, round(rules.turn_seconds * float(getattr(settings, "TURN_CLOCK_SCALE", 1))))
+
+
+def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
+            previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
+    "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/notices.py; clocks
+    stored before it was added lack it).
+
+    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet
+    hours stop it, away ends it at once). A sealed decision (the drop, the declaration) keeps
+    each seat's clock while the awaited seats only shrink.
+    """
+    awaited = engine.to_act(state)
+    if not awaited:
+        return {}
+    keep = bool(previous) and set(awaited) < set(previous)
+    now = timezone.now()
+    away_counts = away_takes_default(seat_users)
+    out: dict[str, dict[str, Any]] = {}
+    for seat in awaited:
+        old = (current or {}).get(str(seat))
+        if keep and old:
+            out[str(seat)] = dict(old)
+            continue
+        deadline = turn_clock.deadline_for(start=now, seconds=_turn_seconds(rules),
+                                           member=clock_member(seat_users.get(seat), away_counts=away_counts))
+        out[str(seat)] = {"deadline": deadline.isoformat(), "since": version, "began": now.isoformat()}
+    return out
+
+
+def earliest_deadline(clocks: Mapping[str, Any]) -> datetime | None:
+    """The hand's ``deadline``: the earliest of its seats' clocks (the next moment a timeout is due)."""
+    return min((clock_deadline(c) for c in clocks.values()), default=None)
+
+
+def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
+    """``user`` changed their quiet hours or time zone (``before``: the settings their running clocks were
+    set with): what remains of each running clock of theirs, counted under ``before``, now runs under the
+    new settings (games/clock.py), so a clock stands still in the new quiet hours and no longer in the old.
+
+    Each hand in its own durable transaction with its row locked; the clocks are those of the version
+    it holds then, and on commit its ``expire_turn`` is scheduled again for that version and the new
+    deadline (the task is a no-op before the deadline or once the version moved on). Returns how many
+    hands' clocks moved.
+    """
+    after = clock_member(user, away_counts=False)
+    hand_ids = [pk for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
+                .filter(table__seats__user=user).distinct().values_list("pk", "players")
+                if user.pk in {int(uid) for uid in players.values()}]
+    moved = 0
+    for hand_id in hand_ids:
+        with transaction.atomic(durable=True):
+            hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+            if hand is None or hand.is_finished or hand.voided_at is not None:
+                continue
+            now = timezone.now()
+            clocks = dict(hand.clocks)
+            for seat, entry in hand.clocks.items():
+                if int(hand.players.get(seat, 0)) != user.pk or clock_deadline(entry) <= now:
+                    continue  # another's clock, or due already
+                left = turn_clock.running_between(before, now, clock_deadline(entry))
+                deadline = turn_clock.deadline_for(start=now, seconds=round(left.total_seconds()), member=after)
+                clocks[seat] = {**entry, "deadline": deadline.isoformat()}
+            if clocks == hand.clocks:
+                continue
+            hand.clocks = clocks
+            hand.deadline = earliest_deadline(clocks)
+            hand.save(update_fields=["clocks", "deadline"])
+            on_commit_work([(hand, hand.version)])  # announce; expire_turn again; no new turn notices
+            moved += 1
+    return moved
