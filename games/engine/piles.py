@@ -38,14 +38,14 @@ from .cards import Card, card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, split
 from .errors import IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
-from .events import Ante, Award, Blind, Carry, Deal, Event, Showdown, Turn
+from .events import Ante, Award, Blind, Carry, Deal, DeclareOpen, Event, Showdown, Turn
 from .hand_view import HandView, PilesBoard
 from .outcome import HighHand, HighLow, LowHand, Payout, PilesOutcome, PilesShown
 from .rules import PilesRules
 
 GAME = "Piles"
 VARIANT = play.Variant(
-    name=GAME, game="piles", sealed="declare", opened="declare_open", hole_cards=5,
+    name=GAME, game="piles", sealed="declare", opened=DeclareOpen, hole_cards=5,
     sealed_actions=(Action("declare", choice="high"), Action("declare", choice="low"),
                     Action("declare", choice="pig"), Action("fold")))
 

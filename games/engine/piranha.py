@@ -19,14 +19,14 @@ from .cards import card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, match_within_limit, split
 from .errors import IllegalAction
 from .evaluate import HandValue, piranha_best
-from .events import Ante, Award, Carry, Deal, Event, MatchPayment, Showdown, Turn
+from .events import Ante, Award, Carry, Deal, DropOpen, Event, MatchPayment, Showdown, Turn
 from .hand_view import HandView
 from .outcome import HighHand, Payout, PiranhaOutcome, PiranhaShown
 from .rules import PiranhaRules
 
 GAME = "Piranha"
 VARIANT = play.Variant(name=GAME, game="piranha", sealed="drop", sealed_actions=(Action("in"), Action("out")),
-                       opened="drop_open", hole_cards=4)
+                       opened=DropOpen, hole_cards=4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ class Variant:
 
     name: for messages ("Piranha"); game: the state's ``game`` ("piranha");
     sealed: the phase of the sealed decision ("drop" / "declare") and the
-    actions it offers; opened: the event kind when the decisions are opened;
+    actions it offers; opened: the event logged when the decisions are opened;
     hole_cards: how many each seat is dealt.
     """
 
@@ -39,7 +39,7 @@ class Variant:
     game: str
     sealed: str
     sealed_actions: tuple[Action, ...]
-    opened: str
+    opened: type[DropOpen] | type[DeclareOpen]
     hole_cards: int
 
 
@@ -208,7 +208,7 @@ def seal(state: S, v: Variant, i: int, choice: str) -> tuple[S, list[Event], lis
         return new, events, []
     opened = [j for j, st in enumerate(new.status) if st == "active"]
     decisions_opened = tuple(Decision(new.seats[j], new.decisions[j]) for j in opened)
-    events.append(DropOpen(decisions_opened) if v.opened == DropOpen.kind else DeclareOpen(decisions_opened))
+    events.append(v.opened(decisions_opened))
     new = replace(new, last_action=tuple(
         new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)))
     return new, events, opened
