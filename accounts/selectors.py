@@ -9,11 +9,32 @@ from django.utils import timezone
 
 from config.text import name_key
 
-from .models import Club, Invitation, Membership, User
+from .models import ApiToken, Club, Invitation, Membership, User
+from .tokens import api_token_hash
 
 
 def club_list_for(*, user: User) -> QuerySet[Membership]:
     return Membership.objects.filter(user=user).select_related("club").order_by("club__name")
+
+
+def club_membership(*, user: User, club_id: int) -> Membership | None:
+    """``user``'s membership of club ``club_id`` with its club, or None (not a member, no such club)."""
+    return Membership.objects.select_related("club").filter(club_id=club_id, user=user).first()
+
+
+def club_member_get(*, club: Club, user_id: int) -> Membership | None:
+    """The membership of member ``user_id`` in ``club`` with its member, or None."""
+    return Membership.objects.select_related("user").filter(club=club, user_id=user_id).first()
+
+
+def club_list_by_id(*, user: User) -> QuerySet[Membership]:
+    """``user``'s memberships with their clubs, in the order the clubs were made (the API's list)."""
+    return Membership.objects.filter(user=user).select_related("club").order_by("club_id")
+
+
+def api_token_for_key(*, key: str) -> ApiToken | None:
+    """The API key's token with its member (revoked or not: the caller checks), or None."""
+    return ApiToken.objects.select_related("user").filter(key_hash=api_token_hash(key)).first()
 
 
 def club_members(*, club: Club) -> QuerySet[Membership]:

@@ -35,3 +35,8 @@ def api_token_revoke(*, user: User, token_id: int) -> ApiToken | None:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])
     return token
+
+
+def api_token_touch(*, token: ApiToken) -> None:
+    """Note that ``token`` was used now (one UPDATE, no lock: the last of two requests wins)."""
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())

@@ -17,7 +17,7 @@ from django.utils import timezone
 from accounts.models import Membership, User
 from games import engine
 from games.models import ChatMessage, Hand, HandAction
-from games.selectors import hand_view_for
+from games.selectors.hands import hand_view_for
 from ledger.models import Account, Posting, Settlement
 
 FORMAT = "home-club-member-data"

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from games.models import ChatMessage, Game, Hand, Table
-from games.selectors import table_may_watch
+from games.selectors.tables import table_may_watch
 from ledger.selectors import Transfer, balances_as_of, settle_up_left, settle_up_plan
 
 from .models import ClubVisit, Season

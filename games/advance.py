@@ -1,8 +1,8 @@
 """Advance actions: what a player chose to do when their turn comes, set before it comes.
 
 Private to their owner: stored in ``AdvanceAction`` rows, read only through ``advance_for``
-(filtered by the owner), never put in a hand view, never sent through a group, and setting
-one changes neither the hand's version nor anything another member can see.
+(games/selectors/advance.py, filtered by the owner), never put in a hand view, never sent through a
+group, and setting one changes neither the hand's version nor anything another member can see.
 
 Choices (``kind`` "bet" for the next betting turn, "sealed" for the drop or the declaration):
 
@@ -24,7 +24,6 @@ moment the situation it assumed changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import transaction
 
@@ -117,11 +116,6 @@ def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     return None
 
 
-def has_pending(*, hand: Hand) -> bool:
-    """Whether any advance action of ``hand`` is pending (one query)."""
-    return AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING).exists()
-
-
 def cancel_stale(*, hand: Hand, state: engine.State) -> None:
     """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
 
@@ -208,23 +202,3 @@ def advance_cancel(*, hand_id: int, user: User) -> int:
             return 0
         return AdvanceAction.objects.filter(hand=hand, user=user, status=AdvanceAction.Status.PENDING).update(
             status=AdvanceAction.Status.CANCELLED, reason="")
-
-
-def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:
-    """The owner's own advance actions in ``hand``: pending ones, and cancellations to tell them about
-    (those with a reason, newer than any later choice of the same kind)."""
-    return advance_split(list(AdvanceAction.objects.filter(hand=hand, user=user).order_by("-pk")))
-
-
-def advance_split(rows: list[AdvanceAction]) -> dict[str, Any]:
-    """``advance_for`` of one member's rows of a hand, newest first (already read)."""
-    pending = [r for r in rows if r.status == AdvanceAction.Status.PENDING]
-    cancelled = []
-    seen_kinds: set[str] = set()
-    for row in rows:
-        if row.kind in seen_kinds:
-            continue
-        seen_kinds.add(row.kind)
-        if row.status == AdvanceAction.Status.CANCELLED and row.reason:
-            cancelled.append(row)
-    return {"pending": pending, "cancelled": cancelled}

@@ -78,12 +78,14 @@ from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import Club, User
 from config import metrics
 from config.errors import DomainError
-from games import engine, live, presence, selectors
+from games import engine, live, presence
 from games.broadcast import club_group, table_group
-from games.chat.selectors import chat_payload, chat_recent
 from games.chat.services import chat_hide, chat_post
 from games.forms import act_request_parse
 from games.models import ChatMessage, Table
+from games.selectors.chat import chat_payload, chat_recent
+from games.selectors.hands import hand_current, hand_of_table, hand_seat_of, hand_view_for
+from games.selectors.tables import table_may_watch
 from games.services.hands import hand_act
 from games.snapshot import TableSnapshot, table_snapshot_read
 
@@ -363,20 +365,20 @@ class TableConsumer(_JsonConsumer):
             raise _Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
         self.access = ClubAccess(club=table.club, membership=membership)
         # The hand is looked up only where it matters: tables that keep spectators out.
-        hand = None if table.rule_version.spectators_allowed else selectors.hand_current(table=table)
-        if not selectors.table_may_watch(table=table, user=self.user, hand=hand):
+        hand = None if table.rule_version.spectators_allowed else hand_current(table=table)
+        if not table_may_watch(table=table, user=self.user, hand=hand):
             raise _Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
         self.table = table
 
     def _view_payload(self, hand_id: int | None) -> dict[str, Any]:
         """This user's JSON view of hand ``hand_id`` of this table (None or another table's: the current hand)."""
-        hand = selectors.hand_of_table(table=self.table, hand_id=hand_id) if hand_id is not None else None
+        hand = hand_of_table(table=self.table, hand_id=hand_id) if hand_id is not None else None
         if hand is None:
-            hand = selectors.hand_current(table=self.table)
+            hand = hand_current(table=self.table)
         if hand is None:
             return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
                     "finished": False, "your_turn": False, "view": None}
-        view = selectors.hand_view_for(hand=hand, user=self.user)
+        view = hand_view_for(hand=hand, user=self.user)
         you = view.you
         return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
                 "version": hand.version, "finished": hand.is_finished,
@@ -390,7 +392,7 @@ class TableConsumer(_JsonConsumer):
         html = live.table_area_html(snapshot=snapshot, user=self.user, access=self.access)
         your_turn = False
         if hand is not None and not hand.is_finished:
-            seat = selectors.hand_seat_of(hand=hand, user=self.user)
+            seat = hand_seat_of(hand=hand, user=self.user)
             your_turn = seat is not None and seat in snapshot.to_act()
         return {"type": "table.html", "table": self.table_id, "hand": hand.pk if hand else None,
                 "version": hand.version if hand else None, "finished": bool(hand and hand.is_finished),
@@ -424,7 +426,7 @@ class TableConsumer(_JsonConsumer):
             return
         self.seated = any(s.user_id == self.user.pk for s in snapshot.seats)
         hand = snapshot.hand
-        if key is not None and not self.seated and (hand is None or selectors.hand_seat_of(hand=hand, user=self.user)
+        if key is not None and not self.seated and (hand is None or hand_seat_of(hand=hand, user=self.user)
                                                     is None):
             # A spectator: every spectator here on this screen sees the same area.
             four = self.scope.get("cookies", {}).get("deck_colours") == "four"

@@ -17,7 +17,7 @@ from config.text import validate_name
 from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
-from games.models import Game, Hand, RuleSetVersion
+from games.models import Game, Hand, PushChoice, RuleSetVersion
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
@@ -239,7 +239,7 @@ class TableForm(forms.Form):
 
     def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from games.selectors import rule_versions_latest
+        from games.selectors.rules import rule_versions_latest
 
         field = self.fields["rule_version"]
         assert isinstance(field, forms.ModelChoiceField)
@@ -333,7 +333,7 @@ class HandChoiceField(forms.ModelChoiceField):
 
 
 class VoidHandForm(forms.Form):
-    """The organisers' "void this hand" form on the ledger's Rulings page (games/void_views.py)."""
+    """The organisers' "void this hand" form on the ledger's Rulings page (games/views/voiding.py)."""
 
     hand = HandChoiceField(queryset=Hand.objects.none(), label="Hand",
                            error_messages={"invalid_choice": "Choose a finished hand of this club."})
@@ -351,3 +351,11 @@ class VoidHandForm(forms.Form):
         recent = list(hand_field.queryset[:100])
         hand_field.widget.choices = [("", "Choose a hand"), *((h.pk, f"{h.table.name}, hand {h.number} "
                                                                f"({h.started_at:%Y-%m-%d})") for h in recent)]
+
+
+class PushChoiceForm(forms.ModelForm):
+    """A member's Web Push choice per kind of turn notice (the notifications page)."""
+
+    class Meta:
+        model = PushChoice
+        fields = ["turn", "reminder", "digest"]

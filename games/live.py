@@ -23,7 +23,7 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from games.snapshot import TableSnapshot
@@ -147,7 +147,9 @@ def table_area_html(*, snapshot: TableSnapshot, user: User, access: Any = None) 
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         zone = None
     with timezone.override(zone):  # times in the member's zone, as the page's middleware does
-        return render_to_string("games/_table_live.html", {
+        # Read once here: each lookup of the zone or language is a context-variable lookup in the loop.
+        locale = (timezone.get_current_timezone_name(), translation.get_language())
+        return render_to_string("games/_table_live.html", {"part_locale": locale,
             **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
             "access": access, "closing": snapshot.closing,
         })

@@ -38,7 +38,7 @@ from games.clock import clock_deadline
 from games.models import Hand, TurnNotice
 from games.presence import is_present
 from games.reminders import reminder_at
-from games.selectors import hand_seat_users
+from games.selectors.hands import hand_seat_users
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Turn a member's view of a hand (``selectors.hand_view_for``) into what the table page shows.
+"""Turn a member's view of a hand (``games.selectors.hands.hand_view_for``) into what the table page shows.
 
 Works only from that view and public table facts, so the page can never hold a
 card or a sealed decision the member may not see.
@@ -12,10 +12,11 @@ from django.urls import reverse
 
 from accounts.models import User
 from accounts.money import money
-from games import engine, selectors
+from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
+from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
 from games.snapshot import TableSnapshot, table_snapshot
 from games.words import event_words, raise_to_label, rules_in_words
 
@@ -63,13 +64,13 @@ def log_with_timeouts(*, hand: Hand | None, lines: list[str],
     of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
     still closed: the default of a timeout (and of an away or removed member) is fixed by the house
     rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's
-    ``selectors.hand_action_steps`` when already read (a snapshot's)."""
+    ``hand_action_steps`` when already read (a snapshot's)."""
     if hand is None or not lines:
         return lines
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     out = list(lines)
     index = len(hand.deal_events or [])
-    for first_event, events, is_timeout in steps if steps is not None else selectors.hand_action_steps(hand=hand):
+    for first_event, events, is_timeout in steps if steps is not None else hand_action_steps(hand=hand):
         if is_timeout and not (sealed and first_event == "decided") and index < len(out):
             out[index] = f"{out[index]} {TIMEOUT_MARK}"
         index += events
@@ -88,7 +89,7 @@ def turn_clocks_for(*, hand: Hand | None, user: User | None,
         return []
     if snapshot is None or snapshot.hand is not hand:
         snapshot = table_snapshot(table=hand.table, hand=hand)
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
     away = {u.pk for u in snapshot.hand_users.values() if u.away}
     clocks = []
@@ -113,7 +114,7 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
     """
     lines = [{"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
              for e in hand.deal_events or []]
-    for row in selectors.hand_actions(hand=hand):
+    for row in hand_actions(hand=hand):
         action = engine.action_from_dict(row.action)
         events = [engine.event_from_json(e) for e in row.events or []]
         told = [decision_words(action, who=names.get(row.seat, f"Seat {row.seat}"))
@@ -153,7 +154,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     public = _public_context(snapshot, currency)
     out = dict(public)
     my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
-    seat_no = selectors.hand_seat_of(hand=hand, user=user) if hand is not None else None
+    seat_no = hand_seat_of(hand=hand, user=user) if hand is not None else None
     view: engine.HandView | None = public["view"]
     if hand is not None and seat_no is not None:
         view = engine.view(snapshot.state, seat_no)
@@ -203,7 +204,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
-    sealed = selectors.hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=hand)
     by_number = {s.number: s for s in seats}
     rows = []
     for n in sorted(set(by_number) | set(by_seat)):

@@ -19,9 +19,11 @@ from typing import Any
 
 from accounts.models import User
 from accounts.money import money
-from games import engine, selectors
-from games.models import Hand, HandDispute
+from games import engine
+from games.models import Hand
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
+from games.selectors.hands import hand_actions, hand_player_names, hand_seat_of
+from games.selectors.proof import hand_dispute_opened
 from games.words import event_words
 
 DEAL, ACTION, RESULT = "deal", "action", "result"
@@ -58,7 +60,7 @@ def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
     state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
                                carry_pot=stored.carry_pot, hand_number=stored.hand_number)
     out: list[tuple[engine.State, _Logged | None]] = [(state, None)]
-    for row in selectors.hand_actions(hand=hand):
+    for row in hand_actions(hand=hand):
         try:
             action = engine.action_from_dict(row.action)
             state, events = engine.apply(state, row.seat, action)
@@ -104,8 +106,8 @@ def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
 
 def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) -> list[ReplayStep]:
     """Every step of the finished ``hand`` as ``user`` saw it (the caller checked they may see the hand)."""
-    seat = selectors.hand_seat_of(hand=hand, user=user)
-    names = selectors.hand_player_names(hand=hand)
+    seat = hand_seat_of(hand=hand, user=user)
+    names = hand_player_names(hand=hand)
     states = _state_steps(hand)
     steps: list[ReplayStep] = []
     for index, (state, row) in enumerate(states):
@@ -142,7 +144,7 @@ def _ruling_opens(*, hand: Hand, seat: int | None, is_organiser: bool) -> bool:
     """Whether an organiser's ruling opened the hand to this viewer (its players and the organisers)."""
     if hand.scheme != engine.SCHEME_MERKLE or (seat is None and not is_organiser):
         return False
-    return HandDispute.objects.filter(hand=hand).exists()
+    return hand_dispute_opened(hand=hand)
 
 
 def step_context(step: ReplayStep) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 from accounts.models import User
 from games import engine
 from games.models import AdvanceAction, Hand, Seat, Table
-from games.selectors import hand_seat_users
+from games.selectors.hands import hand_seat_users
 from ledger import selectors as ledger_selectors
 
 

@@ -117,3 +117,51 @@ def test_no_import_circle():
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+# Pages, template tags and presenters read through selectors and write through services (STYLE.md); the
+# socket's area tags (live_tags.py) render from a snapshot read elsewhere.
+QUERY_FREE = ("games/views", "games/api/views.py", "games/templatetags", "games/presenters.py")
+QUERY_METHODS = frozenset({"filter", "exclude", "select_related", "prefetch_related", "order_by", "values",
+                           "values_list", "annotate", "aggregate", "exists", "select_for_update", "update",
+                           "get_or_create", "update_or_create", "bulk_create", "first", "last", "count"})
+
+
+def _queries(source: str) -> list[str]:
+    """Each queryset step in ``source``, by line: ``X.objects`` and a call of the ORM's own methods (not
+    a dict's ``values()`` or ``update({...})``, a list's ``count(x)``, nor a template library's
+    ``register.filter``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "objects":
+            found.append(f"{node.lineno}: .objects")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in QUERY_METHODS:
+            name, receiver = node.func.attr, node.func.value
+            if ((name in ("values", "values_list") and not (node.args or node.keywords))
+                    or (name == "update" and not node.keywords) or (name == "count" and node.args)
+                    or (isinstance(receiver, ast.Name) and receiver.id == "register")):
+                continue
+            found.append(f"{node.lineno}: .{name}")
+    return sorted(found)
+
+
+def test_pages_tags_and_presenters_build_no_queryset():
+    paths = [path for name in QUERY_FREE for path in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir()
+                                                       else [ROOT / name])]
+    assert len(paths) > 10
+    found = {str(path.relative_to(ROOT)): _queries(path.read_text(encoding="utf-8"))
+             for path in paths if path.name != "live_tags.py"}
+    assert {path: lines for path, lines in found.items() if lines} == {}
+
+
+def test_the_query_finder_finds_a_query():
+    found = _queries("rows = Hand.objects.all()\nok = table.hands.filter(pk=1).exists()\nn = len(rows)\n"
+                     "ids = seat.hands.values('pk')\nout = {}\nout.update({'a': 1})\nx = out.values()\n")
+    assert found == ["1: .objects", "2: .exists", "2: .filter", "4: .values"]
+
+
+def test_games_selectors_and_views_are_imported_by_feature():
+    """No package ``__init__`` that re-exports: a caller names the feature's module."""
+    for package in ("games/selectors", "games/views"):
+        tree = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
+        assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)], package

@@ -23,12 +23,21 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from accounts.models import ApiToken, Membership, User
-from accounts.tokens import api_token_hash
-from games import engine, selectors
+from accounts.selectors import api_token_for_key, club_list_by_id, club_member_get, club_membership
+from accounts.tokens import api_token_touch
+from games import engine
 from games.models import Hand, Table
+from games.selectors.hands import (
+    hand_actions,
+    hand_get,
+    hand_history,
+    hand_ledger_entries,
+    hand_player_names,
+    hand_seat_of,
+    hand_view_for,
+)
+from games.selectors.tables import table_get, table_may_watch, table_page
 from ledger import selectors as ledger_selectors
-from ledger.models import JournalEntry
-from ledger.paging import keyset_page
 
 from .schema import openapi_schema
 
@@ -55,7 +64,7 @@ def _token_user(request: HttpRequest) -> tuple[ApiToken, User]:
     if scheme.lower() != "bearer" or not key.strip():
         raise ApiError(401, "Send your API key as 'Authorization: Bearer <key>'. Make one on your profile page.",
                        {"WWW-Authenticate": 'Bearer realm="api"'})
-    token = ApiToken.objects.select_related("user").filter(key_hash=api_token_hash(key.strip())).first()
+    token = api_token_for_key(key=key.strip())
     if token is None or token.revoked_at is not None or not token.user.is_active:
         raise ApiError(401, "That API key is not valid (wrong, or revoked).",
                        {"WWW-Authenticate": 'Bearer realm="api", error="invalid_token"'})
@@ -92,7 +101,7 @@ def api_view(view: View) -> Callable[..., JsonResponse]:
             token, user = _token_user(request)
             _rate_limit(token)
             if token.last_used_at is None or timezone.now() - token.last_used_at > timedelta(minutes=1):
-                ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+                api_token_touch(token=token)
             return view(request, user, **kwargs)
         except ApiError as exc:
             return _error(exc.status, str(exc), exc.headers)
@@ -101,7 +110,7 @@ def api_view(view: View) -> Callable[..., JsonResponse]:
 
 
 def _membership(user: User, club_id: int) -> Membership:
-    membership = Membership.objects.select_related("club").filter(club_id=club_id, user=user).first()
+    membership = club_membership(user=user, club_id=club_id)
     if membership is None:
         raise ApiError(404, "No such club.")
     return membership
@@ -133,7 +142,7 @@ def _iso(value: Any) -> str | None:
 
 @api_view
 def clubs(request: HttpRequest, user: User) -> JsonResponse:
-    rows = Membership.objects.filter(user=user).select_related("club").order_by("club_id")
+    rows = club_list_by_id(user=user)
     return JsonResponse({"clubs": [{"id": m.club_id, "name": m.club.name, "currency": m.club.currency,
                                     "role": m.role} for m in rows]})
 
@@ -159,7 +168,7 @@ def statement(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     if member_id is not None and member_id != user.pk:
         if not membership.is_organiser:
             raise ApiError(403, "You can read only your own statement.")
-        other = Membership.objects.select_related("user").filter(club=club, user_id=member_id).first()
+        other = club_member_get(club=club, user_id=member_id)
         if other is None:
             raise ApiError(404, "No such member in this club.")
         member = other.user
@@ -186,8 +195,7 @@ def statement(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
 @api_view
 def tables(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     club = _membership(user, club_id).club
-    rows, next_before = keyset_page(Table.objects.filter(club=club).select_related("rule_version__rule_set"),
-                                    key="pk", before=_int_param(request, "before"), size=50)
+    rows, next_before = table_page(club=club, before=_int_param(request, "before"), size=50)
     return JsonResponse({
         "tables": [{"id": t.pk, "name": t.name, "game": t.rule_version.rule_set.game, "status": t.status,
                     "hands_played": t.hands_played, "created_at": _iso(t.created_at)} for t in rows],
@@ -196,7 +204,7 @@ def tables(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
 
 
 def _table_for(user: User, table_id: int) -> Table:
-    table = selectors.table_get(table_id=table_id)
+    table = table_get(table_id=table_id)
     if table is None:
         raise ApiError(404, "No such table.")
     _membership(user, table.club_id)
@@ -207,8 +215,8 @@ def _table_for(user: User, table_id: int) -> Table:
 def table_hands(request: HttpRequest, user: User, table_id: int) -> JsonResponse:
     """The table's finished hands, as its hand-history page lists them (the same keyset: hand number)."""
     table = _table_for(user, table_id)
-    dealt_to = None if selectors.table_may_watch(table=table, user=user) else user
-    hands, next_before = selectors.hand_history(table=table, dealt_to=dealt_to, before=_int_param(request, "before"))
+    dealt_to = None if table_may_watch(table=table, user=user) else user
+    hands, next_before = hand_history(table=table, dealt_to=dealt_to, before=_int_param(request, "before"))
     if dealt_to is not None and not hands and request.GET.get("before") is None:
         raise ApiError(403, "The house rules of this table keep spectators out.")
     return JsonResponse({
@@ -224,11 +232,11 @@ def table_hands(request: HttpRequest, user: User, table_id: int) -> JsonResponse
 def hand(request: HttpRequest, user: User, hand_id: int) -> JsonResponse:
     """One finished hand as its page tells it to this member: their own view (their hole cards when
     dealt in, the board, the hands shown at a showdown), the actions in order and the ledger lines."""
-    found = selectors.hand_get(hand_id=hand_id)
+    found = hand_get(hand_id=hand_id)
     if found is None:
         raise ApiError(404, "No such hand.")
     table = _table_for(user, found.table_id)
-    if not selectors.table_may_watch(table=table, user=user, hand=found):
+    if not table_may_watch(table=table, user=user, hand=found):
         raise ApiError(403, "The house rules of this table keep spectators out.")
     if not found.is_finished:
         raise ApiError(409, "That hand is still being played; its history opens when it ends.")
@@ -236,18 +244,18 @@ def hand(request: HttpRequest, user: User, hand_id: int) -> JsonResponse:
 
 
 def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
-    names = selectors.hand_player_names(hand=hand)
-    view = selectors.hand_view_for(hand=hand, user=user)
+    names = hand_player_names(hand=hand)
+    view = hand_view_for(hand=hand, user=user)
     actions = [{"sequence": a.sequence, "seat": a.seat, "player": names.get(a.seat), "action": a.action,
                 "events": a.events, "timeout": a.is_timeout, "at": _iso(a.created_at)}
-               for a in selectors.hand_actions(hand=hand)]
-    entries = JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user").order_by("pk")
+               for a in hand_actions(hand=hand)]
+    entries = hand_ledger_entries(hand=hand)
     return {
         "id": hand.pk, "table": {"id": hand.table_id, "name": hand.table.name}, "number": hand.number,
         "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
         "voided": hand.voided_at is not None, "commitment": hand.commitment,
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
-        "your_seat": selectors.hand_seat_of(hand=hand, user=user),
+        "your_seat": hand_seat_of(hand=hand, user=user),
         "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,
         "ledger": [{"entry": e.pk, "kind": e.kind, "memo": e.memo, "at": _iso(e.created_at),
                     "postings": [{"account": p.account.user.shown_name if p.account.user else "pot",

@@ -1,4 +1,4 @@
-"""The table chat: services (post, hide), selectors (recent lines, who may write) and the two
-plain form posts that work without JavaScript. Live delivery is the table consumer's
+"""The table chat's services (post, hide); its reads are games/selectors/chat.py, its two plain form
+posts that work without JavaScript games/views/chat.py. Live delivery is the table consumer's
 (games/consumers.py); chat text is public to the table, so it may travel through the group.
 """

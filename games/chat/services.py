@@ -19,8 +19,8 @@ from accounts.models import User
 from config.errors import DomainError
 from config.text import text_problem
 from games.broadcast import groups_send, table_group
-from games.chat.selectors import chat_may_hide, chat_may_write, chat_payload
 from games.models import ChatMessage, Table
+from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
 
 MAX_CHARS = 500
 RATE_COUNT = 5  # messages ...

@@ -28,7 +28,8 @@ from games import advance, engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
-from games.selectors import hand_seat_of, hand_seat_users
+from games.selectors.advance import advance_pending_any
+from games.selectors.hands import hand_seat_of, hand_seat_users
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal
@@ -111,7 +112,7 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
     away_counts = away_takes_default(seat_users)
     removed = _former_member_seats(hand, seat_users)
     # None can be set while the hand row is locked: without a pending one now, none to look at below.
-    pending = advance.has_pending(hand=hand)
+    pending = advance_pending_any(hand=hand)
     for _ in range(200):
         if pending:
             advance.cancel_stale(hand=hand, state=state)

@@ -7,7 +7,7 @@ from accounts.models import User
 from games import engine
 from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction
-from games.selectors import hand_seat_of
+from games.selectors.hands import hand_seat_of
 
 
 def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,

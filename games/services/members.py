@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.broadcast import table_changed_announce
 from games.models import Hand, Seat, Table
-from games.selectors import hand_seat_of
+from games.selectors.hands import hand_seat_of
 from games.services.hands import hand_apply_due
 
 

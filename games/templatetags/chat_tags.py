@@ -7,8 +7,8 @@ from typing import Any
 
 from django import template
 
-from games.chat.selectors import chat_may_hide, chat_may_write, chat_recent
 from games.chat.services import MAX_CHARS
+from games.selectors.chat import chat_may_hide, chat_may_write, chat_recent
 
 register = template.Library()
 

@@ -39,7 +39,8 @@ def public_text(context: Any, name: str, part: Any, render: Callable[[], str]) -
     snapshot = context.get("snapshot")
     if not isinstance(snapshot, TableSnapshot):
         return render()
-    key = ("public_part", name, part, timezone.get_current_timezone_name(), translation.get_language())
+    locale = context.get("part_locale") or (timezone.get_current_timezone_name(), translation.get_language())
+    key = ("public_part", name, part, *locale)
     found = snapshot.derived.get(key)
     if found is None:
         found = snapshot.derived[key] = render()

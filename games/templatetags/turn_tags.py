@@ -16,8 +16,10 @@ from typing import Any
 from django import template
 
 from accounts.models import User
-from games import advance, engine, presenters, selectors
+from games import advance, engine, presenters
 from games.models import Hand
+from games.selectors.advance import advance_for, advance_split
+from games.selectors.hands import hand_seat_of
 from games.snapshot import TableSnapshot
 
 register = template.Library()
@@ -51,17 +53,17 @@ def advance_panel(context: Any) -> dict[str, Any]:
                            "urls": context.get("urls")}
     if hand is None or user is None or hand.is_finished:
         return out
-    seat = selectors.hand_seat_of(hand=hand, user=user)
+    seat = hand_seat_of(hand=hand, user=user)
     if seat is None:
         return out
     currency = getattr(club, "currency", "USD")
     snapshot = _snapshot(context, hand)
     if snapshot is not None:
         state = snapshot.state
-        mine = advance.advance_split(snapshot.advance_rows_of(user.pk))
+        mine = advance_split(snapshot.advance_rows_of(user.pk))
     else:
         state = engine.state_from_json(hand.state)
-        mine = advance.advance_for(hand=hand, user=user)
+        mine = advance_for(hand=hand, user=user)
     choices = advance.choices_for(state, seat, currency)
     out.update({
         "show": bool(choices or mine["pending"] or mine["cancelled"]),

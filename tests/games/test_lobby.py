@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from games import engine, selectors, services
+from games import engine, services
 from games.models import Table
+from games.selectors.tables import table_list_open
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 
@@ -51,4 +52,4 @@ def test_the_lobby_lists_my_turn_then_my_seats_then_the_rest(club_setup, client_
     # Not seated anywhere: newest first, no flags; the fragment lobby.js fetches is the same page.
     page = client_for(organiser).get(f"/clubs/{club.pk}/tables/", HTTP_X_REQUESTED_WITH="lobby.js")
     assert live_rows(page.content.decode()) == ["Elsewhere", "Sitting", "Playing"]
-    assert [r.table.pk for r in selectors.table_list_open(club=club)] == [elsewhere.pk, sitting.pk, playing.pk]
+    assert [r.table.pk for r in table_list_open(club=club)] == [elsewhere.pk, sitting.pk, playing.pk]

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from games import engine, selectors, services
+from games import engine, services
 from games.models import Seat
+from games.selectors.hands import hand_history
 from games.words import event_words
 from tests.games.engine import test_piranha as piranha
 from tests.games.helpers import make_table
@@ -41,11 +42,11 @@ def test_hand_history_pages_by_hand_number(club_setup, client_for) -> None:
     for _ in range(5):
         play_a_hand_out(hand, [a, b])
         hand = table.hands.get(finished_at__isnull=True)
-    page, next_before = selectors.hand_history(table=table, size=2)
+    page, next_before = hand_history(table=table, size=2)
     assert [h.number for h in page] == [5, 4] and next_before == 4
-    page, next_before = selectors.hand_history(table=table, size=2, before=next_before)
+    page, next_before = hand_history(table=table, size=2, before=next_before)
     assert [h.number for h in page] == [3, 2] and next_before == 2
-    page, next_before = selectors.hand_history(table=table, size=2, before=next_before)
+    page, next_before = hand_history(table=table, size=2, before=next_before)
     assert [h.number for h in page] == [1] and next_before is None
     html = client_for(a).get(f"/tables/{table.pk}/hands/?before=3").content.decode()
     assert "Hand 2<" in html and "Hand 1<" in html and "Hand 3<" not in html

@@ -1,7 +1,7 @@
 """The hand replay pages: one step drawn on the server (``?step=N``, links to the steps either side),
 and the same steps as JSON for static/js/replay.js to step through in the page.
 
-Who may open a replay is who may open the hand's page (``views._finished_hand``): members of the
+Who may open a replay is who may open the hand's page (``games.views.common.finished_hand``): members of the
 club, and only a finished hand's players where the house rules keep spectators out.
 """
 
@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
-from games.views import _deck_context, _finished_hand, _user
+from games.views.common import deck_context, finished_hand, member
 
 logger = logging.getLogger(__name__)
 _STEP = re.compile(r"[0-9]{1,4}")
@@ -30,12 +30,12 @@ NO_REPLAY = "This hand's record does not play back step by step; its page tells 
 
 def _steps(request: HttpRequest, hand_id: int, *, as_json: bool = False
            ) -> tuple[Any, Any, list[ReplayStep]] | HttpResponse:
-    found = _finished_hand(request, hand_id)
+    found = finished_hand(request, hand_id)
     if isinstance(found, HttpResponse):
         return found
     hand, access = found
     try:
-        steps = hand_replay(hand=hand, user=_user(request), is_organiser=access.is_organiser,
+        steps = hand_replay(hand=hand, user=member(request), is_organiser=access.is_organiser,
                             currency=access.club.currency)
     except ReplayMismatch:
         logger.exception("hand %s cannot be replayed", hand.pk)
@@ -72,7 +72,7 @@ def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
         **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
         "count": len(steps), "last": len(steps) - 1, "error": error,
         "json_url": reverse("games:hand_replay_json", args=[hand.pk]),
-        "title": f"{hand.table.name}: hand {hand.number}, step {index}", **_deck_context(request),
+        "title": f"{hand.table.name}: hand {hand.number}, step {index}", **deck_context(request),
     }, status=status)
 
 

@@ -18,6 +18,11 @@ def chat_recent(*, table: Table, limit: int = RECENT) -> list[ChatMessage]:
     return rows
 
 
+def chat_message_place(*, message_id: int) -> tuple[int, int] | None:
+    """The table and the club of chat line ``message_id`` (hidden or not), or None."""
+    return ChatMessage.objects.filter(pk=message_id).values_list("table_id", "table__club_id").first()
+
+
 def chat_may_write(*, table: Table, user: User) -> bool:
     """Players seated at the table write; spectators (other members) only read."""
     return table.seats.filter(user=user, left_at__isnull=True).exists()

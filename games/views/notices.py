@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
@@ -17,20 +16,14 @@ from django.templatetags.static import static
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.models import User
 from config.errors import DomainError
-from games import selectors
-from games.models import PushChoice, PushSubscription
+from games.forms import PushChoiceForm
 from games.push import vapid_public_key
+from games.selectors.notices import push_browser_count, push_choice_of, tables_my_turn
 from games.services.push import push_choice_set, push_subscribe, push_unsubscribe
+from games.views.common import member
 
 MAX_BODY = 4096  # a subscription is well under 1 KB
-
-
-def _member(request: HttpRequest) -> User:
-    user = request.user
-    assert isinstance(user, User)
-    return user
 
 
 @login_required
@@ -38,7 +31,7 @@ def _member(request: HttpRequest) -> User:
 def next_turn(request: HttpRequest) -> HttpResponse:
     """To the next table of the member's clubs where they are to act: the one after ``?after=<table id>``
     in the list (round again at its end), else the first; a message when none waits for them."""
-    tables = selectors.tables_my_turn(user=_member(request))
+    tables = tables_my_turn(user=member(request))
     if not tables:
         messages.info(request, "No table is waiting for you: it is nobody's turn but others' for now.")
         return redirect("home")
@@ -50,16 +43,10 @@ def next_turn(request: HttpRequest) -> HttpResponse:
     return redirect("games:table", tables[index].pk)
 
 
-class PushChoiceForm(forms.ModelForm):
-    class Meta:
-        model = PushChoice
-        fields = ["turn", "reminder", "digest"]
-
-
 @login_required
 def notifications(request: HttpRequest) -> HttpResponse:
-    user = _member(request)
-    choice = PushChoice.objects.filter(user=user).first() or PushChoice(user=user)
+    user = member(request)
+    choice = push_choice_of(user=user)
     form = PushChoiceForm(request.POST or None, instance=choice)
     if request.method == "POST" and form.is_valid():
         push_choice_set(user=user, turn=form.cleaned_data["turn"], reminder=form.cleaned_data["reminder"],
@@ -68,7 +55,7 @@ def notifications(request: HttpRequest) -> HttpResponse:
         return redirect("games:notifications")
     return render(request, "games/notifications.html", {
         "title": "Notifications", "form": form, "vapid_public_key": vapid_public_key() or "",
-        "browsers": PushSubscription.objects.filter(user=user).count(),
+        "browsers": push_browser_count(user=user),
     })
 
 
@@ -98,11 +85,11 @@ def push_subscribe_view(request: HttpRequest) -> JsonResponse:
         keys: dict[str, Any] = raw_keys if isinstance(raw_keys, dict) else {}
         if vapid_public_key() is None:
             raise DomainError("Push notifications are not set up on this site.")
-        push_subscribe(user=_member(request), endpoint=_text(data.get("endpoint")), p256dh=_text(keys.get("p256dh")),
+        push_subscribe(user=member(request), endpoint=_text(data.get("endpoint")), p256dh=_text(keys.get("p256dh")),
                        auth=_text(keys.get("auth")))
     except DomainError as exc:
         return JsonResponse({"error": exc.message}, status=400)
-    return JsonResponse({"ok": True, "browsers": PushSubscription.objects.filter(user=_member(request)).count()},
+    return JsonResponse({"ok": True, "browsers": push_browser_count(user=member(request))},
                         status=201)
 
 
@@ -111,7 +98,7 @@ def push_subscribe_view(request: HttpRequest) -> JsonResponse:
 def push_unsubscribe_view(request: HttpRequest) -> JsonResponse:
     try:
         data = _json_body(request)
-        removed = push_unsubscribe(user=_member(request), endpoint=_text(data.get("endpoint")))
+        removed = push_unsubscribe(user=member(request), endpoint=_text(data.get("endpoint")))
     except DomainError as exc:
         return JsonResponse({"error": exc.message}, status=400)
     return JsonResponse({"ok": True, "removed": removed})

@@ -9,10 +9,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from accounts.models import User
 from config.errors import DomainError
 from games.forms import VoidHandForm
 from games.services.voiding import hand_void
+from games.views.common import member
 from ledger.views import rulings_context
 
 
@@ -22,10 +22,9 @@ def ruling_void(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     form = VoidHandForm(request.POST, club=access.club)
     if form.is_valid():
-        user = request.user
-        assert isinstance(user, User)
         try:
-            entries = hand_void(hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"], ruled_by=user)
+            entries = hand_void(hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"],
+                                ruled_by=member(request))
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:

@@ -10,23 +10,22 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from accounts.models import User
 from config.errors import DomainError
-from games import selectors
 from games.chat.services import chat_hide, chat_post
-from games.models import ChatMessage
+from games.selectors.chat import chat_message_place
+from games.selectors.tables import table_get
+from games.views.common import member
 
 
 @login_required
 @require_POST
 def chat_send(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = selectors.table_get(table_id=table_id)
+    table = table_get(table_id=table_id)
     if table is None:
         raise Http404("No such table.")
     club_access(request, table.club_id)
-    assert isinstance(request.user, User)
     try:
-        chat_post(table_id=table.pk, user=request.user, text=request.POST.get("text", ""))
+        chat_post(table_id=table.pk, user=member(request), text=request.POST.get("text", ""))
     except DomainError as exc:
         messages.error(request, str(exc))
     return redirect(reverse("games:table", kwargs={"table_id": table.pk}) + "#chat")
@@ -35,13 +34,12 @@ def chat_send(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def chat_hide_view(request: HttpRequest, message_id: int) -> HttpResponse:
-    row = ChatMessage.objects.filter(pk=message_id).values_list("table_id", "table__club_id").first()
+    row = chat_message_place(message_id=message_id)
     if row is None:
         raise Http404("No such message.")
     club_access(request, row[1])
-    assert isinstance(request.user, User)
     try:
-        chat_hide(message_id=message_id, user=request.user)
+        chat_hide(message_id=message_id, user=member(request))
     except DomainError as exc:
         messages.error(request, str(exc))
     return redirect(reverse("games:table", kwargs={"table_id": row[0]}) + "#chat")

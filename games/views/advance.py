@@ -11,7 +11,8 @@ from django.views.decorators.http import require_POST
 
 from config.errors import DomainError
 from games import advance
-from games.views import _table_access, _user
+from games.selectors.hands import hand_in_table
+from games.views.common import member, table_access
 
 
 def _hand_id(request: HttpRequest) -> int | None:
@@ -24,18 +25,18 @@ def _hand_id(request: HttpRequest) -> int | None:
 @login_required
 @require_POST
 def advance_set(request: HttpRequest, table_id: int) -> HttpResponse:
-    table, access = _table_access(request, table_id)
+    table, access = table_access(request, table_id)
     back = redirect("games:table", table_id=table.pk)
     hand_id = _hand_id(request)
     try:
         version = int(request.POST.get("version", ""))
     except ValueError:
         version = -1
-    if hand_id is None or version < 0 or not table.hands.filter(pk=hand_id).exists():
+    if hand_id is None or version < 0 or not hand_in_table(table=table, hand_id=hand_id):
         messages.error(request, "The table moved on; here is the current state.")
         return back
     try:
-        row = advance.advance_set(hand_id=hand_id, user=_user(request), choice=request.POST.get("choice", ""),
+        row = advance.advance_set(hand_id=hand_id, user=member(request), choice=request.POST.get("choice", ""),
                                   version=version)
     except DomainError as exc:
         messages.error(request, str(exc))
@@ -48,9 +49,9 @@ def advance_set(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def advance_cancel(request: HttpRequest, table_id: int) -> HttpResponse:
-    table, _access = _table_access(request, table_id)
+    table, _access = table_access(request, table_id)
     hand_id = _hand_id(request)
-    if (hand_id is not None and table.hands.filter(pk=hand_id).exists()
-            and advance.advance_cancel(hand_id=hand_id, user=_user(request))):
+    if (hand_id is not None and hand_in_table(table=table, hand_id=hand_id)
+            and advance.advance_cancel(hand_id=hand_id, user=member(request))):
         messages.success(request, "Withdrawn: you will choose when your turn comes.")
     return redirect("games:table", table_id=table.pk)

@@ -1,0 +1,132 @@
+"""Reads of hands: the hand at a table, who was dealt in, the history, the log, and ``hand_view_for``,
+which holds all of "who sees what": pages and sockets build a member's view of a hand only through it.
+"""
+
+from __future__ import annotations
+
+from django.db.models import BooleanField, QuerySet
+from django.db.models.expressions import RawSQL
+
+from accounts.models import User
+from games import engine
+from games.engine import piles as engine_piles
+from games.engine import piranha as engine_piranha
+from games.models import ClubExport, Hand, HandAction, Table
+from ledger.models import JournalEntry
+from ledger.paging import keyset_page
+
+
+def hand_current(*, table: Table) -> Hand | None:
+    """The hand being played, else the last one played (to show its showdown)."""
+    return table.hands.select_related("rule_version").order_by("-number").first()
+
+
+def hand_of_table(*, table: Table, hand_id: int) -> Hand | None:
+    """Hand ``hand_id`` when it is one of ``table``'s, else None."""
+    return table.hands.select_related("rule_version").filter(pk=hand_id).first()
+
+
+def hand_get(*, hand_id: int) -> Hand | None:
+    return Hand.objects.select_related("table__club", "rule_version__rule_set").filter(pk=hand_id).first()
+
+
+def hand_seat_of(*, hand: Hand, user: User) -> int | None:
+    """The seat ``user`` was dealt in at in ``hand`` (by the hand's own player list, never by
+    who sits in that chair now), or None."""
+    for seat, user_id in hand.players.items():
+        if int(user_id) == user.pk:
+            return int(seat)
+    return None
+
+
+def hand_view_for(*, hand: Hand, user: User | None) -> engine.HandView:
+    """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
+
+    Only a player dealt into the hand gets a seat's view (their hole cards, their own
+    sealed decision); everyone else gets ``engine.view(state, None)``. ``engine.view_to_json``
+    prints it for a socket, the API or an export.
+    """
+    seat = hand_seat_of(hand=hand, user=user) if user is not None else None
+    return engine.view(engine.state_from_json(hand.state), seat)
+
+
+SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.sealed})  # "drop", "declare"
+
+
+def hand_sealed_open(*, hand: Hand | None) -> bool:
+    """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
+    opened yet. While it is, others may learn of each seat only "decided" or "waiting" (DESIGN.md,
+    "Engine contract"): not how a seat decided (a timeout, away, a removal), nor when its clock runs out."""
+    if hand is None or hand.is_finished:
+        return False
+    return str(hand.state.get("phase")) in SEALED_PHASES
+
+
+def hand_to_act(*, hand: Hand) -> list[int]:
+    """Seats whose decision is awaited (public: the table shows who has still to act)."""
+    if hand.is_finished:
+        return []
+    return list(engine.to_act(engine.state_from_json(hand.state)))
+
+
+HISTORY_PAGE_SIZE = 50
+
+
+def hand_history(*, table: Table, before: int | None = None, dealt_to: User | None = None,
+                 size: int = HISTORY_PAGE_SIZE) -> tuple[list[Hand], int | None]:
+    """One page of the table's finished hands, newest first, paged by key (hand number): those numbered
+    below ``before``; with ``dealt_to``, only the hands that member was dealt into. Returns the page
+    and the ``before`` of the next (older) page, None when this is the last."""
+    qs = table.hands.filter(finished_at__isnull=False)
+    if dealt_to is not None:
+        qs = qs.annotate(dealt=RawSQL(
+            "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
+            (str(dealt_to.pk),), output_field=BooleanField())).filter(dealt=True)
+    return keyset_page(qs, key="number", before=before, size=size)
+
+
+def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
+    return hand.actions.select_related("user").order_by("sequence")
+
+
+def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
+    """Each applied action of ``hand`` in order, as (the kind of its first event, how many events it
+    logged, whether the clock took it): what the log needs to mark timeouts. A sealed decision's first
+    event is "decided", whatever the action (a Piles declaration's default is a plain fold)."""
+    rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
+    return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
+
+
+def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict[int, User]:
+    """Seat number -> the member dealt in there, by the hand's own player list (never by who sits in that
+    chair now); one query, none when ``known`` (user id -> member, already read) holds them all."""
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users = dict(known or {})
+    missing = [uid for uid in ids.values() if uid not in users]
+    if missing:
+        users.update(User.objects.in_bulk(missing))
+    return {seat: users[uid] for seat, uid in ids.items() if uid in users}
+
+
+def hand_player_names(*, hand: Hand) -> dict[int, str]:
+    users = hand_seat_users(hand=hand)
+    return {int(seat): users[int(seat)].shown_name if int(seat) in users else f"Seat {seat}" for seat in hand.players}
+
+
+def hand_exports(*, hand: Hand) -> list[ClubExport]:
+    """The club exports made since ``hand`` ended: each file holds its whole deck, folded hands included."""
+    if hand.finished_at is None:
+        return []
+    return list(ClubExport.objects.filter(club_id=hand.table.club_id, created_at__gte=hand.finished_at)
+                .select_related("exported_by").order_by("created_at", "pk"))
+
+
+def hand_ledger_entries(*, hand: Hand) -> list[JournalEntry]:
+    """The journal entries posted for a hand, with their postings, in order."""
+    return list(JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user")
+                .order_by("created_at", "pk"))
+
+
+def hand_in_table(*, table: Table, hand_id: int) -> bool:
+    """Whether hand ``hand_id`` is one of ``table``'s."""
+    return table.hands.filter(pk=hand_id).exists()

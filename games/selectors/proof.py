@@ -1,0 +1,75 @@
+"""Reads of a finished hand's proof: which cards of its deal a member may open and check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from accounts.models import User
+from games import engine
+from games.models import Hand, HandDispute
+from games.selectors.hands import hand_player_names, hand_seat_of
+
+
+@dataclass(frozen=True)
+class HandProof:
+    """What one member may check of a finished hand's deal (DESIGN.md "Engine contract").
+
+    ``openings``: {position, card, salt, path, opened_as} for each card they may open: the board and
+    the shown hands (everyone), their own hole cards (a player), every card once an organiser's ruling
+    opened the hand (its players and the organisers). ``dispute``: that ruling, to those who may read it.
+    """
+
+    hand: Hand
+    scheme: str
+    openings: list[dict[str, Any]]
+    dispute: HandDispute | None
+    may_open: bool  # an organiser who may still open the hand by a ruling
+
+    def export(self) -> dict[str, Any]:
+        """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
+        hand = self.hand
+        head: dict[str, Any] = {
+            "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,
+            "game": hand.rule_version.rule_set.game,
+        }
+        if self.scheme == engine.SCHEME_DECK:
+            return {**head, "commitment": hand.commitment, "deck": list(hand.deck), "salt": hand.salt}
+        out = {**head, "root": hand.commitment, "openings": self.openings}
+        if self.dispute is not None:
+            out["ruling"] = {"reason": self.dispute.reason, "by": self.dispute.ruled_by.shown_name,
+                             "at": self.dispute.created_at.isoformat()}
+        return out
+
+
+def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
+    """The openings ``user`` may have of the finished ``hand`` (the caller checked they may see the hand)."""
+    if hand.scheme == engine.SCHEME_DECK:  # older hands published the whole deck after the hand
+        return HandProof(hand=hand, scheme=hand.scheme, openings=[], dispute=None, may_open=False)
+    state = engine.state_from_json(hand.state)
+    seat = hand_seat_of(hand=hand, user=user)
+    names = hand_player_names(hand=hand)
+    public = set(engine.opened_positions(state, None))
+    own = set(engine.opened_positions(state, seat)) - public if seat is not None else set()
+    dispute = (HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
+               if seat is not None or is_organiser else None)
+    ruled = set(range(len(hand.deck))) - public - own if dispute is not None else set()
+    holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
+    out = []
+    for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled):
+        seat_of_card = holder.get(o.card)
+        whose = None if seat_of_card is None else names.get(seat_of_card, f"seat {seat_of_card}")
+        if o.position in ruled:
+            why = f"{whose}'s hole card, opened by the ruling" if whose else "opened by the ruling"
+        elif whose is None:
+            why = "board"
+        else:
+            why = "your hole card" if o.position in own else f"shown by {whose}"
+        out.append({**o.to_dict(), "opened_as": why})
+    return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
+                     may_open=is_organiser and dispute is None)
+
+
+def hand_dispute_opened(*, hand: Hand) -> bool:
+    """Whether an organiser's ruling opened every card of ``hand`` to its players."""
+    return HandDispute.objects.filter(hand=hand).exists()

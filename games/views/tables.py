@@ -1,0 +1,110 @@
+"""Table pages: the lobby, a new table, the table itself, starting it, the next game, closing it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect, render
+
+from accounts.access import club_access
+from accounts.money import money
+from config.errors import DomainError
+from games import services
+from games.forms import TableForm
+from games.models import Table
+from games.presenters import hand_page
+from games.selectors.hands import hand_current
+from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
+from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
+from ledger import selectors as ledger_selectors
+
+
+@login_required
+def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
+    return render(request, "games/lobby.html", {
+        "club": access.club, "access": access, "rows": table_list_open(club=access.club, user=member(request)),
+        "finished": table_list_finished(club=access.club), "form": form, "title": "Tables",
+    })
+
+
+@login_required
+def table_new(request: HttpRequest, club_id: int) -> HttpResponse:
+    access = club_access(request, club_id)
+    form = TableForm(request.POST or None, club_id=access.club.pk, initial={"name": "Table"})
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.table_create(club=access.club, user=member(request), name=form.cleaned_data["name"],
+                                          rule_version_id=form.cleaned_data["rule_version"].pk)
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{table.name} is open. Take a seat.")
+            return redirect("games:table", table_id=table.pk)
+    return render(request, "games/table_new.html", {
+        "club": access.club, "access": access, "form": form, "title": "New table",
+    })
+
+
+@login_required
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table, access = table_access(request, table_id)
+    user = member(request)
+    hand = hand_current(table=table)
+    if not table_may_watch(table=table, user=user, hand=hand):
+        return forbidden(request, table, access)
+    context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
+    closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
+    return render(request, "games/table.html", {
+        **context, "club": access.club, "access": access, "table": table, "title": table.name, "closing": closing,
+        **deck_context(request),
+    })
+
+
+@login_required
+def table_start(request: HttpRequest, table_id: int) -> HttpResponse:
+    return table_post(request, table_id, services.table_start, "The first hand is dealt.")
+
+
+@login_required
+def table_new_game(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A player of a finished game opens the next one and sits in their old seat."""
+    table, _access = table_access(request, table_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        new = services.table_new_game(table_id=table.pk, user=member(request))
+    except DomainError as exc:
+        messages.error(request, str(exc), extra_tags=settle_up_tag(exc))
+        return redirect("games:table", table_id=table.pk)
+    messages.success(request, f"{new.name} is open. The others can take their seats from the old table's page.")
+    return redirect("games:table", table_id=new.pk)
+
+
+@login_required
+def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    """An organiser closes a table: a page that says who gets the pot back, then the ruling."""
+    table, access = table_access(request, table_id)
+    if not access.is_organiser:
+        raise PermissionDenied("Only the club's organisers can close a table.")
+    error = ""
+    reason = ""
+    if request.method == "POST":
+        reason = request.POST.get("reason", "")[:500]
+        try:
+            ruling = services.table_close(table_id=table.pk, user=member(request), reason=reason)
+        except DomainError as exc:
+            error = str(exc)
+        else:
+            returned = money(ruling.amount or 0, access.club.currency)
+            messages.success(request, f"{table.name} is closed; {returned} went back to the members who paid it.")
+            return redirect("games:table", table_id=table.pk)
+    balance, shares = ledger_selectors.table_pot_shares(table_id=table.pk)
+    return render(request, "games/table_close.html", {
+        "club": access.club, "access": access, "table": table, "balance": balance, "shares": shares,
+        "playing": hand_current(table=table) is not None and table.status == Table.Status.RUNNING,
+        "error": error, "reason": reason, "title": f"Close {table.name}",
+    }, status=400 if error else 200)
