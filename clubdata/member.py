@@ -15,6 +15,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from accounts.models import Membership, User
+from games import engine
 from games.models import ChatMessage, Hand, HandAction
 from games.selectors.hands import hand_view_for
 from ledger.models import Account, Posting, Settlement
@@ -62,7 +63,7 @@ def member_data(*, user: User) -> dict[str, Any]:
         hands.append({"hand": hand.pk, "club": hand.table.club.name, "table": hand.table.name,
                       "game": hand.table.rule_version.rule_set.game, "number": hand.number, "seat": seat,
                       "started_at": _plain(hand.started_at), "finished_at": _plain(hand.finished_at),
-                      "voided": hand.voided_at is not None, "what_you_saw": hand_view_for(hand=hand, user=user),
+                      "voided": hand.voided_at is not None, "what_you_saw": engine.view_to_json(hand_view_for(hand=hand, user=user)),
                       "your_actions": actions})
     chat = [{"club": m.table.club.name, "table": m.table.name, "text": m.text, "at": _plain(m.created_at),
              "hidden": m.hidden_at is not None}

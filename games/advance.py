@@ -24,7 +24,6 @@ moment the situation it assumed changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import transaction
 
@@ -50,31 +49,26 @@ class Choice:
     label: str
 
 
-def _my_view(state: Any, seat: int) -> dict[str, Any]:
+def _my_view(state: engine.State, seat: int) -> engine.HandView:
     return engine.view(state, seat)
 
 
-def _my_row(view: dict[str, Any], seat: int) -> dict[str, Any] | None:
-    return next((s for s in view.get("seats", []) if s.get("seat") == seat), None)
+def _owed(view: engine.HandView) -> int:
+    return (view.betting.to_call or 0) if view.betting is not None else 0
 
 
-def _owed(view: dict[str, Any]) -> int:
-    betting = view.get("betting") or {}
-    return int(betting.get("to_call") or 0)
+def _stage(view: engine.HandView) -> int:
+    return view.stage or 0
 
 
-def _stage(view: dict[str, Any]) -> int:
-    return int(view.get("stage") or 0)
-
-
-def choices_for(state: Any, seat: int, currency: str = "USD") -> list[Choice]:
+def choices_for(state: engine.State, seat: int, currency: str = "USD") -> list[Choice]:
     """What ``seat`` may set in advance now: nothing while it is already their turn (they act),
     once they are out of the hand, or when no later decision of theirs can come."""
     if engine.is_over(state) or seat in engine.to_act(state):
         return []
     view = _my_view(state, seat)
-    me = _my_row(view, seat)
-    if me is None or me.get("status") != "active" or view.get("phase") != "betting":
+    me = view.seat_view(seat)
+    if me is None or me.status != "active" or view.phase != "betting":
         return []
     out: list[Choice] = []
     owed = _owed(view)
@@ -83,7 +77,7 @@ def choices_for(state: Any, seat: int, currency: str = "USD") -> list[Choice]:
     else:
         out += [Choice(BET, "call", f"Call {money(owed, currency)}")]
     out += [Choice(BET, "call_any", "Call any bet"), Choice(BET, "fold", "Fold")]
-    if view.get("game") == "piranha":
+    if view.game == "piranha":
         out += [Choice(SEALED, "in", "At the drop: in"), Choice(SEALED, "out", "At the drop: out")]
     else:
         out += [Choice(SEALED, "high", "Declare high"), Choice(SEALED, "low", "Declare low"),
@@ -104,15 +98,15 @@ def describe(row: AdvanceAction, currency: str = "USD") -> str:
 
 # ---- the service's hooks (the hand row locked) --------------------------------------------------
 
-def _stale_reason(row: AdvanceAction, view: dict[str, Any]) -> str | None:
+def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     """Why ``row``'s assumption no longer holds in ``view`` (the owner's view), or None."""
-    me = _my_row(view, row.seat)
-    if view.get("phase") == "over":
+    me = view.seat_view(row.seat)
+    if view.phase == "over":
         return "The hand ended before your turn."
-    if me is None or me.get("status") != "active":
+    if me is None or me.status != "active":
         return "You are no longer in the hand."
     if row.kind == BET:
-        if view.get("phase") != "betting":
+        if view.phase != "betting":
             return "The betting ended before your turn."
         owed = _owed(view)
         if row.choice == "check" and owed > 0:
@@ -122,7 +116,7 @@ def _stale_reason(row: AdvanceAction, view: dict[str, Any]) -> str | None:
     return None
 
 
-def cancel_stale(*, hand: Hand, state: Any) -> None:
+def cancel_stale(*, hand: Hand, state: engine.State) -> None:
     """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
 
     Expects the hand row locked in an open transaction.
@@ -135,11 +129,11 @@ def cancel_stale(*, hand: Hand, state: Any) -> None:
             row.save(update_fields=["status", "reason", "updated_at"])
 
 
-def _action_for(row: AdvanceAction, state: Any, seat: int) -> engine.Action | None:
+def _action_for(row: AdvanceAction, state: engine.State, seat: int) -> engine.Action | None:
     """The legal action ``row`` stands for now that ``seat`` is awaited, or None (not this decision)."""
     legal = engine.legal_actions(state, seat)
     by_type = {a.type: a for a in legal}
-    phase = _my_view(state, seat).get("phase")
+    phase = state.phase
     if row.kind == BET:
         if phase != "betting":
             return None
@@ -163,7 +157,7 @@ def _action_for(row: AdvanceAction, state: Any, seat: int) -> engine.Action | No
     return None
 
 
-def take_due(*, hand: Hand, state: Any, seat: int) -> engine.Action | None:
+def take_due(*, hand: Hand, state: engine.State, seat: int) -> engine.Action | None:
     """If ``seat`` (awaited now) set an advance action for this decision, mark it applied and return
     the engine action; None otherwise. Expects the hand row locked (run ``cancel_stale`` first)."""
     rows = AdvanceAction.objects.filter(hand=hand, seat=seat, status=AdvanceAction.Status.PENDING)

@@ -78,7 +78,7 @@ from accounts.access import ClubAccess, is_member, membership_of
 from accounts.models import User
 from config import metrics
 from config.errors import DomainError
-from games import live, presence
+from games import engine, live, presence
 from games.broadcast import club_group, table_group
 from games.forms import act_request_parse
 from games.models import Table
@@ -379,11 +379,11 @@ class TableConsumer(_JsonConsumer):
             return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
                     "finished": False, "your_turn": False, "view": None}
         view = hand_view_for(hand=hand, user=self.user)
-        you = view.get("you")
+        you = view.you
         return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
                 "version": hand.version, "finished": hand.is_finished,
-                "your_turn": not hand.is_finished and you is not None and you in view.get("to_act", []),
-                "view": view}
+                "your_turn": not hand.is_finished and you is not None and you in view.to_act,
+                "view": engine.view_to_json(view)}
 
     def _area(self, snapshot: TableSnapshot) -> dict[str, Any]:
         """This member's table area from ``snapshot``: no query (runs in the event loop)."""

@@ -3,27 +3,50 @@
 Each reason is a short sentence a member can check against the board and the shown hands:
 uncontested, best high, best low, a pig that won both halves, a pig that failed (and, when no low
 qualified, that this is why), no low qualified so the high takes all, nobody in so the pot carries,
-and a loser who pays only the cap. Pure: plain data in, sentences out.
+and a loser who pays only the cap. Pure: the engine's records in, sentences out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from accounts.money import money
+from games import engine
 
 
-def _who(seat: Any, names: Mapping[int, str]) -> str:
-    return names.get(int(seat), f"Seat {seat}") if isinstance(seat, int) else str(seat)
+def _who(seat: int, names: Mapping[int, str]) -> str:
+    return names.get(seat, f"Seat {seat}")
 
 
-def showdown_rows(result: Mapping[str, Any], names: Mapping[int, str]) -> list[dict[str, Any]]:
-    """The hands shown at the end of a hand, each with its member's name (``who``, "Seat n" for a seat
-    nobody holds now) and whether it won (``won``)."""
-    winners = set(result.get("winners", []))
-    return [{**h, "who": names.get(h["seat"], f"Seat {h['seat']}"), "won": h["seat"] in winners}
-            for h in result.get("hands", [])]
+@dataclass(frozen=True)
+class ShownRow:
+    """A hand shown at the end of a hand as the page lists it: whose (``who``, "Seat n" for a seat nobody
+    holds now), whether it won, its hole cards and what it made (Piranha: ``name`` and ``full_name``;
+    Piles: what it ``declared`` and its best ``high`` and ``low``)."""
+
+    seat: int
+    who: str
+    won: bool
+    hole: tuple[str, ...]
+    name: str | None = None
+    full_name: str | None = None
+    declared: str | None = None
+    high: engine.HighHand | None = None
+    low: engine.LowHand | None = None
+
+
+def showdown_rows(result: engine.Outcome | None, names: Mapping[int, str]) -> list[ShownRow]:
+    """The hands shown at the end of a hand, each with its member's name and whether it won."""
+    if result is None:
+        return []
+    winners = set(result.winners)
+    return [ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
+                     name=h.name, full_name=h.full_name) if isinstance(h, engine.PiranhaShown) else
+            ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
+                     declared=h.declared, high=h.high, low=h.low)
+            for h in result.hands]
 
 
 def _join(items: Sequence[str]) -> str:
@@ -32,40 +55,40 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _paid(result: Mapping[str, Any], seats: Sequence[int]) -> int:
+def _paid(result: engine.Outcome, seats: Sequence[int]) -> int:
     wanted = set(seats)
-    return sum(int(p["amount"]) for p in result.get("payouts", []) if p.get("seat") in wanted)
+    return sum(p.amount for p in result.payouts if p.seat in wanted)
 
 
-def outcome_reasons(result: Mapping[str, Any] | None, *, game: str, names: Mapping[int, str],
-                    currency: str, rules: Mapping[str, Any] | None = None) -> list[str]:
+def outcome_reasons(result: engine.Outcome | None, *, names: Mapping[int, str], currency: str,
+                    rules: Mapping[str, Any] | None = None) -> list[str]:
     """The reasons of a finished hand's ``result``, one sentence each, in the order they happened."""
-    if not result:
+    if result is None:
         return []
-    if game == "piranha":
+    if isinstance(result, engine.PiranhaOutcome):
         return _piranha(result, names=names, currency=currency, rules=rules or {})
     return _piles(result, names=names, currency=currency)
 
 
-def _piranha(result: Mapping[str, Any], *, names: Mapping[int, str], currency: str,
+def _piranha(result: engine.PiranhaOutcome, *, names: Mapping[int, str], currency: str,
              rules: Mapping[str, Any]) -> list[str]:
-    reason = result.get("reason")
-    pot = int(result.get("pot", 0))
+    reason = result.reason
+    pot = result.pot
     out: list[str] = []
     if reason == "uncontested":
-        who = _who(result["winners"][0], names)
+        who = _who(result.winners[0], names)
         out.append(f"Only {who} stayed in: {who} takes the pot of {money(pot, currency)} uncontested, "
                    "and the game is over.")
     elif reason == "nobody_in_carry":
-        out.append(f"Nobody stayed in, so the pot carries: {money(int(result.get('next_pot', 0)), currency)} "
+        out.append(f"Nobody stayed in, so the pot carries: {money(result.next_pot, currency)} "
                    "goes into a fresh deal.")
-        if result.get("payouts"):
+        if result.payouts:
             out.append("The part over the pot limit went back to those dealt in.")
     elif reason == "nobody_in_split":
         out.append("Nobody stayed in: the game ends and the pot is split among those dealt in.")
     elif reason == "showdown":
-        winners = list(result.get("winners", []))
-        hand_names = {h["seat"]: h.get("full_name") or h.get("name") for h in result.get("hands", [])}
+        winners = list(result.winners)
+        hand_names = {h.seat: h.full_name or h.name for h in result.hands}
         who = _join([_who(s, names) for s in winners])
         best = hand_names.get(winners[0], "") if winners else ""
         if len(winners) > 1:
@@ -73,9 +96,9 @@ def _piranha(result: Mapping[str, Any], *, names: Mapping[int, str], currency: s
         elif winners:
             out.append(f"{who} has the best high hand ({best}) and takes the pot of {money(pot, currency)}.")
         cap = rules.get("match_cap")
-        for payment in result.get("match_payments", []):
-            loser = _who(payment["seat"], names)
-            amount = int(payment["amount"])
+        for payment in result.match_payments:
+            loser = _who(payment.seat, names)
+            amount = payment.amount
             if amount >= pot:
                 out.append(f"{loser} lost and matches the pot: {money(amount, currency)} into the next hand's pot.")
             elif cap is not None and amount == int(cap):
@@ -87,19 +110,19 @@ def _piranha(result: Mapping[str, Any], *, names: Mapping[int, str], currency: s
     return out
 
 
-def _piles(result: Mapping[str, Any], *, names: Mapping[int, str], currency: str) -> list[str]:
-    reason = result.get("reason")
-    pot = int(result.get("pot", 0))
+def _piles(result: engine.PilesOutcome, *, names: Mapping[int, str], currency: str) -> list[str]:
+    reason = result.reason
+    pot = result.pot
     out: list[str] = []
     if reason == "uncontested":
-        who = _who(result["winners"][0], names)
+        who = _who(result.winners[0], names)
         return [f"Everyone else folded: {who} takes the pot of {money(pot, currency)} uncontested."]
-    hands = {h["seat"]: h for h in result.get("hands", [])}
-    declared = {s: h.get("declared") for s, h in hands.items()}
-    high = list(result.get("high_winners", []))
-    low = list(result.get("low_winners", []))
-    failed = list(result.get("failed_pigs", []))
-    any_low = any((h.get("low") or None) is not None for h in hands.values())
+    hands = {h.seat: h for h in result.hands}
+    declared = {s: h.declared for s, h in hands.items()}
+    high = list(result.high_winners)
+    low = list(result.low_winners)
+    failed = list(result.failed_pigs)
+    any_low = any(h.low is not None for h in hands.values())
     for seat in failed:
         who = _who(seat, names)
         if not any_low:
@@ -114,8 +137,9 @@ def _piles(result: Mapping[str, Any], *, names: Mapping[int, str], currency: str
     low = [s for s in low if s not in pigs_won]
 
     def named(seats: Sequence[int], half: str) -> str:
-        value = hands.get(seats[0], {}).get(half) or {}
-        return f" ({value['name']})" if value.get("name") else ""
+        shown = hands.get(seats[0])
+        value = (shown.high if half == "high" else shown.low) if shown is not None else None
+        return f" ({value.name})" if value is not None and value.name else ""
 
     if high:
         verb = "tie with" if len(high) > 1 else "has"
@@ -125,43 +149,41 @@ def _piles(result: Mapping[str, Any], *, names: Mapping[int, str], currency: str
         verb = "tie with" if len(low) > 1 else "has"
         out.append(f"{_join([_who(s, names) for s in low])} {verb} the best low{named(low, 'low')}: "
                    f"{money(_paid(result, low), currency)}.")
-    if result.get("high_winners") and not result.get("low_winners"):
+    if result.high_winners and not result.low_winners:
         low_claimants = [s for s, d in declared.items() if d in ("low", "pig") and s not in failed]
         out.append("No low qualified, so the high takes the whole pot." if low_claimants or failed
                    else "Nobody declared low, so the high takes the whole pot.")
-    elif result.get("low_winners") and not result.get("high_winners"):
+    elif result.low_winners and not result.high_winners:
         out.append("Nobody claimed the high half, so the low takes the whole pot.")
-    if reason == "carry" or (not result.get("winners") and result.get("next_pot")):
-        out.append(f"Nobody won a half, so the pot carries: {money(int(result.get('next_pot', 0)), currency)} "
+    if reason == "carry" or (not result.winners and result.next_pot):
+        out.append(f"Nobody won a half, so the pot carries: {money(result.next_pot, currency)} "
                    "goes into the next hand.")
     return out
 
 
-def match_owed(view: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> int | None:
+def match_owed(view: engine.HandView | None, rules: Mapping[str, Any]) -> int | None:
     """Piranha, before the drop opens: what each loser will owe (the pot, or the agreed cap when lower;
     less only when the losers' payments together would pass the pot limit). None otherwise."""
-    if not view or view.get("game") != "piranha" or view.get("phase") == "over":
+    if view is None or view.game != "piranha" or view.phase == "over":
         return None
-    pot = int(view.get("pot") or 0)
+    pot = view.pot
     cap = rules.get("match_cap")
     return min(pot, int(cap)) if cap is not None else pot
 
 
-_ACTS = frozenset({"bet", "check", "fold", "decided"})
+_ACTS = (engine.Bet, engine.Check, engine.Fold, engine.Decided)
 
 
-def member_acted(view: Mapping[str, Any] | None) -> bool:
+def member_acted(view: engine.HandView | None) -> bool:
     """Whether the viewer has acted in this hand (a bet, check, fold or sealed decision of their own)."""
-    if not view or view.get("you") is None:
+    if view is None or view.you is None:
         return False
-    you = view["you"]
-    return any(e.get("seat") == you and e.get("kind") in _ACTS for e in view.get("events", []))
+    return any(isinstance(e, _ACTS) and e.seat == view.you for e in view.events)
 
 
-def board_all_up(view: Mapping[str, Any] | None) -> bool:
+def board_all_up(view: engine.HandView | None) -> bool:
     """Every shared card of the view is face up."""
-    if not view:
+    if view is None:
         return False
-    board = view.get("board")
-    cards = board if isinstance(board, list) else [c for pile in (board or {}).values() for c in pile]
+    cards = view.board_cards
     return bool(cards) and all(cards)

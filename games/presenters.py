@@ -30,32 +30,29 @@ def rules_words(version: RuleSetVersion, currency: str) -> list[str]:
                           spectators_allowed=version.spectators_allowed, currency=currency)
 
 
-def action_label(action: dict[str, Any], currency: str) -> str:
+def action_label(action: engine.Action, currency: str) -> str:
     """'Raise $0.25', 'Declare pig (both ways)', 'Fold'."""
-    kind = str(action.get("type"))
-    if kind == "declare":
-        return _DECLARE_WORDS.get(str(action.get("choice")), "Declare")
-    label = _ACTION_WORDS.get(kind, kind.capitalize())
-    amount = action.get("amount")
-    return f"{label} {money(int(amount), currency)}" if isinstance(amount, int) else label
+    if action.type == "declare":
+        return _DECLARE_WORDS.get(str(action.choice), "Declare")
+    label = _ACTION_WORDS.get(action.type, action.type.capitalize())
+    return f"{label} {money(action.amount, currency)}" if action.amount is not None else label
 
 
-def action_value(action: dict[str, Any]) -> str:
+def action_value(action: engine.Action) -> str:
     """The button's value: 'check', 'raise:25', 'declare:pig' (read back by forms.parse_action)."""
-    kind = str(action.get("type"))
-    if kind == "declare":
-        return f"declare:{action.get('choice')}"
-    amount = action.get("amount")
-    return f"{kind}:{amount}" if isinstance(amount, int) else kind
+    if action.type == "declare":
+        return f"declare:{action.choice}"
+    return f"{action.type}:{action.amount}" if action.amount is not None else action.type
 
 
-def piles_board(view: dict[str, Any]) -> list[tuple[str, list[str | None], str]]:
+def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...], str]]:
     """The Piles board of a view as (label, cards, shape) rows: two squares and the row; a card not
-    yet turned is None (shown as a card back by ``{% card %}``)."""
-    board = view.get("board", {})
-    return [("Square 1", board.get("square1", []), "square"),
-            ("Square 2", board.get("square2", []), "square"),
-            ("Row", board.get("row", []), "row")]
+    yet turned is None (shown as a card back by ``{% card %}``). Empty for a Piranha view."""
+    board = view.board
+    if not isinstance(board, engine.PilesBoard):
+        return []
+    return [("Square 1", board.square1, "square"), ("Square 2", board.square2, "square"),
+            ("Row", board.row, "row")]
 
 
 TIMEOUT_MARK = "(clock ran out)"
@@ -115,25 +112,27 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
     ``timeout`` (and says so). A sealed decision ("Ann has decided.") is told with its choice, which
     is public once the hand is over; only call this for a finished hand.
     """
-    lines = [{"text": event_words(e, names=names, currency=currency), "timeout": False}
+    lines = [{"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
              for e in hand.deal_events or []]
     for row in hand_actions(hand=hand):
-        told = [decision_words(row.action, who=names.get(row.seat, f"Seat {row.seat}"))
-                if e.get("kind") == "decided" else event_words(e, names=names, currency=currency)
-                for e in row.events or []]
+        action = engine.action_from_dict(row.action)
+        events = [engine.event_from_json(e) for e in row.events or []]
+        told = [decision_words(action, who=names.get(row.seat, f"Seat {row.seat}"))
+                if isinstance(e, engine.Decided) else event_words(e, names=names, currency=currency)
+                for e in events]
         if not told:  # every action logs an event; never lose one if it did not
-            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(row.action, currency)}."]
+            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(action, currency)}."]
         for k, text in enumerate(told):
             timeout = bool(row.is_timeout and k == 0)
             lines.append({"text": f"{text} {TIMEOUT_MARK}" if timeout else text, "timeout": timeout})
     return lines
 
 
-def decision_words(action: dict[str, Any], *, who: str) -> str:
+def decision_words(action: engine.Action, *, who: str) -> str:
     """A sealed decision told after the hand: 'Ann declares pig (both ways).', 'Ben stays in.'."""
-    kind = str(action.get("type"))
+    kind = action.type
     if kind == "declare":
-        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.get("choice")), "")
+        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.choice), "")
         return f"{who} declares {choice}." if choice else f"{who} declares."
     if kind == "in":
         return f"{who} stays in."
@@ -156,7 +155,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
     out = dict(public)
     my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
     seat_no = hand_seat_of(hand=hand, user=user) if hand is not None else None
-    view: dict[str, Any] | None = public["view"]
+    view: engine.HandView | None = public["view"]
     if hand is not None and seat_no is not None:
         view = engine.view(snapshot.state, seat_no)
     out["my_seat"] = my_seat
@@ -166,20 +165,20 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
                             or (seat_no is not None and row["number"] == seat_no) else row
                             for row in public["seat_rows"]]
     if view is not None and hand is not None and seat_no is not None:
-        current = (view.get("betting") or {}).get("current")
+        current = view.betting.current if view.betting is not None else None
         out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
                            "value": action_value(a),
-                           "kind": a.get("type")} for a in view.get("legal_actions", [])]
+                           "kind": a.type} for a in view.legal_actions]
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
     return out
 
 
-def _own_row(row: dict[str, Any], view: dict[str, Any] | None) -> dict[str, Any]:
+def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any]:
     """The member's own seat row: their own view of the seat (their cards), never masked."""
     seat = row["seat"]
-    mine = next((v for v in (view or {}).get("seats", []) if v.get("seat") == row["number"]), row["view"])
+    mine = (view.seat_view(row["number"]) if view is not None else None) or row["view"]
     return {**row, "view": mine, "is_me": True, "away": seat is not None and seat.user.away,
             "sitting_out": seat is not None and seat.sitting_out, "left": seat is None}
 
@@ -197,11 +196,11 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         "showdown": [], "result": None, "snapshot": snapshot, "urls": table_urls(table=table, hand=hand),
     }
     names = {s.number: s.user.shown_name for s in seats}
-    view: dict[str, Any] | None = None
+    view: engine.HandView | None = None
     if hand is not None:
         view = engine.view(snapshot.state, None)
         names = {**names, **snapshot.hand_names()}
-    by_seat = {s["seat"]: s for s in view["seats"]} if view else {}
+    by_seat = {s.seat: s for s in view.seats} if view is not None else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
@@ -214,8 +213,8 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         masked = sealed and v is not None
         rows.append({
             "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
-            "is_button": view is not None and view.get("button") == n,
-            "to_act": view is not None and n in view.get("to_act", []),
+            "is_button": view is not None and view.button == n,
+            "to_act": view is not None and n in view.to_act,
             "away": seat is not None and seat.user.away and not masked,
             "sitting_out": seat is not None and seat.sitting_out and not masked,
             "left": seat is None and not masked,
@@ -224,22 +223,21 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        out["log"] = [event_words(e, names=names, currency=currency) for e in view.get("events", [])]
-        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.get("to_act", [])]
-        result = view.get("result")
+        out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
+        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.to_act]
+        result = view.result
         out["result"] = result
-        if result:
+        if result is not None:
             out["showdown"] = showdown_rows(result, names)
-            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.get("winners", [])]
+            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.winners]
         out["is_over"] = hand.is_finished
-        if view.get("game") == "piles":
+        if view.game == "piles":
             out["piles_board"] = piles_board(view)
     out["previous"] = _previous_hand(snapshot=snapshot, names=names)
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
-    out["reasons"] = outcome_reasons(out["result"], game=rules.get("game", ""), names=names, currency=currency,
-                                     rules=rules)
+    out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
     snapshot.derived[("public_context", currency)] = out
@@ -274,17 +272,16 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
         found: dict[str, Any] = snapshot.derived["previous"]
         return found
     prev_view = engine.view(engine.state_from_json(prev.state), None)
-    result = prev_view.get("result") or {}
+    result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
     out = snapshot.derived["previous"] = {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
-        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.get("game") == "piles" else None,
-        "reasons": outcome_reasons(result, game=rules.get("game", ""), names=prev_names,
-                                   currency=snapshot.table.club.currency, rules=rules),
-        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.get("winners", [])],
-        "payouts": [{"who": prev_names.get(p["seat"], f"Seat {p['seat']}"), "amount": p["amount"]}
-                    for p in result.get("payouts", [])],
+        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
+        "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
+        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.winners] if result else [],
+        "payouts": [{"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
+                    for p in (result.payouts if result else ())],
         "showdown": showdown_rows(result, prev_names),
     }
     return out

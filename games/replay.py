@@ -13,7 +13,8 @@ only, marked as opened by the ruling. Nothing else is added: a folded or dropped
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from accounts.models import User
@@ -38,60 +39,69 @@ class ReplayStep:
     kind: str  # DEAL, ACTION or RESULT
     title: str
     lines: list[dict[str, Any]]  # {"text", "timeout"}: what happened at this step, in words
-    view: dict[str, Any]  # the engine's view for the viewer's seat at this step (cards as they were seen)
+    view: engine.HandView  # the engine's view for the viewer's seat at this step (cards as they were seen)
     seat_rows: list[dict[str, Any]]
     ruled: bool = False  # hole cards opened after the hand by an organiser's ruling are shown
 
 
-def _state_steps(hand: Hand) -> list[tuple[engine.State, dict[str, Any] | None]]:
-    """The state after the deal and after each logged action (with that action's row as plain data)."""
+@dataclass(frozen=True)
+class _Logged:
+    """One logged action played again: whose, what, whether the clock took it, and its events."""
+
+    seat: int
+    action: engine.Action
+    is_timeout: bool
+    events: tuple[engine.Event, ...]
+
+
+def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
+    """The state after the deal and after each logged action (with that action's record)."""
     stored = engine.state_from_json(hand.state)
     state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
                                carry_pot=stored.carry_pot, hand_number=stored.hand_number)
-    out: list[tuple[engine.State, dict[str, Any] | None]] = [(state, None)]
+    out: list[tuple[engine.State, _Logged | None]] = [(state, None)]
     for row in hand_actions(hand=hand):
         try:
-            state, events = engine.apply(state, row.seat, engine.action_from_dict(row.action))
+            action = engine.action_from_dict(row.action)
+            state, events = engine.apply(state, row.seat, action)
         except engine.EngineError as exc:
             raise ReplayMismatch(f"hand {hand.pk}: action {row.sequence} does not apply: {exc}") from exc
-        out.append((state, {"seat": row.seat, "action": row.action, "is_timeout": row.is_timeout,
-                            "events": [e.to_dict() for e in events]}))
+        out.append((state, _Logged(row.seat, action, row.is_timeout, tuple(events))))
     if engine.state_to_json(state) != hand.state:
         raise ReplayMismatch(f"hand {hand.pk}: the log does not play back to the stored hand")
     return out
 
 
-def _lines(events: list[dict[str, Any]], row: dict[str, Any] | None, *, seat: int | None,
+def _lines(events: Sequence[engine.Event], row: _Logged | None, *, seat: int | None,
            names: dict[int, str], currency: str) -> list[dict[str, Any]]:
     """The step's events in words. A sealed decision is told with its choice only to the seat that made
     it (the others saw "decided" until the opening, which has its own line); a timeout is marked, except
     on a sealed decision told to others, where the mark would give the house rules' default away."""
     out = []
     for k, e in enumerate(events):
-        own = row is not None and row["seat"] == seat
-        if e.get("kind") == "decided" and own and row is not None:
-            text = f"Your sealed decision: {action_label(row['action'], currency)}."
+        own = row is not None and row.seat == seat
+        if isinstance(e, engine.Decided) and own and row is not None:
+            text = f"Your sealed decision: {action_label(row.action, currency)}."
         else:
             text = event_words(e, names=names, currency=currency)
-        sealed_other = e.get("kind") == "decided" and not own
-        timeout = bool(row is not None and row["is_timeout"] and k == 0 and not sealed_other)
+        sealed_other = isinstance(e, engine.Decided) and not own
+        timeout = bool(row is not None and row.is_timeout and k == 0 and not sealed_other)
         out.append({"text": f"{text} {TIMEOUT_MARK}" if timeout else text, "timeout": timeout})
     return out
 
 
-def _seat_rows(view: dict[str, Any], names: dict[int, str], *, over: bool) -> list[dict[str, Any]]:
-    to_act = set(view.get("to_act", [])) if not over else set()
-    return [{"number": v["seat"], "name": names.get(v["seat"], f"Seat {v['seat']}"), "seat": None, "view": v,
-             "is_me": view.get("you") == v["seat"], "is_button": view.get("button") == v["seat"],
-             "to_act": v["seat"] in to_act, "away": False, "sitting_out": False, "left": False}
-            for v in view.get("seats", [])]
+def _seat_rows(view: engine.HandView, names: dict[int, str], *, over: bool) -> list[dict[str, Any]]:
+    to_act = set(view.to_act) if not over else set()
+    return [{"number": v.seat, "name": names.get(v.seat, f"Seat {v.seat}"), "seat": None, "view": v,
+             "is_me": view.you == v.seat, "is_button": view.button == v.seat,
+             "to_act": v.seat in to_act, "away": False, "sitting_out": False, "left": False, "ruled": False}
+            for v in view.seats]
 
 
-def _picture(view: dict[str, Any]) -> dict[str, Any]:
-    """What a step's table picture draws of a view: no legal actions, no betting menu, no rules."""
-    keep = ("game", "hand_number", "button", "you", "phase", "stage", "pot", "carry_pot", "board", "seats",
-            "my_cards", "my_hand", "to_act", "result")
-    return {k: view[k] for k in keep if k in view}
+def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
+    """What a step's table picture draws of a view: no legal actions, no betting menu, no log; the
+    result only on the last step (the payouts have their own step)."""
+    return replace(view, legal_actions=(), betting=None, events=(), result=view.result if result else None)
 
 
 def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) -> list[ReplayStep]:
@@ -101,31 +111,31 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
     states = _state_steps(hand)
     steps: list[ReplayStep] = []
     for index, (state, row) in enumerate(states):
-        view = _picture(engine.view(state, seat))
+        view = _picture(engine.view(state, seat), result=False)
         if row is None:
-            view["result"] = None
-            lines = _lines(list(hand.deal_events or []), None, seat=seat, names=names, currency=currency)
+            deal = [engine.event_from_json(e) for e in hand.deal_events or []]
+            lines = _lines(deal, None, seat=seat, names=names, currency=currency)
             steps.append(ReplayStep(index, DEAL, "The deal", lines, view, _seat_rows(view, names, over=False)))
             continue
-        who = "You" if row["seat"] == seat else names.get(row["seat"], f"Seat {row['seat']}")
-        view["result"] = None  # the payouts have their own step
-        lines = _lines(row["events"], row, seat=seat, names=names, currency=currency)
+        who = "You" if row.seat == seat else names.get(row.seat, f"Seat {row.seat}")
+        lines = _lines(row.events, row, seat=seat, names=names, currency=currency)
         steps.append(ReplayStep(index, ACTION, f"{who}: action {index} of {len(states) - 1}", lines, view,
                                 _seat_rows(view, names, over=False)))
-    final = _picture(engine.view(states[-1][0], seat))
+    final = _picture(engine.view(states[-1][0], seat), result=True)
     rows = _seat_rows(final, names, over=True)
     ruled = _ruling_opens(hand=hand, seat=seat, is_organiser=is_organiser)
     if ruled:
         state = states[-1][0]
         for r in rows:
-            if not r["view"].get("cards"):
+            if not r["view"].cards:
                 j = state.seats.index(r["number"])
-                r["view"] = {**r["view"], "cards": list(state.hole[j]), "ruled": True}
-    result = final.get("result") or {}
-    lines = [{"text": f"{names.get(p['seat'], p['seat'])} takes {money(p['amount'], currency)}.", "timeout": False}
-             for p in result.get("payouts", [])]
-    if result.get("next_pot"):
-        lines.append({"text": f"{money(result['next_pot'], currency)} goes into the next pot.", "timeout": False})
+                r["view"] = replace(r["view"], cards=state.hole[j])
+                r["ruled"] = True
+    result = final.result
+    lines = [{"text": f"{names.get(p.seat, p.seat)} takes {money(p.amount, currency)}.", "timeout": False}
+             for p in (result.payouts if result else ())]
+    if result is not None and result.next_pot:
+        lines.append({"text": f"{money(result.next_pot, currency)} goes into the next pot.", "timeout": False})
     steps.append(ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled))
     return steps
 
@@ -140,4 +150,4 @@ def _ruling_opens(*, hand: Hand, seat: int | None, is_organiser: bool) -> bool:
 def step_context(step: ReplayStep) -> dict[str, Any]:
     """The context the step's partial (templates/games/_replay_step.html) draws from."""
     return {"step": step, "view": step.view, "seat_rows": step.seat_rows,
-            "piles_board": piles_board(step.view) if step.view.get("game") == "piles" else []}
+            "piles_board": piles_board(step.view)}

@@ -1,7 +1,7 @@
 """Plain words for members: money, durations, rule sets, cards and the events of a hand.
 
-Pure functions over plain data (the engine's dicts), so pages, history and
-(later) sockets say the same thing the same way.
+Pure functions over plain data and the engine's records (events, seat views, actions), so pages,
+history and sockets say the same thing the same way.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accounts.money import money
+from games import engine
 from games.engine.cards import Card
 from games.engine.rules import POT_LIMIT
 
@@ -137,71 +138,64 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
 
 _PILE_WORDS = {"board": "the board", "square1": "square 1", "square2": "square 2", "row": "the row"}
 
-# Events told in one fixed sentence: {who} is the seat's name, {m} the amount.
-_EVENT_SENTENCES = {
-    "ante": "{who} antes {m}.",
-    "check": "{who} checks.",
-    "fold": "{who} folds.",
-    "decided": "{who} has decided.",
-    "match_payment": "{who} matches the pot: {m} into the next hand's pot.",
-    "carry": "{m} carries to the next hand.",
-}
 
-
-def event_words(event: Mapping[str, Any], *, names: Mapping[int, str], currency: str) -> str:
+def event_words(event: engine.Event, *, names: Mapping[int, str], currency: str) -> str:
     """One line of the hand log. Events never hold a card the viewer may not see (engine contract)."""
-    kind = event.get("kind")
-    seat = event.get("seat")
-    who = names.get(seat, f"Seat {seat}") if isinstance(seat, int) else ""
-    amount = event.get("amount")
-    m = money(int(amount), currency) if isinstance(amount, int) else ""
-    sentence = _EVENT_SENTENCES.get(kind) if isinstance(kind, str) else None
-    if sentence is not None:
-        return sentence.format(who=who, m=m)
-    if kind == "deal":
-        return f"Hand {event.get('hand_number', '')} dealt: {event.get('hole_cards', '')} cards each."
-    if kind == "blind":
-        return f"{who} posts the {event.get('blind', '')} blind of {m}."
-    if kind == "turn":
-        cards = [str(c) for c in event.get("cards", [])]
-        where = _PILE_WORDS.get(str(event.get("where")), str(event.get("where")))
-        stage = f"Stage {event['stage']}: the" if event.get("stage") else "The"
-        return f"{stage} dealer turns {cards_words(cards)} on {where}."
-    if kind == "bet":
-        if event.get("action") == "raise" and isinstance(event.get("to"), int):
-            # One wording for a raise, on the buttons and in the log: what the round's bet is raised to.
-            return f"{who} raises to {money(int(event['to']), currency)}."
-        verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(str(event.get("action")), "puts in")
-        return f"{who} {verb} {m}."
-    if kind == "drop_open":
-        parts = [f"{names.get(d['seat'], d['seat'])} {d['decision']}" for d in event.get("decisions", [])]
-        return "The hands open: " + ", ".join(parts) + "."
-    if kind == "declare_open":
-        parts = [f"{names.get(d['seat'], d['seat'])} {d.get('choice') or d.get('decision')}"
-                 for d in event.get("decisions", [])]
-        return "Declarations open: " + ", ".join(parts) + "."
-    if kind == "showdown":
-        parts = []
-        for h in event.get("hands", []):
-            name = names.get(h["seat"], str(h["seat"]))
-            if "name" in h:
-                parts.append(f"{name} shows {cards_words(h['hole'])}: {h['name']}")
-            else:
-                hi = h.get("high") or {}
-                lo = h.get("low") or {}
-                parts.append(f"{name} declared {h.get('declared')} and shows {cards_words(h['hole'])}: "
-                             f"high {hi.get('name', 'none')}, low {lo.get('name', 'none')}")
-        return "Showdown. " + "; ".join(parts) + "."
-    if kind == "award":
-        share = event.get("share")
-        hand = f" with {event['hand']}" if event.get("hand") else ""
-        what = {"high": "the high half", "low": "the low half", "split": "a share of the pot",
-                "over_limit": "a share of what is over the pot limit"}.get(str(share), "the pot")
-        return f"{who} wins {m} ({what}){hand}."
-    if kind == "stage":
-        return f"Stage {event.get('stage')}."
-    extra = f" {who}" if who else ""
-    return f"{str(kind).replace('_', ' ').capitalize()}{extra}{(' ' + m) if m else ''}."
+    def who(seat: int) -> str:
+        return names.get(seat, f"Seat {seat}")
+
+    def m(amount: int) -> str:
+        return money(amount, currency)
+
+    match event:
+        case engine.Ante(seat=seat, amount=amount):
+            return f"{who(seat)} antes {m(amount)}."
+        case engine.Check(seat=seat):
+            return f"{who(seat)} checks."
+        case engine.Fold(seat=seat):
+            return f"{who(seat)} folds."
+        case engine.Decided(seat=seat):
+            return f"{who(seat)} has decided."
+        case engine.MatchPayment(seat=seat, amount=amount):
+            return f"{who(seat)} matches the pot: {m(amount)} into the next hand's pot."
+        case engine.Carry(amount=amount):
+            return f"{m(amount)} carries to the next hand."
+        case engine.Deal():
+            return f"Hand {event.hand_number} dealt: {event.hole_cards} cards each."
+        case engine.Blind(seat=seat, amount=amount):
+            return f"{who(seat)} posts the {event.blind} blind of {m(amount)}."
+        case engine.Turn():
+            where = _PILE_WORDS.get(event.where, event.where)
+            stage = f"Stage {event.stage}: the" if event.stage else "The"
+            return f"{stage} dealer turns {cards_words(event.cards)} on {where}."
+        case engine.Bet(seat=seat, amount=amount):
+            if event.action == "raise":
+                # One wording for a raise, on the buttons and in the log: what the round's bet is raised to.
+                return f"{who(seat)} raises to {m(event.to)}."
+            verb = {"bet": "bets", "call": "calls", "raise": "raises"}.get(event.action, "puts in")
+            return f"{who(seat)} {verb} {m(amount)}."
+        case engine.DropOpen(decisions=decisions):
+            parts = [f"{names.get(d.seat, d.seat)} {d.decision}" for d in decisions]
+            return "The hands open: " + ", ".join(parts) + "."
+        case engine.DeclareOpen(decisions=decisions):
+            parts = [f"{names.get(d.seat, d.seat)} {d.decision}" for d in decisions]
+            return "Declarations open: " + ", ".join(parts) + "."
+        case engine.Showdown(hands=hands):
+            parts = []
+            for h in hands:
+                name = names.get(h.seat, str(h.seat))
+                if isinstance(h, engine.PiranhaShown):
+                    parts.append(f"{name} shows {cards_words(h.hole)}: {h.name}")
+                else:
+                    parts.append(f"{name} declared {h.declared} and shows {cards_words(h.hole)}: "
+                                 f"high {h.high.name if h.high else 'none'}, low {h.low.name if h.low else 'none'}")
+            return "Showdown. " + "; ".join(parts) + "."
+        case engine.Award(seat=seat, amount=amount):
+            hand = f" with {event.hand}" if event.hand else ""
+            what = {"high": "the high half", "low": "the low half", "split": "a share of the pot",
+                    "over_limit": "a share of what is over the pot limit"}.get(event.share, "the pot")
+            return f"{who(seat)} wins {m(amount)} ({what}){hand}."
+    raise AssertionError(f"an event with no words: {event!r}")  # pragma: no cover - every kind is told
 
 
 # ---- the table ----------------------------------------------------------------------------------
@@ -210,16 +204,17 @@ _STATUS_WORDS = {"active": "playing", "folded": "folded"}
 _SAME = {"fold": "folded"}  # a fold is what made the seat "folded"
 
 
-def seat_state_words(seat_view: Mapping[str, Any] | None, *, is_me: bool = False) -> str:
+def seat_state_words(seat_view: engine.SeatView | None, *, is_me: bool = False) -> str:
     """A seat's state in the hand, each fact said once: 'playing · bet', 'in', 'decided', 'folded'."""
-    if not seat_view:
+    if seat_view is None:
         return ""
-    decision = seat_view.get("decision")
-    if is_me and seat_view.get("status") == "active" and decision not in (None, "", "waiting", "decided"):
+    decision = seat_view.decision
+    if is_me and seat_view.status == "active" and decision not in (None, "", "waiting", "decided"):
         return f"you chose {decision}"  # their own sealed decision, before the others see it
     parts: list[str] = []
-    for word in (_STATUS_WORDS.get(str(seat_view.get("status")), seat_view.get("status")),
-                 _SAME.get(str(seat_view.get("last_action")), seat_view.get("last_action")), seat_view.get("decision")):
+    last = seat_view.last_action
+    for word in (_STATUS_WORDS.get(seat_view.status, seat_view.status),
+                 _SAME.get(last, last) if last is not None else None, decision):
         if word and str(word) not in parts:
             parts.append(str(word))
     if len(parts) > 1 and parts[0] == "playing":
@@ -227,8 +222,8 @@ def seat_state_words(seat_view: Mapping[str, Any] | None, *, is_me: bool = False
     return " · ".join(parts)
 
 
-def raise_to_label(action: Mapping[str, Any], *, current: int | None, currency: str) -> str | None:
+def raise_to_label(action: engine.Action, *, current: int | None, currency: str) -> str | None:
     """'Raise to $0.75' for a raise when the round's bet now is known; None for any other action."""
-    if action.get("type") != "raise" or current is None or not isinstance(action.get("amount"), int):
+    if action.type != "raise" or current is None or action.amount is None:
         return None
-    return f"Raise to {money(int(current) + int(action['amount']), currency)}"
+    return f"Raise to {money(current + action.amount, currency)}"

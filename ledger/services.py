@@ -49,7 +49,7 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
-from games.engine.events import PAY_KINDS
+from games.engine.events import PAY_KINDS, event_to_json
 
 from .models import (
     AWARD_KINDS,
@@ -180,13 +180,12 @@ def _is_organiser(club: Club, user: User) -> bool:
 
 
 def _event_dict(event: Any) -> Mapping[str, Any]:
+    """A chip event as its JSON form: as stored, or printed from the engine's record."""
     if isinstance(event, Mapping):
         return event
-    to_dict = getattr(event, "to_dict", None)
-    if callable(to_dict):
-        result = to_dict()
-        if isinstance(result, Mapping):
-            return result
+    printed = event_to_json(event)
+    if isinstance(printed, Mapping):
+        return printed
     raise LedgerError("A chip event could not be read.")
 
 

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET
 from accounts.models import ApiToken, Membership, User
 from accounts.selectors import api_token_for_key, club_list_by_id, club_member_get, club_membership
 from accounts.tokens import api_token_touch
+from games import engine
 from games.models import Hand, Table
 from games.selectors.hands import (
     hand_actions,
@@ -251,11 +252,11 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
     entries = hand_ledger_entries(hand=hand)
     return {
         "id": hand.pk, "table": {"id": hand.table_id, "name": hand.table.name}, "number": hand.number,
-        "game": view.get("game"), "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
+        "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
         "voided": hand.voided_at is not None, "commitment": hand.commitment,
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
         "your_seat": hand_seat_of(hand=hand, user=user),
-        "view": view, "deal_events": hand.deal_events, "actions": actions,
+        "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,
         "ledger": [{"entry": e.pk, "kind": e.kind, "memo": e.memo, "at": _iso(e.created_at),
                     "postings": [{"account": p.account.user.shown_name if p.account.user else "pot",
                                   "amount_cents": p.amount} for p in e.postings.all()]} for e in entries],

@@ -11,7 +11,13 @@ rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_di
 play        new_hand, legal_actions, apply, to_act, is_sealed, sealed_actions, timeout_action, view, is_over,
             result, replay, state_to_json, state_from_json
 actions     Action, action_to_dict, action_from_dict
-events      Event
+events      Event (one record per kind: Deal, Ante, Blind, Turn, Check, Fold, Bet, Decided,
+            DropOpen, DeclareOpen, Showdown, Award, MatchPayment, Carry), event_to_json,
+            event_from_json, PAY_KINDS
+plain       the one JSON reader and printer of the records (state_to_json, state_from_json use it)
+hand_view   HandView (SeatView, BettingView, PilesBoard), view_to_json
+outcome     Outcome (PiranhaOutcome, PilesOutcome: Payout, PiranhaShown, PilesShown, HighHand,
+            LowHand, HighLow, Decision), result_to_json
 errors      EngineError, IllegalAction, CardError
 
 Every play function dispatches on ``state.game`` ("piranha" or "piles") to
@@ -37,12 +43,46 @@ from .cards import (
 )
 from .commitment import SCHEME_DECK, SCHEME_MERKLE, Opening, check_salts, merkle_root, openings, verify_opening
 from .commitment import positions_shown as _positions_shown
-from .common import from_plain, to_plain
 from .errors import CardError, EngineError, IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
-from .events import Event
+from .events import (
+    PAY_KINDS,
+    Ante,
+    Award,
+    Bet,
+    Blind,
+    Carry,
+    Check,
+    Deal,
+    Decided,
+    DeclareOpen,
+    DropOpen,
+    Event,
+    Fold,
+    MatchPayment,
+    Showdown,
+    Turn,
+    event_from_json,
+    event_to_json,
+)
+from .hand_view import BettingView, HandView, PilesBoard, SeatView, view_to_json
+from .outcome import (
+    Decision,
+    HighHand,
+    HighLow,
+    LowHand,
+    Outcome,
+    Payout,
+    PilesOutcome,
+    PilesShown,
+    PiranhaOutcome,
+    PiranhaShown,
+    ShownHand,
+    result_to_json,
+)
 from .piles import PilesState
 from .piranha import PiranhaState
+from .plain import from_plain, to_plain
 from .rules import PilesRules, PiranhaRules, Rules, rules_from_dict
 
 State = PiranhaState | PilesState
@@ -118,21 +158,19 @@ def timeout_action(state: State, seat: int) -> Action:
     return action
 
 
-def view(state: State, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may see, JSON-ready; ``None`` is the public (spectator) view.
+def view(state: State, seat: int | None) -> HandView:
+    """What ``seat`` may see; ``None`` is the public (spectator) view.
 
-    Keys: game, hand_number, button, you, phase, (Piles: stage), pot, carry_pot,
-    board (Piranha: list of 5, None = face down; Piles: {"square1": [4], "square2": [4],
-    "row": [5]}), seats (list of {seat, status, paid, round_bet, last_action,
-    decision ("waiting"/"decided" for others while sealed; own choice; all choices
-    once opened), cards (own, or shown at showdown, else None), card_count}),
-    my_cards, my_hand (best hand so far with the cards seen), to_act,
-    legal_actions (action dicts), betting ({bet_size, current, raises, max_raises,
-    to_call} or None), events (the public log: no event holds a hidden card),
-    result (see ``result``) and rules.
+    game, hand_number, button, you, phase, stage (Piles; None in Piranha), pot, carry_pot,
+    board (Piranha: 5 cards, None = face down; Piles: a ``PilesBoard``), seats (a ``SeatView``
+    each: status, paid, round_bet, last_action, decision ("waiting"/"decided" for others while
+    sealed; own choice; all choices once opened), cards (own, or shown at showdown, else None),
+    card_count), my_cards, my_hand (best hand so far with the cards seen), to_act, legal_actions,
+    betting (a ``BettingView`` or None), events (the public log: no event holds a hidden card),
+    result (see ``result``) and rules. ``view_to_json`` prints it.
     """
-    out: dict[str, Any] = _module(state).view(state, seat)
-    return out
+    seen: HandView = _module(state).view(state, seat)
+    return seen
 
 
 def opened_positions(state: State, seat: int | None = None) -> tuple[int, ...]:
@@ -141,19 +179,20 @@ def opened_positions(state: State, seat: int | None = None) -> tuple[int, ...]:
     Exactly the cards ``view(state, seat)`` shows: the board turned and the hands shown at a
     showdown, plus the seat's own hole cards. A dropped or folded hand is never among them.
     """
-    return _positions_shown(state.deck, view(state, seat))
+    seen = view(state, seat)
+    return _positions_shown(state.deck, [*seen.board_cards, *(c for s in seen.seats for c in s.cards or ())])
 
 
 def is_over(state: State) -> bool:
     return state.phase == "over"
 
 
-def result(state: State) -> dict[str, Any] | None:
-    """None until over; then {game, pot, reason, winners, payouts: [{seat, amount}],
-    hands (shown), next_pot, game_over, ...}. Piranha adds match_payments; Piles
-    adds high_winners, low_winners, failed_pigs."""
-    out: dict[str, Any] | None = _module(state).result(state)
-    return out
+def result(state: State) -> Outcome | None:
+    """None until over; then the outcome: pot, reason, winners, payouts (``Payout``s), hands
+    (shown), next_pot, game_over and ``game``. Piranha adds match_payments; Piles adds
+    high_winners, low_winners, failed_pigs. ``result_to_json`` prints it."""
+    outcome: Outcome | None = _module(state).result(state)
+    return outcome
 
 
 def state_to_json(state: State) -> dict[str, Any]:
@@ -187,6 +226,10 @@ def replay(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[st
 
 
 __all__ = [
+    "PAY_KINDS", "Ante", "Award", "Bet", "BettingView", "Blind", "Carry", "Check", "Deal", "Decided", "Decision",
+    "DeclareOpen", "DropOpen", "Fold", "HandView", "HighHand", "HighLow", "LowHand", "MatchPayment", "Outcome",
+    "Payout", "PilesBoard", "PilesOutcome", "PilesShown", "PiranhaOutcome", "PiranhaShown", "SeatView", "Showdown",
+    "ShownHand", "Turn", "event_from_json", "event_to_json", "result_to_json", "view_to_json",
     "SCHEME_DECK", "SCHEME_MERKLE", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
     "IllegalAction", "LowValue", "Opening", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
     "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over", "is_sealed", "sealed_actions",

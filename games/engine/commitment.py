@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,21 +120,15 @@ def verify_opening(root: str, hand_id: int, opening: Opening) -> bool:
     return hmac.compare_digest(node, bytes.fromhex(root))
 
 
-def positions_shown(deck: Sequence[str], view: Mapping[str, Any]) -> tuple[int, ...]:
-    """The deck positions of every card a view of the hand shows (board turned, shown or own hands).
+def positions_shown(deck: Sequence[str], shown: Iterable[str | None]) -> tuple[int, ...]:
+    """The deck positions of the cards ``shown`` (None: a card face down, skipped).
 
     Openings follow the views: a card is opened to someone exactly when their view of the finished
-    hand shows it, so the engine's rule of who sees what (``view``) is also the rule of who may
-    check what.
+    hand shows it (``engine.opened_positions`` passes the view's board and seats' cards), so the
+    engine's rule of who sees what (``view``) is also the rule of who may check what.
     """
     where = {c: i for i, c in enumerate(deck)}
-    seen: set[str] = set()
-    board = view.get("board")
-    piles = board.values() if isinstance(board, Mapping) else [board or []]
-    for pile in piles:
-        seen.update(c for c in pile if c is not None)
-    for seat in view.get("seats", []):
-        seen.update(seat.get("cards") or [])
+    seen = {c for c in shown if c is not None}
     try:
         return tuple(sorted(where[c] for c in seen))
     except KeyError as exc:

@@ -1,17 +1,11 @@
-"""Helpers shared by both games: seat order, splitting pots, plain-data state (de)serialisation."""
+"""Helpers shared by both games: seat order, splitting pots."""
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import types
-import typing
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from .errors import EngineError, IllegalAction
-from .events import Event
-from .rules import POT_LIMIT, PilesRules, PiranhaRules
+from .rules import POT_LIMIT
 
 
 def check_seats(seats: Sequence[int], button: int, lo: int, hi: int, game: str) -> tuple[int, ...]:
@@ -81,77 +75,3 @@ def seat_index(seats: Sequence[int], seat: int) -> int:
         return list(seats).index(seat)
     except ValueError:
         raise IllegalAction(f"Seat {seat} is not dealt in this hand") from None
-
-
-# ---- plain-data (JSON) round trip ---------------------------------------------------------
-
-def to_plain(value: Any) -> Any:
-    """Dataclass state -> JSON-ready dicts and lists."""
-    if isinstance(value, Event):
-        return value.to_dict()
-    if isinstance(value, (PiranhaRules, PilesRules)):
-        return value.to_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    return value
-
-
-@functools.cache
-def _field_hints(tp: type) -> tuple[tuple[str, Any], ...]:
-    """Each field's name and resolved type, once per class (``typing.get_type_hints`` is slow)."""
-    hints = typing.get_type_hints(tp)
-    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(tp))
-
-
-def from_plain(tp: Any, value: Any) -> Any:
-    """JSON-ready data -> a value of type ``tp`` (the inverse of to_plain); raises EngineError."""
-    origin = typing.get_origin(tp)
-    if tp is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):
-        options = [a for a in typing.get_args(tp) if a is not type(None)]
-        if value is None:
-            return None
-        return from_plain(options[0], value)
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if not isinstance(value, list):
-            raise EngineError("State is malformed: expected a list")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_plain(args[0], v) for v in value)
-        return tuple(from_plain(a, v) for a, v in zip(args, value, strict=True))
-    if tp is Event:
-        if not isinstance(value, Mapping):
-            raise EngineError("State is malformed: an event must be an object")
-        return Event.from_dict(value)
-    if tp in (PiranhaRules, PilesRules):
-        return tp.from_dict(value)
-    if origin in (Mapping, dict) or tp in (dict,):
-        if not isinstance(value, Mapping):
-            raise EngineError("State is malformed: expected an object")
-        return dict(value)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if not isinstance(value, Mapping):
-            raise EngineError("State is malformed: expected an object")
-        try:
-            kwargs = {name: from_plain(hint, value[name]) for name, hint in _field_hints(tp)}
-        except KeyError as exc:
-            raise EngineError(f"State is malformed: missing {exc}") from None
-        return tp(**kwargs)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise EngineError("State is malformed: expected true or false")
-        return value
-    if tp is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise EngineError("State is malformed: expected a whole number")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise EngineError("State is malformed: expected text")
-        return value
-    raise EngineError(f"State is malformed: cannot read {tp!r}")  # pragma: no cover

@@ -1,77 +1,177 @@
 """Events: what happened, in order; every chip movement is one event.
 
-Chip-moving events carry ``seat`` and ``amount`` so the ledger posts each 1:1:
-ante, blind, bet and match_payment move seat -> table pot; award moves table
-pot -> seat; carry records an amount that stays in the table pot for the next
-hand (no movement). Events never hold a card its seat's opponents may not
-see: deal events hold no cards, turn events hold only the cards turned up,
-showdown events hold only hands that are shown.
+Each kind of event is its own frozen record. Chip-moving events carry ``seat`` and ``amount`` so
+the ledger posts each 1:1: ``Ante``, ``Blind``, ``Bet`` and ``MatchPayment`` move seat -> table
+pot; ``Award`` moves table pot -> seat; ``Carry`` records an amount that stays in the table pot
+for the next hand (no movement). Events never hold a card its seat's opponents may not see: a
+``Deal`` holds no cards, a ``Turn`` only the cards turned up, a ``Showdown`` only hands shown.
+
+The JSON form of an event (stored in the hand's log and state) is ``{"kind": ..., field: ...}``
+with the fields it does not set left out; ``event_to_json`` and ``event_from_json`` are the one
+printer and reader (plain.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from .errors import EngineError
-
-#: kinds that move chips from a seat into the table pot
-PAY_KINDS = frozenset({"ante", "blind", "bet", "match_payment"})
+from .outcome import Decision, ShownHand
+from .plain import from_plain, to_plain
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
-    """One thing that happened. ``data`` holds JSON-ready extra fields."""
+class Deal:
+    """The hand is dealt (piranha.txt 2.2, piles.txt 2.1-2.2): how many cards, never which.
 
-    kind: str
-    seat: int | None = None
-    amount: int | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.seat is not None:
-            out["seat"] = self.seat
-        if self.amount is not None:
-            out["amount"] = self.amount
-        for key, value in self.data.items():
-            out[key] = _plain(value)
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Event:
-        try:
-            kind = data["kind"]
-        except KeyError as exc:
-            raise EngineError("An event needs a kind") from exc
-        rest = {k: _plain(v) for k, v in data.items() if k not in ("kind", "seat", "amount")}
-        return cls(str(kind), data.get("seat"), data.get("amount"), rest)
-
-
-def freeze(value: Any) -> Any:
-    """A read-only deep copy of JSON-ready data: objects become read-only mappings, lists tuples.
-
-    A frozen record holds no dict or list another caller could change behind its back;
-    ``_plain`` (and ``common.to_plain``) print it back to the same JSON.
+    Piranha sets ``board_cards``; Piles the sizes of its piles ``square1``, ``square2``, ``row``.
     """
-    if isinstance(value, Mapping):
-        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    return value
+
+    kind: ClassVar[str] = "deal"
+    game: str
+    hand_number: int
+    button: int
+    seats: tuple[int, ...]
+    hole_cards: int
+    board_cards: int | None = None
+    square1: int | None = None
+    square2: int | None = None
+    row: int | None = None
 
 
-def _plain(value: Any) -> Any:
-    """Tuples become lists so an event compares equal after a JSON round trip."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
+@dataclass(frozen=True, slots=True)
+class Ante:
+    kind: ClassVar[str] = "ante"
+    seat: int
+    amount: int
 
 
-def event(kind: str, seat: int | None = None, amount: int | None = None, **data: Any) -> Event:
-    """Build an event with JSON-plain extra fields."""
-    return Event(kind, seat, amount, {k: _plain(v) for k, v in data.items()})
+@dataclass(frozen=True, slots=True)
+class Blind:
+    """A Piles blind (piles.txt 2.1): ``blind`` is "small" or "big"."""
+
+    kind: ClassVar[str] = "blind"
+    seat: int
+    amount: int
+    blind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Cards turned face up: ``where`` is "board" (Piranha) or a Piles pile ("square1", "square2",
+    "row"), ``positions`` their places in it; ``stage`` the Piles stage (piles.txt 3.1)."""
+
+    kind: ClassVar[str] = "turn"
+    cards: tuple[str, ...]
+    where: str
+    positions: tuple[int, ...]
+    stage: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    kind: ClassVar[str] = "check"
+    seat: int
+    stage: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    kind: ClassVar[str] = "fold"
+    seat: int
+    stage: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """Chips put in by a bet, call or raise (``action``); ``to``: the round's bet after it."""
+
+    kind: ClassVar[str] = "bet"
+    seat: int
+    amount: int
+    action: str
+    to: int
+    stage: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A seat made its sealed decision; what it chose stays hidden until all are opened."""
+
+    kind: ClassVar[str] = "decided"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DropOpen:
+    """The Piranha drop opened: every active seat's "in" or "out" (piranha.txt 3.1)."""
+
+    kind: ClassVar[str] = "drop_open"
+    decisions: tuple[Decision, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareOpen:
+    """The Piles declarations opened: every active seat's high, low, pig or fold (piles.txt 4.1)."""
+
+    kind: ClassVar[str] = "declare_open"
+    decisions: tuple[Decision, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    kind: ClassVar[str] = "showdown"
+    hands: tuple[ShownHand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    """Chips from the table pot to a seat. ``share``: "pot", "high", "low", "split" (nobody in, the
+    pot split) or "over_limit" (what is over the pot limit); ``hand``: the winning hand's name."""
+
+    kind: ClassVar[str] = "award"
+    seat: int
+    amount: int
+    share: str
+    hand: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPayment:
+    """A Piranha loser matches the pot into the next hand's pot (piranha.txt 4.3)."""
+
+    kind: ClassVar[str] = "match_payment"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """The pot (up to the pot limit) stays in the table pot for the next hand."""
+
+    kind: ClassVar[str] = "carry"
+    amount: int
+
+
+Event = (Deal | Ante | Blind | Turn | Check | Fold | Bet | Decided | DropOpen | DeclareOpen | Showdown
+         | Award | MatchPayment | Carry)
+
+#: the kinds of the events that move chips from a seat into the table pot (the ledger posts these,
+#: and "award", by kind)
+PAY_KINDS = frozenset({Ante.kind, Blind.kind, Bet.kind, MatchPayment.kind})
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The JSON form of ``event``: its kind, then the fields it sets."""
+    data: dict[str, Any] = to_plain(event)
+    return data
+
+
+def event_from_json(data: Mapping[str, Any] | Any) -> Event:
+    """Read an event from its JSON form; raises EngineError when it is not one."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
+        raise EngineError("An event needs a kind")
+    event: Event = from_plain(Event, data)
+    return event

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from . import betting as bet
 from . import play
@@ -39,12 +38,14 @@ from .cards import Card, card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, split
 from .errors import IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low
-from .events import Event, event, freeze
+from .events import Ante, Award, Blind, Carry, Deal, DeclareOpen, Event, Showdown, Turn
+from .hand_view import HandView, PilesBoard
+from .outcome import HighHand, HighLow, LowHand, Payout, PilesOutcome, PilesShown
 from .rules import PilesRules
 
 GAME = "Piles"
 VARIANT = play.Variant(
-    name=GAME, game="piles", sealed="declare", opened="declare_open", hole_cards=5,
+    name=GAME, game="piles", sealed="declare", opened=DeclareOpen, hole_cards=5,
     sealed_actions=(Action("declare", choice="high"), Action("declare", choice="low"),
                     Action("declare", choice="pig"), Action("fold")))
 
@@ -83,11 +84,7 @@ class PilesState:
     last_action: tuple[str, ...]
     betting: bet.Betting | None
     events: tuple[Event, ...]
-    outcome: Mapping[str, Any] | None
-
-    def __post_init__(self) -> None:
-        if self.outcome is not None:  # read-only all the way down, whoever built it
-            object.__setattr__(self, "outcome", freeze(self.outcome))
+    outcome: PilesOutcome | None
     game: str = "piles"
 
 
@@ -104,10 +101,10 @@ def _pile(state: PilesState, name: str) -> tuple[str, ...]:
     return {"square1": state.square1, "square2": state.square2, "row": state.row}[name]
 
 
-def _turn_event(state: PilesState, stage: int) -> Event:
+def _turn_event(state: PilesState, stage: int) -> Turn:
     pile, first, count = STAGES[stage - 1]
-    cards = list(_pile(state, pile)[first:first + count])
-    return event("turn", cards=cards, where=pile, positions=list(range(first, first + count)), stage=stage)
+    cards = _pile(state, pile)[first:first + count]
+    return Turn(cards=cards, where=pile, positions=tuple(range(first, first + count)), stage=stage)
 
 
 def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
@@ -118,8 +115,8 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
     order = clockwise_from_button(seat_t, button)
     hole = play.deal_hole(VARIANT, cards, order)  # piles.txt 2.1: five cards face down to each player
     rest = cards[5 * n:]
-    events = [event("deal", game="piles", hand_number=hand_number, button=button, seats=list(seat_t),
-                    hole_cards=5, square1=4, square2=4, row=5)]
+    events: list[Event] = [Deal(game="piles", hand_number=hand_number, button=button, seats=seat_t,
+                                hole_cards=5, square1=4, square2=4, row=5)]
     paid = [0] * n
     contrib = [0] * n
     first = first_after_button(seat_t, button)
@@ -127,14 +124,14 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
         if rules.ante:
             for i in order:
                 paid[i] = rules.ante
-                events.append(event("ante", seat_t[i], rules.ante))
+                events.append(Ante(seat_t[i], rules.ante))
     else:
         small, big = order[0], order[1 % n]
         for i, amount, which in ((small, rules.small_blind, "small"), (big, rules.big_blind, "big")):
             if amount:
                 paid[i] += amount
                 contrib[i] += amount
-                events.append(event("blind", seat_t[i], amount, blind=which))
+                events.append(Blind(seat_t[i], amount, which))
         first = (big + 1) % n  # the first round starts after the big blind
     state = PilesState(
         rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
@@ -182,11 +179,10 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
         # DESIGN.md: if all but one fold, the last player takes the pot without declaring
         j = active.index(True)
         if new.pot:  # no chip event moves zero cents
-            events.append(event("award", new.seats[j], new.pot, share="pot"))
-        outcome = {"pot": new.pot, "reason": "uncontested", "winners": [new.seats[j]],
-                   "payouts": [{"seat": new.seats[j], "amount": new.pot}] if new.pot else [],
-                   "high_winners": [],
-                   "low_winners": [], "failed_pigs": [], "hands": [], "next_pot": 0, "game_over": False}
+            events.append(Award(new.seats[j], new.pot, "pot"))
+        outcome = PilesOutcome(pot=new.pot, reason="uncontested", winners=(new.seats[j],),
+                               payouts=(Payout(new.seats[j], new.pot),) if new.pot else (), high_winners=(),
+                               low_winners=(), failed_pigs=(), hands=(), next_pot=0, game_over=False)
         new = replace(new, phase="over", betting=None, outcome=outcome)
         return play.logged(new, events)
     if b.actor == -1:
@@ -234,13 +230,13 @@ def _values(state: PilesState, j: int) -> tuple[HandValue | None, LowValue | Non
     return (piles_best_high(hole, sq1, sq2, row, variant), piles_best_low(hole, sq1, sq2, row, variant))
 
 
-def _high_low(high: HandValue | None, low: LowValue | None) -> dict[str, Any]:
+def _high_low(high: HandValue | None, low: LowValue | None) -> HighLow:
     """A hand's best high and low as shown: name (high: full name too) and cards, or None."""
-    return {
-        "high": None if high is None else {"name": high.name, "full_name": high.full_name,
-                                           "cards": [c.code for c in high.cards]},
-        "low": None if low is None else {"name": low.name, "cards": [c.code for c in low.cards]},
-    }
+    return HighLow(
+        high=None if high is None else HighHand(name=high.name, full_name=high.full_name,
+                                                cards=tuple(c.code for c in high.cards)),
+        low=None if low is None else LowHand(name=low.name, cards=tuple(c.code for c in low.cards)),
+    )
 
 
 def _best(values: Mapping[int, HandValue | LowValue | None], claimants: Sequence[int]) -> list[int]:
@@ -272,14 +268,15 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     declared = {j: state.decisions[j] for j in order if state.status[j] == "active"}
     highs: dict[int, HandValue | LowValue | None] = {}
     lows: dict[int, HandValue | LowValue | None] = {}
-    hands = []
+    hands: list[PilesShown] = []
     for j in declared:
         high, low = _values(state, j)
         highs[j], lows[j] = high, low
-        hands.append({"seat": seats[j], "hole": list(state.hole[j]), "declared": declared[j],
-                      **_high_low(high, low)})
+        shown = _high_low(high, low)
+        hands.append(PilesShown(seat=seats[j], hole=state.hole[j], declared=declared[j], high=shown.high,
+                                low=shown.low))
     if hands:
-        events.append(event("showdown", hands=hands))
+        events.append(Showdown(tuple(hands)))
     high_side = [j for j in declared if declared[j] in ("high", "pig")]
     low_side = [j for j in declared if declared[j] in ("low", "pig")]
     ties = state.rules.pig_tie_counts
@@ -307,7 +304,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
         value = highs[j] if half == "high" else lows[j]
         assert value is not None
         if amount:  # no chip event moves zero cents
-            events.append(event("award", seats[j], amount, share=half, hand=value.name))
+            events.append(Award(seats[j], amount, half, hand=value.name))
     over: dict[int, int] = {}
     if not awards:
         # DESIGN.md: if neither half has a claimant, the pot carries, up to the pot limit; what is
@@ -315,38 +312,39 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
         next_pot, over = carry_within_limit(pot, list(declared) or list(range(len(seats))), order)
         for j in order:
             if over.get(j):
-                events.append(event("award", seats[j], over[j], share="over_limit"))
-        events.append(event("carry", None, next_pot))
+                events.append(Award(seats[j], over[j], "over_limit"))
+        events.append(Carry(next_pot))
     payouts: dict[int, int] = dict(over)
     for j, amount, _half in awards:
         payouts[j] = payouts.get(j, 0) + amount
     awarded = {j for j, _amount, _half in awards}
-    outcome = {
-        "pot": pot, "reason": "showdown" if awards else "carry",
-        "winners": [seats[j] for j in order if j in awarded],
-        "payouts": [{"seat": seats[j], "amount": payouts[j]} for j in order if payouts.get(j)],
-        "high_winners": [seats[j] for j in high_winners], "low_winners": [seats[j] for j in low_winners],
-        "failed_pigs": [seats[j] for j in failed], "hands": hands, "next_pot": next_pot,
-        "game_over": False,
-    }
+    outcome = PilesOutcome(
+        pot=pot, reason="showdown" if awards else "carry",
+        winners=tuple(seats[j] for j in order if j in awarded),
+        payouts=tuple(Payout(seats[j], payouts[j]) for j in order if payouts.get(j)),
+        high_winners=tuple(seats[j] for j in high_winners), low_winners=tuple(seats[j] for j in low_winners),
+        failed_pigs=tuple(seats[j] for j in failed), hands=tuple(hands), next_pot=next_pot,
+        game_over=False,
+    )
     new = replace(state, phase="over", outcome=outcome, events=state.events + tuple(events))
     return new, events
 
 
-def result(state: PilesState) -> dict[str, Any] | None:
+def result(state: PilesState) -> PilesOutcome | None:
     """When over: pot, winners, payouts, high/low winners, failed pigs, hands shown, next_pot."""
-    return play.result(state, VARIANT)
+    return state.outcome
 
 
-def view(state: PilesState, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may see (None: spectators). See games.engine.view for the shape."""
+def view(state: PilesState, seat: int | None) -> HandView:
+    """What ``seat`` may see (None: spectators). See games.engine.view."""
     up = turned(state)
-    board = {name: [c if k < up[name] else None for k, c in enumerate(_pile(state, name))]
+    piles = {name: tuple(c if k < up[name] else None for k, c in enumerate(_pile(state, name)))
              for name in ("square1", "square2", "row")}
+    board = PilesBoard(square1=piles["square1"], square2=piles["square2"], row=piles["row"])
 
-    def my_hand(me: int) -> dict[str, Any]:
+    def my_hand(me: int) -> HighLow:
         hole = [card(c) for c in state.hole[me]]
-        seen = {name: [card(c) for c in cs if c is not None] for name, cs in board.items()}
+        seen = {name: [card(c) for c in cs if c is not None] for name, cs in piles.items()}
         variant = state.rules.low_variant
         high = piles_best_high(hole, seen["square1"], seen["square2"], seen["row"], variant)
         low = piles_best_low(hole, seen["square1"], seen["square2"], seen["row"], variant)

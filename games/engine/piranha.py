@@ -9,9 +9,8 @@ board cards; the first three are turned face up at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from . import betting as bet
 from . import play
@@ -20,12 +19,14 @@ from .cards import card
 from .common import carry_within_limit, clockwise_from_button, first_after_button, match_within_limit, split
 from .errors import IllegalAction
 from .evaluate import HandValue, piranha_best
-from .events import Event, event, freeze
+from .events import Ante, Award, Carry, Deal, DropOpen, Event, MatchPayment, Showdown, Turn
+from .hand_view import HandView
+from .outcome import HighHand, Payout, PiranhaOutcome, PiranhaShown
 from .rules import PiranhaRules
 
 GAME = "Piranha"
 VARIANT = play.Variant(name=GAME, game="piranha", sealed="drop", sealed_actions=(Action("in"), Action("out")),
-                       opened="drop_open", hole_cards=4)
+                       opened=DropOpen, hole_cards=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +57,7 @@ class PiranhaState:
     last_action: tuple[str, ...]
     betting: bet.Betting | None
     events: tuple[Event, ...]
-    outcome: Mapping[str, Any] | None
-
-    def __post_init__(self) -> None:
-        if self.outcome is not None:  # read-only all the way down, whoever built it
-            object.__setattr__(self, "outcome", freeze(self.outcome))
+    outcome: PiranhaOutcome | None
     game: str = "piranha"
 
 
@@ -72,15 +69,15 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
     order = clockwise_from_button(seat_t, button)
     hole = play.deal_hole(VARIANT, cards, order)  # piranha.txt 2.2: four cards face down to each player
     board = cards[4 * n: 4 * n + 5]  # piranha.txt 2.2: then five community cards
-    events = [event("deal", game="piranha", hand_number=hand_number, button=button,
-                    seats=list(seat_t), hole_cards=4, board_cards=5)]
+    events: list[Event] = [Deal(game="piranha", hand_number=hand_number, button=button, seats=seat_t,
+                                hole_cards=4, board_cards=5)]
     paid = [0] * n
     # piranha.txt 2.1: each player antes; DESIGN.md option: first hand of a game only
     if rules.ante and (rules.ante_each_hand or hand_number == 1):
         for i in order:
             paid[i] = rules.ante
-            events.append(event("ante", seat_t[i], rules.ante))
-    events.append(event("turn", cards=list(board[:3]), where="board", positions=[0, 1, 2]))  # 2.2: three up
+            events.append(Ante(seat_t[i], rules.ante))
+    events.append(Turn(cards=board[:3], where="board", positions=(0, 1, 2)))  # 2.2: three up
     status = ("active",) * n
     betting = None
     phase = "drop"
@@ -156,52 +153,49 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
     seats = state.seats
     pot = state.pot
     paid = list(state.paid)
-    outcome: dict[str, Any] = {"pot": pot, "winners": [], "payouts": [], "match_payments": [],
-                               "hands": [], "next_pot": 0, "game_over": False}
     board_up = state.board_up
     if not ins:
         if state.rules.nobody_in == "split":
             # DESIGN.md option: the game ends and the pot is split among those dealt in
             shares = split(pot, list(range(len(seats))), order)
-            outcome.update(reason="nobody_in_split", game_over=True,
-                           winners=[seats[j] for j in order])
             for j in order:
                 if shares[j]:
-                    events.append(event("award", seats[j], shares[j], share="split"))
-            outcome["payouts"] = [{"seat": seats[j], "amount": shares[j]} for j in order if shares[j]]
+                    events.append(Award(seats[j], shares[j], "split"))
+            outcome = _outcome(pot, reason="nobody_in_split", game_over=True, winners=[seats[j] for j in order],
+                               payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]])
         else:
             # DESIGN.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
             # pot limit; what is over it goes back to those dealt in (README "Pot limit")
             carried, over = carry_within_limit(pot, list(range(len(seats))), order)
             for j in order:
                 if over.get(j):
-                    events.append(event("award", seats[j], over[j], share="over_limit"))
-            events.append(event("carry", None, carried))
-            outcome.update(reason="nobody_in_carry", next_pot=carried,
-                           payouts=[{"seat": seats[j], "amount": over[j]} for j in order if over.get(j)])
+                    events.append(Award(seats[j], over[j], "over_limit"))
+            events.append(Carry(carried))
+            outcome = _outcome(pot, reason="nobody_in_carry", next_pot=carried,
+                               payouts=[Payout(seats[j], over[j]) for j in order if over.get(j)])
     elif len(ins) == 1:
         # piranha.txt 3.3: the one player in wins uncontested, and the game ends
         j = ins[0]
         if pot:  # no chip event moves zero cents
-            events.append(event("award", seats[j], pot, share="pot"))
-        outcome.update(reason="uncontested", game_over=True, winners=[seats[j]],
-                       payouts=[{"seat": seats[j], "amount": pot}] if pot else [])
+            events.append(Award(seats[j], pot, "pot"))
+        outcome = _outcome(pot, reason="uncontested", game_over=True, winners=[seats[j]],
+                           payouts=[Payout(seats[j], pot)] if pot else [])
     else:
         # piranha.txt 4.1: the dealer turns up the last two community cards
         board_up = 5
-        events.append(event("turn", cards=list(state.board[3:]), where="board", positions=[3, 4]))
+        events.append(Turn(cards=state.board[3:], where="board", positions=(3, 4)))
         board = [card(c) for c in state.board]
         values: dict[int, HandValue] = {j: piranha_best([card(c) for c in state.hole[j]], board) for j in ins}
-        hands = [{"seat": seats[j], "hole": list(state.hole[j]), "name": values[j].name,
-                  "full_name": values[j].full_name, "cards": [c.code for c in values[j].cards]}
+        hands = [PiranhaShown(seat=seats[j], hole=state.hole[j], name=values[j].name,
+                              full_name=values[j].full_name, cards=tuple(c.code for c in values[j].cards))
                  for j in order if j in values]
-        events.append(event("showdown", hands=hands))
+        events.append(Showdown(tuple(hands)))
         best = max(values.values())
         winners = [j for j in order if j in values and values[j] == best]  # piranha.txt 4.2
         shares = split(pot, winners, order)
         for j in winners:
             if shares[j]:  # no chip event moves zero cents
-                events.append(event("award", seats[j], shares[j], share="pot", hand=values[j].name))
+                events.append(Award(seats[j], shares[j], "pot", hand=values[j].name))
         losers = [j for j in order if j in values and j not in winners]
         # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (README "Pot limit")
         each = match_within_limit(pot, state.rules.match_cap, len(losers))
@@ -209,27 +203,35 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
         for j in order:
             if j in values and j not in winners and each:
                 paid[j] += each
-                events.append(event("match_payment", seats[j], each))
-                payments.append({"seat": seats[j], "amount": each})
-        outcome.update(reason="showdown", winners=[seats[j] for j in winners], hands=hands,
-                       payouts=[{"seat": seats[j], "amount": shares[j]} for j in winners if shares[j]],
-                       match_payments=payments, next_pot=sum(p["amount"] for p in payments))
+                events.append(MatchPayment(seats[j], each))
+                payments.append(Payout(seats[j], each))
+        outcome = _outcome(pot, reason="showdown", winners=[seats[j] for j in winners], hands=hands,
+                           payouts=[Payout(seats[j], shares[j]) for j in winners if shares[j]],
+                           match_payments=payments, next_pot=sum(p.amount for p in payments))
     new = replace(state, phase="over", betting=None, board_up=board_up, paid=tuple(paid),
                   events=state.events + tuple(events), outcome=outcome)
     return new, events
 
 
-def result(state: PiranhaState) -> dict[str, Any] | None:
+def _outcome(pot: int, *, reason: str, winners: Sequence[int] = (), payouts: Sequence[Payout] = (),
+             match_payments: Sequence[Payout] = (), hands: Sequence[PiranhaShown] = (), next_pot: int = 0,
+             game_over: bool = False) -> PiranhaOutcome:
+    return PiranhaOutcome(pot=pot, winners=tuple(winners), payouts=tuple(payouts),
+                          match_payments=tuple(match_payments), hands=tuple(hands), next_pot=next_pot,
+                          game_over=game_over, reason=reason)
+
+
+def result(state: PiranhaState) -> PiranhaOutcome | None:
     """When over: pot, winners, payouts, match_payments, hands shown, next_pot, game_over, reason."""
-    return play.result(state, VARIANT)
+    return state.outcome
 
 
-def view(state: PiranhaState, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may see (None: spectators). See games.engine.view for the shape."""
-    board: list[str | None] = [c if k < state.board_up else None for k, c in enumerate(state.board)]
+def view(state: PiranhaState, seat: int | None) -> HandView:
+    """What ``seat`` may see (None: spectators). See games.engine.view."""
+    board = tuple(c if k < state.board_up else None for k, c in enumerate(state.board))
 
-    def my_hand(me: int) -> dict[str, Any]:
+    def my_hand(me: int) -> HighHand:
         value = piranha_best([card(c) for c in state.hole[me]], [card(c) for c in state.board[:state.board_up]])
-        return {"name": value.name, "full_name": value.full_name, "cards": [c.code for c in value.cards]}
+        return HighHand(name=value.name, full_name=value.full_name, cards=tuple(c.code for c in value.cards))
 
     return play.view(state, VARIANT, seat, board=board, my_hand=my_hand)

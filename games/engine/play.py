@@ -10,7 +10,7 @@ hand ends, who is paid).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -19,7 +19,9 @@ from .actions import Action
 from .cards import check_deck
 from .common import check_seats, seat_index
 from .errors import EngineError, IllegalAction
-from .events import Event, event
+from .events import Bet, Check, Decided, DeclareOpen, DropOpen, Event, Fold
+from .hand_view import BettingView, HandView, PilesBoard, PiranhaBoard, SeatView
+from .outcome import Decision, HighHand, HighLow, Outcome
 from .rules import PilesRules, PiranhaRules
 
 
@@ -29,7 +31,7 @@ class Variant:
 
     name: for messages ("Piranha"); game: the state's ``game`` ("piranha");
     sealed: the phase of the sealed decision ("drop" / "declare") and the
-    actions it offers; opened: the event kind when the decisions are opened;
+    actions it offers; opened: the event logged when the decisions are opened;
     hole_cards: how many each seat is dealt.
     """
 
@@ -37,7 +39,7 @@ class Variant:
     game: str
     sealed: str
     sealed_actions: tuple[Action, ...]
-    opened: str
+    opened: type[DropOpen] | type[DeclareOpen]
     hole_cards: int
 
 
@@ -75,7 +77,7 @@ class HandState(Protocol):
     @property
     def events(self) -> tuple[Event, ...]: ...
     @property
-    def outcome(self) -> Mapping[str, Any] | None: ...
+    def outcome(self) -> Outcome | None: ...
 
 
 S = TypeVar("S", bound=HandState)
@@ -157,11 +159,11 @@ def logged(state: S, events: list[Event]) -> tuple[S, list[Event]]:
 
 
 def bet_step(state: S, v: Variant, i: int, action: Action,
-             **tags: Any) -> tuple[S, list[Event], list[bool], bet.Betting]:
+             stage: int | None = None) -> tuple[S, list[Event], list[bool], bet.Betting]:
     """Apply the betting action of seat index ``i``, whose turn it is (the caller checked).
 
     Returns the state with the chips and the last action recorded (its log not yet
-    extended), the new events (tagged with ``tags``), which seats are still active and
+    extended), the new events (with the Piles ``stage``), which seats are still active and
     the round after the action. Raises IllegalAction (betting.act) for a bad bet.
     """
     assert state.betting is not None
@@ -173,11 +175,11 @@ def bet_step(state: S, v: Variant, i: int, action: Action,
     b, pay = bet.act(state.betting, i, action, active, v.name)
     events: list[Event] = []
     if action.type == "fold":
-        events.append(event("fold", seat, **tags))
+        events.append(Fold(seat, stage))
     elif action.type == "check":
-        events.append(event("check", seat, **tags))
+        events.append(Check(seat, stage))
     else:
-        events.append(event("bet", seat, pay, action=action.type, to=b.current, **tags))
+        events.append(Bet(seat, pay, action.type, b.current, stage))
     paid = list(state.paid)
     paid[i] += pay
     last = list(state.last_action)
@@ -200,13 +202,13 @@ def seal(state: S, v: Variant, i: int, choice: str) -> tuple[S, list[Event], lis
     last = list(state.last_action)
     last[i] = "decided"
     new = replace(state, decisions=tuple(decisions), last_action=tuple(last))
-    events = [event("decided", state.seats[i])]
+    events: list[Event] = [Decided(state.seats[i])]
     if any(st == "active" and not d for st, d in zip(new.status, new.decisions, strict=True)):
         new, events = logged(new, events)
         return new, events, []
     opened = [j for j, st in enumerate(new.status) if st == "active"]
-    events.append(event(v.opened, decisions=[{"seat": new.seats[j], "decision": new.decisions[j]}
-                                             for j in opened]))
+    decisions_opened = tuple(Decision(new.seats[j], new.decisions[j]) for j in opened)
+    events.append(v.opened(decisions_opened))
     new = replace(new, last_action=tuple(
         new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)))
     return new, events, opened
@@ -214,32 +216,17 @@ def seal(state: S, v: Variant, i: int, choice: str) -> tuple[S, list[Event], lis
 
 # ---- what is shown --------------------------------------------------------------------------
 
-def result(state: HandState, v: Variant) -> dict[str, Any] | None:
-    """None until the hand is over; then the game and a plain copy of its outcome."""
-    if state.outcome is None:
-        return None
-    return {"game": v.game, **_copy(state.outcome)}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
-    return value
-
-
-def view(state: HandState, v: Variant, seat: int | None, *, board: Any,
-         my_hand: Callable[[int], dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    """What ``seat`` may see (None: spectators); see games.engine.view for the shape.
+def view(state: HandState, v: Variant, seat: int | None, *, board: PiranhaBoard | PilesBoard,
+         my_hand: Callable[[int], HighHand | HighLow], stage: int | None = None) -> HandView:
+    """What ``seat`` may see (None: spectators); see games.engine.view.
 
     ``board``: the board as this variant shows it; ``my_hand(me)``: the best hand so far
-    of seat index ``me``; ``extra``: further keys shown after ``phase`` (Piles: stage).
+    of seat index ``me``; ``stage``: the Piles stage.
     """
     me = state.seats.index(seat) if seat in state.seats else None
-    shown: dict[int, list[str]] = {}
+    shown: dict[int, tuple[str, ...]] = {}
     if state.outcome is not None:
-        shown = {h["seat"]: list(h["hole"]) for h in state.outcome.get("hands", [])}
+        shown = {h.seat: h.hole for h in state.outcome.hands}
     seats_out = []
     for j, s in enumerate(state.seats):
         if state.phase == v.sealed and state.status[j] == "active":
@@ -252,23 +239,20 @@ def view(state: HandState, v: Variant, seat: int | None, *, board: Any,
         else:
             decision = None
         round_bet = state.betting.contrib[j] if state.betting is not None else 0
-        seats_out.append({
-            "seat": s, "status": state.status[j], "paid": state.paid[j], "round_bet": round_bet,
-            "last_action": state.last_action[j] or None, "decision": decision,
-            "cards": list(state.hole[j]) if j == me else shown.get(s), "card_count": v.hole_cards,
-        })
+        seats_out.append(SeatView(
+            seat=s, status=state.status[j], paid=state.paid[j], round_bet=round_bet,
+            last_action=state.last_action[j] or None, decision=decision,
+            cards=state.hole[j] if j == me else shown.get(s), card_count=v.hole_cards))
     betting_out = None
     if state.betting is not None and state.phase == "betting":
         b = state.betting
-        betting_out = {"bet_size": b.bet_size, "current": b.current, "raises": b.raises,
-                       "max_raises": b.max_raises,
-                       "to_call": (b.current - b.contrib[me]) if me is not None else None}
-    return {
-        "game": v.game, "hand_number": state.hand_number, "button": state.button, "you": seat,
-        "phase": state.phase, **extra, "pot": state.pot, "carry_pot": state.carry_pot,
-        "board": board, "seats": seats_out, "my_cards": list(state.hole[me]) if me is not None else None,
-        "my_hand": my_hand(me) if me is not None else None, "to_act": list(to_act(state, v)),
-        "legal_actions": [a.to_dict() for a in legal_actions(state, v, seat)] if seat is not None else [],
-        "betting": betting_out, "events": [e.to_dict() for e in state.events],
-        "result": result(state, v), "rules": state.rules.to_dict(),
-    }
+        betting_out = BettingView(bet_size=b.bet_size, current=b.current, raises=b.raises,
+                                  max_raises=b.max_raises,
+                                  to_call=(b.current - b.contrib[me]) if me is not None else None)
+    return HandView(
+        game=v.game, hand_number=state.hand_number, button=state.button, you=seat, phase=state.phase,
+        stage=stage, pot=state.pot, carry_pot=state.carry_pot, board=board, seats=tuple(seats_out),
+        my_cards=state.hole[me] if me is not None else None,
+        my_hand=my_hand(me) if me is not None else None, to_act=to_act(state, v),
+        legal_actions=tuple(legal_actions(state, v, seat)) if seat is not None else (),
+        betting=betting_out, events=state.events, result=state.outcome, rules=state.rules)

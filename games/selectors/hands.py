@@ -5,7 +5,6 @@ which holds all of "who sees what": pages and sockets build a member's view of a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -42,11 +41,12 @@ def hand_seat_of(*, hand: Hand, user: User) -> int | None:
     return None
 
 
-def hand_view_for(*, hand: Hand, user: User | None) -> dict[str, Any]:
+def hand_view_for(*, hand: Hand, user: User | None) -> engine.HandView:
     """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
 
     Only a player dealt into the hand gets a seat's view (their hole cards, their own
-    sealed decision); everyone else gets ``engine.view(state, None)``.
+    sealed decision); everyone else gets ``engine.view(state, None)``. ``engine.view_to_json``
+    prints it for a socket, the API or an export.
     """
     seat = hand_seat_of(hand=hand, user=user) if user is not None else None
     return engine.view(engine.state_from_json(hand.state), seat)

@@ -69,7 +69,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
                                         carry_pot=table.carry_pot, hand_number=number)
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
-    event_dicts = [e.to_dict() for e in events]
+    event_dicts = [engine.event_to_json(e) for e in events]
     clocks = turn_clocks(rules=rules, state=state, version=0, seat_users={s.number: s.user for s in seats})
     hand = Hand.objects.create(
         table=table, number=number, rule_version=table.rule_version,

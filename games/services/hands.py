@@ -52,7 +52,7 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
 
     Expects the hand row locked in an open transaction.
     """
-    event_dicts = [e.to_dict() for e in events]
+    event_dicts = [engine.event_to_json(e) for e in events]
     hand.version += 1
     hand.state = engine.state_to_json(state)
     hand.clocks = turn_clocks(rules=rules, state=state, version=hand.version, seat_users=seat_users,
@@ -75,10 +75,10 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
     table = Table.objects.select_for_update().select_related("rule_version").get(pk=hand.table_id)
-    outcome = engine.result(state) or {}
+    outcome = engine.result(state)
     table.hands_played += 1
-    table.carry_pot = int(outcome.get("next_pot") or 0)
-    if outcome.get("game_over"):
+    table.carry_pot = outcome.next_pot if outcome is not None else 0
+    if outcome is not None and outcome.game_over:
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
         table.save(update_fields=["hands_played", "carry_pot", "status", "finished_at"])

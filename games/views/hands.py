@@ -81,14 +81,14 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     currency = access.club.currency
     names = hand_player_names(hand=hand)
     view = hand_view_for(hand=hand, user=None)  # the public view: the board as it stood at the end
-    result = view.get("result") or {}
+    result = view.result
     proof = hand_proof_for(hand=hand, user=member(request), is_organiser=access.is_organiser)
     return render(request, "games/hand_detail.html", {
         "club": access.club, "access": access, "table": table, "hand": hand, "view": view,
-        "piles_board": piles_board(view) if view.get("game") == "piles" else [],
+        "piles_board": piles_board(view),
         "story": hand_story(hand=hand, names=names, currency=currency),
         "result": result, "names": names, "shown": showdown_rows(result, names),
-        "winners": [names.get(s, s) for s in result.get("winners", [])],
+        "winners": [names.get(s, s) for s in result.winners] if result else [],
         "entries": hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
         "exports": hand_exports(hand=hand),
         "deck_text": " ".join(hand.deck) if proof.scheme == engine.SCHEME_DECK else "",

@@ -209,7 +209,7 @@ def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_s
         expect(p.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
     hand.refresh_from_db()
     assert hand.is_finished
-    assert (engine.result(engine.state_from_json(hand.state)) or {}).get("winners") == [1]
+    assert engine.result(engine.state_from_json(hand.state)).winners == (1,)
     nxt = Hand.objects.get(table=table, number=2)
     for name, p in zip("abc", players, strict=True):
         p.wait_version(nxt, 0)

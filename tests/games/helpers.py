@@ -118,14 +118,12 @@ def hidden_cards_in(html: str, codes: Sequence[str]) -> set[str]:
     return found
 
 
-def cards_in_view(view: Mapping[str, Any]) -> set[str]:
+def cards_in_view(view: engine.HandView) -> set[str]:
     """Every card an engine view shows its viewer (``engine.view``): the board as turned, their own cards,
     the hands shown. What a page drawn from that view may hold; every other card must stay out of it."""
-    board = view["board"]
-    cards = list(board) if isinstance(board, list) else [c for pile in board.values() for c in pile]
-    cards += view.get("my_cards") or []
-    for seat in view["seats"]:
-        cards += seat.get("cards") or []
+    cards = [*view.board_cards, *(view.my_cards or ())]
+    for seat in view.seats:
+        cards += seat.cards or ()
     return {Card.parse(c).code for c in cards if c}
 
 

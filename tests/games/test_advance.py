@@ -101,8 +101,8 @@ def test_a_sealed_drop_set_during_the_betting_round_is_applied_at_the_drop(club_
     assert [user_at(hand, s) for s in awaited(hand)] == [first]
     # The sealed decision stays sealed: first sees only "decided".
     view = hand_view_for(hand=hand, user=first)
-    later_seat = next(s for s in view["seats"] if s["seat"] != view["you"])
-    assert later_seat["decision"] == "decided"
+    later_seat = next(s for s in view.seats if s.seat != view.you)
+    assert later_seat.decision == "decided"
 
 
 @pytest.mark.django_db
@@ -111,14 +111,16 @@ def test_an_advance_action_is_invisible_to_everyone_else(club_setup, client_for,
     a, b, c = club_setup.members
     hand = start(club_setup, engine.PilesRules(), [a, b])
     first, later = waiting_and_other(hand, [a, b])
-    before = {u.pk: json.dumps(hand_view_for(hand=hand, user=u), sort_keys=True) for u in (a, b, c)}
+    before = {u.pk: json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=u)), sort_keys=True)
+              for u in (a, b, c)}
     with django_capture_on_commit_callbacks() as callbacks:
         advance.advance_set(hand_id=hand.pk, user=later, choice="call_any", version=0)
     assert callbacks == []  # nothing announced to the table's group
     hand.refresh_from_db()
     assert hand.version == 0
     for user in (a, b, c):  # every view, the owner's too, is exactly as before: it lives outside the views
-        assert json.dumps(hand_view_for(hand=hand, user=user), sort_keys=True) == before[user.pk]
+        assert json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=user)),
+                          sort_keys=True) == before[user.pk]
     own = client_for(later).get(f"/tables/{hand.table_id}/").content.decode()
     assert "When your turn comes: <strong>Call any bet</strong>" in own
     for other in (first, c, club_setup.organiser):

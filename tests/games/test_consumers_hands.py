@@ -53,7 +53,7 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     if message.get("type") == "hand.view":
         # Nothing rides along: the frame is the receiver's own engine view and a few public numbers.
         assert set(message) == {"type", "table", "hand", "number", "version", "finished", "your_turn", "view"}
-        assert view == json.loads(json.dumps(engine.view(state, seat)))
+        assert view == json.loads(json.dumps(engine.view_to_json(engine.view(state, seat))))
     if not view or view["phase"] not in SEALED_PHASES:
         return
     for j, other in enumerate(state.seats):
@@ -158,7 +158,7 @@ async def test_three_sockets_follow_a_full_piranha_hand(club_setup) -> None:
     # The sealed drop: A and B stay in, C drops; opened together, A's aces full beat B.
     hand_id = await play(table, {1: a, 2: b, 3: c}, club_setup.organiser, [(1, "in"), (2, "in"), (3, "out")])
     hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-    assert hand.is_finished and (engine.result(engine.state_from_json(hand.state)) or {}).get("winners") == [1]
+    assert hand.is_finished and engine.result(engine.state_from_json(hand.state)).winners == (1,)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -180,4 +180,4 @@ async def test_three_sockets_follow_a_full_piles_hand(club_setup) -> None:
     script += [(1, "declare:pig"), (2, "declare:high"), (3, "declare:low")]
     hand_id = await play(table, {1: a, 2: b, 3: c}, club_setup.organiser, script)
     hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-    assert hand.is_finished and (engine.result(engine.state_from_json(hand.state)) or {}).get("winners") == [1]
+    assert hand.is_finished and engine.result(engine.state_from_json(hand.state)).winners == (1,)

@@ -35,7 +35,7 @@ class Played:
     organiser: User
     outsider: User
     folded: int  # the seat whose hand was never shown
-    live: list[dict[int | None, dict[str, Any]]]  # per step: viewer seat (None: spectators) -> live view
+    live: list[dict[int | None, engine.HandView]]  # per step: viewer seat (None: spectators) -> live view
 
 
 def _play(hand: Hand, players: dict[int, User], policy: Policy) -> list[dict[int | None, dict[str, Any]]]:
@@ -139,9 +139,9 @@ def _check_every_step(played: Played, client_for) -> None:
             # And what the table showed them is there: their own cards, the board, the hands shown.
             assert card_labels_in(step["html"]) == {Card.parse(c).label for c in seen}, (index, seat)
             # Sealed decisions: others see "decided" until the opening, as they did live.
-            for row in live["seats"]:
-                if row["seat"] != seat and row["decision"] == "decided":
-                    drawn = re.search(rf'data-seat="{row["seat"]}">(.*?)</li>', step["html"], re.S)
+            for row in live.seats:
+                if row.seat != seat and row.decision == "decided":
+                    drawn = re.search(rf'data-seat="{row.seat}">(.*?)</li>', step["html"], re.S)
                     assert drawn and "decided" in drawn.group(1)
                     state = re.findall(r'<span class="seat-state">(.*?)</span>', drawn.group(1))
                     assert state == ["decided"], (index, seat, drawn.group(1))
@@ -156,8 +156,8 @@ def _check_every_step(played: Played, client_for) -> None:
 def test_every_step_of_a_piranha_hand_shows_each_viewer_only_what_they_saw(piranha, client_for) -> None:
     _check_every_step(piranha, client_for)
     state = engine.state_from_json(piranha.hand.state)
-    assert engine.result(state)["reason"] == "showdown"
-    assert [s["status"] for s in engine.view(state, None)["seats"]] == ["in", "in", "folded"]
+    assert engine.result(state).reason == "showdown"
+    assert [s.status for s in engine.view(state, None).seats] == ["in", "in", "folded"]
 
 
 @pytest.mark.django_db

@@ -14,14 +14,14 @@ NAMES = {1: "Ann", 2: "Ben", 3: "Cy"}
 def piranha_reasons(choices, rules=None, **kw):
     state, _ = piranha.deal(rules, **kw)
     state = piranha.drop(state, choices)
-    return outcome_reasons(result(state), game="piranha", names=NAMES, currency="USD",
+    return outcome_reasons(result(state), names=NAMES, currency="USD",
                            rules={"match_cap": getattr(rules, "match_cap", None)})
 
 
 def piles_reasons(choices, **kw):
     state, _ = piles.deal(**kw)
     state = piles.declare(piles.check_down(state), choices)
-    return outcome_reasons(result(state), game="piles", names=NAMES, currency="USD")
+    return outcome_reasons(result(state), names=NAMES, currency="USD")
 
 
 def test_piranha_uncontested():
@@ -97,11 +97,11 @@ def test_piles_uncontested():
         state, _ = apply(state, seat, FOLD)
         if state.phase == "over":
             break
-    winner = result(state)["winners"][0]
-    assert outcome_reasons(result(state), game="piles", names=NAMES, currency="USD") == [
+    winner = result(state).winners[0]
+    assert outcome_reasons(result(state), names=NAMES, currency="USD") == [
         f"Everyone else folded: {NAMES[winner]} takes the pot of $0.75 uncontested."]
 
 
 def test_no_result_no_reasons():
-    assert outcome_reasons(None, game="piles", names=NAMES, currency="USD") == []
+    assert outcome_reasons(None, names=NAMES, currency="USD") == []
     assert PilesRules().game == "piles"

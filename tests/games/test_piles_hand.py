@@ -105,7 +105,7 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     assert hand.is_finished
 
     result = engine.result(engine.state_from_json(hand.state))
-    assert result["winners"] == [1] and result["failed_pigs"] == []
+    assert result.winners == (1,) and result.failed_pigs == ()
     assert "declared pig" in html and "four jacks" in html and "winner" in html
     # Ledger: pot 150 (three antes, three bets of 25), all to the pig; the next hand is dealt at
     # once (button on seat 2) and its antes are posted too.
@@ -121,7 +121,7 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     proof = proof_in(history)
     assert verify.check_export(proof) == [] and "Verify" in history
     assert {o["card"] for o in proof["openings"]} == set(SQUARE1 + SQUARE2 + ROW).union(
-        *(h["hole"] for h in result["hands"]))
+        *(h.hole for h in result.hands))
     final = history.split("<h2>Final board</h2>")[1].split("<h2>")[0]
     assert re.findall(r'aria-label="([a-z ]+)">', final) == labels(SQUARE1 + SQUARE2 + ROW)
     assert history.count("<tr>") >= 1 + 6 + 1  # header, six payments, one award

@@ -108,7 +108,7 @@ def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_f
     assert hand.is_finished
     last = table.hands.get(number=1)
     result = engine.result(engine.state_from_json(last.state))
-    assert result and result["winners"] == [1] and result["next_pot"] == 75
+    assert result and result.winners == (1,) and result.next_pot == 75
     # The reveal: everyone sees the last hand's showdown (A and B), never C's dropped cards.
     for client in clients.values():
         page = client.get(f"/tables/{table.pk}/").content.decode()

@@ -27,14 +27,14 @@ def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
     stored = engine.state_from_json(hand.state)
     state, deal = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
                                   carry_pot=stored.carry_pot, hand_number=stored.hand_number)
-    events = [e.to_dict() for e in deal]
+    events = [engine.event_to_json(e) for e in deal]
     assert events == hand.deal_events, f"hand {hand.pk}: the deal"
     log = []
     for row in hand.actions.order_by("sequence"):
         action = engine.action_from_dict(row.action)
         state, step = engine.apply(state, row.seat, action)
-        assert [e.to_dict() for e in step] == row.events, f"hand {hand.pk}: step {row.sequence}"
-        events += [e.to_dict() for e in step]
+        assert [engine.event_to_json(e) for e in step] == row.events, f"hand {hand.pk}: step {row.sequence}"
+        events += [engine.event_to_json(e) for e in step]
         log.append((row.seat, action))
     # The engine's own replay of the same log agrees.
     again = engine.replay(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
@@ -82,7 +82,7 @@ def test_random_hands_replay_to_their_state_and_their_books(seed):
         result = engine.result(final)
         assert result is not None
         users = {int(seat): user_id for seat, user_id in hand.players.items()}
-        paid_out = Counter({users[p["seat"]]: p["amount"] for p in result["payouts"] if p["amount"]})
+        paid_out = Counter({users[p.seat]: p.amount for p in result.payouts if p.amount})
         awarded: Counter[int] = Counter()
         for kind, user_id, amount in _ledger_moves(hand):
             if kind in AWARD_KINDS:

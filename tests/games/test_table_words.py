@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,14 @@ from games import engine, services
 from games.models import Seat
 from games.selectors.hands import hand_history
 from games.words import event_words
+from tests.games.engine import test_piranha as piranha
 from tests.games.helpers import make_table
+
+
+def a_view(**changes: object) -> engine.HandView:
+    """Seat 1's view of a Piranha hand just dealt, with ``changes``."""
+    state, _ = piranha.deal()
+    return replace(engine.view(state, 1), **changes)  # type: ignore[arg-type]
 
 
 def play_a_hand_out(hand, users) -> None:
@@ -76,9 +84,9 @@ def test_a_sealed_decision_is_said_once_on_the_seat_row(club_setup, client_for) 
 
 
 def test_the_dealer_turning_cards_is_a_sentence_with_a_subject() -> None:
-    board = event_words({"kind": "turn", "cards": ["As", "Td"], "where": "board"}, names={}, currency="USD")
+    board = event_words(engine.Turn(cards=("As", "Td"), where="board", positions=(0, 1)), names={}, currency="USD")
     assert board == "The dealer turns ace of spades, ten of diamonds on the board."
-    staged = event_words({"kind": "turn", "cards": ["2c"], "where": "row", "stage": 3}, names={}, currency="USD")
+    staged = event_words(engine.Turn(cards=("2c",), where="row", positions=(2,), stage=3), names={}, currency="USD")
     assert staged == "Stage 3: the dealer turns two of clubs on the row."
 
 
@@ -113,44 +121,49 @@ def test_a_countdown_under_a_minute_says_seconds() -> None:
 def test_a_seat_state_is_said_once() -> None:
     from games.words import seat_state_words
 
-    assert seat_state_words({"status": "out", "last_action": "out", "decision": "out"}) == "out"
-    assert seat_state_words({"status": "in", "last_action": "in", "decision": "in"}) == "in"
-    assert seat_state_words({"status": "active", "last_action": "decided", "decision": "decided"}) == "decided"
-    assert seat_state_words({"status": "active", "last_action": "bet", "decision": None}) == "bet"
-    assert seat_state_words({"status": "folded", "last_action": "fold", "decision": None}) == "folded"
+    def seat(status: str, last_action: str | None, decision: str | None) -> engine.SeatView:
+        return engine.SeatView(seat=1, status=status, paid=25, round_bet=0, last_action=last_action,
+                               decision=decision, cards=None, card_count=4)
+
+    assert seat_state_words(seat("out", "out", "out")) == "out"
+    assert seat_state_words(seat("in", "in", "in")) == "in"
+    assert seat_state_words(seat("active", "decided", "decided")) == "decided"
+    assert seat_state_words(seat("active", "bet", None)) == "bet"
+    assert seat_state_words(seat("folded", "fold", None)) == "folded"
     # One's own sealed decision, before it opens: said to oneself once.
-    assert seat_state_words({"status": "active", "last_action": "decided", "decision": "in"}, is_me=True) == "you chose in"
+    assert seat_state_words(seat("active", "decided", "in"), is_me=True) == "you chose in"
     assert seat_state_words(None) == ""
 
 
 def test_a_raise_is_worded_the_same_on_the_button_and_in_the_log() -> None:
     from games.words import raise_to_label
 
-    assert raise_to_label({"type": "raise", "amount": 25}, current=50, currency="USD") == "Raise to $0.75"
-    assert raise_to_label({"type": "call", "amount": 25}, current=50, currency="USD") is None
-    line = event_words({"kind": "bet", "seat": 1, "amount": 50, "action": "raise", "to": 75},
-                       names={1: "Ann"}, currency="USD")
+    assert raise_to_label(engine.Action("raise", 25), current=50, currency="USD") == "Raise to $0.75"
+    assert raise_to_label(engine.Action("call", 25), current=50, currency="USD") is None
+    line = event_words(engine.Bet(seat=1, amount=50, action="raise", to=75), names={1: "Ann"}, currency="USD")
     assert line == "Ann raises to $0.75."
-    assert event_words({"kind": "bet", "seat": 1, "amount": 25, "action": "call", "to": 50},
+    assert event_words(engine.Bet(seat=1, amount=25, action="call", to=50),
                        names={1: "Ann"}, currency="USD") == "Ann calls $0.25."
 
 
 def test_what_a_piranha_loser_owes_before_the_drop() -> None:
     from games.outcomes import match_owed
 
-    view = {"game": "piranha", "phase": "drop", "pot": 75}
+    view = a_view(phase="drop", pot=75)
+    assert view.game == "piranha"
     assert match_owed(view, {"match_cap": None}) == 75
     assert match_owed(view, {"match_cap": 50}) == 50
-    assert match_owed({**view, "phase": "over"}, {}) is None
-    assert match_owed({"game": "piles", "phase": "betting", "pot": 75}, {}) is None
+    assert match_owed(replace(view, phase="over"), {}) is None
+    assert match_owed(replace(view, game="piles", phase="betting"), {}) is None
 
 
 def test_acting_and_a_board_all_up() -> None:
     from games.outcomes import board_all_up, member_acted
 
-    assert member_acted({"you": 1, "events": [{"kind": "ante", "seat": 1}, {"kind": "decided", "seat": 1}]})
-    assert not member_acted({"you": 1, "events": [{"kind": "ante", "seat": 1}, {"kind": "check", "seat": 2}]})
-    assert not member_acted({"you": None, "events": [{"kind": "check", "seat": 1}]})
-    assert board_all_up({"board": {"square1": ["As"], "square2": ["2c"], "row": ["3d"]}})
-    assert not board_all_up({"board": {"square1": ["As"], "square2": [None], "row": ["3d"]}})
-    assert not board_all_up({"board": ["As", "Kd", "2c", None, None]})
+    view = a_view()
+    assert member_acted(replace(view, you=1, events=(engine.Ante(1, 25), engine.Decided(1))))
+    assert not member_acted(replace(view, you=1, events=(engine.Ante(1, 25), engine.Check(2))))
+    assert not member_acted(replace(view, you=None, events=(engine.Check(1),)))
+    assert board_all_up(replace(view, board=engine.PilesBoard(square1=("As",), square2=("2c",), row=("3d",))))
+    assert not board_all_up(replace(view, board=engine.PilesBoard(square1=("As",), square2=(None,), row=("3d",))))
+    assert not board_all_up(replace(view, board=("As", "Kd", "2c", None, None)))

@@ -49,7 +49,7 @@ def test_a_timeout_applies_the_default_for_every_awaited_seat_once(club_setup) -
     timeouts = list(HandAction.objects.filter(hand=hand, is_timeout=True).order_by("sequence"))
     assert [(t.seat, t.action) for t in timeouts] == [(2, {"type": "out"}), (3, {"type": "out"})]
     # A alone stayed in: uncontested, the game is over.
-    assert engine.result(engine.state_from_json(hand.state))["game_over"] is True
+    assert engine.result(engine.state_from_json(hand.state)).game_over is True
     assert services.hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False  # twice: no change
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 
-from games.engine import Event
+from games.engine import Ante
 from games.models import Game
 from ledger.models import Account, EntryKind, JournalEntry, Posting
 from ledger.services import LedgerError, account_for_member, account_for_table_pot, balance_of, ledger_post_hand_events
@@ -22,7 +22,7 @@ def test_each_chip_event_becomes_one_balanced_entry_linked_to_hand_and_table(clu
     events = [
         {"kind": "deal"},
         {"kind": "ante", "seat": 0, "amount": 25},
-        Event("ante", 1, 25),
+        Ante(seat=1, amount=25),
         {"kind": "ante", "seat": 2, "amount": 25},
         {"kind": "bet", "seat": 1, "amount": 50},
         {"kind": "fold", "seat": 2},

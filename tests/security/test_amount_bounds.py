@@ -109,20 +109,19 @@ def test_an_uncapped_six_seat_piranha_game_stays_within_the_pot_limit_hand_after
             state, more = engine.apply(state, seat, IN)
             events += more
         outcome = engine.result(state)
-        assert outcome is not None and outcome["reason"] == "showdown"
+        assert outcome is not None and outcome.reason == "showdown"
         for e in events:
-            d = e.to_dict()
-            if d["kind"] in CHIP_EVENTS:
-                assert 0 < d["amount"] <= MAX_AMOUNT, d
-        paid_in = sum(e.to_dict()["amount"] for e in events if e.to_dict()["kind"] in ("ante", "match_payment"))
-        paid_out = sum(e.to_dict()["amount"] for e in events if e.to_dict()["kind"] == "award")
-        assert carry + paid_in - paid_out == outcome["next_pot"]  # chips are conserved
-        losers = len(outcome["match_payments"])
-        assert outcome["next_pot"] <= POT_LIMIT
-        if outcome["pot"] * losers > POT_LIMIT:
+            if e.kind in CHIP_EVENTS:
+                assert 0 < e.amount <= MAX_AMOUNT, e
+        paid_in = sum(e.amount for e in events if isinstance(e, (engine.Ante, engine.MatchPayment)))
+        paid_out = sum(e.amount for e in events if isinstance(e, engine.Award))
+        assert carry + paid_in - paid_out == outcome.next_pot  # chips are conserved
+        losers = len(outcome.match_payments)
+        assert outcome.next_pot <= POT_LIMIT
+        if outcome.pot * losers > POT_LIMIT:
             limited += 1
-            assert {p["amount"] for p in outcome["match_payments"]} == {POT_LIMIT // losers}
-        carry = outcome["next_pot"]
+            assert {p.amount for p in outcome.match_payments} == {POT_LIMIT // losers}
+        carry = outcome.next_pot
     assert limited >= 10  # the limit held for most of the game, and every hand finished
 
 
@@ -135,10 +134,10 @@ def test_a_carried_pot_over_the_limit_is_shared_among_those_dealt_in():
     for seat in seats:
         state, events = engine.apply(state, seat, OUT)
     outcome = engine.result(state)
-    assert outcome["reason"] == "nobody_in_carry" and outcome["next_pot"] == POT_LIMIT
-    over = [e.to_dict() for e in events if e.to_dict()["kind"] == "award"]
-    assert sorted(d["seat"] for d in over) == seats and {d["share"] for d in over} == {"over_limit"}
-    assert sum(d["amount"] for d in over) == 3 * MAX_STAKE
+    assert outcome.reason == "nobody_in_carry" and outcome.next_pot == POT_LIMIT
+    over = [e for e in events if isinstance(e, engine.Award)]
+    assert sorted(d.seat for d in over) == seats and {d.share for d in over} == {"over_limit"}
+    assert sum(d.amount for d in over) == 3 * MAX_STAKE
 
 
 def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_those_who_declared():
@@ -154,9 +153,9 @@ def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_thos
         state, more = engine.apply(state, seat, action)
         events += more
     outcome = engine.result(state)
-    assert outcome["reason"] == "carry" and outcome["next_pot"] == POT_LIMIT and outcome["winners"] == []
-    over = [e.to_dict() for e in events if e.to_dict()["kind"] == "award"]
-    assert {(d["seat"], d["amount"], d["share"]) for d in over} == {(1, MAX_STAKE, "over_limit"),
+    assert outcome.reason == "carry" and outcome.next_pot == POT_LIMIT and outcome.winners == ()
+    over = [e for e in events if isinstance(e, engine.Award)]
+    assert {(d.seat, d.amount, d.share) for d in over} == {(1, MAX_STAKE, "over_limit"),
                                                                   (2, MAX_STAKE, "over_limit")}
 
 

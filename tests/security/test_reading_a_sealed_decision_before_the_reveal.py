@@ -74,7 +74,7 @@ def prepare(club_setup: Any, way: str) -> tuple[int, int]:
 def _checks_left(hand: Hand) -> list[int]:
     """Seats yet to act in this betting round (every seat checks once in it)."""
     state = engine.state_from_json(hand.state)
-    acted = {e.to_dict().get("seat") for e in state.events if e.to_dict().get("kind") == "check"}
+    acted = {e.seat for e in state.events if isinstance(e, engine.Check)}
     return [s for s in state.seats if s not in acted]
 
 

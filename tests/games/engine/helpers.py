@@ -4,7 +4,8 @@ Short names for actions (CHECK, FOLD, HIGH, ...) are the engine's own: games.eng
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.engine import Card, parse_cards
@@ -45,6 +46,20 @@ def visible_cards(state: Any, seat: int | None) -> set[str]:
     else:
         up = turned(state)
         seen |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]]) | set(state.row[:up["row"]])
-    for shown in (state.outcome or {}).get("hands", []):
-        seen |= set(shown["hole"])
+    for shown in state.outcome.hands if state.outcome is not None else ():
+        seen |= set(shown.hole)
     return seen
+
+
+def mutable_parts(value: object, path: str = "state") -> list[str]:
+    """Where a value holds something another caller could change or that is free-form: a list,
+    dict, set or any mapping, or a record that is not frozen. Empty for a typed, frozen state."""
+    if isinstance(value, (list, dict, set, bytearray, Mapping)):
+        return [path]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        own = [] if type(value).__dataclass_params__.frozen else [path]  # type: ignore[attr-defined]
+        return own + [p for f in dataclasses.fields(value)
+                      for p in mutable_parts(getattr(value, f.name), f"{path}.{f.name}")]
+    if isinstance(value, tuple):
+        return [p for k, v in enumerate(value) for p in mutable_parts(v, f"{path}[{k}]")]
+    return []

@@ -149,7 +149,7 @@ def check_openings(state) -> None:
     public = {deck[i] for i in opened_positions(state, None)}
     assert public == visible_cards(state, None)
     out = {s for j, s in enumerate(state.seats) if state.status[j] in ("folded", "out")}
-    shown = {h["seat"] for h in (state.outcome or {}).get("hands", [])}
+    shown = {h.seat for h in state.outcome.hands} if state.outcome is not None else set()
     for j, s in enumerate(state.seats):
         hole = set(state.hole[j])
         if s in out or s not in shown:

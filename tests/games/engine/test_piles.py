@@ -6,10 +6,14 @@ from __future__ import annotations
 import pytest
 
 from games.engine import (
+    Decision,
     EngineError,
     IllegalAction,
+    Payout,
+    PilesBoard,
     PilesRules,
     apply,
+    event_to_json,
     is_over,
     legal_actions,
     new_hand,
@@ -48,7 +52,7 @@ def declare(state, choices):
 
 
 def payouts(state):
-    return {p["seat"]: p["amount"] for p in result(state)["payouts"]}
+    return {p.seat: p.amount for p in result(state).payouts}
 
 
 def test_piles_example_the_holder_declares_pig_and_takes_the_pot():
@@ -57,10 +61,10 @@ def test_piles_example_the_holder_declares_pig_and_takes_the_pot():
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
     assert payouts(state) == {1: 75}
-    hand = next(h for h in res["hands"] if h["seat"] == 1)
-    assert hand["high"]["full_name"] == "four jacks with a nine"
-    assert hand["low"]["name"] == "5-4-3-2-A low"
-    assert res["failed_pigs"] == []
+    hand = next(h for h in res.hands if h.seat == 1)
+    assert hand.high.full_name == "four jacks with a nine"
+    assert hand.low.name == "5-4-3-2-A low"
+    assert res.failed_pigs == ()
 
 
 def test_piles_1_1_two_to_seven_players():
@@ -77,7 +81,7 @@ def test_piles_1_2_the_pot_splits_between_best_high_and_best_qualifying_low():
     state, _ = deal(carry_pot=1)
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
     res = result(state)
-    assert res["high_winners"] == [1] and res["low_winners"] == [3]
+    assert res.high_winners == (1,) and res.low_winners == (3,)
     assert payouts(state) == {1: 38, 3: 38}  # 76 cents: 38 and 38
 
 
@@ -97,16 +101,15 @@ def test_a_three_way_tie_for_a_half_gives_every_odd_cent_to_the_first_tied_winne
                     button=1, carry_pot=7)  # dealt 2, 3, 4, 1; pot 107: high 54, low 53
     state = declare(check_down(state), {1: LOW, 2: LOW, 3: LOW, 4: HIGH})
     res = result(state)
-    assert res["low_winners"] == [2, 3, 1] and res["high_winners"] == [4]
-    assert res["payouts"] == [{"seat": 2, "amount": 19}, {"seat": 3, "amount": 17},
-                              {"seat": 4, "amount": 54}, {"seat": 1, "amount": 17}]
+    assert res.low_winners == (2, 3, 1) and res.high_winners == (4,)
+    assert res.payouts == (Payout(2, 19), Payout(3, 17), Payout(4, 54), Payout(1, 17))
 
 
 def test_piles_1_3_high_follows_the_standard_ranking():
     """piles.txt 1.3: four jacks beat kings full."""
     state, _ = deal()
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: FOLD})
-    assert result(state)["high_winners"] == [1]
+    assert result(state).high_winners == (1,)
 
 
 def test_piles_2_1_antes_by_default_and_five_cards_each():
@@ -122,7 +125,7 @@ def test_piles_2_1_blinds_are_live_and_the_first_round_starts_after_the_big_blin
     """piles.txt 2.1 (antes or blinds); the big blind may raise when called round to it."""
     rules = PilesRules(forced="blinds", small_blind=10, big_blind=25)
     state, events = deal(rules)
-    assert [(e.kind, e.seat, e.amount, e.data["blind"]) for e in events if e.kind == "blind"] == [
+    assert [(e.kind, e.seat, e.amount, e.blind) for e in events if e.kind == "blind"] == [
         ("blind", 1, 10, "small"), ("blind", 2, 25, "big")]
     assert to_act(state) == (3,)
     assert [a.to_dict() for a in legal_actions(state, 3)] == [
@@ -139,15 +142,15 @@ def test_piles_2_1_blinds_are_live_and_the_first_round_starts_after_the_big_blin
 def test_heads_up_blinds_the_button_posts_the_big_blind():
     rules = PilesRules(forced="blinds")
     state, events = deal(rules, hole=(EXAMPLE_HOLE, KINGS_FULL), seats=(1, 2), button=2)
-    assert [(e.seat, e.data["blind"]) for e in events if e.kind == "blind"] == [(1, "small"), (2, "big")]
+    assert [(e.seat, e.blind) for e in events if e.kind == "blind"] == [(1, "small"), (2, "big")]
     assert to_act(state) == (1,)
 
 
 def test_piles_2_2_the_shared_cards_start_face_down_in_two_squares_and_a_row():
     """piles.txt 2.2(a), 2.2(b), 2.2(c)."""
     state, _ = deal()
-    board = view(state, None)["board"]
-    assert board == {"square1": ["3d", "8s", None, None], "square2": [None] * 4, "row": [None] * 5}
+    board = view(state, None).board
+    assert board == PilesBoard(square1=("3d", "8s", None, None), square2=(None,) * 4, row=(None,) * 5)
     assert (state.square1, state.square2, state.row) == (
         ("3d", "8s", "Jh", "Jc"), ("Ac", "4s", "9h", "Qd"), ("5h", "Jd", "2c", "Ks", "7d"))
 
@@ -157,8 +160,8 @@ def test_piles_2_3_the_showdown_uses_only_legal_hands():
     state, _ = deal(hole=("Kc Kd Kh 2d 3s", "Ah 3h 6h 7h 8h", "2h Tc Jc Qc Qd"),
                     piles="Ks 4c 9d Th  5c 6d 7s 8c  Ac Jd 5h 2c Qs")
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: FOLD})
-    hand = next(h for h in result(state)["hands"] if h["seat"] == 1)
-    assert hand["high"]["name"] == "three kings"
+    hand = next(h for h in result(state).hands if h.seat == 1)
+    assert hand.high.name == "three kings"
 
 
 def test_piles_3_1_nine_stages_turn_in_the_order_of_the_stage_table():
@@ -172,10 +175,10 @@ def test_piles_3_1_nine_stages_turn_in_the_order_of_the_stage_table():
         turns += [e for e in events if e.kind == "turn"]
         rounds += state.stage != stage
     assert rounds == 9
-    assert [(t.data["stage"], t.data["where"], t.data["cards"]) for t in turns] == [
-        (1, "square1", ["3d", "8s"]), (2, "square2", ["Ac", "4s"]), (3, "square1", ["Jh", "Jc"]),
-        (4, "square2", ["9h", "Qd"]), (5, "row", ["5h"]), (6, "row", ["Jd"]), (7, "row", ["2c"]),
-        (8, "row", ["Ks"]), (9, "row", ["7d"])]
+    assert [(t.stage, t.where, t.cards) for t in turns] == [
+        (1, "square1", ("3d", "8s")), (2, "square2", ("Ac", "4s")), (3, "square1", ("Jh", "Jc")),
+        (4, "square2", ("9h", "Qd")), (5, "row", ("5h",)), (6, "row", ("Jd",)), (7, "row", ("2c",)),
+        (8, "row", ("Ks",)), (9, "row", ("7d",))]
     assert state.phase == "declare"
 
 
@@ -225,8 +228,8 @@ def test_all_but_one_fold_the_last_player_takes_the_pot_without_declaring():
     state, events = apply(state, 3, FOLD)
     res = result(state)
     assert is_over(state) and payouts(state) == {1: 100}
-    assert res["hands"] == [] and "showdown" not in [e.kind for e in events]
-    assert view(state, 2)["seats"][0]["cards"] is None  # never shown
+    assert res.hands == () and "showdown" not in [e.kind for e in events]
+    assert view(state, 2).seats[0].cards is None  # never shown
 
 
 def test_piles_4_1_declarations_are_sealed_and_opened_together():
@@ -234,14 +237,13 @@ def test_piles_4_1_declarations_are_sealed_and_opened_together():
     state = check_down(deal()[0])
     assert set(to_act(state)) == {1, 2, 3}
     state, events = apply(state, 3, LOW)
-    assert [e.to_dict() for e in events] == [{"kind": "decided", "seat": 3}]
-    assert {s["seat"]: s["decision"] for s in view(state, 1)["seats"]} == {1: "waiting", 2: "waiting", 3: "decided"}
-    assert {s["seat"]: s["decision"] for s in view(state, 3)["seats"]}[3] == "low"
+    assert [event_to_json(e) for e in events] == [{"kind": "decided", "seat": 3}]
+    assert {s.seat: s.decision for s in view(state, 1).seats} == {1: "waiting", 2: "waiting", 3: "decided"}
+    assert {s.seat: s.decision for s in view(state, 3).seats}[3] == "low"
     state, _ = apply(state, 1, HIGH)
     state, events = apply(state, 2, HIGH)
     opened = next(e for e in events if e.kind == "declare_open")
-    assert opened.data["decisions"] == [{"seat": 1, "decision": "high"}, {"seat": 2, "decision": "high"},
-                                        {"seat": 3, "decision": "low"}]
+    assert opened.decisions == (Decision(1, "high"), Decision(2, "high"), Decision(3, "low"))
 
 
 def test_piles_4_3_a_pig_that_ties_a_half_fails_and_the_halves_go_on_without_it():
@@ -249,8 +251,8 @@ def test_piles_4_3_a_pig_that_ties_a_half_fails_and_the_halves_go_on_without_it(
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, SAME_LOW))
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
-    assert res["failed_pigs"] == [1]
-    assert res["high_winners"] == [2] and res["low_winners"] == [3]
+    assert res.failed_pigs == (1,)
+    assert res.high_winners == (2,) and res.low_winners == (3,)
     assert payouts(state) == {2: 38, 3: 37}
 
 
@@ -259,7 +261,7 @@ def test_pig_tie_counts_option_lets_a_tying_pig_share_the_half():
     state, _ = deal(PilesRules(pig_tie_counts=True), hole=(EXAMPLE_HOLE, KINGS_FULL, SAME_LOW))
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
-    assert res["failed_pigs"] == [] and res["high_winners"] == [1] and set(res["low_winners"]) == {1, 3}
+    assert res.failed_pigs == () and res.high_winners == (1,) and set(res.low_winners) == {1, 3}
     assert payouts(state) == {1: 38 + 19, 3: 18}
 
 
@@ -267,7 +269,7 @@ def test_a_pig_beaten_for_high_wins_nothing():
     state, _ = deal(hole=(KINGS_FULL, EXAMPLE_HOLE, WORSE_LOW))
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
-    assert res["failed_pigs"] == [1] and payouts(state) == {2: 38, 3: 37}
+    assert res.failed_pigs == (1,) and payouts(state) == {2: 38, 3: 37}
 
 
 def test_piles_4_4_a_low_that_does_not_qualify_wins_nothing_and_high_takes_all():
@@ -275,8 +277,8 @@ def test_piles_4_4_a_low_that_does_not_qualify_wins_nothing_and_high_takes_all()
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, "Kh Qc Td Ts 9d"))
     state = declare(check_down(state), {1: HIGH, 2: FOLD, 3: LOW})
     res = result(state)
-    assert res["low_winners"] == [] and payouts(state) == {1: 75}
-    assert next(h for h in res["hands"] if h["seat"] == 3)["low"] is None
+    assert res.low_winners == () and payouts(state) == {1: 75}
+    assert next(h for h in res.hands if h.seat == 3).low is None
 
 
 def test_unclaimed_high_half_goes_to_the_low():
@@ -290,7 +292,7 @@ def test_neither_half_claimed_carries_the_pot():
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, "Kh Qc Td Ts 9d"))
     state = declare(check_down(state), {1: FOLD, 2: FOLD, 3: LOW})
     res = result(state)
-    assert res["payouts"] == [] and res["next_pot"] == 75
+    assert res.payouts == () and res.next_pot == 75
     assert [(e.kind, e.amount) for e in state.events if e.kind == "carry"] == [("carry", 75)]
 
 
@@ -300,10 +302,10 @@ def test_piles_5_1_variant_high_needs_a_full_house_and_low_five_or_lower():
     state, _ = deal(rules, hole=(EXAMPLE_HOLE, "Qh 8d 6c Tc 4d", SAME_LOW))
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
     res = result(state)
-    hands = {h["seat"]: h for h in res["hands"]}
-    assert hands[2]["high"] is None  # three jacks: not a full house
-    assert hands[3]["low"]["name"] == "4-3-2-2-A low"
-    assert res["high_winners"] == [1] and res["low_winners"] == [3]
+    hands = {h.seat: h for h in res.hands}
+    assert hands[2].high is None  # three jacks: not a full house
+    assert hands[3].low.name == "4-3-2-2-A low"
+    assert res.high_winners == (1,) and res.low_winners == (3,)
 
 
 def test_piles_5_1_variant_four_three_two_two_ace_beats_the_wheel():
@@ -312,16 +314,16 @@ def test_piles_5_1_variant_four_three_two_two_ace_beats_the_wheel():
     state, _ = deal(rules, hole=(EXAMPLE_HOLE, KINGS_FULL, "3c 2h Kh Ts 9d"))
     state = declare(check_down(state), {1: LOW, 2: HIGH, 3: LOW})
     res = result(state)
-    lows = {h["seat"]: h["low"]["name"] for h in res["hands"] if h["low"]}
+    lows = {h.seat: h.low.name for h in res.hands if h.low}
     assert lows[1] == "4-3-2-2-A low" and lows[3] == "4-3-2-2-A low"
-    assert set(res["low_winners"]) == {1, 3}
+    assert set(res.low_winners) == {1, 3}
 
 
 def test_piles_faq_nine_betting_rounds_and_two_cards_of_one_square():
     """piles.txt FAQ: two cards of one square + one of the row + two of your own; nine rounds."""
     state, _ = deal()
     state = declare(check_down(state), {1: HIGH, 2: FOLD, 3: FOLD})
-    hand = result(state)["hands"][0]["high"]["cards"]
+    hand = result(state).hands[0].high.cards
     assert len(set(hand) & {"3d", "8s", "Jh", "Jc"}) in (0, 2)
     assert len(set(hand) & {"Ac", "4s", "9h", "Qd"}) in (0, 2)
     assert len(set(hand) & {"5h", "Jd", "2c", "Ks", "7d"}) == 1
@@ -341,7 +343,7 @@ def test_piles_final_authority_chips_are_conserved_so_a_ruling_can_reverse_them(
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
     moved_in = sum(e.amount for e in state.events if e.kind in ("ante", "blind", "bet"))
     moved_out = sum(e.amount for e in state.events if e.kind == "award")
-    assert state.carry_pot + moved_in == moved_out + result(state)["next_pot"]
+    assert state.carry_pot + moved_in == moved_out + result(state).next_pot
 
 
 def test_a_pot_of_nothing_makes_no_award_event():
@@ -351,5 +353,5 @@ def test_a_pot_of_nothing_makes_no_award_event():
     state, _ = apply(state, 1, FOLD)
     state, events = apply(state, 2, FOLD)
     res = result(state)
-    assert res["winners"] == [3] and res["payouts"] == []
-    assert [e for e in state.events if e.amount == 0] == []
+    assert res.winners == (3,) and res.payouts == ()
+    assert [e for e in state.events if getattr(e, "amount", None) == 0] == []

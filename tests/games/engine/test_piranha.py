@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from games.engine import (
+    Carry,
+    Decision,
     EngineError,
     IllegalAction,
+    Payout,
     PiranhaRules,
     apply,
+    event_to_json,
     is_over,
     legal_actions,
     new_hand,
@@ -47,12 +51,12 @@ def test_piranha_example_a_wins_and_b_matches_the_pot():
     state, _ = deal()
     state = drop(state, {1: IN, 2: IN, 3: OUT})
     res = result(state)
-    assert res["winners"] == [1]
-    assert res["payouts"] == [{"seat": 1, "amount": 75}]
-    assert res["match_payments"] == [{"seat": 2, "amount": 75}]
-    assert res["next_pot"] == 75
-    assert res["game_over"] is False
-    names = {h["seat"]: h["name"] for h in res["hands"]}
+    assert res.winners == (1,)
+    assert res.payouts == (Payout(1, 75),)
+    assert res.match_payments == (Payout(2, 75),)
+    assert res.next_pot == 75
+    assert res.game_over is False
+    names = {h.seat: h.name for h in res.hands}
     assert names == {1: "kings full of sevens", 2: "sevens full of threes"}
 
 
@@ -72,9 +76,9 @@ def test_piranha_1_2_any_mix_plays_at_the_showdown():
     state, _ = deal()
     state = drop(state, {1: OUT, 2: IN, 3: IN})
     res = result(state)
-    assert res["winners"] == [2]
-    hand = next(h for h in res["hands"] if h["seat"] == 2)
-    assert len(set(hand["cards"]) & {"7s", "8c", "3d", "3h"}) == 3
+    assert res.winners == (2,)
+    hand = next(h for h in res.hands if h.seat == 2)
+    assert len(set(hand.cards) & {"7s", "8c", "3d", "3h"}) == 3
 
 
 def test_piranha_1_3_and_4_3_every_loser_pays_the_pot_up_to_the_cap():
@@ -82,19 +86,19 @@ def test_piranha_1_3_and_4_3_every_loser_pays_the_pot_up_to_the_cap():
     state, _ = deal(PiranhaRules(match_cap=50))
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
-    assert res["pot"] == 75
-    assert res["match_payments"] == [{"seat": 2, "amount": 50}, {"seat": 3, "amount": 50}]
-    assert res["next_pot"] == 100
+    assert res.pot == 75
+    assert res.match_payments == (Payout(2, 50), Payout(3, 50))
+    assert res.next_pot == 100
     no_cap, _ = deal()
     no_cap = drop(no_cap, {1: IN, 2: IN, 3: IN})
-    assert result(no_cap)["next_pot"] == 150
+    assert result(no_cap).next_pot == 150
 
 
 def test_piranha_4_3_the_match_payments_form_the_next_pot():
     """piranha.txt 4.3: the carried pot opens the next hand."""
     state, _ = deal()
     state = drop(state, {1: IN, 2: IN, 3: OUT})
-    nxt, events = deal(carry_pot=result(state)["next_pot"], hand_number=2, button=1)
+    nxt, events = deal(carry_pot=result(state).next_pot, hand_number=2, button=1)
     assert nxt.pot == 75 + 3 * 25
     assert kinds(events) == ["deal", "ante", "ante", "ante", "turn"]
 
@@ -125,9 +129,9 @@ def test_piranha_2_2_four_hole_cards_and_three_of_five_board_cards_face_up():
     assert all(len(h) == 4 for h in state.hole)
     assert state.hole[0] == ("Kd", "Ks", "4h", "5h")
     v = view(state, 1)
-    assert v["board"] == ["7c", "7d", "Kh", None, None]
+    assert v.board == ("7c", "7d", "Kh", None, None)
     turn = [e for e in events if e.kind == "turn"]
-    assert turn[0].data["cards"] == ["7c", "7d", "Kh"]
+    assert turn[0].cards == ("7c", "7d", "Kh")
 
 
 def test_piranha_3_1_the_drop_is_sealed_until_all_have_decided():
@@ -136,18 +140,17 @@ def test_piranha_3_1_the_drop_is_sealed_until_all_have_decided():
     assert set(to_act(state)) == {1, 2, 3}
     state, events = apply(state, 2, IN)
     assert kinds(events) == ["decided"]
-    assert [e.to_dict() for e in events] == [{"kind": "decided", "seat": 2}]
-    seen_by_1 = {s["seat"]: s["decision"] for s in view(state, 1)["seats"]}
+    assert [event_to_json(e) for e in events] == [{"kind": "decided", "seat": 2}]
+    seen_by_1 = {s.seat: s.decision for s in view(state, 1).seats}
     assert seen_by_1 == {1: "waiting", 2: "decided", 3: "waiting"}
-    assert {s["seat"]: s["decision"] for s in view(state, 2)["seats"]}[2] == "in"
+    assert {s.seat: s.decision for s in view(state, 2).seats}[2] == "in"
     assert set(to_act(state)) == {1, 3}
     with pytest.raises(IllegalAction, match="already decided"):
         apply(state, 2, OUT)
     state, _ = apply(state, 3, OUT)
     state, events = apply(state, 1, IN)
     opened = next(e for e in events if e.kind == "drop_open")
-    assert opened.data["decisions"] == [{"seat": 1, "decision": "in"}, {"seat": 2, "decision": "in"},
-                                        {"seat": 3, "decision": "out"}]
+    assert opened.decisions == (Decision(1, "in"), Decision(2, "in"), Decision(3, "out"))
 
 
 def test_piranha_3_2_players_who_drop_out_pay_nothing_more():
@@ -155,7 +158,7 @@ def test_piranha_3_2_players_who_drop_out_pay_nothing_more():
     state, _ = deal()
     state = drop(state, {1: IN, 2: IN, 3: OUT})
     assert state.paid[2] == 25  # the ante only
-    assert all(p["seat"] != 3 for p in result(state)["match_payments"])
+    assert all(p.seat != 3 for p in result(state).match_payments)
     assert legal_actions(state, 3) == []
 
 
@@ -164,10 +167,10 @@ def test_piranha_3_3_one_player_in_wins_uncontested_and_the_game_ends():
     state, _ = deal()
     state = drop(state, {1: OUT, 2: IN, 3: OUT})
     res = result(state)
-    assert res["winners"] == [2] and res["payouts"] == [{"seat": 2, "amount": 75}]
-    assert res["game_over"] is True and res["next_pot"] == 0
-    assert res["hands"] == []  # an uncontested hand is not shown
-    assert view(state, 1)["board"][3:] == [None, None]  # the last two cards are never turned
+    assert res.winners == (2,) and res.payouts == (Payout(2, 75),)
+    assert res.game_over is True and res.next_pot == 0
+    assert res.hands == ()  # an uncontested hand is not shown
+    assert view(state, 1).board[3:] == (None, None)  # the last two cards are never turned
 
 
 def test_piranha_3_4_nobody_in_carries_the_pot_to_a_fresh_deal():
@@ -175,9 +178,9 @@ def test_piranha_3_4_nobody_in_carries_the_pot_to_a_fresh_deal():
     state, _ = deal(carry_pot=30)
     state = drop(state, {1: OUT, 2: OUT, 3: OUT})
     res = result(state)
-    assert res["next_pot"] == 105 and res["game_over"] is False and res["payouts"] == []
+    assert res.next_pot == 105 and res.game_over is False and res.payouts == ()
     carry = [e for e in state.events if e.kind == "carry"]
-    assert [(e.seat, e.amount) for e in carry] == [(None, 105)]
+    assert [(type(e), e.amount) for e in carry] == [(Carry, 105)]  # a carry names no seat
 
 
 def test_nobody_in_split_option_ends_the_game_and_splits_among_those_dealt_in():
@@ -185,9 +188,9 @@ def test_nobody_in_split_option_ends_the_game_and_splits_among_those_dealt_in():
     state, _ = deal(PiranhaRules(nobody_in="split"), carry_pot=2)
     state = drop(state, {1: OUT, 2: OUT, 3: OUT})
     res = result(state)
-    assert res["game_over"] is True and res["next_pot"] == 0
+    assert res.game_over is True and res.next_pot == 0
     # 77 three ways: both odd cents to seat 1, the first after the button (seat 3)
-    assert res["payouts"] == [{"seat": 1, "amount": 27}, {"seat": 2, "amount": 25}, {"seat": 3, "amount": 25}]
+    assert res.payouts == (Payout(1, 27), Payout(2, 25), Payout(3, 25))
 
 
 def test_piranha_3_4_optional_betting_round_is_fixed_limit_and_folding_drops_out():
@@ -204,8 +207,8 @@ def test_piranha_3_4_optional_betting_round_is_fixed_limit_and_folding_drops_out
     assert legal_actions(state, 3) == []
     state = drop(state, {1: IN, 2: IN})
     res = result(state)
-    assert res["pot"] == 175 and res["winners"] == [1]
-    assert res["match_payments"] == [{"seat": 2, "amount": 175}]
+    assert res.pot == 175 and res.winners == (1,)
+    assert res.match_payments == (Payout(2, 175),)
 
 
 def test_betting_round_where_all_but_one_fold_leaves_one_player_in():
@@ -215,8 +218,8 @@ def test_betting_round_where_all_but_one_fold_leaves_one_player_in():
     state, _ = apply(state, 2, FOLD)
     state, _ = apply(state, 3, FOLD)
     res = result(state)
-    assert is_over(state) and res["winners"] == [1] and res["game_over"] is True
-    assert res["payouts"] == [{"seat": 1, "amount": 100}]
+    assert is_over(state) and res.winners == (1,) and res.game_over is True
+    assert res.payouts == (Payout(1, 100),)
 
 
 def test_betting_round_allows_a_bet_and_three_raises():
@@ -238,8 +241,8 @@ def test_piranha_4_1_two_or_more_in_turn_the_last_two_board_cards():
     state, _ = deal()
     state = drop(state, {1: IN, 2: IN, 3: OUT})
     turns = [e for e in state.events if e.kind == "turn"]
-    assert turns[-1].data["cards"] == ["2s", "9c"]
-    assert view(state, None)["board"] == ["7c", "7d", "Kh", "2s", "9c"]
+    assert turns[-1].cards == ("2s", "9c")
+    assert view(state, None).board == ("7c", "7d", "Kh", "2s", "9c")
 
 
 def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwise():
@@ -249,17 +252,16 @@ def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwi
                     carry_pot=2)
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
-    assert res["winners"] == [1, 2, 3]
-    assert res["payouts"] == [{"seat": 1, "amount": 27}, {"seat": 2, "amount": 25}, {"seat": 3, "amount": 25}]
-    assert res["match_payments"] == [] and res["next_pot"] == 0
+    assert res.winners == (1, 2, 3)
+    assert res.payouts == (Payout(1, 27), Payout(2, 25), Payout(3, 25))
+    assert res.match_payments == () and res.next_pot == 0
 
 
 def test_odd_cents_start_after_the_button_not_at_the_lowest_seat():
     state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
                     carry_pot=2, button=1)
     state = drop(state, {1: IN, 2: IN, 3: IN})
-    assert result(state)["payouts"] == [{"seat": 2, "amount": 27}, {"seat": 3, "amount": 25},
-                                        {"seat": 1, "amount": 25}]
+    assert result(state).payouts == (Payout(2, 27), Payout(3, 25), Payout(1, 25))
 
 
 def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_the_dealer():
@@ -270,9 +272,8 @@ def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_th
                     board="As Ks Qs Js Ts", seats=(1, 2, 3, 4), button=2, carry_pot=3)
     state = drop(state, {1: IN, 2: IN, 3: IN, 4: IN})
     res = result(state)
-    assert res["pot"] == 103 and res["winners"] == [3, 4, 1, 2]
-    assert res["payouts"] == [{"seat": 3, "amount": 28}, {"seat": 4, "amount": 25},
-                              {"seat": 1, "amount": 25}, {"seat": 2, "amount": 25}]
+    assert res.pot == 103 and res.winners == (3, 4, 1, 2)
+    assert res.payouts == (Payout(3, 28), Payout(4, 25), Payout(1, 25), Payout(2, 25))
     awards = [(e.seat, e.amount) for e in state.events if e.kind == "award"]
     assert awards == [(3, 28), (4, 25), (1, 25), (2, 25)]
 
@@ -280,9 +281,9 @@ def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_th
 def test_piranha_article_5_the_last_two_cards_can_change_the_result():
     """piranha.txt Article 5: before the drop the helper shows the hand with the cards seen so far."""
     state, _ = deal(hole=("Kd Ks 4h 5h", "7s 8c 3d 3h", "2c 4d 6h Jc"), board="7c 7d Kh 7h 9c")
-    assert view(state, 1)["my_hand"]["name"] == "kings full of sevens"
+    assert view(state, 1).my_hand.name == "kings full of sevens"
     state = drop(state, {1: IN, 2: IN, 3: OUT})
-    assert result(state)["winners"] == [2]  # four sevens after the turn
+    assert result(state).winners == (2,)  # four sevens after the turn
 
 
 def test_piranha_faq_a_loser_pays_the_pot_for_the_next_hand():
@@ -312,7 +313,7 @@ def test_piranha_final_authority_the_hand_is_reproducible_for_a_ruling():
     state = drop(state, {1: IN, 2: IN, 3: OUT})
     moved_in = sum(e.amount for e in state.events if e.kind in ("ante", "bet", "match_payment"))
     moved_out = sum(e.amount for e in state.events if e.kind == "award")
-    assert state.carry_pot + moved_in == moved_out + result(state)["next_pot"]
+    assert state.carry_pot + moved_in == moved_out + result(state).next_pot
 
 
 def test_a_pot_of_nothing_makes_no_award_event():
@@ -320,8 +321,8 @@ def test_a_pot_of_nothing_makes_no_award_event():
     state, _ = deal(PiranhaRules(ante=0))
     state = drop(state, {1: IN, 2: OUT, 3: OUT})
     res = result(state)
-    assert res["winners"] == [1] and res["payouts"] == [] and res["game_over"] is True
-    assert [e for e in state.events if e.amount == 0] == []
+    assert res.winners == (1,) and res.payouts == () and res.game_over is True
+    assert [e for e in state.events if getattr(e, "amount", None) == 0] == []
 
 
 def test_a_tie_for_fewer_cents_than_winners_awards_only_the_cents_there_are():
@@ -329,5 +330,5 @@ def test_a_tie_for_fewer_cents_than_winners_awards_only_the_cents_there_are():
                     board="As Ks Qs Js Ts", carry_pot=1)
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
-    assert res["winners"] == [1, 2, 3] and res["payouts"] == [{"seat": 1, "amount": 1}]
-    assert [(e.kind, e.seat, e.amount) for e in state.events if e.amount is not None] == [("award", 1, 1)]
+    assert res.winners == (1, 2, 3) and res.payouts == (Payout(1, 1),)
+    assert [(e.kind, getattr(e, "seat", None), e.amount) for e in state.events if getattr(e, "amount", None) is not None] == [("award", 1, 1)]

@@ -24,10 +24,11 @@ from games.engine import (
     timeout_action,
     to_act,
     view,
+    view_to_json,
 )
 from games.engine.cards import FULL_DECK
 from games.engine.events import PAY_KINDS
-from tests.games.engine.helpers import visible_cards
+from tests.games.engine.helpers import mutable_parts, visible_cards
 
 CODES = frozenset(FULL_DECK)
 SEALED_CHOICES = {"in", "out", "high", "low", "pig"}
@@ -71,16 +72,20 @@ def check_views(state):
     sealed = state.phase in ("drop", "declare")
     for seat in (None, *state.seats):
         v = view(state, seat)
-        json.dumps(v)
-        leaked = card_codes(v) - visible_cards(state, seat)
+        printed = json.loads(json.dumps(view_to_json(v)))  # every card the JSON view sent to a socket holds
+        leaked = card_codes(printed) - visible_cards(state, seat)
         assert not leaked, f"seat {seat} sees {leaked}"
         if sealed:
-            for s in v["seats"]:
-                if s["seat"] != seat:
-                    assert s["decision"] in ("waiting", "decided", None)
-                    assert s["last_action"] not in SEALED_CHOICES
-            kinds = {e["kind"] for e in v["events"]}
+            for s in v.seats:
+                if s.seat != seat:
+                    assert s.decision in ("waiting", "decided", None)
+                    assert s.last_action not in SEALED_CHOICES
+            kinds = {e.kind for e in v.events}
             assert not kinds & {"drop_open", "declare_open", "showdown"}
+
+
+def check_frozen(state):
+    assert mutable_parts(state) == [], "a state holds a mutable or free-form part"
 
 
 def check_chips(state):
@@ -91,11 +96,11 @@ def check_chips(state):
     assert sum(state.paid) + state.carry_pot == paid_in
     if is_over(state):
         res = result(state)
-        assert paid_in == awarded + res["next_pot"]
-        assert sum(p["amount"] for p in res["payouts"]) == awarded
+        assert paid_in == awarded + res.next_pot
+        assert sum(p.amount for p in res.payouts) == awarded
         carried = sum(e.amount for e in state.events if e.kind == "carry")
         if state.game == "piles":
-            assert carried == res["next_pot"]
+            assert carried == res.next_pot
     else:
         assert awarded == 0 and paid_in == state.pot
 
@@ -117,6 +122,7 @@ def play_hand(data, rules, *, seats, button, carry_pot, hand_number):
     state, events = new_hand(rules, **deal)
     assert state.events == tuple(events)
     check_chips(state)
+    check_frozen(state)
     check_views(state)
     log = []
     while not is_over(state):
@@ -138,6 +144,7 @@ def play_hand(data, rules, *, seats, button, carry_pot, hand_number):
         assert state.events == previous.events + tuple(events)
         log.append((seat, action))
         check_chips(state)
+        check_frozen(state)
         check_views(state)
         assert state_from_json(json.loads(json.dumps(state_to_json(state)))) == state
     assert to_act(state) == ()
@@ -174,12 +181,12 @@ def play_game(data, rules, max_hands):
         res = result(state)
         total_in += paid_in(state)
         total_out += awarded(state)
-        assert total_in == total_out + res["next_pot"]
+        assert total_in == total_out + res.next_pot
         hands.append(state)
-        if res["game_over"]:
-            assert res["next_pot"] == 0
+        if res.game_over:
+            assert res.next_pot == 0
             break
-        carry_pot = res["next_pot"]
+        carry_pot = res.next_pot
         button = seats[(seats.index(button) + 1) % len(seats)]  # DESIGN.md: one seat each hand
     return hands
 
@@ -189,14 +196,14 @@ def play_game(data, rules, max_hands):
 def test_random_piranha_hands_conserve_chips_hide_cards_and_replay(data, rules):
     state = play(data, rules)
     res = result(state)
-    assert res["game_over"] == (res["reason"] in ("uncontested", "nobody_in_split"))
+    assert res.game_over == (res.reason in ("uncontested", "nobody_in_split"))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), rules=piles_rules)
 def test_random_piles_hands_conserve_chips_hide_cards_and_replay(data, rules):
     state = play(data, rules)
-    assert result(state)["game_over"] is False
+    assert result(state).game_over is False
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -204,7 +211,7 @@ def test_random_piles_hands_conserve_chips_hide_cards_and_replay(data, rules):
 def test_random_piranha_games_chain_hands_and_conserve_chips_to_the_end(data, rules):
     hands = play_game(data, rules, max_hands=6)
     event(f"hands played: {len(hands)}")
-    over = [result(h)["game_over"] for h in hands]
+    over = [result(h).game_over for h in hands]
     assert not any(over[:-1])  # the game goes on until a hand ends it
     assert [h.button for h in hands] == [hands[0].seats[(hands[0].seats.index(hands[0].button) + k)
                                                         % len(hands[0].seats)] for k in range(len(hands))]
