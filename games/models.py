@@ -244,7 +244,7 @@ class ChatMessage(models.Model):
 
 
 class AdvanceAction(models.Model):
-    """A player's private choice of what to do when their turn comes (games/advance.py).
+    """A player's private choice of what to do when their turn comes (games/services/advance.py).
 
     Never shown to anyone but its owner and never sent through a group. ``kind`` is "bet" (the
     next betting turn) or "sealed" (the drop or the declaration); one of each per seat and hand.
@@ -280,7 +280,7 @@ class AdvanceAction(models.Model):
 
 
 class TurnNotice(models.Model):
-    """One email sent about one turn (games/notices.py): at most one of each kind per seat's turn."""
+    """One email sent about one turn (games/services/notices.py): at most one of each kind per seat's turn."""
 
     class Kind(models.TextChoices):
         TURN = "turn", "Your turn"

@@ -1,5 +1,5 @@
 """Web Push to a member's browsers: RFC 8030 delivery with VAPID (RFC 8292) and the payload encrypted per
-RFC 8291 (aes128gcm), through pywebpush. Called from the Celery tasks only (games/notices.py), never
+RFC 8291 (aes128gcm), through pywebpush. Called from the Celery tasks only (games/services/notices.py), never
 from a request.
 
 A payload says no more than an email would: a title such as "Your turn at Main", a line of text and a

@@ -1,4 +1,4 @@
-"""When a turn's reminder is due (the notices in games/notices.py and their tasks in games/tasks.py)."""
+"""When a turn's reminder is due (the notices in games/services/notices.py and their tasks in games/tasks.py)."""
 
 from __future__ import annotations
 

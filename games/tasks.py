@@ -73,8 +73,8 @@ def sweep_overdue_turns() -> int:
 
 @shared_task(acks_late=True)
 def notify_turn(hand_id: int, seat: int, since: int) -> bool:
-    """The "your turn" email, if that turn still waits (games/notices.py)."""
-    from games.notices import turn_notice_send
+    """The "your turn" email, if that turn still waits (games/services/notices.py)."""
+    from games.services.notices import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.TURN)
 
@@ -82,22 +82,22 @@ def notify_turn(hand_id: int, seat: int, since: int) -> bool:
 @shared_task(acks_late=True)
 def remind_turn(hand_id: int, seat: int, since: int) -> bool:
     """The reminder before the clock runs out, if that turn still waits."""
-    from games.notices import turn_notice_send
+    from games.services.notices import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
 
 
 @shared_task(acks_late=True)
 def sweep_due_notices() -> int:
-    """Send the due notices and reminders whose tasks never ran (games/notices.py); returns how many."""
-    from games.notices import turn_notices_sweep
+    """Send the due notices and reminders whose tasks never ran (games/services/notices.py); returns how many."""
+    from games.services.notices import turn_notices_sweep
 
     return turn_notices_sweep()
 
 
 @shared_task(acks_late=True)
 def send_daily_digests() -> int:
-    from games.notices import digests_send
+    from games.services.notices import digests_send
 
     return digests_send()
 

@@ -240,7 +240,7 @@ CELERY_TIMEZONE = "UTC"
 # One queue for every task; a test run gives its worker a queue of its own.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 
-# Asynchronous play (games/tasks.py, games/notices.py).
+# Asynchronous play (games/tasks.py, games/services/notices.py).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")  # absolute links in emails
 TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "20"))  # the beat sweep of overdue turns
 TURN_NOTICE_SWEEP_SECONDS = float(os.environ.get("TURN_NOTICE_SWEEP_SECONDS", "60"))  # backstop of lost notices

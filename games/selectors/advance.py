@@ -1,4 +1,4 @@
-"""Reads of advance actions (games/advance.py): only their owner's, never in a hand view or a group."""
+"""Reads of advance actions (games/services/advance.py): only their owner's, never in a hand view or a group."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def _turn_seconds(rules: engine.Rules) -> int:
 def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
             previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
-    "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/notices.py; clocks
+    "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/services/notices.py; clocks
     stored before it was added lack it).
 
     A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet

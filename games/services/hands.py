@@ -24,12 +24,13 @@ from django.utils import timezone
 
 from accounts.models import Membership, User
 from config import metrics
-from games import advance, engine
+from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending_any
 from games.selectors.hands import hand_seat_of, hand_seat_users
+from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal
@@ -104,7 +105,7 @@ MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody p
 def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User]) -> Any:
     """Apply what is due without waiting; return the state.
 
-    An awaited seat's advance action (games/advance.py) is applied as that player's own action;
+    An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
     an awaited seat of a member who is away, or who is no longer a member of the club, takes the
     default action at once (logged as a timeout). Advance actions whose assumption broke are
     cancelled first, after every step. Expects the hand row locked in an open transaction.

@@ -1,5 +1,5 @@
 """Locking a hand for one seated player's move: shared by the action path (games/services/hands.py)
-and advance actions (games/advance.py), which both build on it."""
+and advance actions (games/services/advance.py), which both build on it."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 the member's zone, made a live countdown by static/js/clock.js), with "away" badges; while a sealed
 decision is open, only the member's own clock (presenters.turn_clocks_for).
 ``{% advance_panel %}``: the member's own advance actions and the form to set one; rendered only
-for that member (games/advance.py: never in a view, a group message or another member's page).
+for that member (games/services/advance.py: never in a view, a group message or another member's page).
 ``{% marked_log log hand as lines %}``: the hand's log with each timeout marked as one, but a sealed
 decision's only once the decisions are open (presenters.log_with_timeouts).
 """
@@ -16,11 +16,12 @@ from typing import Any
 from django import template
 
 from accounts.models import User
-from games import advance, engine, presenters
+from games import engine, presenters
 from games.models import Hand
 from games.selectors.advance import advance_for, advance_split
 from games.selectors.hands import hand_seat_of
 from games.selectors.snapshot import TableSnapshot
+from games.services import advance
 
 register = template.Library()
 

@@ -1,4 +1,4 @@
-"""Plain form posts of advance actions (games/advance.py): set one, withdraw them. Each checks the
+"""Plain form posts of advance actions (games/services/advance.py): set one, withdraw them. Each checks the
 table, calls one service and redirects to the table; a DomainError becomes a message to that member."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from config.errors import DomainError
-from games import advance
 from games.selectors.hands import hand_in_table
+from games.services import advance
 from games.views.common import member, table_access
 
 

@@ -1,4 +1,4 @@
-"""Advance actions (games/advance.py): applied the moment the turn comes, in the same transaction;
+"""Advance actions (games/services/advance.py): applied the moment the turn comes, in the same transaction;
 cancelled, with a reason for their owner, when the situation they assumed changes; seen by no one else."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from games import advance, engine, services
+from games import engine, services
 from games.errors import StaleVersion
 from games.models import AdvanceAction, Hand, HandAction
 from games.selectors.hands import hand_view_for
+from games.services import advance
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 

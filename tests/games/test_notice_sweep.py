@@ -1,4 +1,4 @@
-"""The beat backstop of the "your turn" emails (games/notices.py ``turn_notices_sweep`` through the
+"""The beat backstop of the "your turn" emails (games/services/notices.py ``turn_notices_sweep`` through the
 task ``sweep_due_notices``, called directly and twice): a notice or reminder whose task never ran is
 sent once it is due, once, and only as the member's preferences allow."""
 

@@ -1,4 +1,4 @@
-""""Your turn" emails (games/notices.py through the tasks of games/tasks.py, called directly and twice):
+""""Your turn" emails (games/services/notices.py through the tasks of games/tasks.py, called directly and twice):
 sent once, not after the player acted, a digest instead when chosen, nothing when turned off."""
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ from django.urls import reverse
 
 from accounts.models import Membership, User
 from accounts.services import membership_remove
-from games import advance, engine, services
+from games import engine, services
 from games.models import Hand
+from games.services import advance
 from games.tasks import expire_turn
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import make_table, post_action
