@@ -37,6 +37,11 @@ def api_token_for_key(*, key: str) -> ApiToken | None:
     return ApiToken.objects.select_related("user").filter(key_hash=api_token_hash(key)).first()
 
 
+def api_token_list(*, user: User, limit: int = 20) -> list[ApiToken]:
+    """The member's newest API tokens (the profile page lists them)."""
+    return list(user.api_tokens.order_by("-pk")[:limit])
+
+
 def club_members(*, club: Club) -> QuerySet[Membership]:
     """Organisers first, then members, each by username."""
     return Membership.objects.filter(club=club).select_related("user").order_by("-role", "user__username")

@@ -303,7 +303,7 @@ def profile(request: HttpRequest) -> HttpResponse:
                           + (f" ({moved} table{'s' if moved != 1 else ''} moved on)." if moved else "."))
         return redirect("profile")
     return render(request, "accounts/form.html", {
-        "form": form, "title": "Your profile", "api_tokens": user.api_tokens.order_by("-pk")[:20],
+        "form": form, "title": "Your profile", "api_tokens": selectors.api_token_list(user=user),
         "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
                  "and how you hear that it is your turn.",
     })

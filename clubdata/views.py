@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.access import club_access
 from accounts.models import User
-from games.models import ClubExport
+from games.selectors.hands import club_exports_recent
 
 from . import archive, leaving, member
 
@@ -37,7 +37,7 @@ def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", stat
         "export_refusal": archive.club_export_refusal(club=access.club),
         "import_refusal": archive.club_is_empty(club=access.club), "error": error,
         "format_version": archive.FORMAT_VERSION, "reason": reason, "reason_max": archive.REASON_MAX,
-        "exports": ClubExport.objects.filter(club=access.club).select_related("exported_by").order_by("-created_at")[:50],
+        "exports": club_exports_recent(club=access.club),
     }, status=status)
 
 

@@ -15,8 +15,9 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
-from accounts.access import ClubAccess, club_access, membership_of
+from accounts.access import ClubAccess, club_access
 from accounts.models import User
+from accounts.selectors import club_member_get
 from config.errors import DomainError
 from config.query import BadQuery, query_key
 from games.models import Game
@@ -74,10 +75,10 @@ def results(request: HttpRequest, club_id: int) -> HttpResponse:
 def member_results(request: HttpRequest, club_id: int, user_id: int) -> HttpResponse:
     """One member's results per game and their net over time (a chart with the same numbers in a table)."""
     access = club_access(request, club_id)
-    membership = membership_of(user=User(pk=user_id), club_id=access.club.pk)
+    membership = club_member_get(club=access.club, user_id=user_id)
     if membership is None:
         raise Http404("No such member in this club.")
-    member = User.objects.get(pk=user_id)
+    member = membership.user
     season = _season_param(access, request)
     form = PeriodForm(request.GET or None)
     period = Period.of_season(season) if season is not None else form.period()
@@ -194,8 +195,7 @@ def how_to_play(request: HttpRequest, club_id: int, game: str) -> HttpResponse:
     from games.presenters import rules_words
     from games.selectors.rules import rule_versions_latest
 
-    house = [(v, rules_words(v, access.club.currency)) for v in rule_versions_latest(club_id=access.club.pk)
-             .filter(rule_set__game=game)]
+    house = [(v, rules_words(v, access.club.currency)) for v in rule_versions_latest(club_id=access.club.pk, game=game)]
     return render(request, f"clubhouse/how_to_play_{game}.html", {
         "club": access.club, "access": access, "game": game, "game_label": Game(game).label, "house": house,
         "example": examples.EXAMPLES[game], "title": f"How to play {Game(game).label}",

@@ -23,8 +23,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.access import ClubAccess, club_access
-from accounts.models import Membership, User
+from accounts.models import User
 from accounts.money import units_from_cents
+from accounts.selectors import club_member_get
 from config.errors import DomainError
 from config.query import BadQuery, query_key
 
@@ -41,7 +42,7 @@ def _me(request: HttpRequest) -> User:
 
 def _member_of(access: ClubAccess, user_id: int) -> User:
     """The member `user_id` of the club, or 404 (a forged or foreign id reveals nothing)."""
-    membership = Membership.objects.select_related("user").filter(club=access.club, user_id=user_id).first()
+    membership = club_member_get(club=access.club, user_id=user_id)
     if membership is None:
         raise Http404("No such member in this club.")
     return membership.user

@@ -122,7 +122,8 @@ def test_the_circle_finder_finds_a_circle():
 # Pages, sockets, tasks, template tags and presenters read through selectors and write through services
 # (STYLE.md); the socket's area tags (live_tags.py) render from a snapshot read elsewhere.
 QUERY_FREE = ("games/views", "games/api/views.py", "games/templatetags", "games/presenters.py", "games/consumers.py",
-              "games/live.py", "games/tasks.py")
+              "games/live.py", "games/tasks.py", "accounts/views.py", "ledger/views.py", "clubhouse/views.py",
+              "clubdata/views.py")
 QUERY_METHODS = frozenset({"filter", "exclude", "select_related", "prefetch_related", "order_by", "values",
                            "values_list", "annotate", "aggregate", "exists", "select_for_update", "update",
                            "get_or_create", "update_or_create", "bulk_create", "first", "last", "count"})

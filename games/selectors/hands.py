@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
-from accounts.models import User
+from accounts.models import Club, User
 from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
@@ -139,3 +139,8 @@ def hands_overdue(*, now: datetime, limit: int) -> list[tuple[int, int]]:
     overdue first (indexed on ``Hand.deadline``)."""
     return list(Hand.objects.filter(deadline__lte=now, finished_at__isnull=True, voided_at__isnull=True)
                 .order_by("deadline").values_list("pk", "version")[:limit])
+
+
+def club_exports_recent(*, club: Club, limit: int = 50) -> list[ClubExport]:
+    """The club's newest exports, each with who made it (the club data page lists them)."""
+    return list(ClubExport.objects.filter(club=club).select_related("exported_by").order_by("-created_at")[:limit])

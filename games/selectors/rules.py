@@ -31,9 +31,12 @@ def rule_version_get(*, club: Club, version_id: int) -> RuleSetVersion | None:
             .filter(pk=version_id, rule_set__club=club).first())
 
 
-def rule_versions_latest(*, club_id: int) -> QuerySet[RuleSetVersion]:
-    """The newest version of each of the club's agreements (what a new table can be opened under)."""
+def rule_versions_latest(*, club_id: int, game: str | None = None) -> QuerySet[RuleSetVersion]:
+    """The newest version of each of the club's agreements (what a new table can be opened under); of
+    one game's agreements when ``game`` is given."""
     newest = (RuleSetVersion.objects.filter(rule_set=OuterRef("rule_set")).order_by("-number")
               .values("pk")[:1])
-    return (RuleSetVersion.objects.filter(rule_set__club_id=club_id, pk=Subquery(newest))
-            .select_related("rule_set").order_by("rule_set__name", "rule_set__pk"))
+    rows = RuleSetVersion.objects.filter(rule_set__club_id=club_id, pk=Subquery(newest))
+    if game is not None:
+        rows = rows.filter(rule_set__game=game)
+    return rows.select_related("rule_set").order_by("rule_set__name", "rule_set__pk")
