@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import template
@@ -32,10 +33,15 @@ def duration(seconds: Any) -> str:
 @register.simple_tag
 def card(code: str | None) -> SafeString:
     """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back."""
+    return _card_html(str(code) if code else "")
+
+
+@functools.lru_cache(maxsize=128)  # 52 cards, a back and a few malformed codes: each built once
+def _card_html(code: str) -> SafeString:
     if not code:
         return mark_safe('<span class="card back" role="img" aria-label="face-down card"></span>')  # noqa: S308
     try:
-        c = Card.parse(str(code))
+        c = Card.parse(code)
     except CardError:
         return mark_safe('<span class="card">?</span>')  # noqa: S308
     return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
