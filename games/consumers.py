@@ -413,11 +413,10 @@ class TableConsumer(_JsonConsumer):
 
         async def read() -> TableSnapshot | None:
             last = _last_snapshot.get(table_id)
-            earlier = last[1] if last is not None and last[0] == mark and hand_id is not None else None
+            earlier = last[1] if last is not None and last[0] == mark else None
             found: TableSnapshot | None = await _db_free(table_snapshot_read)(table_id=table_id, hand_id=hand_id,
                                                                               earlier=earlier)
-            if found is not None and found.hand is not None and (last is None or last[1].hand is None or (
-                    found.hand.pk, found.hand.version) >= (last[1].hand.pk, last[1].hand.version)):
+            if found is not None and found.hand is not None and (last is None or _shown(found) >= _shown(last[1])):
                 _last_snapshot[table_id] = (mark, found)
             return found
 
@@ -538,6 +537,11 @@ _stamp_memo = live.Memo(256)
 _snapshot_memo = live.Memo(256)
 _spectator_memo = live.Memo(256)
 _seating: dict[int, Any] = {}  # table id -> the last seat change heard (its announcement's mark)
+def _shown(snapshot: TableSnapshot) -> tuple[int, int]:
+    """Which hand and version ``snapshot`` shows, in the order clients keep (hand ids only grow)."""
+    return (snapshot.hand.pk, snapshot.hand.version) if snapshot.hand is not None else (-1, -1)
+
+
 # table id -> (its seating mark, the newest snapshot read here): the next version of the same hand takes
 # the table row and the last finished hand from it (games/selectors/snapshot.py table_snapshot_read).
 _last_snapshot: dict[int, tuple[Any, TableSnapshot]] = {}

@@ -15,7 +15,7 @@ from accounts.models import User
 from accounts.money import money
 from games import engine
 from games.clock import clock_deadline
-from games.models import Hand, RuleSetVersion, Table
+from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
 from games.selectors.snapshot import TableSnapshot, table_snapshot
@@ -178,10 +178,15 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
 
 def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any]:
     """The member's own seat row: their own view of the seat (their cards), never masked."""
-    seat = row["seat"]
     mine = (view.seat_view(row["number"]) if view is not None else None) or row["view"]
-    return {**row, "view": mine, "is_me": True, "away": seat is not None and seat.user.away,
-            "sitting_out": seat is not None and seat.sitting_out, "left": seat is None}
+    return {**row, **_seat_state(row["seat"], masked=False), "view": mine, "is_me": True}
+
+
+def _seat_state(seat: Seat | None, *, masked: bool) -> dict[str, bool]:
+    """A seat row's badges: away, sitting out, left the table; none while ``masked`` (a sealed decision)."""
+    return {"away": seat is not None and seat.user.away and not masked,
+            "sitting_out": seat is not None and seat.sitting_out and not masked,
+            "left": seat is None and not masked}
 
 
 def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
@@ -211,14 +216,11 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     for n in sorted(set(by_number) | set(by_seat)):
         seat = by_number.get(n)
         v = by_seat.get(n)
-        masked = sealed and v is not None
         rows.append({
             "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
             "is_button": view is not None and view.button == n,
             "to_act": view is not None and n in view.to_act,
-            "away": seat is not None and seat.user.away and not masked,
-            "sitting_out": seat is not None and seat.sitting_out and not masked,
-            "left": seat is None and not masked,
+            **_seat_state(seat, masked=sealed and v is not None),
         })
     out["seat_rows"] = rows
     out["names"] = names

@@ -100,17 +100,16 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
     seat change, table closing or voiding announced since: each of those announces ``table.changed``).
     While the hand is being played, nothing but the hand step changes the table row or the last
     finished hand, so both are taken from it unread."""
-    if earlier is not None and hand_id is not None and earlier.hand is not None and earlier.hand.pk == hand_id \
-            and not earlier.hand.is_finished and earlier.table.status != Table.Status.FINISHED:
-        hand = Hand.objects.select_related("rule_version").filter(pk=hand_id, table_id=table_id).first()
-        if hand is not None and not hand.is_finished:
-            return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
+    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
+    hand = rows.filter(pk=hand_id).first() if hand_id is not None else None
+    if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
+            and earlier.hand.pk == hand.pk and not earlier.hand.is_finished
+            and earlier.table.status != Table.Status.FINISHED):
+        return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
     table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
              .filter(pk=table_id).first())
     if table is None:
         return None
-    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
-    hand = rows.filter(pk=hand_id).first() if hand_id is not None else None
     if hand is None:
         hand = rows.order_by("-number").first()
     return table_snapshot(table=table, hand=hand)
