@@ -12,6 +12,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from games import engine, services
+from games.broadcast import announce_flush
 from games.models import Hand, HandAction
 from tests.games.helpers import make_table
 
@@ -97,12 +98,14 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()  # the deal's announcement goes out on the working layer
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
         with caplog.at_level(logging.WARNING, logger="games.broadcast"):
             services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+            announce_flush()  # the process's sender sends (and fails) after the action has returned
     finally:
         channel_layers.backends.clear()
     assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
