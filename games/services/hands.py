@@ -75,7 +75,9 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
-    table = Table.objects.select_for_update().select_related("rule_version").get(pk=hand.table_id)
+    # The rule version row stays locked as it always was; its rule set (the game, for the books) is only read.
+    table = (Table.objects.select_for_update(of=("self", "rule_version")).select_related("rule_version__rule_set")
+             .get(pk=hand.table_id))
     outcome = engine.result(state)
     table.hands_played += 1
     table.carry_pot = outcome.next_pot if outcome is not None else 0
@@ -232,10 +234,11 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove.
     """
     with transaction.atomic(durable=True):
-        # One statement: the hand, its rules, and whether the player is a member of the table's club.
-        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version", "table")
+        # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
+        # is a member of the table's club. By id it is one row at most: no ORDER BY to compile or sort.
+        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version__rule_set", "table")
                 .filter(table_id=table_id, table__club__memberships__user=user))
-        hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.filter(
+        hand = next(iter(rows.filter(pk=hand_id)[:1]), None) if hand_id is not None else rows.filter(
             finished_at__isnull=True).order_by("-number").first()
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
