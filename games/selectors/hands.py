@@ -14,6 +14,7 @@ from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
 from games.models import ClubExport, Hand, HandAction, Table
+from games.selectors.rows import Columns, rows_of
 from ledger.models import JournalEntry
 from ledger.paging import keyset_page
 
@@ -108,6 +109,27 @@ def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict
     if missing:
         users.update(User.objects.in_bulk(missing))
     return {seat: users[uid] for seat, uid in ids.items() if uid in users}
+
+
+_USER = Columns(User, "u")
+# Each user of a list, with whether they are a member of a club (the action's path asks on every step).
+_SEAT_MEMBERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
+                     'WHERE m.club_id = %s AND m.user_id = u.id) FROM "accounts_user" u WHERE u.id = ANY(%s)')
+
+
+def hand_seat_members(*, hand: Hand, club_id: int) -> tuple[dict[int, User], set[int]]:
+    """``hand_seat_users`` of ``hand`` and the seats among them whose player is no longer a member of club
+    ``club_id`` (the hand's table's): one statement, written out once (games/selectors/rows.py)."""
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users: dict[int, User] = {}
+    members: set[int] = set()
+    for row in rows_of(_SEAT_MEMBERS_SQL, [club_id, sorted(set(ids.values()))]):
+        user = _USER.make(row[:_USER.count])
+        users[user.pk] = user
+        if row[_USER.count]:
+            members.add(user.pk)
+    seat_users = {seat: users[uid] for seat, uid in ids.items() if uid in users}
+    return seat_users, {seat for seat, user in seat_users.items() if user.pk not in members}
 
 
 def hand_player_names(*, hand: Hand) -> dict[int, str]:

@@ -22,28 +22,20 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Membership, User
+from accounts.models import User
 from config import metrics
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
-from games.selectors.advance import advance_pending_any
-from games.selectors.hands import hand_seat_of, hand_seat_users
+from games.selectors.advance import advance_pending
+from games.selectors.hands import hand_seat_members, hand_seat_of, hand_seat_users
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal
-from games.services.locking import hand_lock_seated, locked_hand_state
+from games.services.locking import hand_lock_for_member, hand_lock_seated, locked_hand_state
 from ledger.services import ledger_post_hand_events
-
-
-def _former_member_seats(hand: Hand, seat_users: Mapping[int, User]) -> set[int]:
-    """Seats of ``hand`` whose player is no longer a member of the table's club."""
-    club_id = hand.table.club_id  # read once per hand object (hand_act loads it with the hand)
-    members = set(Membership.objects.filter(club_id=club_id, user_id__in=[u.pk for u in seat_users.values()])
-                  .values_list("user_id", flat=True))
-    return {seat for seat, user in seat_users.items() if user.pk not in members}
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
@@ -104,26 +96,27 @@ def _nobody_played(hand: Hand) -> bool:
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
 
 
-def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User]) -> Any:
+def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User],
+                removed: set[int]) -> Any:
     """Apply what is due without waiting; return the state.
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
-    an awaited seat of a member who is away, or who is no longer a member of the club, takes the
-    default action at once (logged as a timeout). Advance actions whose assumption broke are
+    an awaited seat of a member who is away, or who is no longer a member of the club (``removed``), takes
+    the default action at once (logged as a timeout). Advance actions whose assumption broke are
     cancelled first, after every step. Expects the hand row locked in an open transaction.
     """
     away_counts = away_takes_default(seat_users)
-    removed = _former_member_seats(hand, seat_users)
-    # None can be set while the hand row is locked: without a pending one now, none to look at below.
-    pending = advance_pending_any(hand=hand)
+    # None can be set while the hand row is locked: the pending ones read now are all there are, and only
+    # cancel_stale and take_due below change them (in this list as in their rows).
+    pending = advance_pending(hand=hand)
     for _ in range(200):
         if pending:
-            advance.cancel_stale(hand=hand, state=state)
+            advance.cancel_stale(hand=hand, state=state, rows=pending)
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
         for seat in engine.to_act(state):
-            chosen = advance.take_due(hand=hand, state=state, seat=seat) if pending else None
+            chosen = advance.take_due(hand=hand, state=state, seat=seat, rows=pending) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break
@@ -144,25 +137,38 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
 
 
 def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
-            seat_users: Mapping[int, User] | None = None) -> list[tuple[Hand, int]]:
+            seat_users: Mapping[int, User] | None = None,
+            members: tuple[Mapping[int, User], set[int]] | None = None) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
-    ``seat_users``: the players of ``hand`` when the caller has them already (else read).
+    ``members``: the players of ``hand`` and the seats of former members (``hand_seat_members``) when the
+    caller read them already in this transaction; ``seat_users``: the players alone (the rest is read).
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=seat_users or hand_seat_users(hand=hand))
+        players, removed = members if members is not None else _seat_members(hand, seat_users)
+        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=players, removed=removed)
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
         if following is None:
             break
-        hand, state, seat_users = following, engine.state_from_json(following.state), None
+        hand, state, seat_users, members = following, engine.state_from_json(following.state), None, None
         touched.append((hand, -1))
     return touched
+
+
+def _seat_members(hand: Hand, seat_users: Mapping[int, User] | None) -> tuple[Mapping[int, User], set[int]]:
+    """The players of ``hand`` (``seat_users`` when known) and the seats of those no longer members of its
+    table's club."""
+    club_id = hand.table.club_id  # loaded with the hand on the action's path; read once per hand object else
+    players, removed = hand_seat_members(hand=hand, club_id=club_id)
+    if seat_users is None:
+        return players, removed
+    return seat_users, {seat for seat in seat_users if seat in removed or seat not in players}
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
@@ -184,10 +190,10 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     except engine.EngineError as exc:
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    seat_users = hand_seat_users(hand=hand)
+    members = hand_seat_members(hand=hand, club_id=hand.table.club_id)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                 action=action, is_timeout=False, seat_users=seat_users, created_by=user)
-    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, seat_users=seat_users))
+                 action=action, is_timeout=False, seat_users=members[0], created_by=user)
+    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members))
     return hand
 
 
@@ -235,11 +241,13 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     """
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
-        # is a member of the table's club. By id it is one row at most: no ORDER BY to compile or sort.
-        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version__rule_set", "table")
-                .filter(table_id=table_id, table__club__memberships__user=user))
-        hand = next(iter(rows.filter(pk=hand_id)[:1]), None) if hand_id is not None else rows.filter(
-            finished_at__isnull=True).order_by("-number").first()
+        # is a member of the table's club.
+        if hand_id is not None:
+            hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
+        else:
+            hand = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version__rule_set", "table")
+                    .filter(table_id=table_id, table__club__memberships__user=user, finished_at__isnull=True)
+                    .order_by("-number").first())
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
         seat = hand_seat_of(hand=hand, user=user)

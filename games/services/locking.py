@@ -6,8 +6,41 @@ from __future__ import annotations
 from accounts.models import User
 from games import engine
 from games.errors import NotSeated, StaleVersion
-from games.models import Hand, HandAction
+from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of
+from games.selectors.rows import Columns, rows_of
+
+_HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
+                                    Columns(Table, "t"))
+# The hand by id at its table, when the player is a member of the table's club; with its rule version, their
+# rule set and the table (read, not locked: only the hand row is).
+_MEMBER_HAND_SQL = (
+    f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql} "  # noqa: S608 - fixed columns
+    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id '
+    'JOIN "accounts_membership" m ON m.club_id = t.club_id AND m.user_id = %s '
+    'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
+    "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
+
+
+def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
+    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
+    its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
+    One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
+    rows = rows_of(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
+    if not rows:
+        return None
+    row, start = rows[0], 0
+    parts = []
+    for columns in (_HAND, _RULES, _RULE_SET, _TABLE):
+        parts.append(columns.make(row[start:start + columns.count]))
+        start += columns.count
+    hand, rules, rule_set, table = parts
+    assert isinstance(hand, Hand) and isinstance(rules, RuleSetVersion)
+    assert isinstance(rule_set, RuleSet) and isinstance(table, Table)
+    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
+    Hand.rule_version.field.set_cached_value(hand, rules)
+    Hand.table.field.set_cached_value(hand, table)
+    return hand
 
 
 def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
