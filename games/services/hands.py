@@ -33,7 +33,7 @@ from games.selectors.hands import hand_seat_members, hand_seat_of, hand_seat_use
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
-from games.services.dealing import hand_deal
+from games.services.dealing import hand_deal_to
 from games.services.locking import hand_lock_for_member, hand_lock_seated, locked_hand_state
 from ledger.services import ledger_post_hand_events
 
@@ -61,8 +61,9 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | None:
-    """Close a finished hand on its table and deal the next one (or end / pause the game).
+def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> tuple[Hand, dict[int, User]] | None:
+    """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
+    with its players.
 
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
@@ -83,8 +84,7 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
         table.status, table.stopped_at_hand = Table.Status.OPEN, hand.number
         table.save(update_fields=["hands_played", "carry_pot", "status", "stopped_at_hand"])
         return None
-    table.save(update_fields=["hands_played", "carry_pot"])
-    return hand_deal(table=table, created_by=created_by)
+    return hand_deal_to(table=table, created_by=created_by, also_save=("hands_played", "carry_pot"))
 
 
 def _nobody_played(hand: Hand) -> bool:
@@ -97,18 +97,19 @@ MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody p
 
 
 def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User],
-                removed: set[int]) -> Any:
+                removed: set[int], dealt_now: bool) -> Any:
     """Apply what is due without waiting; return the state.
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
     an awaited seat of a member who is away, or who is no longer a member of the club (``removed``), takes
     the default action at once (logged as a timeout). Advance actions whose assumption broke are
-    cancelled first, after every step. Expects the hand row locked in an open transaction.
+    cancelled first, after every step. ``dealt_now``: the hand was dealt in this transaction, so no one has
+    set an advance action in it yet. Expects the hand row locked in an open transaction.
     """
     away_counts = away_takes_default(seat_users)
     # None can be set while the hand row is locked: the pending ones read now are all there are, and only
     # cancel_stale and take_due below change them (in this list as in their rows).
-    pending = advance_pending(hand=hand)
+    pending = [] if dealt_now else advance_pending(hand=hand)
     for _ in range(200):
         if pending:
             advance.cancel_stale(hand=hand, state=state, rows=pending)
@@ -150,13 +151,16 @@ def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
         players, removed = members if members is not None else _seat_members(hand, seat_users)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=players, removed=removed)
+        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=players, removed=removed,
+                            dealt_now=touched[-1][1] == -1)
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
         if following is None:
             break
-        hand, state, seat_users, members = following, engine.state_from_json(following.state), None, None
+        # Dealt just now to members only (their seats read in this transaction), so none is a former member.
+        hand, players = following
+        state, seat_users, members = engine.state_from_json(hand.state), None, (players, set())
         touched.append((hand, -1))
     return touched
 
