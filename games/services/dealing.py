@@ -11,6 +11,7 @@ from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Seat, Table
 from games.services.clocks import earliest_deadline, turn_clocks
+from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
@@ -58,9 +59,9 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
 
 
 def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] | None = None,
-                 also_save: Sequence[str] = ()) -> tuple[Hand, dict[int, User]] | None:
+                 also_save: Sequence[str] = ()) -> tuple[Hand, dict[int, User], engine.State] | None:
     """``hand_deal``, also returning who was dealt in at each seat (members of the club, read in this
-    transaction with their seats)."""
+    transaction with their seats) and the hand's engine state."""
     rules = engine.rules_from_dict(table.rule_version.rules)
     _leave_former_members(table)
     seats = active_seats(table)
@@ -90,6 +91,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     # The leaves name the hand, so the root is computed once its id exists (same transaction).
     hand.commitment = engine.merkle_root(hand.pk, state.deck, salts)
     hand.save(update_fields=["commitment"])
+    hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
                             created_by=created_by)
     table.status = Table.Status.RUNNING
@@ -97,7 +99,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     table.carry_pot = 0
     table.stopped_at_hand = None
     table.save(update_fields=_fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save))
-    return hand, {s.number: s.user for s in seats}
+    return hand, {s.number: s.user for s in seats}, state
 
 
 def _fields(*names: str, also: Sequence[str]) -> list[str]:

@@ -34,7 +34,13 @@ from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal_to
-from games.services.locking import hand_lock_for_member, hand_lock_seated, locked_hand_state
+from games.services.locking import (
+    hand_lock_for_member,
+    hand_lock_seated,
+    hand_state,
+    hand_state_committed,
+    locked_hand_state,
+)
 from ledger.services import ledger_post_hand_events
 
 
@@ -56,14 +62,16 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
         hand.deadline = None
         hand.clocks = {}
     hand.save(update_fields=["version", "state", "deadline", "clocks", "finished_at"])
+    hand_state_committed(hand=hand, state=state)
     HandAction.objects.create(hand=hand, sequence=hand.version, seat=seat, user=user,
                               action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> tuple[Hand, dict[int, User]] | None:
+def _after_hand(*, hand: Hand, state: Any, created_by: User | None
+                ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
-    with its players.
+    with its players and its state.
 
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
@@ -159,8 +167,8 @@ def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
         if following is None:
             break
         # Dealt just now to members only (their seats read in this transaction), so none is a former member.
-        hand, players = following
-        state, seat_users, members = engine.state_from_json(hand.state), None, (players, set())
+        hand, players, state = following
+        seat_users, members = None, (players, set())
         touched.append((hand, -1))
     return touched
 
@@ -288,7 +296,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
         now = timezone.now()
         if hand.deadline is None or hand.deadline > now:
             return False
-        state = engine.state_from_json(hand.state)
+        state = hand_state(hand)
         rules = engine.rules_from_dict(hand.rule_version.rules)
         seat_users = hand_seat_users(hand=hand)
         for seat in _due_seats(hand, engine.to_act(state), now):
@@ -312,7 +320,7 @@ def hand_apply_due(*, hand_id: int) -> bool:
         if hand is None:
             return False
         version = hand.version
-        touched = hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None, after=version)
+        touched = hand_settle(hand=hand, state=hand_state(hand), created_by=None, after=version)
         if hand.version == version:
             return False
         on_commit_work(touched)
