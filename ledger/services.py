@@ -45,13 +45,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
-from django.db import connection, transaction
-from django.db.models import Model, Q
+from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
+from config.statements import Insert
 from games.engine.events import PAY_KINDS, event_to_json
 
 from .models import (
@@ -152,42 +153,8 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[Journ
     return created
 
 
-class _Insert:
-    """The INSERT ... SELECT FROM UNNEST that ``bulk_create`` sends on PostgreSQL for ``model`` (every column but
-    the id, one array each), written out once per process: every bet posts, and building the statement through
-    the ORM each time cost more CPU than running it. ``returning``: set each object's id, as ``bulk_create``."""
-
-    def __init__(self, model: type[Model], *, returning: bool) -> None:
-        self._model = model
-        self._returning = returning
-        self._fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-        self._sql = ""
-
-    def _statement(self) -> str:
-        if not self._sql:
-            columns = ", ".join(f'"{field.column}"' for field in self._fields)
-            arrays = ", ".join(f"(%s)::{str(field.db_type(connection)).split('(')[0]}[]" for field in self._fields)
-            self._sql = (f'INSERT INTO "{self._model._meta.db_table}" ({columns}) '  # noqa: S608 - the model's own
-                         f"SELECT * FROM UNNEST({arrays})" + (' RETURNING "id"' if self._returning else ""))
-        return self._sql
-
-    def run(self, objects: Sequence[Model]) -> None:
-        """Insert ``objects`` (new instances of the model) in one statement, in order."""
-        if not objects:
-            return
-        arrays = [[field.get_db_prep_save(getattr(obj, field.attname), connection) for obj in objects]
-                  for field in self._fields]
-        with connection.cursor() as cursor:
-            cursor.execute(self._statement(), arrays)
-            if self._returning:
-                for obj, (pk,) in zip(objects, cursor.fetchall(), strict=True):
-                    obj.pk = pk
-                    obj._state.adding = False
-                    obj._state.db = connection.alias
-
-
-_ENTRY_INSERT = _Insert(JournalEntry, returning=True)
-_POSTING_INSERT = _Insert(Posting, returning=False)
+# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts.
+_ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), Insert(Posting)
 
 
 def _check_amount(amount: object, what: str = "The amount") -> int:

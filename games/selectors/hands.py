@@ -10,11 +10,11 @@ from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import Club, User
+from config.statements import Columns, rows_of
 from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
 from games.models import ClubExport, Hand, HandAction, Table
-from games.selectors.rows import Columns, rows_of
 from ledger.models import JournalEntry
 from ledger.paging import keyset_page
 
@@ -119,7 +119,7 @@ _SEAT_MEMBERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membe
 
 def hand_seat_members(*, hand: Hand, club_id: int) -> tuple[dict[int, User], set[int]]:
     """``hand_seat_users`` of ``hand`` and the seats among them whose player is no longer a member of club
-    ``club_id`` (the hand's table's): one statement, written out once (games/selectors/rows.py)."""
+    ``club_id`` (the hand's table's): one statement, written out once (config/statements.py)."""
     ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
     users: dict[int, User] = {}
     members: set[int] = set()

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config import metrics
+from config.statements import Insert, Update
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
@@ -43,6 +44,10 @@ from games.services.locking import (
 )
 from ledger.services import ledger_post_hand_events
 
+# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py).
+_HAND_STEP_UPDATE = Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"])
+_ACTION_INSERT = Insert(HandAction)
+
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
                  seat: int, user: User | None, action: engine.Action, is_timeout: bool,
@@ -61,10 +66,10 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    hand.save(update_fields=["version", "state", "deadline", "clocks", "finished_at"])
+    _HAND_STEP_UPDATE.run(hand)
     hand_state_committed(hand=hand, state=state)
-    HandAction.objects.create(hand=hand, sequence=hand.version, seat=seat, user=user,
-                              action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)
+    _ACTION_INSERT.run([HandAction(hand=hand, sequence=hand.version, seat=seat, user=user,
+                                   action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)])
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
