@@ -333,6 +333,7 @@ class TableConsumer(_JsonConsumer):
                 "ping": "on_ping"}
     table: Table
     seated = True  # until known: a seated member never shares a spectator's render
+    _sent: tuple[Any, tuple[int, int]] | None = None  # the seating mark and (hand, version) last sent
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -402,7 +403,8 @@ class TableConsumer(_JsonConsumer):
         """Send this member's table area: as of ``version`` of hand ``hand_id``, or as of now when not
         given. The snapshot behind it is read once per (hand, version, seating) per process (``seating``:
         the seat change heard, when the area follows one) and shared by every socket here; rendering it
-        needs no query. Spectators of the same screen share one render."""
+        needs no query. Spectators of the same screen share one render. An announced version this process
+        has read already, or a newer one, is not read again; a screen that has it already is sent nothing."""
         table_id = self.table_id
         key: Any = None
         mark = _seating.get(table_id)
@@ -420,9 +422,19 @@ class TableConsumer(_JsonConsumer):
                 _last_snapshot[table_id] = (mark, found)
             return found
 
-        snapshot: TableSnapshot | None = await (_snapshot_memo.get(key, read) if key is not None else read())
+        last = _last_snapshot.get(table_id)
+        snapshot: TableSnapshot | None
+        if hand_id is not None and version is not None and last is not None and last[0] == mark \
+                and _shown(last[1]) >= (hand_id, version):
+            snapshot = last[1]  # read here already, as new as announced or newer: no read
+        else:
+            snapshot = await (_snapshot_memo.get(key, read) if key is not None else read())
         if snapshot is None:  # the table is gone
             return
+        shown = (mark, _shown(snapshot))
+        if hand_id is not None and self._sent is not None and shown[0] == self._sent[0] and shown[1] <= self._sent[1]:
+            return  # this screen has that version, or a newer one, of the same seating already
+        self._sent = shown
         self.seated = any(s.user_id == self.user.pk for s in snapshot.seats)
         hand = snapshot.hand
         if key is not None and not self.seated and (hand is None or hand_seat_of(hand=hand, user=self.user)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,6 +16,7 @@ from games.models import Hand
 from games.services.after_commit import turn_work_flush
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
+from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 
 
 def profile_post(user, **extra: str) -> dict[str, str]:
@@ -73,3 +76,33 @@ def test_a_profile_save_without_new_quiet_hours_leaves_the_clock_alone(club_setu
     before = clock_of(hand, seat)
     client_for(player).post(reverse("profile"), profile_post(player, display_name="Renamed"))
     assert clock_of(hand, seat) == before
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_open_screens_at_the_table_show_the_moved_clock(club_setup, client_for) -> None:
+    """A moved clock keeps the hand's version: the table's sockets still send every screen the new time."""
+    a, b, _ = club_setup.members
+
+    def start() -> tuple[Hand, int]:
+        for user in (a, b):
+            user.time_zone = "UTC"
+            user.save(update_fields=["time_zone"])
+        table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
+        hand = services.table_start(table_id=table.pk, user=a)
+        return hand, awaited(hand)[0]
+
+    hand, seat = await database_sync_to_async(start)()
+    player = await database_sync_to_async(user_at)(hand, seat)
+    other = b if player.pk == a.pk else a
+    screens = [await open_table(hand.table_id, u) for u in (player, other)]
+    start_at = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
+    post = sync_to_async(lambda: client_for(player).post(reverse("profile"), profile_post(
+        player, quiet_start=start_at.strftime("%H:%M"), quiet_end=(start_at + timedelta(hours=2)).strftime("%H:%M"))))
+    assert (await post()).status_code == 302
+    moved = (await database_sync_to_async(clock_of)(hand, seat)).astimezone(UTC).isoformat()
+    for comm in screens:
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and moved in message["html"]:
+                break
+        await comm.disconnect()
