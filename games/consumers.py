@@ -65,6 +65,7 @@ from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -186,6 +187,17 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await send({"type": "websocket.accept"})
             await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN,
                         "reason": "Live updates are unavailable for a moment: reconnecting."})
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' own dispatch, less its ``aclose_old_connections`` before every message: that hops
+        into the one shared sync thread for each message of each socket (each announced version, times
+        every socket at the table), queueing behind whatever runs there. This consumer's database work
+        runs in ``_db_free`` (connections given back after each call) or ``database_sync_to_async``
+        (which closes old connections before and after), so the hop only cost time."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         self._opened = True

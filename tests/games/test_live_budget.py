@@ -185,6 +185,37 @@ async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_setup, monkeypatch) -> None:
+    """Channels closes old database connections in its one shared sync thread before every message a
+    consumer handles; the table's sockets do their database work elsewhere, so an announced version
+    costs no such trip per socket (each would queue behind whatever runs in that thread)."""
+    import channels.db
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in (a, b, c, club_setup.organiser)]
+    trips: list[str] = []
+    original = channels.db.close_old_connections
+
+    def counted(**kwargs: Any) -> None:
+        trips.append(threading.current_thread().name)
+        original(**kwargs)
+
+    monkeypatch.setattr(channels.db, "close_old_connections", counted)
+    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"},
+                                                             version=0)
+    trips.clear()  # the action's own call above ran through database_sync_to_async
+    for comm in sockets:
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and message["version"] == 1:
+                break
+    assert trips == []
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_version_announced_again_or_late_is_not_read_or_sent_again(club_setup, monkeypatch) -> None:
     """Announcements can come late (a sealed decision's versions follow each other at once) or twice: a
     version this process has read, or an older one, costs no read, and a screen that shows it already
