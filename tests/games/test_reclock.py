@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
 from games import engine, services
 from games.clock import clock_deadline
 from games.models import Hand
-from games.services.after_commit import turn_work_flush
+from games.services.after_commit import hand_alarm_pending, turn_work_flush
+from games.tasks import hand_alarm
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
@@ -42,8 +45,16 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     player = user_at(hand, seat)
     before = clock_of(hand, seat)
     assert timedelta(minutes=59) < before - timezone.now() <= timedelta(hours=1)
-    scheduled: list[dict] = []
-    monkeypatch.setattr("games.tasks.schedule_turns.delay", scheduled.extend)
+    began = datetime.fromisoformat(hand.clocks[str(seat)]["began"])
+    notice_due = began + timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS)  # the first moment due
+    sent: list[dict] = []
+    original = hand_alarm.apply_async
+
+    def send(*args: Any, **kwargs: Any) -> Any:
+        sent.append(kwargs["kwargs"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(hand_alarm, "apply_async", send)
     # Quiet hours that open in 20 minutes (before the clock runs out) and last two hours.
     start = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
     end = start + timedelta(hours=2)
@@ -55,13 +66,16 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     moved = clock_of(hand, seat)
     assert abs((moved - before) - timedelta(hours=2)) < timedelta(seconds=2)  # it stands still two hours
     assert hand.deadline == moved and hand.version == 0
-    assert scheduled == [{"hand_id": hand.pk, "version": 0, "deadline": moved.isoformat(), "turns": []}]
+    # The hand's one alarm rings first for the turn's notice, and then sets itself for the moved clock.
+    assert sent == [{"hand_id": hand.pk, "at": notice_due.isoformat()}]
+    assert hand_alarm_pending(hand_id=hand.pk, commitment=hand.commitment) == notice_due
     # Quiet hours removed again: the clock runs out when it first would have.
     with django_capture_on_commit_callbacks(execute=True):
         client_for(player).post(reverse("profile"), profile_post(player, quiet_start="", quiet_end=""))
     assert abs(clock_of(hand, seat) - before) < timedelta(seconds=2)
     turn_work_flush()
-    assert len(scheduled) == 2
+    assert len(sent) == 1  # the alarm already set rings early enough: no second message
+    assert hand_alarm_pending(hand_id=hand.pk, commitment=hand.commitment) == notice_due
 
 
 @pytest.mark.django_db
