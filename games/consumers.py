@@ -65,6 +65,7 @@ from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -186,6 +187,17 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await send({"type": "websocket.accept"})
             await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN,
                         "reason": "Live updates are unavailable for a moment: reconnecting."})
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' own dispatch, less its ``aclose_old_connections`` before every message: that hops
+        into the one shared sync thread for each message of each socket (each announced version, times
+        every socket at the table), queueing behind whatever runs there. This consumer's database work
+        runs in ``_db_free`` (connections given back after each call) or ``database_sync_to_async``
+        (which closes old connections before and after), so the hop only cost time."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         self._opened = True
@@ -333,6 +345,7 @@ class TableConsumer(_JsonConsumer):
                 "ping": "on_ping"}
     table: Table
     seated = True  # until known: a seated member never shares a spectator's render
+    _sent: tuple[Any, tuple[int, int]] | None = None  # the seating mark and (hand, version) last sent
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -402,7 +415,8 @@ class TableConsumer(_JsonConsumer):
         """Send this member's table area: as of ``version`` of hand ``hand_id``, or as of now when not
         given. The snapshot behind it is read once per (hand, version, seating) per process (``seating``:
         the seat change heard, when the area follows one) and shared by every socket here; rendering it
-        needs no query. Spectators of the same screen share one render."""
+        needs no query. Spectators of the same screen share one render. An announced version this process
+        has read already, or a newer one, is not read again; a screen that has it already is sent nothing."""
         table_id = self.table_id
         key: Any = None
         mark = _seating.get(table_id)
@@ -420,9 +434,19 @@ class TableConsumer(_JsonConsumer):
                 _last_snapshot[table_id] = (mark, found)
             return found
 
-        snapshot: TableSnapshot | None = await (_snapshot_memo.get(key, read) if key is not None else read())
+        last = _last_snapshot.get(table_id)
+        snapshot: TableSnapshot | None
+        if hand_id is not None and version is not None and last is not None and last[0] == mark \
+                and _shown(last[1]) >= (hand_id, version):
+            snapshot = last[1]  # read here already, as new as announced or newer: no read
+        else:
+            snapshot = await (_snapshot_memo.get(key, read) if key is not None else read())
         if snapshot is None:  # the table is gone
             return
+        shown = (mark, _shown(snapshot))
+        if hand_id is not None and self._sent is not None and shown[0] == self._sent[0] and shown[1] <= self._sent[1]:
+            return  # this screen has that version, or a newer one, of the same seating already
+        self._sent = shown
         self.seated = any(s.user_id == self.user.pk for s in snapshot.seats)
         hand = snapshot.hand
         if key is not None and not self.seated and (hand is None or hand_seat_of(hand=hand, user=self.user)

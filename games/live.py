@@ -8,7 +8,8 @@
 - Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
 - The table area (``games/_table_live.html``, the same template the page includes) rendered for one
   member from a ``TableSnapshot`` (games/selectors/snapshot.py) read once per (hand, version) per process, with
-  no query per member; spectators at the same version share one render.
+  no query per member; spectators at the same version share one render. What every viewer sees
+  alike is rendered once per snapshot; per member only the template's member parts.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest
-from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from accounts.models import User
 from games.selectors.snapshot import TableSnapshot
+from games.templatetags.live_tags import area_fill, area_shared, area_template
 
 SOCKETS_PER_MEMBER = 8
+AREA_TEMPLATE = "games/_table_live.html"
 _STAMP_KEY = "access-stamp:{}"
 _SOCKETS_KEY = "member-sockets:{}"
 
@@ -131,28 +133,45 @@ def _request_for(user: User, path: str) -> HttpRequest:
     return request
 
 
+def _zone(user: User) -> Any:
+    try:
+        return zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
 def table_area_html(*, snapshot: TableSnapshot, user: User, access: Any = None) -> str:
     """The table area of ``user`` (games/_table_live.html) from the same presenter as the page, made from
     ``snapshot`` alone: no query (the socket side calls it in the event loop, where a query would fail).
     ``access``: their ClubAccess (read when the socket's access was last checked). Forms in it carry no
     CSRF token (the page's script adds the page's own; without the script the page is loaded whole and
-    carries its own)."""
+    carries its own).
+
+    What every viewer sees alike is rendered once per snapshot, time zone and language; per member only
+    the template's member parts (games/templatetags/live_tags.py)."""
     from games.presenters import hand_page
 
     table = snapshot.table
-    context = hand_page(table=table, hand=snapshot.hand, user=user, currency=table.club.currency, snapshot=snapshot)
-    request = _request_for(user, context["urls"]["table"])
-    try:
-        zone: Any = zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = None
-    with timezone.override(zone):  # times in the member's zone, as the page's middleware does
+    currency = table.club.currency
+    area = area_template(AREA_TEMPLATE)
+    with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         # Read once here: each lookup of the zone or language is a context-variable lookup in the loop.
         locale = (timezone.get_current_timezone_name(), translation.get_language())
-        return render_to_string("games/_table_live.html", {"part_locale": locale,
-            **context, "club": table.club, "table": table, "request": request, "user": user, "csrf_token": "",
-            "access": access, "closing": snapshot.closing,
-        })
+        shared = snapshot.derived.get(("area", locale))
+        if shared is None:
+            public = hand_page(table=table, hand=snapshot.hand, user=None, currency=currency, snapshot=snapshot)
+            shared = snapshot.derived[("area", locale)] = area_shared(area, _area_values(snapshot, public, None, None,
+                                                                                        locale))
+        context = hand_page(table=table, hand=snapshot.hand, user=user, currency=currency, snapshot=snapshot)
+        return area_fill(area, shared, _area_values(snapshot, context, user, access, locale))
+
+
+def _area_values(snapshot: TableSnapshot, context: dict[str, Any], user: User | None, access: Any,
+                 locale: tuple[str, str]) -> dict[str, Any]:
+    table = snapshot.table
+    return {"part_locale": locale, **context, "club": table.club, "table": table, "user": user,
+            "request": _request_for(user, context["urls"]["table"]) if user is not None else None,
+            "csrf_token": "", "access": access, "closing": snapshot.closing}
 
 
 def frame(payload: dict[str, Any]) -> str:

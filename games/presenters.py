@@ -142,11 +142,12 @@ def decision_words(action: engine.Action, *, who: str) -> str:
     return f"{who} has decided."
 
 
-def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
+def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: str,
               snapshot: TableSnapshot | None = None) -> dict[str, Any]:
-    """Context of the table page for ``user``. With ``snapshot`` (of ``table`` showing ``hand``) no query:
-    everything read comes from it; without, one is read here. The context carries it as ``snapshot``
-    for the template tags of the table area (games/templatetags/turn_tags.py).
+    """Context of the table page for ``user`` (None: what every viewer sees alike, no seat of their
+    own). With ``snapshot`` (of ``table`` showing ``hand``) no query: everything read comes from it;
+    without, one is read here. The context carries it as ``snapshot`` for the template tags of the
+    table area (games/templatetags/turn_tags.py).
 
     What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
     once per snapshot (``_public_context``); per member only their own view, seat row and actions."""
@@ -154,8 +155,8 @@ def hand_page(*, table: Table, hand: Hand | None, user: User, currency: str,
         snapshot = table_snapshot(table=table, hand=hand)
     public = _public_context(snapshot, currency)
     out = dict(public)
-    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
-    seat_no = hand_seat_of(hand=hand, user=user) if hand is not None else None
+    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None) if user is not None else None
+    seat_no = hand_seat_of(hand=hand, user=user) if hand is not None and user is not None else None
     view: engine.HandView | None = public["view"]
     if hand is not None and seat_no is not None:
         view = engine.view(snapshot.state, seat_no)
@@ -277,14 +278,14 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     prev = snapshot.previous
     if prev is None:
         return None
-    if "previous" in snapshot.derived:
-        found: dict[str, Any] = snapshot.derived["previous"]
+    if "previous" in snapshot.lasting:
+        found: dict[str, Any] = snapshot.lasting["previous"]
         return found
     prev_view = engine.view(engine.state_from_json(prev.state), None)
     result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
-    out = snapshot.derived["previous"] = {
+    out = snapshot.lasting["previous"] = {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
         "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
         "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),

@@ -5,14 +5,16 @@ calls one service that re-checks under the hand's lock or re-reads the turn, so 
 twice, late, or after the player acted changes nothing.
 
 ==========================  ====================================================================
-schedule_turns              on commit of every version, one message per transaction: publishes, from the
-                            worker, the ``expire_turn``, ``notify_turn`` and ``remind_turn`` below (the
-                            web process sends one message per action, not one per clock and notice)
-expire_turn                 at a hand's deadline (eta)
+hand_alarm                  a running hand's one pending message, at its next due moment (its clock runs
+                            out, a turn's notice or reminder is due): does what is due and sets itself
+                            again. Set after a commit only when it must ring earlier than the one
+                            pending, so an action usually sends no message (games/services/alarms.py)
+expire_turn                 a hand's timeout at its deadline (the alarm does this now; kept for messages
+                            queued before, as are ``notify_turn``, ``remind_turn``, ``schedule_turns``)
 sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the backstop for a lost
                             message, a restarted Redis or a dead worker
-notify_turn                 ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins: "your turn" email
-remind_turn                 shortly before a turn's clock runs out: the reminder
+notify_turn                 "your turn" email, ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins
+remind_turn                 the reminder, shortly before a turn's clock runs out
 sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost
                             ``notify_turn`` / ``remind_turn``, from each seat's clock ("began")
 send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
@@ -22,16 +24,13 @@ send_daily_digests          beat, hourly: the digest at each member's local ``TU
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Any
 
 from celery import shared_task
-from django.conf import settings
 from django.utils import timezone
 
 from config import metrics
 from games.models import TurnNotice
-from games.reminders import reminder_at
 from games.selectors.hands import hands_overdue
 
 log = logging.getLogger(__name__)
@@ -103,29 +102,19 @@ def send_daily_digests() -> int:
 
 
 @shared_task(acks_late=True)
+def hand_alarm(hand_id: int, at: str) -> bool:
+    """A running hand's alarm, set for ``at`` (its next due moment: games/services/alarms.py): applies the
+    timeout if its clock ran out, sends the notices now due in it, and sets itself again."""
+    from games.services.alarms import hand_alarm_ring
+
+    applied = hand_alarm_ring(hand_id=hand_id, at=at)
+    metrics.timeouts_applied(int(applied), by="task")
+    return applied
+
+
+@shared_task(acks_late=True)
 def schedule_turns(work: list[dict[str, Any]]) -> None:
-    """The clocks and notices of one committed transaction, published from the worker."""
-    schedule_turn_work(work)
-
-
-def schedule_turn_work(work: list[dict[str, Any]]) -> None:
-    """Enqueue, after a commit, each hand's ``expire_turn`` at its deadline and the notices of the turns
-    that began in that transaction. Never raises: the action is committed, and the beat sweep applies
-    a timeout whose message could not be sent (a notice is then skipped)."""
-    now = timezone.now()
-    grace = settings.TURN_NOTICE_GRACE_SECONDS
+    """The clocks of one committed transaction, as sent before hands had one alarm each (a message still
+    queued from then): each hand's alarm rings now and sets itself for what is due."""
     for item in work:
-        try:
-            expire_turn.apply_async(kwargs={"hand_id": item["hand_id"], "version": item["version"]},
-                                    eta=datetime.fromisoformat(item["deadline"]))
-            for turn in item["turns"]:
-                deadline = datetime.fromisoformat(turn["deadline"])
-                if deadline <= now:
-                    continue  # away: the default is applied at once, nobody to tell
-                kwargs = {"hand_id": item["hand_id"], "seat": turn["seat"], "since": turn["since"]}
-                notify_turn.apply_async(kwargs=kwargs, countdown=grace)
-                remind = reminder_at(began=now, deadline=deadline)
-                if remind is not None:
-                    remind_turn.apply_async(kwargs=kwargs, eta=remind)
-        except Exception:  # noqa: BLE001 - see the docstring
-            log.warning("Could not schedule the clock of hand %s", item.get("hand_id"), exc_info=True)
+        hand_alarm.apply_async(kwargs={"hand_id": int(item["hand_id"]), "at": timezone.now().isoformat()})

@@ -5,6 +5,7 @@ which holds all of "who sees what": pages and sockets build a member's view of a
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -154,6 +155,14 @@ def hand_ledger_entries(*, hand: Hand) -> list[JournalEntry]:
 def hand_in_table(*, table: Table, hand_id: int) -> bool:
     """Whether hand ``hand_id`` is one of ``table``'s."""
     return table.hands.filter(pk=hand_id).exists()
+
+
+def hand_running_clocks(*, hand_id: int) -> tuple[int, datetime | None, dict[str, Any], str] | None:
+    """(version, deadline, clocks, commitment) of hand ``hand_id`` while it is played; None once finished or
+    voided."""
+    row = (Hand.objects.filter(pk=hand_id, finished_at__isnull=True, voided_at__isnull=True)
+           .values_list("version", "deadline", "clocks", "commitment").first())
+    return (int(row[0]), row[1], dict(row[2] or {}), str(row[3])) if row is not None else None
 
 
 def hands_overdue(*, now: datetime, limit: int) -> list[tuple[int, int]]:

@@ -16,8 +16,9 @@ from typing import Any
 
 from accounts.models import User
 from games import engine
-from games.models import AdvanceAction, Hand, Seat, Table
+from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_seat_users
+from games.selectors.rows import Columns, rows_fetch
 from ledger import selectors as ledger_selectors
 
 
@@ -36,6 +37,9 @@ class TableSnapshot:
     closing: Any  # the ruling that closed a finished table
     seat_money: dict[int, Any] = field(default_factory=dict)  # user id -> SeatMoney (balance, sitting net)
     derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
+    # Member-independent values that hold while the table row, the seating and the last finished hand
+    # do: the next version's snapshot of the same hand, made from this one, shares them.
+    lasting: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def free_seats(self) -> list[int]:
@@ -60,7 +64,7 @@ class TableSnapshot:
 def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | None = None) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``. ``earlier``: a snapshot
     of an earlier version of the same unfinished hand, whose last finished hand is taken over unread."""
-    seats = list(table.seats.filter(left_at__isnull=True).select_related("user").order_by("number"))
+    seats = _seats_read(table.pk)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
     steps: list[tuple[str, int, bool]] = []
@@ -71,10 +75,9 @@ def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | 
         state = engine.state_from_json(hand.state)
         known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
         hand_users = hand_seat_users(hand=hand, known=known)
-        rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
-        steps = [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
+        steps = _steps_read(hand.pk)
         if not hand.is_finished:
-            advance_rows = list(AdvanceAction.objects.filter(hand=hand).order_by("-pk"))
+            advance_rows = _advance_read(hand.pk)
         if not hand.is_finished and earlier is not None:
             previous, previous_users, previous_voiding = earlier.previous, earlier.previous_users, earlier.previous_voiding
         elif not hand.is_finished:
@@ -86,9 +89,11 @@ def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | 
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     seat_money = ledger_selectors.table_seat_money(
         club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
+    carried = earlier is not None and hand is not None and not hand.is_finished and earlier.table is table
     return TableSnapshot(table=table, hand=hand, state=state, seats=seats, hand_users=hand_users, steps=steps,
                          advance_rows=advance_rows, previous=previous, previous_users=previous_users,
-                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
+                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money,
+                         lasting=earlier.lasting if carried and earlier is not None else {})
 
 
 def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSnapshot | None = None
@@ -100,16 +105,61 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
     seat change, table closing or voiding announced since: each of those announces ``table.changed``).
     While the hand is being played, nothing but the hand step changes the table row or the last
     finished hand, so both are taken from it unread."""
-    rows = Hand.objects.select_related("rule_version").filter(table_id=table_id)
-    hand = rows.filter(pk=hand_id).first() if hand_id is not None else None
+    hand = _hand_read(table_id, hand_id) if hand_id is not None else None
     if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
             and earlier.hand.pk == hand.pk and not earlier.hand.is_finished
             and earlier.table.status != Table.Status.FINISHED):
+        hand.rule_version = earlier.hand.rule_version  # a hand keeps the house rules it was dealt under
         return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
     table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
              .filter(pk=table_id).first())
     if table is None:
         return None
     if hand is None:
-        hand = rows.order_by("-number").first()
+        hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    if hand is not None:
+        hand.rule_version = (table.rule_version if hand.rule_version_id == table.rule_version_id
+                             else RuleSetVersion.objects.get(pk=hand.rule_version_id))
     return table_snapshot(table=table, hand=hand)
+
+
+# The reads every version of a hand repeats, written out (games/selectors/rows.py). Only table and column
+# names from the models are put in the statements; every value is bound.
+_HAND = Columns(Hand, "h")
+_SEAT = Columns(Seat, "s")
+_USER = Columns(User, "u")
+_ADVANCE = Columns(AdvanceAction, "a")
+_HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
+_SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
+              f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
+              "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number")
+_STEPS_SQL = ("SELECT events -> 0 ->> 'kind', "  # noqa: S608
+              "CASE jsonb_typeof(events) WHEN 'array' THEN jsonb_array_length(events) ELSE 0 END, is_timeout "
+              f'FROM "{HandAction._meta.db_table}" WHERE hand_id = %s ORDER BY sequence')
+_ADVANCE_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608
+                "WHERE a.hand_id = %s ORDER BY a.id DESC")
+
+
+def _hand_read(table_id: int, hand_id: int) -> Hand | None:
+    rows = rows_fetch(_HAND_SQL, [hand_id, table_id])
+    return _HAND.build(rows[0]) if rows else None
+
+
+def _seats_read(table_id: int) -> list[Seat]:
+    """The table's open seats by number, each with its member."""
+    seats = []
+    for row in rows_fetch(_SEATS_SQL, [table_id]):
+        seat = _SEAT.build(row[:_SEAT.count])
+        seat.user = _USER.build(row[_SEAT.count:])
+        seats.append(seat)
+    return seats
+
+
+def _steps_read(hand_id: int) -> list[tuple[str, int, bool]]:
+    """Each action of the hand in order: its first event's kind, how many events it logged, whether the
+    clock took it (presenters.log_with_timeouts)."""
+    return [(str(kind), int(count), bool(timeout)) for kind, count, timeout in rows_fetch(_STEPS_SQL, [hand_id])]
+
+
+def _advance_read(hand_id: int) -> list[AdvanceAction]:
+    return [_ADVANCE.build(row) for row in rows_fetch(_ADVANCE_SQL, [hand_id])]

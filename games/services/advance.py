@@ -61,12 +61,15 @@ def _stage(view: engine.HandView) -> int:
     return view.stage or 0
 
 
-def choices_for(state: engine.State, seat: int, currency: str = "USD") -> list[Choice]:
+def choices_for(state: engine.State, seat: int, currency: str = "USD", *,
+                view: engine.HandView | None = None) -> list[Choice]:
     """What ``seat`` may set in advance now: nothing while it is already their turn (they act),
-    once they are out of the hand, or when no later decision of theirs can come."""
+    once they are out of the hand, or when no later decision of theirs can come. ``view``: the seat's
+    own view of ``state`` when the caller has it already."""
     if engine.is_over(state) or seat in engine.to_act(state):
         return []
-    view = _my_view(state, seat)
+    if view is None or view.you != seat:
+        view = _my_view(state, seat)
     me = view.seat_view(seat)
     if me is None or me.status != "active" or view.phase != "betting":
         return []

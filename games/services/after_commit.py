@@ -1,59 +1,99 @@
 """What a committed change of hands sets going: the table's sockets hear the new version
-(games/broadcast.py) and the turn clocks and notices are scheduled (games/tasks.py)."""
+(games/broadcast.py) and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alarm``)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 
 from games.broadcast import table_announce
 from games.models import Hand
+from games.reminders import hand_next_due
 
 log = logging.getLogger(__name__)
 
 
 def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
-    """Register the on-commit work of a transaction: announce the new version to the table, schedule
-    each touched hand's turn clock (``expire_turn`` at its deadline) and the notices of the turns that
-    began in it (games/tasks.py)."""
+    """Register the on-commit work of a transaction: announce the new version to the table, and make
+    sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
+    or reminder: games/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
-    work = [{"hand_id": h.pk, "version": h.version, "deadline": h.deadline.isoformat(),
-             "turns": [{"seat": int(seat), "since": int(c["since"]), "deadline": str(c["deadline"])}
-                       for seat, c in sorted(h.clocks.items()) if int(c["since"]) > after]}
-            for h, after in touched if not h.is_finished and h.deadline is not None]
+    now = timezone.now()
+    alarms = [(h.pk, h.commitment, due) for h, _after in touched if not h.is_finished
+              for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=now)] if due is not None]
     newest = touched[-1][0]
     transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk,
                                   newest=(newest.pk, newest.version), club_id=hand.table.club_id))
-    if work:
-        transaction.on_commit(partial(_schedule, work))
+    if alarms:
+        transaction.on_commit(partial(_schedule, alarms))
+
+
+# A hand's alarm (games/services/alarms.py): one Celery message per hand at a time, not three per action.
+# The cache holds when the message already sent will ring; a newer due moment that is no earlier needs no
+# message. A stored moment long past is a lost message (a worker killed holding it): sent again. The key
+# names the hand by its id and its deal's commitment, so a database started afresh under a Redis that kept
+# its keys never finds another hand's alarm.
+_ALARM_KEY = "hand-alarm:{}:{}"
+_ALARM_LOST_AFTER = timedelta(seconds=30)
+
+
+def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:
+    """Make sure hand ``hand_id``'s alarm rings at ``at`` or before; True when a message was sent.
+    Two processes arming at once may both send: a second ring finds nothing due, so that is harmless."""
+    from games.tasks import hand_alarm
+
+    now = timezone.now()
+    rings = hand_alarm_pending(hand_id=hand_id, commitment=commitment)
+    if rings is not None and now - _ALARM_LOST_AFTER <= rings <= at:
+        return False
+    hand_alarm.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
+    cache.set(_ALARM_KEY.format(hand_id, commitment[:16]), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
+    return True
+
+
+def hand_alarm_pending(*, hand_id: int, commitment: str) -> datetime | None:
+    """When hand ``hand_id``'s pending alarm rings, as far as this cache knows (None: none pending)."""
+    pending = cache.get(_ALARM_KEY.format(hand_id, commitment[:16]))
+    try:
+        return datetime.fromisoformat(pending) if isinstance(pending, str) else None
+    except ValueError:
+        return None
+
+
+def hand_alarm_rung(*, hand_id: int, commitment: str, at: str) -> None:
+    """The alarm sent for ``at`` has rung: forget it, unless a newer one replaced it."""
+    key = _ALARM_KEY.format(hand_id, commitment[:16])
+    if cache.get(key) == at:
+        cache.delete(key)
 
 
 _publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn-work")
 
 
-def _publish(work: list[dict[str, Any]]) -> None:
-    """One broker message for the transaction; the worker publishes its clocks and notices (games/tasks.py).
-    Never raises: the action is committed, and the beat sweeps apply what a lost message would have."""
-    from games.tasks import schedule_turns
+def _publish(alarms: list[tuple[int, str, datetime]]) -> None:
+    """Arm each hand's alarm. Never raises: the action is committed, and the beat's sweeps apply a
+    timeout and send a notice whose alarm was lost."""
+    for hand_id, commitment, at in alarms:
+        try:
+            hand_alarm_arm(hand_id=hand_id, commitment=commitment, at=at)
+        except Exception:  # noqa: BLE001 - see the docstring
+            log.warning("Could not set the alarm of hand %s", hand_id, exc_info=True)
 
-    try:
-        schedule_turns.delay(work)
-    except Exception:  # noqa: BLE001 - see the docstring
-        log.warning("Could not schedule the clocks of hands %s", [item.get("hand_id") for item in work], exc_info=True)
 
-
-def _schedule(work: list[dict[str, Any]]) -> None:
-    """Publish the turn clocks and notices of a committed transaction from one background thread, so the
-    action's own thread (for a socket: the worker thread its answer waits on) sends no broker message.
-    A publish lost with the process is applied by the beat sweep (games/tasks.py)."""
-    _publisher.submit(_publish, work)
+def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
+    """Arm the alarms of a committed transaction from one background thread, so the action's own thread
+    (for a socket: the worker thread its answer waits on) waits on no cache or broker. An alarm lost with
+    the process is made good by the beat's sweeps (games/tasks.py)."""
+    _publisher.submit(_publish, alarms)
 
 
 def turn_work_flush() -> None:
-    """Wait until every turn clock queued so far is published (tests, and a clean process exit)."""
+    """Wait until every alarm queued so far is armed (tests, and a clean process exit)."""
     _publisher.submit(lambda: None).result(timeout=30)

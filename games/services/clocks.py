@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import clock as turn_clock
 from games import engine
+from games.broadcast import table_changed_announce
 from games.clock import clock_deadline
 from games.models import Hand
 from games.services.after_commit import on_commit_work
@@ -87,7 +89,7 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     moved = 0
     for hand_id in hand_ids:
         with transaction.atomic(durable=True):
-            hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+            hand = Hand.objects.select_for_update(of=("self",)).select_related("table").filter(pk=hand_id).first()
             if hand is None or hand.is_finished or hand.voided_at is not None:
                 continue
             now = timezone.now()
@@ -103,6 +105,9 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
             hand.clocks = clocks
             hand.deadline = earliest_deadline(clocks)
             hand.save(update_fields=["clocks", "deadline"])
-            on_commit_work([(hand, hand.version)])  # announce; expire_turn again; no new turn notices
+            on_commit_work([(hand, hand.version)])  # expire_turn again; no new turn notices
+            # The version stays, so the open screens (which skip a version they show already) are told the
+            # table changed: each reads the moved clock afresh.
+            transaction.on_commit(partial(table_changed_announce, hand.table_id, hand.table.club_id))
             moved += 1
     return moved

@@ -21,9 +21,9 @@ from __future__ import annotations
 import logging
 import unicodedata
 import zoneinfo
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -37,7 +37,7 @@ from accounts.models import User
 from games.clock import clock_deadline
 from games.models import Hand, TurnNotice
 from games.presence import is_present
-from games.reminders import reminder_at
+from games.reminders import turn_notice_moments
 from games.selectors.hands import hand_seat_users
 
 log = logging.getLogger(__name__)
@@ -121,20 +121,9 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     return True
 
 
-def _clock_began(entry: dict[str, Any]) -> datetime | None:
-    """When the turn of a clock entry began, or None for an entry stored before "began" existed."""
-    raw = entry.get("began")
-    if not raw:
-        return None
-    try:
-        return datetime.fromisoformat(str(raw))
-    except ValueError:
-        return None
-
-
-def turn_notices_sweep(*, now: datetime | None = None) -> int:
-    """Send every "your turn" notice and reminder that is due but was not sent (its task's message was
-    lost); returns how many were sent.
+def turn_notices_sweep(*, now: datetime | None = None, hand_ids: Sequence[int] | None = None) -> int:
+    """Send every "your turn" notice and reminder that is due but was not sent (the beat's backstop, and a
+    hand's alarm for its own: ``hand_ids``); returns how many were sent.
 
     Due: a waiting seat whose turn began (clock "began") ``TURN_NOTICE_GRACE_SECONDS`` ago or more,
     and for the reminder whose ``reminder_at`` has passed; not when its clock ran out already (the
@@ -144,30 +133,28 @@ def turn_notices_sweep(*, now: datetime | None = None) -> int:
     already written are skipped in bulk. Reads running hands by key, ``SWEEP_BATCH`` at a time.
     """
     now = now or timezone.now()
-    grace = timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS)
     turn, reminder = TurnNotice.Kind.TURN.value, TurnNotice.Kind.REMINDER.value
     sent = 0
     after = 0
     while True:
-        rows = list(Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
-                                        pk__gt=after).order_by("pk").values_list("pk", "clocks")[:SWEEP_BATCH])
+        running = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
+                                      pk__gt=after)
+        if hand_ids is not None:
+            running = running.filter(pk__in=list(hand_ids))
+        rows = list(running.order_by("pk").values_list("pk", "clocks")[:SWEEP_BATCH])
         if not rows:
             break
         after = rows[-1][0]
         due: list[tuple[int, int, int, str]] = []
         for hand_id, clocks in rows:
             for seat, entry in (clocks or {}).items():
-                began = _clock_began(entry)
-                if began is None:
-                    continue
-                deadline = clock_deadline(entry)
-                if deadline <= began or deadline <= now:
-                    continue  # away, or overdue: the default is (being) applied, nobody to tell
+                moments = turn_notice_moments(entry)
+                if moments is None or clock_deadline(entry) <= now:
+                    continue  # nobody to tell (away), or overdue: the default is (being) applied
                 key = (hand_id, int(seat), int(entry["since"]))
-                if now >= began + grace:
+                if now >= moments[0]:
                     due.append((*key, turn))
-                remind = reminder_at(began=began, deadline=deadline)
-                if remind is not None and now >= remind:
+                if moments[1] is not None and now >= moments[1]:
                     due.append((*key, reminder))
         if due:
             done = set(TurnNotice.objects.filter(hand_id__in={d[0] for d in due})

@@ -6,6 +6,8 @@ import functools
 from typing import Any
 
 from django import template
+from django.template.defaultfilters import date as date_filter
+from django.utils import timezone, translation
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -23,6 +25,20 @@ def money(cents: Any, currency: str = "USD") -> str:
     if cents in (None, ""):
         return ""
     return _money(int(cents), str(currency or "USD"))
+
+
+@register.filter(expects_localtime=True)  # given in the current time zone, as ``date`` is
+def clock_time(moment: Any, fmt: str) -> str:
+    """{{ deadline|clock_time:"H:i" }}: Django's ``date`` filter, worked out once per moment, format, time
+    zone and language (each awaited seat's deadline is shown on every screen at the table, every version)."""
+    if moment in (None, ""):
+        return ""
+    return _clock_time(moment, str(fmt), timezone.get_current_timezone_name(), translation.get_language())
+
+
+@functools.lru_cache(maxsize=2048)
+def _clock_time(moment: Any, fmt: str, zone: str, language: str | None) -> str:  # zone, language: part of the key
+    return str(date_filter(moment, fmt))
 
 
 @register.filter

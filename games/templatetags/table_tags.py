@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 
 from accounts.models import User
 from games import presenters
-from games.templatetags.live_tags import public_text
+from games.templatetags.live_tags import lasting_text
 from games.templatetags.turn_tags import _snapshot
 from games.words import seat_state_words
 
@@ -58,18 +58,32 @@ def around(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]
 def seat_ring(context: Any) -> str:
     """The seats around the board (``around``), each drawn by games/_seat_row.html. Another's seat looks
     the same to every viewer but its own player, so it is rendered once per snapshot (a public part,
-    games/templatetags/live_tags.py); only the member's own row is rendered for them."""
+    games/templatetags/live_tags.py); the member's own row is theirs alone. Each is kept for the next
+    versions of the hand while all it shows (the row, the seat, its clock and money) stays the same."""
     row_template = context.template.engine.get_template("games/_seat_row.html")
 
     def row_html(row: dict[str, Any]) -> str:
         with context.push(row=row):
             return str(row_template.render(context))
 
+    clocks = context.get("clocks")
+    money = context.get("seat_money") or {}
+    currency = getattr(context.get("club"), "currency", None)
+    viewer = getattr(context.get("user"), "pk", None)
+
+    def kept_row(row: dict[str, Any]) -> str:
+        seat = row.get("seat")
+        clock = clock_of(clocks, row["number"]) if row.get("to_act") else None
+        inputs = (tuple((k, v) for k, v in row.items() if k != "seat"), currency,
+                  (seat.user_id, seat.sitting_out, seat.user.away, money.get(seat.user_id)) if seat else None,
+                  clock["deadline"] if clock else None)
+        slot = ("own_seat", viewer) if row.get("is_me") else ("seat", row["number"])  # one's own: kept for them
+        return lasting_text(context, slot, inputs, partial(row_html, row))
+
     out = []
     for side, rows in around(context.get("seat_rows") or []):
         out.append(f'<ul class="ring ring-{side}" aria-label="Seats">')
-        out.extend(row_html(row) if row.get("is_me") else public_text(context, "seat", row["number"], partial(row_html, row))
-                   for row in rows)
+        out.extend(kept_row(row) for row in rows)
         out.append("</ul>")
     return mark_safe("\n".join(out))  # noqa: S308 - rendered templates, escaped there
 

@@ -65,7 +65,8 @@ def advance_panel(context: Any) -> dict[str, Any]:
     else:
         state = engine.state_from_json(hand.state)
         mine = advance_for(hand=hand, user=user)
-    choices = advance.choices_for(state, seat, currency)
+    view = context.get("view")  # the member's own view, already made for their area
+    choices = advance.choices_for(state, seat, currency, view=view if isinstance(view, engine.HandView) else None)
     out.update({
         "show": bool(choices or mine["pending"] or mine["cancelled"]),
         "choices_bet": [c for c in choices if c.kind == advance.BET],

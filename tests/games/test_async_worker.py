@@ -82,7 +82,7 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
         table = quick_table(club_setup, players, turn_seconds=30)  # 6 s: time to reserve all four on a busy machine
         hands.append(services.table_start(table_id=table.pk, user=players[0]))
     deadline = time.monotonic() + 5  # the worker has reserved the eta messages of these clocks ...
-    while len(re.findall(r"expire_turn\[[^]]+\] received", first.text())) < len(hands):
+    while len(re.findall(r"hand_alarm\[[^]]+\] received", first.text())) < len(hands):
         assert time.monotonic() < deadline, f"the worker did not reserve every clock:\n{first.text()[-3000:]}"
         time.sleep(0.1)
     first.kill9()  # ... and dies holding them: Redis gives them back only after the visibility timeout
@@ -99,8 +99,8 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
         assert time.monotonic() < deadline, "the sweep did not resolve every overdue turn"
         time.sleep(0.2)
     time.sleep(2)  # a few more sweeps: none applies anything twice
-    # The dead worker had taken every clock's message; the new worker's sweeps applied them, 4 in all.
-    assert len(re.findall(r"expire_turn\[[^]]+\] received", first.text())) == len(hands)
+    # The dead worker had taken every hand's alarm; the new worker's sweeps applied them, 4 in all.
+    assert len(re.findall(r"hand_alarm\[[^]]+\] received", first.text())) == len(hands)
     swept = [int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
                                         procs[1].text())]
     assert sum(swept) == len(hands)

@@ -166,7 +166,7 @@ async def test_a_broadcast_costs_no_access_query_and_one_hand_read(club_setup, m
     access = [q for q in socket_sql if "django_session" in q or "accounts_membership" in q]
     assert access == [], access
     hand_reads = [q for q in socket_sql if q.lstrip().startswith("SELECT") and 'FROM "games_hand"' in q
-                  and '"games_hand"."id" =' in q]
+                  and ('"games_hand"."id" =' in q or "h.id =" in q)]
     assert len(hand_reads) <= 1, hand_reads
     print(f"action: {len(action_sql)} statements; {len(sockets)} sockets after it: {len(socket_sql)} statements "
           f"(access 0, hand reads {len(hand_reads)})")
@@ -217,6 +217,72 @@ async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a
         assert not [q for q in reads if 'FROM "games_table"' in q], "\n".join(reads)
         assert not [q for q in reads if '"games_hand"."finished_at" IS NOT NULL' in q], "\n".join(reads)
         print(f"version {version}: one snapshot, {len(reads)} statements for {len(sockets)} sockets")
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_setup, monkeypatch) -> None:
+    """Channels closes old database connections in its one shared sync thread before every message a
+    consumer handles; the table's sockets do their database work elsewhere, so an announced version
+    costs no such trip per socket (each would queue behind whatever runs in that thread)."""
+    import channels.db
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in (a, b, c, club_setup.organiser)]
+    trips: list[str] = []
+    original = channels.db.close_old_connections
+
+    def counted(**kwargs: Any) -> None:
+        trips.append(threading.current_thread().name)
+        original(**kwargs)
+
+    monkeypatch.setattr(channels.db, "close_old_connections", counted)
+    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"},
+                                                             version=0)
+    trips.clear()  # the action's own call above ran through database_sync_to_async
+    for comm in sockets:
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and message["version"] == 1:
+                break
+    assert trips == []
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_version_announced_again_or_late_is_not_read_or_sent_again(club_setup, monkeypatch) -> None:
+    """Announcements can come late (a sealed decision's versions follow each other at once) or twice: a
+    version this process has read, or an older one, costs no read, and a screen that shows it already
+    is sent nothing."""
+    from channels.layers import get_channel_layer
+
+    from games.broadcast import table_group
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in (a, b, club_setup.organiser)]
+    for version, user in enumerate((a, b), start=1):
+        await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=user, action={"type": "in"},
+                                                                 version=version - 1)
+        for comm in sockets:
+            while True:
+                message = await comm.receive_json_from(timeout=10)
+                if message["type"] == "table.html" and message["version"] >= version:
+                    break
+    recorder = ServerQueries()
+    recorder.install(monkeypatch)
+    recorder.recording = True
+    layer = get_channel_layer()
+    for version in (2, 1):  # the newest again, then one older
+        await layer.group_send(table_group(table.pk), {"type": "hand.version", "table": table.pk, "hand": hand.pk,
+                                                       "version": version})
+    for comm in sockets:
+        assert await comm.receive_nothing(timeout=0.5)
+    recorder.recording = False
+    assert [sql for _, sql in recorder.sql] == []
     for comm in sockets:
         await comm.disconnect()
 
@@ -345,7 +411,8 @@ def test_two_members_areas_share_the_public_render_and_differ_only_in_their_own_
     area_a, area_b = (live.table_area_html(snapshot=held, user=u, access=acc)
                       for u, acc in zip(viewers, accesses, strict=True))
     parts = {k[1:3] for k in held.derived if isinstance(k, tuple) and k and k[0] == "public_part"}
-    assert {("centre", None), ("seat", 1), ("seat", 2), ("seat", 3)} <= parts
+    seats = {k[1] for k in held.lasting if isinstance(k, tuple) and k and k[0] == "lasting_text"}
+    assert ("centre", None) in parts and {("seat", 1), ("seat", 2), ("seat", 3)} <= seats
     # Made once: C's seat is the same text in both areas, and so are the board and the pot.
     assert _seat_item(area_a, 3) == _seat_item(area_b, 3)
     assert "decided" in _seat_item(area_a, 3) or "waiting" in _seat_item(area_a, 3)

@@ -203,10 +203,10 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     counts = (HandAction.objects.filter(hand__in=hands).values("hand", "seat").annotate(n=Count("id"))
               .values_list("n", flat=True))
     assert set(counts) == {1}
-    # Each clock's message went to one worker only; between them they took every one.
-    received = Counter(task for w in workers for task in re.findall(r"expire_turn\[([^]]+)\] received", w.text()))
+    # Each hand's alarm went to one worker only; between them they took every one.
+    received = Counter(task for w in workers for task in re.findall(r"hand_alarm\[([^]]+)\] received", w.text()))
     assert received and set(received.values()) == {1}
-    applied = sum(len(re.findall(r"expire_turn\[[^]]+\] succeeded in [0-9.e-]+s: True", w.text())) for w in workers)
+    applied = sum(len(re.findall(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", w.text())) for w in workers)
     swept = sum(int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
                                             procs[2].text() + "".join(w.text() for w in workers)))
     assert applied + swept == len(hands)  # one round of timeouts ends each hand: one application each

@@ -1,0 +1,42 @@
+"""Model rows read with a written statement, for the reads the table area repeats at every version of a
+hand (games/selectors/snapshot.py). Building an ORM query costs several times the statement itself there
+(measured in process: 0.4 to 1.4 ms of CPU per read, against about 0.1 ms for the same statement sent
+as written), and each version of each hand pays it in every server process.
+
+The columns and how each value is read back come from the model's own fields, so a migration that
+adds, drops or renames a field needs no change here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from django.db import connection
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
+
+
+class Columns(Generic[M]):
+    """Every column of ``model`` in a select list (``alias``: the table's alias in the statement), and
+    how a row of them becomes an instance, each value converted as the ORM converts it (JSON)."""
+
+    def __init__(self, model: type[M], alias: str) -> None:
+        fields = model._meta.concrete_fields
+        self.model = model
+        self.count = len(fields)
+        self.sql = ", ".join(f'{alias}."{f.column}"' for f in fields)
+        self.names = [f.attname for f in fields]
+        self._convert = [(i, f.from_db_value) for i, f in enumerate(fields) if hasattr(f, "from_db_value")]
+
+    def build(self, values: Sequence[Any]) -> M:
+        row = list(values)
+        for i, convert in self._convert:
+            row[i] = convert(row[i], None, connection)
+        return self.model.from_db(connection.alias, self.names, row)
+
+
+def rows_fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
