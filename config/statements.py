@@ -1,48 +1,18 @@
-"""Statements of a player action's path written out once per process, with the rows read made into model
-instances and the values written prepared the way the ORM does it (each field's own conversion).
+"""Writes of a player action's path as statements written out once per process (the reads: games/selectors/
+rows.py), each value prepared the way the ORM prepares it (each field's own conversion).
 
-Every player action runs the same few reads and writes; building each through the ORM compiles the same SQL
-again every time, which cost more CPU than running the statement. Only fixed statements with bound parameters
-are written here (the same SQL the ORM sends); anything whose shape varies stays with the ORM. Lives beside
+Every player action inserts its log row and its journal entries and updates its hand; building each through
+the ORM compiles the same SQL again every time, which cost more CPU than running the statement. The SQL is the
+one the ORM sends; the columns come from the model's fields, so a migration needs no change here. Lives beside
 the settings so that the games and the ledger may both use it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
 
 from django.db import DatabaseError, connection
 from django.db.models import Model
-
-M = TypeVar("M", bound=Model)
-
-
-class Columns(Generic[M]):
-    """The columns of ``model`` under a table alias, in the order ``make`` reads them back."""
-
-    def __init__(self, model: type[M], alias: str) -> None:
-        fields = list(model._meta.concrete_fields)
-        self.model = model
-        self.count = len(fields)
-        self.sql = ", ".join(f'{alias}."{field.column}"' for field in fields)
-        self._attnames = [field.attname for field in fields]
-        self._converters = [(index, field.from_db_value) for index, field in enumerate(fields)
-                            if hasattr(field, "from_db_value")]
-
-    def make(self, values: Sequence[Any]) -> M:
-        """The instance of ``values`` (this model's columns of one row, in order), as the ORM would load it."""
-        row = list(values)
-        for index, convert in self._converters:
-            row[index] = convert(row[index], None, connection)
-        return self.model.from_db(connection.alias, self._attnames, row)
-
-
-def rows_of(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Every row of one statement (on the default connection, in its open transaction if any)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
 
 
 class Insert:

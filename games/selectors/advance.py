@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
-from config.statements import rows_of
 from games.models import AdvanceAction, Hand
+from games.selectors.rows import rows_fetch
 
 
 def advance_pending_any(*, hand: Hand) -> bool:
@@ -19,9 +19,9 @@ _PENDING_SQL = 'SELECT id FROM "games_advanceaction" WHERE hand_id = %s AND stat
 
 def advance_pending(*, hand: Hand) -> list[AdvanceAction]:
     """The pending advance actions of ``hand``, oldest first: one statement written out once
-    (config/statements.py) when there are none, as almost always on the action's path, which asks on every
+    (games/selectors/rows.py) when there are none, as almost always on the action's path, which asks on every
     step under the hand's lock."""
-    ids = [row[0] for row in rows_of(_PENDING_SQL, [hand.pk, AdvanceAction.Status.PENDING.value])]
+    ids = [row[0] for row in rows_fetch(_PENDING_SQL, [hand.pk, AdvanceAction.Status.PENDING.value])]
     return list(AdvanceAction.objects.filter(pk__in=ids).order_by("pk")) if ids else []
 
 

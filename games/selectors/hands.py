@@ -11,11 +11,11 @@ from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import Club, User
-from config.statements import Columns, rows_of
 from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
 from games.models import ClubExport, Hand, HandAction, Table
+from games.selectors.rows import Columns, rows_fetch
 from ledger.models import JournalEntry
 from ledger.paging import keyset_page
 
@@ -120,12 +120,12 @@ _SEAT_MEMBERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membe
 
 def hand_seat_members(*, hand: Hand, club_id: int) -> tuple[dict[int, User], set[int]]:
     """``hand_seat_users`` of ``hand`` and the seats among them whose player is no longer a member of club
-    ``club_id`` (the hand's table's): one statement, written out once (config/statements.py)."""
+    ``club_id`` (the hand's table's): one statement, written out once (games/selectors/rows.py)."""
     ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
     users: dict[int, User] = {}
     members: set[int] = set()
-    for row in rows_of(_SEAT_MEMBERS_SQL, [club_id, sorted(set(ids.values()))]):
-        user = _USER.make(row[:_USER.count])
+    for row in rows_fetch(_SEAT_MEMBERS_SQL, [club_id, sorted(set(ids.values()))]):
+        user = _USER.build(row[:_USER.count])
         users[user.pk] = user
         if row[_USER.count]:
             members.add(user.pk)

@@ -10,11 +10,11 @@ from functools import partial
 from django.db import transaction
 
 from accounts.models import User
-from config.statements import Columns, rows_of
 from games import engine
 from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of
+from games.selectors.rows import Columns, rows_fetch
 
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
                                     Columns(Table, "t"))
@@ -31,14 +31,14 @@ _MEMBER_HAND_SQL = (
 def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
     """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
     its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
-    One statement, written out once (config/statements.py). Expects an open transaction."""
-    rows = rows_of(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
+    One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
+    rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
     if not rows:
         return None
     row, start = rows[0], 0
     parts = []
     for columns in (_HAND, _RULES, _RULE_SET, _TABLE):
-        parts.append(columns.make(row[start:start + columns.count]))
+        parts.append(columns.build(row[start:start + columns.count]))
         start += columns.count
     hand, rules, rule_set, table = parts
     assert isinstance(hand, Hand) and isinstance(rules, RuleSetVersion)

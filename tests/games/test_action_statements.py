@@ -1,5 +1,5 @@
-"""The statements of the action's path written out once (config/statements.py) read and write exactly what the
-ORM does."""
+"""The statements of the action's path written out once (games/selectors/rows.py, config/statements.py) read and
+write exactly what the ORM does."""
 
 from __future__ import annotations
 
