@@ -91,7 +91,8 @@ def bench_env(services_env: dict[str, str]) -> dict[str, str]:
     return {**os.environ, **services_env, **urls, "DJANGO_SETTINGS_MODULE": "config.settings.production",
             "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "SECURE_SSL_REDIRECT": "0", "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench"}
+            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench",
+            "CELERY_QUEUE": f"bench-{os.getpid()}"}  # a queue of this run's own: no other run's messages
 
 
 def recreate_database(admin_url: str) -> None:
@@ -517,6 +518,8 @@ def main() -> None:
             ratios.append(f"{workers} worker{'s' if workers > 1 else ''}: {ratio:.2f}")
     finally:
         procs.stop_all()
+        subprocess.run([str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
+                       cwd=ROOT, env=env, timeout=60, capture_output=True, check=False)  # this run's leftovers
         try:
             drop_database(admin_url)
         except Exception as exc:  # noqa: BLE001 - report and go on stopping
