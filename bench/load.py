@@ -91,7 +91,8 @@ def bench_env(services_env: dict[str, str]) -> dict[str, str]:
     return {**os.environ, **services_env, **urls, "DJANGO_SETTINGS_MODULE": "config.settings.production",
             "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "SECURE_SSL_REDIRECT": "0", "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench"}
+            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench",
+            "CELERY_QUEUE": f"bench-{os.getpid()}"}  # a queue of this run's own: no other run's messages
 
 
 def recreate_database(admin_url: str) -> None:
@@ -477,6 +478,7 @@ def main() -> None:
     env = bench_env(services.as_env())
     procs = Procs()
     ratios: list[str] = []
+    action_ratios: list[str] = []  # a screen is sent the newest version it has not shown: fewer deliveries
     try:
         recreate_database(admin_url)
         subprocess.run([str(BIN / "python"), "manage.py", "migrate", "--database", "owner", "--noinput", "-v", "0"],
@@ -513,16 +515,22 @@ def main() -> None:
                     rows[f"{app} {mode}"] = report(f"{app}, {mode}", stats, info)
                 procs.stop("web")
                 procs.stop("celery")
+            name = f"{workers} worker{'s' if workers > 1 else ''}"
             ratio = rows["project saturation"]["deliveries/s"] / max(rows["bare saturation"]["deliveries/s"], 1e-9)
-            ratios.append(f"{workers} worker{'s' if workers > 1 else ''}: {ratio:.2f}")
+            ratios.append(f"{name}: {ratio:.2f}")
+            acted = rows["project saturation"]["actions/s"] / max(rows["bare saturation"]["actions/s"], 1e-9)
+            action_ratios.append(f"{name}: {acted:.2f}")
     finally:
         procs.stop_all()
+        subprocess.run([str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
+                       cwd=ROOT, env=env, timeout=60, capture_output=True, check=False)  # this run's leftovers
         try:
             drop_database(admin_url)
         except Exception as exc:  # noqa: BLE001 - report and go on stopping
             print(f"could not drop {DB_NAME}: {exc}")
         if services.started:
             embedded.stop_services(ROOT / ".data")
+    print("ratio project/bare, actions/s at saturation: " + "; ".join(action_ratios))
     print("ratio project/bare, deliveries/s at saturation: " + "; ".join(ratios))
 
 
