@@ -58,13 +58,16 @@ class _Sender:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[tuple[Batch, str, Future[None] | None]] | None = None
+        self._thread: threading.Thread | None = None
         self._pid = 0
 
     def _started(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[Batch, str, Future[None] | None]]]:
         with self._lock:
-            if self._loop is None or self._queue is None or self._pid != os.getpid():
+            if (self._loop is None or self._queue is None or self._thread is None or not self._thread.is_alive()
+                    or self._pid != os.getpid()):
                 ready: Future[tuple[asyncio.AbstractEventLoop, Any]] = Future()
-                threading.Thread(target=self._run, args=(ready,), name="announce", daemon=True).start()
+                self._thread = threading.Thread(target=self._run, args=(ready,), name="announce", daemon=True)
+                self._thread.start()
                 self._loop, self._queue = ready.result(timeout=10)
                 self._pid = os.getpid()
             return self._loop, self._queue
