@@ -30,7 +30,7 @@ from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
-from games.selectors.hands import hand_seat_members, hand_seat_of, hand_seat_users
+from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
@@ -109,20 +109,21 @@ def _nobody_played(hand: Hand) -> bool:
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
 
 
-def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User],
-                removed: set[int], dealt_now: bool) -> Any:
+def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPlayers) -> Any:
     """Apply what is due without waiting; return the state.
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
-    an awaited seat of a member who is away, or who is no longer a member of the club (``removed``), takes
-    the default action at once (logged as a timeout). Advance actions whose assumption broke are
-    cancelled first, after every step. ``dealt_now``: the hand was dealt in this transaction, so no one has
-    set an advance action in it yet. Expects the hand row locked in an open transaction.
+    an awaited seat of a member who is away, or who is no longer a member of the club (``players.removed``),
+    takes the default action at once (logged as a timeout). Advance actions whose assumption broke are
+    cancelled first, after every step. ``players``: read in this transaction with the hand row locked.
+    Expects the hand row locked in an open transaction.
     """
+    seat_users, removed = players.seat_users, players.removed
     away_counts = away_takes_default(seat_users)
     # None can be set while the hand row is locked: the pending ones read now are all there are, and only
-    # cancel_stale and take_due below change them (in this list as in their rows).
-    pending = [] if dealt_now else advance_pending(hand=hand)
+    # cancel_stale and take_due below change them (in this list as in their rows). None pending (as the
+    # players' statement found): nothing to read.
+    pending = [] if players.advance_pending is False else advance_pending(hand=hand)
     for _ in range(200):
         if pending:
             advance.cancel_stale(hand=hand, state=state, rows=pending)
@@ -152,40 +153,41 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
 
 def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
             seat_users: Mapping[int, User] | None = None,
-            members: tuple[Mapping[int, User], set[int]] | None = None) -> list[tuple[Hand, int]]:
+            members: HandPlayers | None = None) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
-    ``members``: the players of ``hand`` and the seats of former members (``hand_seat_members``) when the
-    caller read them already in this transaction; ``seat_users``: the players alone (the rest is read).
+    ``members``: the players of ``hand`` (``hand_players``) when the caller read them already with the hand
+    row locked; ``seat_users``: the players alone (the rest is read).
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        players, removed = members if members is not None else _seat_members(hand, seat_users)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=players, removed=removed,
-                            dealt_now=touched[-1][1] == -1)
+        players = members if members is not None else _players(hand, seat_users)
+        state = _auto_steps(hand=hand, rules=rules, state=state, players=players)
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
         if following is None:
             break
         # Dealt just now to members only (their seats read in this transaction), so none is a former member.
-        hand, players, state = following
-        seat_users, members = None, (players, set())
+        # Nor has anyone set an advance action in a hand dealt in this transaction.
+        hand, dealt_to, state = following
+        seat_users, members = None, HandPlayers(seat_users=dealt_to, removed=set(), advance_pending=False)
         touched.append((hand, -1))
     return touched
 
 
-def _seat_members(hand: Hand, seat_users: Mapping[int, User] | None) -> tuple[Mapping[int, User], set[int]]:
-    """The players of ``hand`` (``seat_users`` when known) and the seats of those no longer members of its
-    table's club."""
+def _players(hand: Hand, seat_users: Mapping[int, User] | None) -> HandPlayers:
+    """``hand_players`` of ``hand``, keeping ``seat_users`` (its players, read earlier in this transaction)
+    when given."""
     club_id = hand.table.club_id  # loaded with the hand on the action's path; read once per hand object else
-    players, removed = hand_seat_members(hand=hand, club_id=club_id)
+    players = hand_players(hand=hand, club_id=club_id)
     if seat_users is None:
-        return players, removed
-    return seat_users, {seat for seat in seat_users if seat in removed or seat not in players}
+        return players
+    return HandPlayers(seat_users=dict(seat_users), advance_pending=players.advance_pending,
+                       removed={seat for seat in seat_users if seat in players.removed or seat not in players.seat_users})
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
@@ -207,9 +209,9 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     except engine.EngineError as exc:
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    members = hand_seat_members(hand=hand, club_id=hand.table.club_id)
+    members = hand_players(hand=hand, club_id=hand.table.club_id)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                 action=action, is_timeout=False, seat_users=members[0], created_by=user)
+                 action=action, is_timeout=False, seat_users=members.seat_users, created_by=user)
     on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members))
     return hand
 

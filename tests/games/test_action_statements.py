@@ -10,8 +10,10 @@ from django.test.utils import CaptureQueriesContext
 from config.statements import Insert, Update
 from games import engine, services
 from games.models import Hand, HandAction
-from games.selectors.hands import hand_seat_members, hand_seat_users
+from games.selectors.hands import hand_players, hand_seat_users
+from games.services import advance
 from games.services.locking import hand_lock_for_member
+from tests.games.async_helpers import awaited
 from tests.games.helpers import make_table
 
 
@@ -38,7 +40,7 @@ def test_the_locked_hand_is_loaded_as_the_orm_loads_it_and_only_for_a_member(clu
 
 
 @pytest.mark.django_db
-def test_the_players_and_former_members_are_read_in_one_statement(club_setup) -> None:
+def test_the_players_former_members_and_pending_advance_actions_are_read_in_one_statement(club_setup) -> None:
     from accounts.models import Membership
 
     a, b, c = club_setup.members
@@ -46,11 +48,15 @@ def test_the_players_and_former_members_are_read_in_one_statement(club_setup) ->
     hand = services.table_start(table_id=table.pk, user=a)
     Membership.objects.filter(user=c, club=club_setup.club).delete()
     with CaptureQueriesContext(connection) as ctx:
-        players, removed = hand_seat_members(hand=hand, club_id=table.club_id)
+        found = hand_players(hand=hand, club_id=table.club_id)
     assert len(ctx.captured_queries) == 1
     expected = hand_seat_users(hand=hand)
-    assert {s: _values(u) for s, u in players.items()} == {s: _values(u) for s, u in expected.items()}
-    assert removed == {s for s, u in expected.items() if u.pk == c.pk}
+    assert {s: _values(u) for s, u in found.seat_users.items()} == {s: _values(u) for s, u in expected.items()}
+    assert found.removed == {s for s, u in expected.items() if u.pk == c.pk}
+    assert found.advance_pending is False
+    waiting = next(u for u in (a, b) if u.pk != hand.players[str(awaited(hand)[0])])
+    advance.advance_set(hand_id=hand.pk, user=waiting, choice="fold", version=0)
+    assert hand_players(hand=hand, club_id=table.club_id).advance_pending is True
 
 
 @pytest.mark.django_db
