@@ -25,9 +25,11 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
     or reminder: games/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
-    now = timezone.now()
+    # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
+    # grace) still gets its ring. A moment rung already only finds its notice sent.
+    since = timezone.now() - _JUST_BEGUN
     alarms = [(h.pk, h.commitment, due) for h, _after in touched if not h.is_finished
-              for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=now)] if due is not None]
+              for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)] if due is not None]
     newest = touched[-1][0]
     transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk,
                                   newest=(newest.pk, newest.version), club_id=hand.table.club_id))
@@ -42,6 +44,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
 # its keys never finds another hand's alarm.
 _ALARM_KEY = "hand-alarm:{}:{}"
 _ALARM_LOST_AFTER = timedelta(seconds=30)
+_JUST_BEGUN = timedelta(seconds=2)
 
 
 def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:

@@ -88,3 +88,15 @@ def test_the_alarm_applies_the_timeout_once_its_clock_ran_out(club_setup, sent, 
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is True
     assert list(HandAction.objects.filter(hand=hand).values_list("seat", "is_timeout")) == [(seat, True)]
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is False  # twice: nothing more
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_grace_the_turns_notice_rings_at_once(club_setup, sent, settings, mailoutbox) -> None:
+    settings.TURN_NOTICE_GRACE_SECONDS = 0
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    turn_work_flush()
+    seat = awaited(hand)[0]
+    assert sent == [{"hand_id": hand.pk, "at": began(hand, seat).isoformat()}]  # not the clock's end
+    assert hand_alarm(**sent[0]) is False and [m.to for m in mailoutbox] == [[user_at(hand, seat).email]]
