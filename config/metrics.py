@@ -50,6 +50,9 @@ if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     atexit.register(lambda: mark_process_dead(os.getpid()))
 
 
+_APPLIED, _REFUSED = ACTIONS.labels(outcome="applied"), ACTIONS.labels(outcome="refused")
+
+
 def timed_action(fn: Callable[P, R]) -> Callable[P, R]:
     """Count and time a service that applies a player's action (a refusal counts as refused)."""
 
@@ -59,10 +62,10 @@ def timed_action(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             result = fn(*args, **kwargs)
         except Exception:
-            ACTIONS.labels(outcome="refused").inc()
+            _REFUSED.inc()
             raise
         ACTION_SECONDS.observe(time.perf_counter() - started)
-        ACTIONS.labels(outcome="applied").inc()
+        _APPLIED.inc()
         return result
 
     return wrapper

@@ -31,7 +31,9 @@
 
 Every function uses `transaction.atomic()` (not durable) so it joins the
 caller's transaction; raises `LedgerError` (a `DomainError`, message fit for
-a member) and then changes nothing. Lock order, to avoid deadlocks between
+a member) and then changes nothing. `ledger_post_hand_events`, on every
+action's path, joins an open transaction without a savepoint of its own: it
+raises before its first write. Lock order, to avoid deadlocks between
 tables that share members: the hand row (caller), then the table row (a void,
 like games/services/hands.py after a hand), then the accounts touched, in id order (`_lock_accounts`), then the posting trigger's balance updates.
 """
@@ -44,11 +46,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
+from config.statements import Insert
 from games.engine.events import PAY_KINDS, event_to_json
 
 from .models import (
@@ -140,12 +144,17 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[Journ
         if sum(line.amount for line in lines) != 0 or len(lines) < 2:
             raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
     _lock_accounts(line.account_id for _, lines in entries for line in lines)
-    created = JournalEntry.objects.bulk_create([entry for entry, _ in entries])
-    Posting.objects.bulk_create([
+    created = [entry for entry, _ in entries]
+    _ENTRY_INSERT.run(created)
+    _POSTING_INSERT.run([
         Posting(entry=entry, account_id=line.account_id, amount=line.amount)
         for entry, (_, lines) in zip(created, entries, strict=True) for line in lines
     ])
     return created
+
+
+# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts.
+_ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), Insert(Posting)
 
 
 def _check_amount(amount: object, what: str = "The amount") -> int:
@@ -212,26 +221,61 @@ def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | 
         moves.append((str(kind), seat, _check_amount(amount, f"The {kind} of seat {seat}")))
     if not moves:
         return []  # nothing to post: no statement at all
+    if transaction.get_connection().in_atomic_block:
+        # Inside the caller's transaction (a hand's service holding the hand row lock): no savepoint of its own.
+        # Every refusal below is raised before the first write and leaves the transaction usable.
+        return _post_hand_moves(hand=hand, moves=moves, seat_users=seat_users, created_by=created_by)
     with transaction.atomic():
-        tables = cast("type[Table]", JournalEntry._meta.get_field("table").related_model)
-        table = tables.objects.select_related("club", "rule_version__rule_set").get(pk=hand.table_id)
-        club = table.club
-        game = table.rule_version.rule_set.game
-        by_user = member_accounts(club=club, users=[seat_users[m[1]] for m in moves])
-        members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
+        return _post_hand_moves(hand=hand, moves=moves, seat_users=seat_users, created_by=created_by)
+
+
+def _hand_table_and_game(hand: Hand) -> tuple[Table, str]:
+    """The hand's table and its game: from what the caller loaded with the hand (no query), else read."""
+    hand_type = type(hand)
+    if hand_type.table.is_cached(hand) and hand_type.rule_version.is_cached(hand):
+        table, version = hand.table, hand.rule_version
+        # A table keeps the rule version it was opened with, and each hand is dealt under it.
+        if version.pk == table.rule_version_id and type(version).rule_set.is_cached(version):
+            return table, version.rule_set.game
+    tables = cast("type[Table]", JournalEntry._meta.get_field("table").related_model)
+    table = tables.objects.select_related("rule_version__rule_set").get(pk=hand.table_id)
+    return table, table.rule_version.rule_set.game
+
+
+def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, Account], Account]:
+    """The players' accounts (by user id) and the table's pot account: one read when they all exist, else
+    created as ``member_accounts`` and ``account_for_table_pot`` do (refusing a player who is not a member)."""
+    wanted = {user.pk for user in users}
+    found = list(Account.objects.filter(
+        Q(club_id=table.club_id, kind=Account.Kind.MEMBER, user_id__in=wanted)
+        | Q(kind=Account.Kind.TABLE_POT, table_id=table.pk)))
+    members = {a.user_id: a for a in found if a.kind == Account.Kind.MEMBER and a.user_id is not None}
+    pot = next((a for a in found if a.kind == Account.Kind.TABLE_POT), None)
+    if set(members) != wanted:
+        members = member_accounts(club=table.club, users=users)
+    if pot is None:
         pot = account_for_table_pot(table=table)
-        now = timezone.now()
-        batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
-        for kind, seat, amount in moves:
-            member = members[seat]
-            sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
-            label = EntryKind(kind).label
-            batch.append((
-                JournalEntry(club=club, kind=kind, created_by=created_by, created_at=now, table=table, hand=hand,
-                             game=game, memo=f"{label}, seat {seat}, hand {hand.number} at {table.name}"[:200]),
-                [_Line(member.pk, sign * amount), _Line(pot.pk, -sign * amount)],
-            ))
-        return _post(batch)
+    return members, pot
+
+
+def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User],
+                     created_by: User | None) -> list[JournalEntry]:
+    """``ledger_post_hand_events``' writes, in an open transaction."""
+    table, game = _hand_table_and_game(hand)
+    by_user, pot = _hand_accounts(table=table, users=[seat_users[m[1]] for m in moves])
+    members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
+    now = timezone.now()
+    batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
+    for kind, seat, amount in moves:
+        member = members[seat]
+        sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
+        label = EntryKind(kind).label
+        batch.append((
+            JournalEntry(club_id=table.club_id, kind=kind, created_by=created_by, created_at=now, table=table,
+                         hand=hand, game=game, memo=f"{label}, seat {seat}, hand {hand.number} at {table.name}"[:200]),
+            [_Line(member.pk, sign * amount), _Line(pot.pk, -sign * amount)],
+        ))
+    return _post(batch)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

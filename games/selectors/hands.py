@@ -4,6 +4,7 @@ which holds all of "who sees what": pages and sockets build a member's view of a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,7 +15,8 @@ from accounts.models import Club, User
 from games import engine
 from games.engine import piles as engine_piles
 from games.engine import piranha as engine_piranha
-from games.models import ClubExport, Hand, HandAction, Table
+from games.models import AdvanceAction, ClubExport, Hand, HandAction, Table
+from games.selectors.rows import Columns, rows_fetch
 from ledger.models import JournalEntry
 from ledger.paging import keyset_page
 
@@ -109,6 +111,44 @@ def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict
     if missing:
         users.update(User.objects.in_bulk(missing))
     return {seat: users[uid] for seat, uid in ids.items() if uid in users}
+
+
+_USER = Columns(User, "u")
+# Each player of a hand, whether they are a member of a club, and whether any advance action of the hand is
+# pending: the action's path asks on every step, after it locked the hand (so the answer holds for the
+# transaction: advance actions are set only under the hand's lock).
+_PLAYERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
+                'WHERE m.club_id = %s AND m.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
+                'WHERE a.hand_id = %s AND a.status = %s) FROM "accounts_user" u WHERE u.id = ANY(%s)')
+
+
+@dataclass(frozen=True)
+class HandPlayers:
+    """Who plays a hand, as one statement found them."""
+
+    seat_users: dict[int, User]  # seat -> the member dealt in there (``hand_seat_users``)
+    removed: set[int]  # seats whose player is no longer a member of the table's club
+    advance_pending: bool | None  # whether an advance action of the hand is pending (None: not known)
+
+
+def hand_players(*, hand: Hand, club_id: int) -> HandPlayers:
+    """``hand_seat_users`` of ``hand``, the seats among them whose player is no longer a member of club
+    ``club_id`` (the hand's table's), and whether an advance action of the hand is pending: one statement,
+    written out once (games/selectors/rows.py). Ask it with the hand row locked for the last answer to hold."""
+    ids = {int(seat): int(uid) for seat, uid in hand.players.items()}
+    users: dict[int, User] = {}
+    members: set[int] = set()
+    pending: bool | None = None
+    for row in rows_fetch(_PLAYERS_SQL, [club_id, hand.pk, AdvanceAction.Status.PENDING.value,
+                                         sorted(set(ids.values()))]):
+        user = _USER.build(row[:_USER.count])
+        users[user.pk] = user
+        if row[_USER.count]:
+            members.add(user.pk)
+        pending = bool(row[_USER.count + 1])
+    seat_users = {seat: users[uid] for seat, uid in ids.items() if uid in users}
+    return HandPlayers(seat_users=seat_users, removed={s for s, u in seat_users.items() if u.pk not in members},
+                       advance_pending=pending)
 
 
 def hand_player_names(*, hand: Hand) -> dict[int, str]:

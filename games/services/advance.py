@@ -119,12 +119,14 @@ def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     return None
 
 
-def cancel_stale(*, hand: Hand, state: engine.State) -> None:
+def cancel_stale(*, hand: Hand, state: engine.State, rows: list[AdvanceAction] | None = None) -> None:
     """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
 
-    Expects the hand row locked in an open transaction.
+    ``rows``: the hand's advance actions read under this lock (``advance_pending``), kept up to date here and
+    by ``take_due``; None reads them. Expects the hand row locked in an open transaction.
     """
-    for row in AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING):
+    pending = _pending(hand, rows)
+    for row in pending:
         reason = _stale_reason(row, _my_view(state, row.seat))
         if reason:
             row.status = AdvanceAction.Status.CANCELLED
@@ -160,11 +162,20 @@ def _action_for(row: AdvanceAction, state: engine.State, seat: int) -> engine.Ac
     return None
 
 
-def take_due(*, hand: Hand, state: engine.State, seat: int) -> engine.Action | None:
+def _pending(hand: Hand, rows: list[AdvanceAction] | None) -> list[AdvanceAction]:
+    if rows is None:
+        return list(AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING))
+    return [row for row in rows if row.status == AdvanceAction.Status.PENDING]
+
+
+def take_due(*, hand: Hand, state: engine.State, seat: int,
+             rows: list[AdvanceAction] | None = None) -> engine.Action | None:
     """If ``seat`` (awaited now) set an advance action for this decision, mark it applied and return
-    the engine action; None otherwise. Expects the hand row locked (run ``cancel_stale`` first)."""
-    rows = AdvanceAction.objects.filter(hand=hand, seat=seat, status=AdvanceAction.Status.PENDING)
-    for row in rows:
+    the engine action; None otherwise. ``rows``: as for ``cancel_stale``. Expects the hand row locked
+    (run ``cancel_stale`` first)."""
+    for row in _pending(hand, rows):
+        if row.seat != seat:
+            continue
         action = _action_for(row, state, seat)
         if action is not None:
             row.status = AdvanceAction.Status.APPLIED

@@ -22,28 +22,31 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Membership, User
+from accounts.models import User
 from config import metrics
+from config.statements import Insert, Update
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
-from games.selectors.advance import advance_pending_any
-from games.selectors.hands import hand_seat_of, hand_seat_users
+from games.selectors.advance import advance_pending
+from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
-from games.services.dealing import hand_deal
-from games.services.locking import hand_lock_seated, locked_hand_state
+from games.services.dealing import hand_deal_to
+from games.services.locking import (
+    hand_lock_for_member,
+    hand_lock_seated,
+    hand_state,
+    hand_state_committed,
+    locked_hand_state,
+)
 from ledger.services import ledger_post_hand_events
 
-
-def _former_member_seats(hand: Hand, seat_users: Mapping[int, User]) -> set[int]:
-    """Seats of ``hand`` whose player is no longer a member of the table's club."""
-    club_id = hand.table.club_id  # read once per hand object (hand_act loads it with the hand)
-    members = set(Membership.objects.filter(club_id=club_id, user_id__in=[u.pk for u in seat_users.values()])
-                  .values_list("user_id", flat=True))
-    return {seat for seat, user in seat_users.items() if user.pk not in members}
+# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py).
+_HAND_STEP_UPDATE = Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"])
+_ACTION_INSERT = Insert(HandAction)
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
@@ -63,19 +66,24 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    hand.save(update_fields=["version", "state", "deadline", "clocks", "finished_at"])
-    HandAction.objects.create(hand=hand, sequence=hand.version, seat=seat, user=user,
-                              action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)
+    _HAND_STEP_UPDATE.run(hand)
+    hand_state_committed(hand=hand, state=state)
+    _ACTION_INSERT.run([HandAction(hand=hand, sequence=hand.version, seat=seat, user=user,
+                                   action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)])
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | None:
-    """Close a finished hand on its table and deal the next one (or end / pause the game).
+def _after_hand(*, hand: Hand, state: Any, created_by: User | None
+                ) -> tuple[Hand, dict[int, User], engine.State] | None:
+    """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
+    with its players and its state.
 
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
-    table = Table.objects.select_for_update().select_related("rule_version").get(pk=hand.table_id)
+    # The rule version row stays locked as it always was; its rule set (the game, for the books) is only read.
+    table = (Table.objects.select_for_update(of=("self", "rule_version")).select_related("rule_version__rule_set")
+             .get(pk=hand.table_id))
     outcome = engine.result(state)
     table.hands_played += 1
     table.carry_pot = outcome.next_pot if outcome is not None else 0
@@ -89,8 +97,7 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None) -> Hand | No
         table.status, table.stopped_at_hand = Table.Status.OPEN, hand.number
         table.save(update_fields=["hands_played", "carry_pot", "status", "stopped_at_hand"])
         return None
-    table.save(update_fields=["hands_played", "carry_pot"])
-    return hand_deal(table=table, created_by=created_by)
+    return hand_deal_to(table=table, created_by=created_by, also_save=("hands_played", "carry_pot"))
 
 
 def _nobody_played(hand: Hand) -> bool:
@@ -102,26 +109,29 @@ def _nobody_played(hand: Hand) -> bool:
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
 
 
-def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapping[int, User]) -> Any:
+def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPlayers) -> Any:
     """Apply what is due without waiting; return the state.
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
-    an awaited seat of a member who is away, or who is no longer a member of the club, takes the
-    default action at once (logged as a timeout). Advance actions whose assumption broke are
-    cancelled first, after every step. Expects the hand row locked in an open transaction.
+    an awaited seat of a member who is away, or who is no longer a member of the club (``players.removed``),
+    takes the default action at once (logged as a timeout). Advance actions whose assumption broke are
+    cancelled first, after every step. ``players``: read in this transaction with the hand row locked.
+    Expects the hand row locked in an open transaction.
     """
+    seat_users, removed = players.seat_users, players.removed
     away_counts = away_takes_default(seat_users)
-    removed = _former_member_seats(hand, seat_users)
-    # None can be set while the hand row is locked: without a pending one now, none to look at below.
-    pending = advance_pending_any(hand=hand)
+    # None can be set while the hand row is locked: the pending ones read now are all there are, and only
+    # cancel_stale and take_due below change them (in this list as in their rows). None pending (as the
+    # players' statement found): nothing to read.
+    pending = [] if players.advance_pending is False else advance_pending(hand=hand)
     for _ in range(200):
         if pending:
-            advance.cancel_stale(hand=hand, state=state)
+            advance.cancel_stale(hand=hand, state=state, rows=pending)
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
         for seat in engine.to_act(state):
-            chosen = advance.take_due(hand=hand, state=state, seat=seat) if pending else None
+            chosen = advance.take_due(hand=hand, state=state, seat=seat, rows=pending) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break
@@ -142,25 +152,42 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, seat_users: Mapp
 
 
 def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
-            seat_users: Mapping[int, User] | None = None) -> list[tuple[Hand, int]]:
+            seat_users: Mapping[int, User] | None = None,
+            members: HandPlayers | None = None) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
-    ``seat_users``: the players of ``hand`` when the caller has them already (else read).
+    ``members``: the players of ``hand`` (``hand_players``) when the caller read them already with the hand
+    row locked; ``seat_users``: the players alone (the rest is read).
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
-        state = _auto_steps(hand=hand, rules=rules, state=state, seat_users=seat_users or hand_seat_users(hand=hand))
+        players = members if members is not None else _players(hand, seat_users)
+        state = _auto_steps(hand=hand, rules=rules, state=state, players=players)
         if not hand.is_finished:
             break
         following = _after_hand(hand=hand, state=state, created_by=created_by)
         if following is None:
             break
-        hand, state, seat_users = following, engine.state_from_json(following.state), None
+        # Dealt just now to members only (their seats read in this transaction), so none is a former member.
+        # Nor has anyone set an advance action in a hand dealt in this transaction.
+        hand, dealt_to, state = following
+        seat_users, members = None, HandPlayers(seat_users=dealt_to, removed=set(), advance_pending=False)
         touched.append((hand, -1))
     return touched
+
+
+def _players(hand: Hand, seat_users: Mapping[int, User] | None) -> HandPlayers:
+    """``hand_players`` of ``hand``, keeping ``seat_users`` (its players, read earlier in this transaction)
+    when given."""
+    club_id = hand.table.club_id  # loaded with the hand on the action's path; read once per hand object else
+    players = hand_players(hand=hand, club_id=club_id)
+    if seat_users is None:
+        return players
+    return HandPlayers(seat_users=dict(seat_users), advance_pending=players.advance_pending,
+                       removed={seat for seat in seat_users if seat in players.removed or seat not in players.seat_users})
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
@@ -182,10 +209,10 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     except engine.EngineError as exc:
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    seat_users = hand_seat_users(hand=hand)
+    members = hand_players(hand=hand, club_id=hand.table.club_id)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                 action=action, is_timeout=False, seat_users=seat_users, created_by=user)
-    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, seat_users=seat_users))
+                 action=action, is_timeout=False, seat_users=members.seat_users, created_by=user)
+    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members))
     return hand
 
 
@@ -232,11 +259,14 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
     others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove.
     """
     with transaction.atomic(durable=True):
-        # One statement: the hand, its rules, and whether the player is a member of the table's club.
-        rows = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version", "table")
-                .filter(table_id=table_id, table__club__memberships__user=user))
-        hand = rows.filter(pk=hand_id).first() if hand_id is not None else rows.filter(
-            finished_at__isnull=True).order_by("-number").first()
+        # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
+        # is a member of the table's club.
+        if hand_id is not None:
+            hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
+        else:
+            hand = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version__rule_set", "table")
+                    .filter(table_id=table_id, table__club__memberships__user=user, finished_at__isnull=True)
+                    .order_by("-number").first())
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
         seat = hand_seat_of(hand=hand, user=user)
@@ -273,7 +303,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
         now = timezone.now()
         if hand.deadline is None or hand.deadline > now:
             return False
-        state = engine.state_from_json(hand.state)
+        state = hand_state(hand)
         rules = engine.rules_from_dict(hand.rule_version.rules)
         seat_users = hand_seat_users(hand=hand)
         for seat in _due_seats(hand, engine.to_act(state), now):
@@ -297,7 +327,7 @@ def hand_apply_due(*, hand_id: int) -> bool:
         if hand is None:
             return False
         version = hand.version
-        touched = hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None, after=version)
+        touched = hand_settle(hand=hand, state=hand_state(hand), created_by=None, after=version)
         if hand.version == version:
             return False
         on_commit_work(touched)

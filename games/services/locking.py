@@ -3,11 +3,50 @@ and advance actions (games/services/advance.py), which both build on it."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from functools import partial
+
+from django.db import transaction
+
 from accounts.models import User
 from games import engine
 from games.errors import NotSeated, StaleVersion
-from games.models import Hand, HandAction
+from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of
+from games.selectors.rows import Columns, rows_fetch
+
+_HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
+                                    Columns(Table, "t"))
+# The hand by id at its table, when the player is a member of the table's club; with its rule version, their
+# rule set and the table (read, not locked: only the hand row is).
+_MEMBER_HAND_SQL = (
+    f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql} "  # noqa: S608 - fixed columns
+    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id '
+    'JOIN "accounts_membership" m ON m.club_id = t.club_id AND m.user_id = %s '
+    'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
+    "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
+
+
+def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
+    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
+    its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
+    One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
+    rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
+    if not rows:
+        return None
+    row, start = rows[0], 0
+    parts = []
+    for columns in (_HAND, _RULES, _RULE_SET, _TABLE):
+        parts.append(columns.build(row[start:start + columns.count]))
+        start += columns.count
+    hand, rules, rule_set, table = parts
+    assert isinstance(hand, Hand) and isinstance(rules, RuleSetVersion)
+    assert isinstance(rule_set, RuleSet) and isinstance(table, Table)
+    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
+    Hand.rule_version.field.set_cached_value(hand, rules)
+    Hand.table.field.set_cached_value(hand, table)
+    return hand
 
 
 def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
@@ -31,13 +70,42 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool
     return hand, seat, locked_hand_state(hand=hand, seat=seat, version=version, action=action)
 
 
+# The engine state of (hand id, version), for the versions this process committed: every change of a hand's
+# state bumps its version under the hand row's lock (games/services/hands.py ``_record_step``), so a committed
+# version names exactly one state, and the next action on the hand here need not parse it again.
+_STATES: OrderedDict[tuple[int, int], engine.State] = OrderedDict()
+_STATES_HELD = 512
+_STATES_LOCK = threading.Lock()
+
+
+def _state_remember(key: tuple[int, int], state: engine.State) -> None:
+    with _STATES_LOCK:
+        _STATES[key] = state
+        _STATES.move_to_end(key)
+        while len(_STATES) > _STATES_HELD:
+            _STATES.popitem(last=False)
+
+
+def hand_state_committed(*, hand: Hand, state: engine.State) -> None:
+    """``state`` is the state of ``hand`` at its current version once this transaction commits (nothing is
+    kept if it rolls back). Expects the hand row locked in an open transaction."""
+    transaction.on_commit(partial(_state_remember, (hand.pk, hand.version), state))
+
+
+def hand_state(hand: Hand) -> engine.State:
+    """The engine state of ``hand`` as loaded: the one this process committed for its version, else parsed."""
+    with _STATES_LOCK:
+        known = _STATES.get((hand.pk, hand.version))
+    return known if known is not None else engine.state_from_json(hand.state)
+
+
 def locked_hand_state(*, hand: Hand, seat: int, version: int, action: engine.Action | None) -> engine.State:
     """The locked live ``hand``'s state, when ``action`` of ``seat`` made against ``version`` still stands:
     the version is the hand's own, or the action is a sealed decision made late (``_late_sealed_decision``).
     ``action`` None: only the hand's own version stands. Raises StaleVersion (finished, voided or moved on)."""
     if hand.is_finished or hand.voided_at is not None:
         raise StaleVersion(current=hand.version)
-    state = engine.state_from_json(hand.state)
+    state = hand_state(hand)
     if hand.version != version and (action is None or not _late_sealed_decision(
             hand=hand, seat=seat, state=state, version=version, action=action)):
         raise StaleVersion(current=hand.version)

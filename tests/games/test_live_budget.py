@@ -24,8 +24,9 @@ from tests.games.test_piles_hand import ORDER as PILES_ORDER
 from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
-NO_MONEY_BUDGET = 12  # statements, BEGIN and COMMIT included
-LEDGER_BUDGET = 18
+NO_MONEY_BUDGET = 6  # statements, BEGIN and COMMIT included
+LEDGER_BUDGET = 10
+HAND_END_BUDGET = 22  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
 
 
 def piles_table(setup: Any) -> tuple[Table, Hand, dict[int, User]]:
@@ -54,7 +55,7 @@ def dealt(setup: Any) -> tuple[Table, Hand]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_that_moves_no_money_takes_at_most_twelve_statements(club_setup) -> None:
+def test_an_action_that_moves_no_money_takes_at_most_six_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
     order = list(PILES_ORDER)
     # Stage 1: the first bets (money moves), then stage 2 checks all round (no money moves).
@@ -72,7 +73,7 @@ def test_an_action_that_moves_no_money_takes_at_most_twelve_statements(club_setu
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_that_posts_to_the_ledger_takes_at_most_eighteen_statements(club_setup) -> None:
+def test_an_action_that_posts_to_the_ledger_takes_at_most_ten_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
     counts = []
     for version, seat in enumerate(PILES_ORDER):
@@ -81,6 +82,42 @@ def test_an_action_that_posts_to_the_ledger_takes_at_most_eighteen_statements(cl
         assert any("ledger_posting" in q for q in sql), sql
         assert len(sql) <= LEDGER_BUDGET, "\n".join(sql)
     print(f"statements per bet or call: {counts}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_twenty_two_statements(club_setup) -> None:
+    a, b, c = club_setup.members
+    table, hand = dealt(club_setup)
+    act(table, hand, a, {"type": "in"}, 0)
+    act(table, hand, b, {"type": "in"}, 1)
+    sql = act(table, hand, c, {"type": "in"}, 2)  # the drop opens: showdown, payments, the next hand dealt
+    assert Hand.objects.get(pk=hand.pk).is_finished and Hand.objects.filter(table=table).count() == 2
+    assert sum('INSERT INTO "ledger_journalentry"' in q for q in sql) == 2, sql  # the payments, the next antes
+    assert len(sql) <= HAND_END_BUDGET, "\n".join(sql)
+    print(f"statements for the hand's last action: {len(sql)}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_advance_actions_are_read_once_however_many_come_due(club_setup) -> None:
+    """Two players checked in advance: the first player's check brings both turns in the same transaction,
+    and the pending advance actions are read once for it, not once per step and seat."""
+    from games.models import AdvanceAction, HandAction
+    from games.services import advance
+    from tests.games.async_helpers import awaited, user_at
+
+    table, hand, users = piles_table(club_setup)
+    first = user_at(hand, awaited(hand)[0])
+    later = [u for u in users.values() if u.pk != first.pk]
+    for user in later:
+        advance.advance_set(hand_id=hand.pk, user=user, choice="check", version=0)
+    sql = act(table, hand, first, {"type": "check"}, 0)
+    rows = list(HandAction.objects.filter(hand=hand).order_by("sequence"))
+    assert rows[0].user_id == first.pk and {r.user_id for r in rows[1:]} == {u.pk for u in later}
+    assert HandAction.objects.filter(hand=hand).count() == 3
+    assert set(AdvanceAction.objects.filter(hand=hand).values_list("status", flat=True)) == {"applied"}
+    reads = [q for q in sql if q.startswith("SELECT") and "games_advanceaction" in q]
+    assert len(reads) <= 2, "\n".join(reads)  # the players' statement finds some pending, then those rows
+    print(f"statements for three turns in one action: {len(sql)}, advance reads {len(reads)}")
 
 
 class ServerQueries:

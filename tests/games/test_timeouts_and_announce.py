@@ -12,6 +12,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from games import engine, services
+from games.broadcast import announce_flush
 from games.models import Hand, HandAction
 from tests.games.helpers import make_table
 
@@ -97,12 +98,14 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()  # the deal's announcement goes out on the working layer
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
         with caplog.at_level(logging.WARNING, logger="games.broadcast"):
             services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+            announce_flush()  # the process's sender sends (and fails) after the action has returned
     finally:
         channel_layers.backends.clear()
     assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
@@ -110,3 +113,74 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
     assert [r.getMessage() for r in told] == [f"Could not announce table {table.pk} version 1"]
     assert told[0].exc_info is not None
     assert isinstance(told[0].exc_info[1], OSError | RedisError), told[0].exc_info  # Redis, not the database
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_action_returns_without_waiting_for_its_announcement(club_setup, monkeypatch) -> None:
+    """The thread that committed hands the announcement over and returns: a slow Redis delays the screens,
+    never the player's answer (nor, for a socket's action, the worker thread it runs in)."""
+    import asyncio
+    import threading
+    import time
+
+    from channels_redis.pubsub import RedisPubSubLoopLayer
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()
+    release = threading.Event()
+    sent: list[int] = []
+    original = RedisPubSubLoopLayer.group_send
+
+    async def slow_send(self, group, message) -> None:  # Redis answering late (at most 3 s here)
+        for _ in range(300):
+            if release.is_set():
+                break
+            await asyncio.sleep(0.01)
+        sent.append(message.get("version", -1))
+        await original(self, group, message)
+
+    monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
+    started = time.monotonic()
+    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    took = time.monotonic() - started
+    assert sent == [], sent  # not sent yet, and the action has returned
+    assert took < 1.5, took
+    release.set()
+    announce_flush()
+    assert sent[0] == 1, sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(club_setup) -> None:
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()
+    layer = get_channel_layer()
+
+    def play() -> None:  # six checks in a row, each committed and announced before the next
+        from tests.games.async_helpers import awaited, user_at
+
+        for version in range(6):
+            services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
+                                       action={"type": "check"}, version=version)
+
+    async def listen_and_play() -> list[int]:
+        import asyncio
+
+        from asgiref.sync import sync_to_async
+
+        channel = await layer.new_channel()
+        await layer.group_add(f"table.{table.pk}", channel)
+        await sync_to_async(play)()
+        versions = []
+        while len(versions) < 6:
+            message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+            if message["type"] == "hand.version":
+                versions.append(message["version"])
+        await layer.group_discard(f"table.{table.pk}", channel)
+        return versions
+
+    assert async_to_sync(listen_and_play)() == [1, 2, 3, 4, 5, 6]
