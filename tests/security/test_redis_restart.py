@@ -91,13 +91,13 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
     procs.append(beat)
 
     first = services.table_start(table_id=slow_table(club_setup, [a, b]).pk, user=a)
-    worker.wait_for("expire_turn[", timeout=10)  # the worker holds the clock's eta message, unacknowledged
+    worker.wait_for("hand_alarm[", timeout=10)  # the worker holds the hand's alarm (an eta message), unacknowledged
     own_redis.restart()
     wait_until(lambda: worker.text().count("Connected to redis") >= 2 or worker.popen.poll() is not None, 30,
                "the worker did not reconnect")
     assert worker.popen.poll() is None, f"the worker died:\n{worker.text()[-3000:]}"
 
-    # The clock runs out 6 s after the deal: the overdue turn is applied once, by the eta task or the sweep.
+    # The clock runs out 6 s after the deal: the overdue turn is applied once, by the alarm or the sweep.
     wait_until(lambda: Hand.objects.get(pk=first.pk).is_finished, 40, "the overdue timeout was never applied")
     time.sleep(3)  # more sweeps: none applies it again
     rows = list(HandAction.objects.filter(hand=first).values_list("seat", "is_timeout"))
@@ -110,7 +110,7 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
     wait_until(lambda: Hand.objects.get(pk=second.pk).is_finished, 20,
                f"the new clock did not fire:\n{worker.text()[-3000:]}")
     assert 5 < time.monotonic() - started < 15
-    wait_until(lambda: re.search(r"expire_turn\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()), 5,
+    wait_until(lambda: re.search(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()), 5,
                f"the worker did not apply the new clock:\n{worker.text()[-3000:]}")
     assert sorted(HandAction.objects.filter(hand=second).values_list("seat", "is_timeout")) == [(1, True), (2, True)]
     assert worker.popen.poll() is None
