@@ -19,6 +19,7 @@ from games import engine
 from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch
+from games.selectors.states import hand_state
 from ledger import selectors as ledger_selectors
 
 
@@ -72,7 +73,7 @@ def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | 
     hand_users: dict[int, User] = {}
     state = None
     if hand is not None:
-        state = engine.state_from_json(hand.state)
+        state = hand_state(hand)  # parsed once per version per process
         known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
         hand_users = hand_seat_users(hand=hand, known=known)
         steps = _steps_read(hand.pk)

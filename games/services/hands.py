@@ -31,17 +31,12 @@ from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
+from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal_to
-from games.services.locking import (
-    hand_lock_for_member,
-    hand_lock_seated,
-    hand_state,
-    hand_state_committed,
-    locked_hand_state,
-)
+from games.services.locking import hand_lock_for_member, hand_lock_seated, hand_state_committed, locked_hand_state
 from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py).

@@ -3,8 +3,6 @@ and advance actions (games/services/advance.py), which both build on it."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from functools import partial
 
 from django.db import transaction
@@ -15,6 +13,7 @@ from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of
 from games.selectors.rows import Columns, rows_fetch
+from games.selectors.states import hand_state, hand_state_remember
 
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
                                     Columns(Table, "t"))
@@ -70,33 +69,10 @@ def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool
     return hand, seat, locked_hand_state(hand=hand, seat=seat, version=version, action=action)
 
 
-# The engine state of (hand id, version), for the versions this process committed: every change of a hand's
-# state bumps its version under the hand row's lock (games/services/hands.py ``_record_step``), so a committed
-# version names exactly one state, and the next action on the hand here need not parse it again.
-_STATES: OrderedDict[tuple[int, int], engine.State] = OrderedDict()
-_STATES_HELD = 512
-_STATES_LOCK = threading.Lock()
-
-
-def _state_remember(key: tuple[int, int], state: engine.State) -> None:
-    with _STATES_LOCK:
-        _STATES[key] = state
-        _STATES.move_to_end(key)
-        while len(_STATES) > _STATES_HELD:
-            _STATES.popitem(last=False)
-
-
 def hand_state_committed(*, hand: Hand, state: engine.State) -> None:
     """``state`` is the state of ``hand`` at its current version once this transaction commits (nothing is
-    kept if it rolls back). Expects the hand row locked in an open transaction."""
-    transaction.on_commit(partial(_state_remember, (hand.pk, hand.version), state))
-
-
-def hand_state(hand: Hand) -> engine.State:
-    """The engine state of ``hand`` as loaded: the one this process committed for its version, else parsed."""
-    with _STATES_LOCK:
-        known = _STATES.get((hand.pk, hand.version))
-    return known if known is not None else engine.state_from_json(hand.state)
+    kept if it rolls back: games/selectors/states.py). Expects the hand row locked in an open transaction."""
+    transaction.on_commit(partial(hand_state_remember, hand_id=hand.pk, version=hand.version, state=state))
 
 
 def locked_hand_state(*, hand: Hand, seat: int, version: int, action: engine.Action | None) -> engine.State:

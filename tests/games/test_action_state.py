@@ -8,7 +8,9 @@ from django.db import transaction
 
 from games import engine, services
 from games.models import Hand
-from games.services.locking import hand_state, hand_state_committed
+from games.selectors.snapshot import table_snapshot_read
+from games.selectors.states import hand_state
+from games.services.locking import hand_state_committed
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
@@ -28,6 +30,8 @@ def test_the_state_of_a_committed_action_is_the_one_the_next_action_starts_from(
     held = hand_state(stored)
     assert held == engine.state_from_json(stored.state)
     assert hand_state(Hand.objects.get(pk=hand.pk)) is held  # kept, not parsed again
+    snapshot = table_snapshot_read(table_id=stored.table_id, hand_id=hand.pk)
+    assert snapshot is not None and snapshot.state is held  # the table area's snapshot of it too
 
 
 @pytest.mark.django_db(transaction=True)
