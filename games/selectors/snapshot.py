@@ -62,9 +62,11 @@ class TableSnapshot:
         return found
 
 
-def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | None = None) -> TableSnapshot:
+def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | None = None,
+                   ended: TableSnapshot | None = None) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``. ``earlier``: a snapshot
-    of an earlier version of the same unfinished hand, whose last finished hand is taken over unread."""
+    of an earlier version of the same unfinished hand, whose last finished hand is taken over unread.
+    ``ended``: a snapshot of the hand before ``hand``, finished: it is the last finished hand."""
     seats = _seats_read(table.pk)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
@@ -81,6 +83,8 @@ def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | 
             advance_rows = _advance_read(hand.pk)
         if not hand.is_finished and earlier is not None:
             previous, previous_users, previous_voiding = earlier.previous, earlier.previous_users, earlier.previous_voiding
+        elif not hand.is_finished and ended is not None and ended.hand is not None and ended.hand.voided_at is None:
+            previous, previous_users = ended.hand, ended.hand_users
         elif not hand.is_finished:
             previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
                         .order_by("-number").first())
@@ -105,13 +109,20 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
     ``earlier``: this process's snapshot of an earlier version of that hand with the same seating (no
     seat change, table closing or voiding announced since: each of those announces ``table.changed``).
     While the hand is being played, nothing but the hand step changes the table row or the last
-    finished hand, so both are taken from it unread."""
+    finished hand, so both are taken from it unread. Likewise from the snapshot of the hand before,
+    finished: the next hand is dealt in the transaction that ends it."""
     hand = _hand_read(table_id, hand_id) if hand_id is not None else None
     if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
             and earlier.hand.pk == hand.pk and not earlier.hand.is_finished
             and earlier.table.status != Table.Status.FINISHED):
         hand.rule_version = earlier.hand.rule_version  # a hand keeps the house rules it was dealt under
         return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
+    if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
+            and earlier.hand.is_finished and hand.number == earlier.hand.number + 1
+            and earlier.table.status != Table.Status.FINISHED and hand.rule_version_id == earlier.table.rule_version_id):
+        # The hand dealt in the transaction that ended the earlier one: that snapshot read the table after it.
+        hand.rule_version = earlier.table.rule_version
+        return table_snapshot(table=earlier.table, hand=hand, ended=earlier)
     table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
              .filter(pk=table_id).first())
     if table is None:

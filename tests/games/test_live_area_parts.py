@@ -45,14 +45,14 @@ class Viewers:
                        for u in self.users}
         self.earlier: TableSnapshot | None = None
 
-    def check(self) -> int:
+    def check(self, hand_id: int | None = None) -> int:
         """Every viewer's socket area (one snapshot for all, made from the previous one as the socket side
-        does) equals their whole area; returns how many were compared."""
+        does) equals their whole area; returns how many were compared. ``hand_id``: that hand (default:
+        the newest)."""
         hand = Hand.objects.filter(table=self.table).order_by("-number").first()
-        hand_id = hand.pk if hand is not None else None
-        earlier = self.earlier if self.earlier is not None and hand is not None and self.earlier.hand is not None \
-            and self.earlier.hand.pk == hand_id else None
-        held = table_snapshot_read(table_id=self.table.pk, hand_id=hand_id, earlier=earlier)
+        hand_id = hand_id or (hand.pk if hand is not None else None)
+        # As the socket side does: the hand's last version (or the hand before, finished) read here before.
+        held = table_snapshot_read(table_id=self.table.pk, hand_id=hand_id, earlier=self.earlier)
         assert held is not None
         for user in self.users:
             access = self.access[user.pk]
@@ -70,6 +70,7 @@ def play_through(viewers: Viewers, steps: int, seed: int) -> int:
     for _ in range(steps):
         hand = Hand.objects.filter(table=viewers.table).order_by("-number").first()
         assert hand is not None
+        before = hand.pk
         state = engine.state_from_json(hand.state)
         awaited = engine.to_act(state)
         if not awaited:
@@ -80,6 +81,8 @@ def play_through(viewers: Viewers, steps: int, seed: int) -> int:
         user = User.objects.get(pk=int(hand.players[str(seat)]))
         services.hand_act(table_id=viewers.table.pk, hand_id=hand.pk, user=user, action=pick or rng.choice(legal),
                           version=hand.version)
+        if Hand.objects.get(pk=before).is_finished:  # the finished hand's last version, as its sockets hear it
+            compared += viewers.check(hand_id=before)
         compared += viewers.check()
     return compared
 

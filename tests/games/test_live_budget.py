@@ -253,6 +253,44 @@ async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_set
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_at_a_hands_end_the_table_is_read_once_for_it_and_the_next_hand(club_setup, monkeypatch) -> None:
+    """The next hand is dealt in the transaction that ends a hand: the snapshot of the finished hand read
+    the table as it is after it, so the new hand's snapshot takes the table and the last hand from it."""
+    table, hand, users = await database_sync_to_async(piles_table)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in users.values()]
+
+    async def act_and_wait(seat: int, kind: str, version: int) -> None:
+        await database_sync_to_async(services.hand_act)(table_id=table.pk, hand_id=hand.pk, user=users[seat],
+                                                        action=engine.action_from_dict({"type": kind}),
+                                                        version=version)
+        for comm in sockets:
+            while True:
+                message = await comm.receive_json_from(timeout=10)
+                if message["type"] == "table.html" and (message["hand"], message["version"]) >= (hand.pk, version + 1):
+                    break
+
+    await act_and_wait(2, "bet", 0)
+    await act_and_wait(3, "fold", 1)
+    recorder = ServerQueries()
+    recorder.install(monkeypatch)
+    recorder.recording = True
+    await database_sync_to_async(services.hand_act)(table_id=table.pk, hand_id=hand.pk, user=users[1],
+                                                    action=engine.action_from_dict({"type": "fold"}), version=2)
+    for comm in sockets:  # the finished hand, then the next one dealt
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and message["hand"] != hand.pk:
+                break
+    await asyncio.sleep(0.2)
+    recorder.recording = False
+    table_reads = [sql for _, sql in recorder.sql if sql.lstrip().startswith("SELECT") and 'FROM "games_table"' in sql
+                   and "FOR UPDATE" not in sql]  # the action's own lock of the table row aside
+    assert len(table_reads) == 1, table_reads
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_version_announced_again_or_late_is_not_read_or_sent_again(club_setup, monkeypatch) -> None:
     """Announcements can come late (a sealed decision's versions follow each other at once) or twice: a
     version this process has read, or an older one, costs no read, and a screen that shows it already
