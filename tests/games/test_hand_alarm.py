@@ -32,6 +32,13 @@ def sent(monkeypatch) -> list[dict[str, Any]]:
     return messages
 
 
+def piles_hour(club_setup: Any) -> Hand:
+    """A Piles hand of two members, its clock an hour, dealt."""
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
+    return services.table_start(table_id=table.pk, user=a)
+
+
 def began(hand: Hand, seat: int) -> datetime:
     hand.refresh_from_db()
     return datetime.fromisoformat(hand.clocks[str(seat)]["began"])
@@ -40,9 +47,7 @@ def began(hand: Hand, seat: int) -> datetime:
 @pytest.mark.django_db(transaction=True)
 def test_a_hand_sends_one_alarm_and_its_actions_send_none(club_setup, sent, settings) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 120
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
+    hand = piles_hour(club_setup)
     turn_work_flush()
     first = began(hand, awaited(hand)[0]) + timedelta(seconds=120)  # the first turn's notice is due first
     assert sent == [{"hand_id": hand.pk, "at": first.isoformat()}]
@@ -61,9 +66,7 @@ def test_the_alarm_sends_the_due_notice_and_sets_itself_for_the_clock(club_setup
                                                                         mailoutbox) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0
     settings.TURN_REMINDER_BEFORE_SECONDS = 60
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
+    hand = piles_hour(club_setup)
     turn_work_flush()
     seat = awaited(hand)[0]
     player = user_at(hand, seat)
@@ -77,9 +80,7 @@ def test_the_alarm_sends_the_due_notice_and_sets_itself_for_the_clock(club_setup
 
 @pytest.mark.django_db(transaction=True)
 def test_the_alarm_applies_the_timeout_once_its_clock_ran_out(club_setup, sent, settings) -> None:
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
+    hand = piles_hour(club_setup)
     seat = awaited(hand)[0]
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is False  # not yet
     Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1),
@@ -93,9 +94,7 @@ def test_the_alarm_applies_the_timeout_once_its_clock_ran_out(club_setup, sent, 
 @pytest.mark.django_db(transaction=True)
 def test_without_a_grace_the_turns_notice_rings_at_once(club_setup, sent, settings, mailoutbox) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0
-    a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(turn_seconds=3600), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a)
+    hand = piles_hour(club_setup)
     turn_work_flush()
     seat = awaited(hand)[0]
     assert sent == [{"hand_id": hand.pk, "at": began(hand, seat).isoformat()}]  # not the clock's end
