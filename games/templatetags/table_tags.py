@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 
 from accounts.models import User
 from games import presenters
-from games.templatetags.live_tags import lasting_text
+from games.templatetags.live_tags import lasting_text, public_text
 from games.templatetags.turn_tags import _snapshot
 from games.words import seat_state_words
 
@@ -83,7 +83,8 @@ def seat_ring(context: Any) -> str:
     out = []
     for side, rows in around(context.get("seat_rows") or []):
         out.append(f'<ul class="ring ring-{side}" aria-label="Seats">')
-        out.extend(kept_row(row) for row in rows)
+        out.extend(kept_row(row) if row.get("is_me") else  # another's: once per snapshot, then as it was
+                   public_text(context, "seat", row["number"], partial(kept_row, row)) for row in rows)
         out.append("</ul>")
     return mark_safe("\n".join(out))  # noqa: S308 - rendered templates, escaped there
 
