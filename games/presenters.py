@@ -19,6 +19,7 @@ from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
 from games.selectors.snapshot import TableSnapshot, table_snapshot
+from games.selectors.states import hand_state
 from games.words import event_words, raise_to_label, rules_in_words
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
@@ -281,7 +282,7 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     if "previous" in snapshot.lasting:
         found: dict[str, Any] = snapshot.lasting["previous"]
         return found
-    prev_view = engine.view(engine.state_from_json(prev.state), None)
+    prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
     result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules

@@ -8,21 +8,23 @@ from accounts.models import User
 from games.models import AdvanceAction, Hand
 from games.selectors.rows import Columns, rows_fetch
 
-
-def advance_pending_any(*, hand: Hand) -> bool:
-    """Whether any advance action of ``hand`` is pending (one query; the service asks under the hand's lock)."""
-    return AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING).exists()
-
-
 _ADVANCE = Columns(AdvanceAction, "a")
-_PENDING_SQL = (f'SELECT {_ADVANCE.sql} FROM "games_advanceaction" a '  # noqa: S608 - fixed columns
+_PENDING_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
                 "WHERE a.hand_id = %s AND a.status = %s ORDER BY a.id")
+_ALL_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
+            "WHERE a.hand_id = %s ORDER BY a.id DESC")
 
 
 def advance_pending(*, hand: Hand) -> list[AdvanceAction]:
     """The pending advance actions of ``hand``, oldest first: one statement, written out once
     (games/selectors/rows.py); the action's path asks under the hand's lock."""
     return [_ADVANCE.build(row) for row in rows_fetch(_PENDING_SQL, [hand.pk, AdvanceAction.Status.PENDING.value])]
+
+
+def advance_rows(*, hand_id: int) -> list[AdvanceAction]:
+    """Every advance action of hand ``hand_id``, every member's, newest first: one statement, written out
+    once (the table area's snapshot reads them at each version and hands each member only their own)."""
+    return [_ADVANCE.build(row) for row in rows_fetch(_ALL_SQL, [hand_id])]
 
 
 def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:

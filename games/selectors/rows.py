@@ -36,6 +36,16 @@ class Columns(Generic[M]):
         return self.model.from_db(connection.alias, self.names, row)
 
 
+def rows_split(row: Sequence[Any], *columns: Columns[Any]) -> list[Model]:
+    """One row of a statement that selects several models' columns in turn (``columns``, in the order of
+    the select list), as one instance of each."""
+    found, start = [], 0
+    for part in columns:
+        found.append(part.build(row[start:start + part.count]))
+        start += part.count
+    return found
+
+
 def rows_fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

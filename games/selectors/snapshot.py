@@ -17,8 +17,9 @@ from typing import Any
 from accounts.models import User
 from games import engine
 from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
+from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
-from games.selectors.rows import Columns, rows_fetch
+from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state
 from ledger import selectors as ledger_selectors
 
@@ -80,7 +81,7 @@ def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | 
         hand_users = hand_seat_users(hand=hand, known=known)
         steps = _steps_read(hand.pk)
         if not hand.is_finished:
-            advance_rows = _advance_read(hand.pk)
+            advance_rows = advance_selectors.advance_rows(hand_id=hand.pk)
         if not hand.is_finished and earlier is not None:
             previous, previous_users, previous_voiding = earlier.previous, earlier.previous_users, earlier.previous_voiding
         elif not hand.is_finished and ended is not None and ended.hand is not None and ended.hand.voided_at is None:
@@ -140,7 +141,6 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
 _HAND = Columns(Hand, "h")
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
-_ADVANCE = Columns(AdvanceAction, "a")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
 _SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
               f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
@@ -148,8 +148,6 @@ _SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '
 _STEPS_SQL = ("SELECT events -> 0 ->> 'kind', "  # noqa: S608
               "CASE jsonb_typeof(events) WHEN 'array' THEN jsonb_array_length(events) ELSE 0 END, is_timeout "
               f'FROM "{HandAction._meta.db_table}" WHERE hand_id = %s ORDER BY sequence')
-_ADVANCE_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608
-                "WHERE a.hand_id = %s ORDER BY a.id DESC")
 
 
 def _hand_read(table_id: int, hand_id: int) -> Hand | None:
@@ -161,8 +159,9 @@ def _seats_read(table_id: int) -> list[Seat]:
     """The table's open seats by number, each with its member."""
     seats = []
     for row in rows_fetch(_SEATS_SQL, [table_id]):
-        seat = _SEAT.build(row[:_SEAT.count])
-        seat.user = _USER.build(row[_SEAT.count:])
+        seat, user = rows_split(row, _SEAT, _USER)
+        assert isinstance(seat, Seat) and isinstance(user, User)
+        seat.user = user
         seats.append(seat)
     return seats
 
@@ -171,7 +170,3 @@ def _steps_read(hand_id: int) -> list[tuple[str, int, bool]]:
     """Each action of the hand in order: its first event's kind, how many events it logged, whether the
     clock took it (presenters.log_with_timeouts)."""
     return [(str(kind), int(count), bool(timeout)) for kind, count, timeout in rows_fetch(_STEPS_SQL, [hand_id])]
-
-
-def _advance_read(hand_id: int) -> list[AdvanceAction]:
-    return [_ADVANCE.build(row) for row in rows_fetch(_ADVANCE_SQL, [hand_id])]

@@ -12,7 +12,7 @@ from games import engine
 from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of
-from games.selectors.rows import Columns, rows_fetch
+from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state, hand_state_remember
 
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
@@ -34,12 +34,7 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | N
     rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
     if not rows:
         return None
-    row, start = rows[0], 0
-    parts = []
-    for columns in (_HAND, _RULES, _RULE_SET, _TABLE):
-        parts.append(columns.build(row[start:start + columns.count]))
-        start += columns.count
-    hand, rules, rule_set, table = parts
+    hand, rules, rule_set, table = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE)
     assert isinstance(hand, Hand) and isinstance(rules, RuleSetVersion)
     assert isinstance(rule_set, RuleSet) and isinstance(table, Table)
     RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)

@@ -57,13 +57,19 @@ def public_text(context: Any, name: str, part: Any, render: Callable[[], str], *
     snapshot = context.get("snapshot")
     if not isinstance(snapshot, TableSnapshot):
         return render()
-    locale = context.get("part_locale") or (timezone.get_current_timezone_name(), translation.get_language())
-    key = ("public_part", name, part, *locale, bool(context.get(_SHARED)))  # shared: member parts left as marks
+    key = ("public_part", name, part, *_locale(context), bool(context.get(_SHARED)))  # shared: member parts left as marks
     store = snapshot.lasting if lasting else snapshot.derived
     found = store.get(key)
     if found is None:
         found = store[key] = render()
     return str(found)
+
+
+def _locale(context: Any) -> tuple[str, str | None]:
+    """The time zone and language a part is rendered in (read once per area: ``part_locale``)."""
+    found: tuple[str, str | None] = context.get("part_locale") or (timezone.get_current_timezone_name(),
+                                                                   translation.get_language())
+    return found
 
 
 def lasting_text(context: Any, slot: Any, inputs: Any, render: Callable[[], str]) -> str:
@@ -73,8 +79,7 @@ def lasting_text(context: Any, slot: Any, inputs: Any, render: Callable[[], str]
     snapshot = context.get("snapshot")
     if not isinstance(snapshot, TableSnapshot):
         return render()
-    locale = context.get("part_locale") or (timezone.get_current_timezone_name(), translation.get_language())
-    key = ("lasting_text", slot, *locale)
+    key = ("lasting_text", slot, *_locale(context))
     kept = snapshot.lasting.get(key)
     if kept is None or kept[0] != inputs:
         kept = snapshot.lasting[key] = (inputs, render())
