@@ -9,10 +9,46 @@ the settings so that the games and the ledger may both use it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from django.db import DatabaseError, connection
-from django.db.models import Model
+from django.db.models import (
+    AutoField,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+# A field of these kinds, its value read as the base Field does (no pre_save of its own), sends an int, a str or
+# a bool as it is: its own conversion (int(), str(), bool()) returns that same value. Any other value, or any
+# other kind of field (JSON, dates, decimals...), takes the field's own conversion.
+_SENT_AS_IS: dict[type[Field[Any, Any]], type] = {AutoField: int, IntegerField: int, BigIntegerField: int,
+                                                  CharField: str, TextField: str, BooleanField: bool}
+
+
+def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
+    """How ``save`` (``add``: an insert) prepares ``field``'s value of an object for the database."""
+    def prepared(obj: Model) -> Any:
+        return field.get_db_prep_save(field.pre_save(obj, add), connection)
+
+    target = field.target_field if isinstance(field, ForeignKey) else field
+    plain = next((sent for kind, sent in _SENT_AS_IS.items() if isinstance(target, kind)), None)
+    if plain is None or type(field).pre_save is not Field.pre_save or (
+            type(target).get_db_prep_save is not Field.get_db_prep_save):
+        return prepared
+    attname = field.attname
+
+    def as_is(obj: Model) -> Any:
+        value = getattr(obj, attname)
+        return value if value is None or type(value) is plain else prepared(obj)
+
+    return as_is
 
 
 class Insert:
@@ -22,6 +58,7 @@ class Insert:
     def __init__(self, model: type[Model]) -> None:
         self._model = model
         self._fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        self._prepare = [_preparer(field, True) for field in self._fields]
         self._values_sql = ""
         self._unnest_sql = ""
 
@@ -44,8 +81,7 @@ class Insert:
         if not objects:
             return
         values_sql, unnest_sql = self._statements()
-        rows = [[field.get_db_prep_save(field.pre_save(obj, True), connection) for field in self._fields]
-                for obj in objects]
+        rows = [[prepare(obj) for prepare in self._prepare] for obj in objects]
         with connection.cursor() as cursor:
             if len(rows) == 1:
                 cursor.execute(values_sql, rows[0])
@@ -62,6 +98,7 @@ class Update:
 
     def __init__(self, model: type[Model], fields: Sequence[str]) -> None:
         self._fields = [model._meta.get_field(name) for name in fields]
+        self._prepare = [_preparer(field, False) for field in self._fields]  # type: ignore[arg-type]
         pk = model._meta.pk
         assert pk is not None
         assignments = ", ".join(f'"{field.column}" = %s' for field in self._fields)  # type: ignore[union-attr]
@@ -70,9 +107,37 @@ class Update:
 
     def run(self, obj: Model) -> None:
         """Write those fields of ``obj``; DatabaseError, as ``save``, when its row is not there."""
-        values = [field.get_db_prep_save(field.pre_save(obj, False), connection)  # type: ignore[union-attr]
-                  for field in self._fields]
+        values = [prepare(obj) for prepare in self._prepare]
         with connection.cursor() as cursor:
             cursor.execute(self._sql, [*values, obj.pk])
             if cursor.rowcount == 0:
                 raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+class InsertColumns:
+    """INSERT ... SELECT FROM UNNEST for rows of ``model`` given column by column: the ``given`` columns
+    (attnames) with values ready for the database (ints, strs), every other column (but the id) at its
+    field's default as ``bulk_create`` sends it. Nothing is returned."""
+
+    def __init__(self, model: type[Model], given: Sequence[str]) -> None:
+        fields = {field.attname: field for field in model._meta.concrete_fields if not field.primary_key}
+        self._given = list(given)
+        self._rest = [field for name, field in fields.items() if name not in self._given]
+
+        def cast(field: Field[Any, Any]) -> str:
+            return str(field.db_type(connection)).split("(")[0]
+
+        columns = ", ".join(f'"{fields[name].column}"' for name in self._given)
+        rest = "".join(f', "{field.column}"' for field in self._rest)
+        arrays = ", ".join(f"(%s)::{cast(fields[name])}[]" for name in self._given)
+        defaults = "".join(f", (%s)::{cast(field)}" for field in self._rest)
+        self._sql = (f'INSERT INTO "{model._meta.db_table}" ({columns}{rest}) '  # noqa: S608 - the model's own names
+                     f"SELECT u.*{defaults} FROM UNNEST({arrays}) AS u")
+
+    def run(self, columns: Mapping[str, Sequence[Any]]) -> None:
+        """Insert one row per position of the given columns (all of one length)."""
+        if not columns[self._given[0]]:
+            return
+        defaults = [field.get_db_prep_save(field.get_default(), connection) for field in self._rest]
+        with connection.cursor() as cursor:
+            cursor.execute(self._sql, [*defaults, *(list(columns[name]) for name in self._given)])

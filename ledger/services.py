@@ -45,14 +45,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
-from config.statements import Insert
+from config.statements import Insert, InsertColumns
 from games.engine.events import PAY_KINDS, event_to_json
 
 from .models import (
@@ -138,23 +138,27 @@ class _Line:
     amount: int
 
 
-def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[JournalEntry]:
-    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched."""
+def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, locked: bool = False) -> list[JournalEntry]:
+    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``locked``:
+    the caller locked them already, in id order)."""
     for _entry, lines in entries:
         if sum(line.amount for line in lines) != 0 or len(lines) < 2:
             raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
-    _lock_accounts(line.account_id for _, lines in entries for line in lines)
+    if not locked:
+        _lock_accounts(line.account_id for _, lines in entries for line in lines)
     created = [entry for entry, _ in entries]
     _ENTRY_INSERT.run(created)
-    _POSTING_INSERT.run([
-        Posting(entry=entry, account_id=line.account_id, amount=line.amount)
-        for entry, (_, lines) in zip(created, entries, strict=True) for line in lines
-    ])
+    _POSTING_INSERT.run({
+        "entry_id": [entry.pk for entry, lines in entries for _line in lines],
+        "account_id": [line.account_id for _, lines in entries for line in lines],
+        "amount": [line.amount for _, lines in entries for line in lines],
+    })
     return created
 
 
-# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts.
-_ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), Insert(Posting)
+# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts. A posting is given
+# its entry, account and amount; the rest of its columns are the trigger's to stamp (migration 0002).
+_ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), InsertColumns(Posting, ["entry_id", "account_id", "amount"])
 
 
 def _check_amount(amount: object, what: str = "The amount") -> int:
@@ -242,27 +246,47 @@ def _hand_table_and_game(hand: Hand) -> tuple[Table, str]:
     return table, table.rule_version.rule_set.game
 
 
-def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, Account], Account]:
-    """The players' accounts (by user id) and the table's pot account: one read when they all exist, else
-    created as ``member_accounts`` and ``account_for_table_pot`` do (refusing a player who is not a member)."""
+# The players' accounts and the table's pot, locked in id order (as ``_lock_accounts``) by the statement that
+# finds them, when all of them exist: ``%s`` is how many that is. When one is missing, nothing is returned
+# and nothing locked, so that the missing accounts are created before any is locked, as before.
+_HAND_ACCOUNTS_SQL = (
+    'WITH found AS (SELECT "id" FROM "ledger_account" '
+    'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s)) '
+    'SELECT a."id", a."user_id" FROM "ledger_account" a '
+    'WHERE a."id" IN (SELECT "id" FROM found) AND (SELECT COUNT(*) FROM found) = %s '
+    'ORDER BY a."id" FOR NO KEY UPDATE OF a')
+
+
+def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, int], int, bool]:
+    """The players' account ids (by user id), the table's pot account id, and whether they are locked: one
+    statement that finds and locks them when they all exist, else read and created as ``member_accounts``
+    and ``account_for_table_pot`` do (refusing a player who is not a member), not locked."""
     wanted = {user.pk for user in users}
+    with connection.cursor() as cursor:
+        cursor.execute(_HAND_ACCOUNTS_SQL, [table.club_id, Account.Kind.MEMBER.value, sorted(wanted),
+                                            Account.Kind.TABLE_POT.value, table.pk, len(wanted) + 1])
+        rows = cursor.fetchall()
+    if rows:
+        members = {user_id: account_id for account_id, user_id in rows if user_id is not None}
+        pot = next(account_id for account_id, user_id in rows if user_id is None)
+        return members, pot, True
     found = list(Account.objects.filter(
         Q(club_id=table.club_id, kind=Account.Kind.MEMBER, user_id__in=wanted)
         | Q(kind=Account.Kind.TABLE_POT, table_id=table.pk)))
-    members = {a.user_id: a for a in found if a.kind == Account.Kind.MEMBER and a.user_id is not None}
-    pot = next((a for a in found if a.kind == Account.Kind.TABLE_POT), None)
-    if set(members) != wanted:
-        members = member_accounts(club=table.club, users=users)
-    if pot is None:
-        pot = account_for_table_pot(table=table)
-    return members, pot
+    accounts = {a.user_id: a for a in found if a.kind == Account.Kind.MEMBER and a.user_id is not None}
+    pot_account = next((a for a in found if a.kind == Account.Kind.TABLE_POT), None)
+    if set(accounts) != wanted:
+        accounts = member_accounts(club=table.club, users=users)
+    if pot_account is None:
+        pot_account = account_for_table_pot(table=table)
+    return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk, False
 
 
 def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User],
                      created_by: User | None) -> list[JournalEntry]:
     """``ledger_post_hand_events``' writes, in an open transaction."""
     table, game = _hand_table_and_game(hand)
-    by_user, pot = _hand_accounts(table=table, users=[seat_users[m[1]] for m in moves])
+    by_user, pot, locked = _hand_accounts(table=table, users=[seat_users[m[1]] for m in moves])
     members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
     now = timezone.now()
     batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
@@ -273,9 +297,9 @@ def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_
         batch.append((
             JournalEntry(club_id=table.club_id, kind=kind, created_by=created_by, created_at=now, table=table,
                          hand=hand, game=game, memo=f"{label}, seat {seat}, hand {hand.number} at {table.name}"[:200]),
-            [_Line(member.pk, sign * amount), _Line(pot.pk, -sign * amount)],
+            [_Line(member, sign * amount), _Line(pot, -sign * amount)],
         ))
-    return _post(batch)
+    return _post(batch, locked=locked)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:
