@@ -53,11 +53,12 @@ def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
 
 class Insert:
     """What ``create`` (one object) or ``bulk_create`` (several: INSERT ... SELECT FROM UNNEST) sends on
-    PostgreSQL for ``model``: every column but the id, the id returned and set on each object."""
+    PostgreSQL for ``model``: every column but the id, the id returned and set on each object. ``with_pk``:
+    the id too, as ``create`` sends an id set on the object before it is saved."""
 
-    def __init__(self, model: type[Model]) -> None:
+    def __init__(self, model: type[Model], *, with_pk: bool = False) -> None:
         self._model = model
-        self._fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        self._fields = [field for field in model._meta.concrete_fields if with_pk or not field.primary_key]
         self._prepare = [_preparer(field, True) for field in self._fields]
         self._values_sql = ""
         self._unnest_sql = ""

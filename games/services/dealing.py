@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.db import connection
 from django.utils import timezone
 
-from accounts.models import Membership, User
+from accounts.models import User
+from config.statements import Insert, Update
 from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Seat, Table
+from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
@@ -28,12 +31,47 @@ def active_seats(table: Table) -> list[Seat]:
                 .select_related("user").order_by("number"))
 
 
-def _leave_former_members(table: Table) -> None:
-    """Leave the open seats of those no longer members of the table's club (removed mid-hand, they
-    stayed seated until it ended). Expects the table row locked in an open transaction."""
-    members = Membership.objects.filter(club_id=table.club_id).values("user_id")
-    table.seats.filter(left_at__isnull=True).exclude(user_id__in=members).update(
-        left_at=timezone.now(), sitting_out=True)
+_SEAT, _USER = Columns(Seat, "s"), Columns(User, "u")
+# The open seats of those no longer members of the table's club are left (removed mid-hand, they stayed seated
+# until it ended), and the seats dealt into the next hand (``active_seats``) read, in one statement: the SELECT
+# sees the seats as they were before the UPDATE, and the seats it leaves are of non-members, whom it leaves out.
+_LEAVE_AND_ACTIVE_SQL = (
+    'WITH gone AS (UPDATE "games_seat" SET "left_at" = %s, "sitting_out" = true '  # noqa: S608 - fixed columns
+    'WHERE "table_id" = %s AND "left_at" IS NULL AND NOT ("user_id" IN '
+    '(SELECT "user_id" FROM "accounts_membership" WHERE "club_id" = %s))) '
+    f"SELECT {_SEAT.sql}, {_USER.sql} "
+    'FROM "games_seat" s JOIN "accounts_user" u ON u."id" = s."user_id" '
+    'JOIN "accounts_membership" m ON m."user_id" = s."user_id" AND m."club_id" = %s '
+    'WHERE s."table_id" = %s AND s."left_at" IS NULL AND NOT s."sitting_out" ORDER BY s."number"')
+
+
+def _leave_former_members_then_active_seats(table: Table) -> list[Seat]:
+    """Leave the open seats of former members; return ``active_seats`` (with their users). One statement
+    written once. Expects the table row locked in an open transaction."""
+    seats = []
+    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.club_id, table.pk]):
+        seat, user = rows_split(row, _SEAT, _USER)
+        Seat.user.field.set_cached_value(seat, user)
+        seats.append(seat)
+    return seats  # type: ignore[return-value]
+
+
+# The hands the table had, and the id the next one takes (its commitment names it, so it is known before the
+# INSERT, which then writes the whole row at once).
+_HANDS_AND_NEXT_ID_SQL = ('SELECT COUNT(*), nextval(pg_get_serial_sequence(\'"games_hand"\', \'id\')) '
+                          'FROM "games_hand" WHERE "table_id" = %s')
+_HAND_INSERT = Insert(Hand, with_pk=True)
+_TABLE_UPDATES: dict[tuple[str, ...], Update] = {}
+
+
+def table_save(table: Table, fields: Sequence[str]) -> None:
+    """``table.save(update_fields=fields)``, as a statement written once per list of fields. Expects the table
+    row locked in an open transaction."""
+    key = tuple(fields)
+    update = _TABLE_UPDATES.get(key)
+    if update is None:
+        update = _TABLE_UPDATES[key] = Update(Table, key)
+    update.run(table)
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
@@ -63,14 +101,15 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     """``hand_deal``, also returning who was dealt in at each seat (members of the club, read in this
     transaction with their seats) and the hand's engine state."""
     rules = engine.rules_from_dict(table.rule_version.rules)
-    _leave_former_members(table)
-    seats = active_seats(table)
+    seats = _leave_former_members_then_active_seats(table)
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
-        table.save(update_fields=_fields("status", also=also_save))
+        table_save(table, _fields("status", also=also_save))
         return None
     numbers = [s.number for s in seats]
-    earlier = table.hands.count()
+    with connection.cursor() as cursor:
+        cursor.execute(_HANDS_AND_NEXT_ID_SQL, [table.pk])
+        earlier, hand_id = cursor.fetchone()
     button = _next_button(table.button, numbers, first=earlier == 0)
     cards = list(deck) if deck is not None else deck_for_new_hand()
     salts = deal_salts()
@@ -81,25 +120,24 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
     event_dicts = [engine.event_to_json(e) for e in events]
-    clocks = turn_clocks(rules=rules, state=state, version=0, seat_users={s.number: s.user for s in seats})
-    hand = Hand.objects.create(
-        table=table, number=number, rule_version=table.rule_version,
+    seat_users = {s.number: s.user for s in seats}
+    clocks = turn_clocks(rules=rules, state=state, version=0, seat_users=seat_users)
+    hand = Hand(
+        pk=hand_id, table=table, number=number, rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
-        deck=list(state.deck), scheme=engine.SCHEME_MERKLE, salts=salts, commitment="",
+        deck=list(state.deck), scheme=engine.SCHEME_MERKLE, salts=salts,
+        commitment=engine.merkle_root(hand_id, state.deck, salts),
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
         deadline=earliest_deadline(clocks), clocks=clocks)
-    # The leaves name the hand, so the root is computed once its id exists (same transaction).
-    hand.commitment = engine.merkle_root(hand.pk, state.deck, salts)
-    hand.save(update_fields=["commitment"])
+    _HAND_INSERT.run([hand])
     hand_state_committed(hand=hand, state=state)
-    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users={s.number: s.user for s in seats},
-                            created_by=created_by)
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     table.status = Table.Status.RUNNING
     table.button = button
     table.carry_pot = 0
     table.stopped_at_hand = None
-    table.save(update_fields=_fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save))
-    return hand, {s.number: s.user for s in seats}, state
+    table_save(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save))
+    return hand, seat_users, state
 
 
 def _fields(*names: str, also: Sequence[str]) -> list[str]:

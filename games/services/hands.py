@@ -28,14 +28,15 @@ from config.statements import Insert, Update
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
-from games.models import Hand, HandAction, Table
+from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
+from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
-from games.services.dealing import hand_deal_to
+from games.services.dealing import hand_deal_to, table_save
 from games.services.locking import hand_lock_for_member, hand_lock_seated, hand_state_committed, locked_hand_state
 from ledger.services import ledger_post_hand_events
 
@@ -68,29 +69,48 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-def _after_hand(*, hand: Hand, state: Any, created_by: User | None
+_TABLE, _RULES, _RULE_SET = Columns(Table, "t"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs")
+# The table row and its rule version row locked (as they always were), with the rule set (the game, for the
+# books) only read: what the ORM's select_for_update(of=("self", "rule_version")) sends, written once.
+_LOCK_TABLE_SQL = (
+    f"SELECT {_TABLE.sql}, {_RULES.sql}, {_RULE_SET.sql} "  # noqa: S608 - fixed columns
+    'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
+    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv')
+
+
+def _lock_table(table_id: int) -> Table:
+    """Lock table ``table_id`` and its rule version; return it with them (and their rule set) loaded."""
+    rows = rows_fetch(_LOCK_TABLE_SQL, [table_id])
+    if not rows:
+        raise Table.DoesNotExist("Table matching query does not exist.")
+    table, rules, rule_set = rows_split(rows[0], _TABLE, _RULES, _RULE_SET)
+    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
+    Table.rule_version.field.set_cached_value(table, rules)
+    return table  # type: ignore[return-value]
+
+
+def _after_hand(*, hand: Hand, state: Any, created_by: User | None, played: bool
                 ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
-    with its players and its state.
+    with its players and its state. ``played``: a player's own move (not a default) was logged in this hand in
+    this transaction.
 
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
-    # The rule version row stays locked as it always was; its rule set (the game, for the books) is only read.
-    table = (Table.objects.select_for_update(of=("self", "rule_version")).select_related("rule_version__rule_set")
-             .get(pk=hand.table_id))
+    table = _lock_table(hand.table_id)
     outcome = engine.result(state)
     table.hands_played += 1
     table.carry_pot = outcome.next_pot if outcome is not None else 0
     if outcome is not None and outcome.game_over:
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
-        table.save(update_fields=["hands_played", "carry_pot", "status", "finished_at"])
+        table_save(table, ["hands_played", "carry_pot", "status", "finished_at"])
         return None
-    if _nobody_played(hand):
+    if not played and _nobody_played(hand):
         # The players have left the game: charge nobody another ante; a seated player restarts it.
         table.status, table.stopped_at_hand = Table.Status.OPEN, hand.number
-        table.save(update_fields=["hands_played", "carry_pot", "status", "stopped_at_hand"])
+        table_save(table, ["hands_played", "carry_pot", "status", "stopped_at_hand"])
         return None
     return hand_deal_to(table=table, created_by=created_by, also_save=("hands_played", "carry_pot"))
 
@@ -104,8 +124,9 @@ def _nobody_played(hand: Hand) -> bool:
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
 
 
-def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPlayers) -> Any:
-    """Apply what is due without waiting; return the state.
+def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPlayers) -> tuple[Any, bool]:
+    """Apply what is due without waiting; return the state, and whether one of the steps was a player's own
+    move (an advance action), not a default.
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
     an awaited seat of a member who is away, or who is no longer a member of the club (``players.removed``),
@@ -119,6 +140,7 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
     # cancel_stale and take_due below change them (in this list as in their rows). None pending (as the
     # players' statement found): nothing to read.
     pending = [] if players.advance_pending is False else advance_pending(hand=hand)
+    played = False
     for _ in range(200):
         if pending:
             advance.cancel_stale(hand=hand, state=state, rows=pending)
@@ -143,33 +165,37 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
                      action=action, is_timeout=is_timeout, seat_users=seat_users,
                      created_by=None if is_timeout else user)
         state = new_state
-    return state
+        played = played or not is_timeout
+    return state, played
 
 
 def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
             seat_users: Mapping[int, User] | None = None,
-            members: HandPlayers | None = None) -> list[tuple[Hand, int]]:
+            members: HandPlayers | None = None, played: bool = False) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
     ``members``: the players of ``hand`` (``hand_players``) when the caller read them already with the hand
-    row locked; ``seat_users``: the players alone (the rest is read).
+    row locked; ``seat_users``: the players alone (the rest is read). ``played``: the caller logged a player's
+    own move (not a default) in ``hand``.
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
         players = members if members is not None else _players(hand, seat_users)
-        state = _auto_steps(hand=hand, rules=rules, state=state, players=players)
+        state, stepped = _auto_steps(hand=hand, rules=rules, state=state, players=players)
+        played = played or stepped
         if not hand.is_finished:
             break
-        following = _after_hand(hand=hand, state=state, created_by=created_by)
+        following = _after_hand(hand=hand, state=state, created_by=created_by, played=played)
         if following is None:
             break
         # Dealt just now to members only (their seats read in this transaction), so none is a former member.
         # Nor has anyone set an advance action in a hand dealt in this transaction.
         hand, dealt_to, state = following
         seat_users, members = None, HandPlayers(seat_users=dealt_to, removed=set(), advance_pending=False)
+        played = False
         touched.append((hand, -1))
     return touched
 
@@ -207,7 +233,8 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     members = hand_players(hand=hand, club_id=hand.table.club_id)
     _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
                  action=action, is_timeout=False, seat_users=members.seat_users, created_by=user)
-    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members))
+    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members,
+                               played=True))
     return hand
 
 
