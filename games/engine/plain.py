@@ -33,28 +33,54 @@ def to_plain(value: Any) -> Any:
 
 @functools.cache
 def _printer(tp: Any) -> Callable[[Any], Any]:
-    """How to print a value of type ``tp``, worked out once per type."""
+    """How to print a value of type ``tp``, worked out once per type. A scalar inside a record or a list is
+    taken as it is without a call (a state holds hundreds)."""
+    scalars = _SCALARS
     if tp in (PiranhaRules, PilesRules):
-        return lambda value: value.to_dict()
+        return _rules_printed
     if dataclasses.is_dataclass(tp):
         names = tuple(f.name for f in dataclasses.fields(tp))
         kind = _kind_of(tp)
         if kind is None:
-            return lambda value: {name: to_plain(getattr(value, name)) for name in names}
+            def print_record(value: Any) -> dict[str, Any]:
+                out: dict[str, Any] = {}
+                for name in names:
+                    item = getattr(value, name)
+                    out[name] = item if type(item) in scalars else to_plain(item)
+                return out
+            return print_record
 
         def print_kind(value: Any) -> dict[str, Any]:
             out: dict[str, Any] = {"kind": kind}
             for name in names:
                 item = getattr(value, name)
                 if item is not None:
-                    out[name] = to_plain(item)
+                    out[name] = item if type(item) in scalars else to_plain(item)
             return out
         return print_kind
     if issubclass(tp, (list, tuple)):
-        return lambda value: [to_plain(v) for v in value]
+        return lambda value: [v if type(v) in scalars else to_plain(v) for v in value]
     if issubclass(tp, Mapping):
         return lambda value: {str(k): to_plain(v) for k, v in value.items()}
     return lambda value: value
+
+
+_RULES_PRINTED: dict[str, dict[str, Any]] = {}
+_RULES_HELD = 256
+
+
+def _rules_printed(rules: PiranhaRules | PilesRules) -> dict[str, Any]:
+    """The rules' ``to_dict``, worked out once per rules (a state carries its rules, printed at every step), by
+    their repr (which tells 1 from True and a list from a tuple, as the printed form does); a fresh copy each
+    time, its lists too, as the caller may change what it gets."""
+    key = repr(rules)
+    printed = _RULES_PRINTED.get(key)
+    if printed is None:
+        printed = rules.to_dict()
+        if len(_RULES_PRINTED) >= _RULES_HELD:
+            _RULES_PRINTED.clear()
+        _RULES_PRINTED[key] = printed
+    return {name: list(value) if isinstance(value, list) else value for name, value in printed.items()}
 
 
 def _kind_of(tp: Any) -> str | None:

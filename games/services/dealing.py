@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import User
@@ -33,33 +32,36 @@ def active_seats(table: Table) -> list[Seat]:
 
 _SEAT, _USER = Columns(Seat, "s"), Columns(User, "u")
 # The open seats of those no longer members of the table's club are left (removed mid-hand, they stayed seated
-# until it ended), and the seats dealt into the next hand (``active_seats``) read, in one statement: the SELECT
-# sees the seats as they were before the UPDATE, and the seats it leaves are of non-members, whom it leaves out.
+# until it ended), the seats dealt into the next hand (``active_seats``) read, with the hands the table had and
+# the id the next one takes (its commitment names it, so it is known before the INSERT, which then writes the
+# whole row at once), in one statement. The SELECT sees the seats as they were before the UPDATE, and the
+# seats it leaves are of non-members, whom it leaves out. MATERIALIZED: one id taken, not one per seat.
 _LEAVE_AND_ACTIVE_SQL = (
     'WITH gone AS (UPDATE "games_seat" SET "left_at" = %s, "sitting_out" = true '  # noqa: S608 - fixed columns
     'WHERE "table_id" = %s AND "left_at" IS NULL AND NOT ("user_id" IN '
-    '(SELECT "user_id" FROM "accounts_membership" WHERE "club_id" = %s))) '
-    f"SELECT {_SEAT.sql}, {_USER.sql} "
+    '(SELECT "user_id" FROM "accounts_membership" WHERE "club_id" = %s))), '
+    'next AS MATERIALIZED (SELECT COUNT(*) AS "earlier", '
+    'nextval(pg_get_serial_sequence(\'"games_hand"\', \'id\')) AS "id" FROM "games_hand" WHERE "table_id" = %s) '
+    f'SELECT {_SEAT.sql}, {_USER.sql}, next."earlier", next."id" '
     'FROM "games_seat" s JOIN "accounts_user" u ON u."id" = s."user_id" '
-    'JOIN "accounts_membership" m ON m."user_id" = s."user_id" AND m."club_id" = %s '
+    'JOIN "accounts_membership" m ON m."user_id" = s."user_id" AND m."club_id" = %s CROSS JOIN next '
     'WHERE s."table_id" = %s AND s."left_at" IS NULL AND NOT s."sitting_out" ORDER BY s."number"')
 
 
-def _leave_former_members_then_active_seats(table: Table) -> list[Seat]:
-    """Leave the open seats of former members; return ``active_seats`` (with their users). One statement
-    written once. Expects the table row locked in an open transaction."""
-    seats = []
-    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.club_id, table.pk]):
+def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], int, int]:
+    """Leave the open seats of former members; return ``active_seats`` (with their users), how many hands the
+    table had and an id for its next hand (0 and 0 when no seat is active). One statement written once.
+    Expects the table row locked in an open transaction."""
+    seats, earlier, hand_id = [], 0, 0
+    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.pk, table.club_id,
+                                                  table.pk]):
         seat, user = rows_split(row, _SEAT, _USER)
         Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)
-    return seats  # type: ignore[return-value]
+        earlier, hand_id = int(row[-2]), int(row[-1])
+    return seats, earlier, hand_id  # type: ignore[return-value]
 
 
-# The hands the table had, and the id the next one takes (its commitment names it, so it is known before the
-# INSERT, which then writes the whole row at once).
-_HANDS_AND_NEXT_ID_SQL = ('SELECT COUNT(*), nextval(pg_get_serial_sequence(\'"games_hand"\', \'id\')) '
-                          'FROM "games_hand" WHERE "table_id" = %s')
 _HAND_INSERT = Insert(Hand, with_pk=True)
 _TABLE_UPDATES: dict[tuple[str, ...], Update] = {}
 
@@ -101,15 +103,12 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     """``hand_deal``, also returning who was dealt in at each seat (members of the club, read in this
     transaction with their seats) and the hand's engine state."""
     rules = engine.rules_from_dict(table.rule_version.rules)
-    seats = _leave_former_members_then_active_seats(table)
+    seats, earlier, hand_id = _leave_former_members_then_active_seats(table)
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
         return None
     numbers = [s.number for s in seats]
-    with connection.cursor() as cursor:
-        cursor.execute(_HANDS_AND_NEXT_ID_SQL, [table.pk])
-        earlier, hand_id = cursor.fetchone()
     button = _next_button(table.button, numbers, first=earlier == 0)
     cards = list(deck) if deck is not None else deck_for_new_hand()
     salts = deal_salts()
