@@ -75,3 +75,39 @@ def test_a_log_row_and_a_hand_update_write_what_the_orm_writes(club_setup) -> No
     gone = Hand(pk=hand.pk + 1000, version=1)
     with pytest.raises(DatabaseError, match="did not affect any rows"):
         Update(Hand, ["version"]).run(gone)
+
+
+@pytest.mark.django_db
+def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_writes_them(club_setup) -> None:
+    """Values the ORM sends unchanged are taken as they are; others (a choices member, JSON, a time) take
+    the field's own conversion. A row given its id keeps it. Rows given column by column get every other
+    column at its default, as bulk_create sends it."""
+    from config.statements import InsertColumns
+    from ledger.models import Account, EntryKind, JournalEntry, Posting
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    fields = {"club_id": table.club_id, "created_by": a, "table": table, "hand": hand, "game": "piles",
+              "memo": "Bet, seat 1"}
+    ours = JournalEntry(kind=EntryKind.BET, **fields)
+    Insert(JournalEntry).run([ours])
+    orm = JournalEntry.objects.create(kind=EntryKind.BET, **fields)
+    assert {**_values(JournalEntry.objects.get(pk=ours.pk)), "id": 0, "created_at": 0} == {
+        **_values(JournalEntry.objects.get(pk=orm.pk)), "id": 0, "created_at": 0}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence('games_handaction', 'id'))")
+        (given,) = cursor.fetchone()
+    row = HandAction(pk=given, hand=hand, sequence=9, seat=1, user=b, action={"type": "fold"}, events=[],
+                     is_timeout=True)
+    Insert(HandAction, with_pk=True).run([row])
+    assert row.pk == given and _values(HandAction.objects.get(pk=given)) == _values(row)
+    accounts = list(Account.objects.filter(club=table.club, user__in=[a, b]).order_by("pk"))
+    InsertColumns(Posting, ["entry_id", "account_id", "amount"]).run(
+        {"entry_id": [ours.pk, ours.pk], "account_id": [accounts[0].pk, accounts[1].pk], "amount": [-7, 7]})
+    Posting.objects.bulk_create([Posting(entry=orm, account=accounts[0], amount=-7),
+                                 Posting(entry=orm, account=accounts[1], amount=7)])
+    written = [{k: v for k, v in _values(p).items() if k not in ("id", "entry_id", "seq", "balance_after",
+                                                               "created_at")}
+               for p in Posting.objects.filter(entry__in=[ours, orm]).order_by("entry_id", "pk")]
+    assert written[:2] == written[2:] and [p["amount"] for p in written[:2]] == [-7, 7]

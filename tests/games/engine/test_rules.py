@@ -53,3 +53,24 @@ def test_unknown_rule_names_are_refused():
         PilesRules.from_dict({"wild_cards": True})
     with pytest.raises(EngineError, match="name their game"):
         rules_from_dict({"ante": 25})
+
+
+def test_a_states_rules_print_as_their_own_dict_every_time():
+    """The printed rules are worked out once per rules and copied: rules equal in value but not in type
+    (1 and True, a list and a tuple) print as their own, and changing one printed state changes no other."""
+    from games.engine import new_hand, state_to_json
+
+    deck = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
+    state, _ = new_hand(PilesRules(), seats=[1, 2, 3], button=1, deck=deck)
+    printed = state_to_json(state)
+    assert printed["rules"] == PilesRules().to_dict()
+    printed["rules"]["stage_bets"].append(1)
+    printed["rules"]["ante"] = 0
+    assert state_to_json(state)["rules"] == PilesRules().to_dict()
+    one, true = PiranhaRules(betting_round=True), PiranhaRules(betting_round=1)  # type: ignore[arg-type]
+    assert one == true
+    from games.engine.plain import to_plain
+    assert json.dumps(to_plain(one)) != json.dumps(to_plain(true))
+    assert to_plain(true) == true.to_dict() and to_plain(one) == one.to_dict()
+    listed = PilesRules(stage_bets=[25] * 9)  # type: ignore[arg-type]
+    assert to_plain(PilesRules(stage_bets=(25,) * 9))["stage_bets"] == to_plain(listed)["stage_bets"] == [25] * 9
