@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config import metrics
-from config.statements import Insert, Update
+from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
@@ -40,9 +40,9 @@ from games.services.dealing import hand_deal_to, table_save
 from games.services.locking import hand_lock_for_member, hand_lock_seated, hand_state_committed, locked_hand_state
 from ledger.services import ledger_post_hand_events
 
-# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py).
-_HAND_STEP_UPDATE = Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"])
-_ACTION_INSERT = Insert(HandAction)
+# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
+# in one statement.
+_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"]), Insert(HandAction))
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
@@ -62,10 +62,9 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    _HAND_STEP_UPDATE.run(hand)
+    _HAND_STEP.run(hand, HandAction(hand=hand, sequence=hand.version, seat=seat, user=user,
+                                    action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout))
     hand_state_committed(hand=hand, state=state)
-    _ACTION_INSERT.run([HandAction(hand=hand, sequence=hand.version, seat=seat, user=user,
-                                   action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout)])
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from config.statements import Insert, Update
+from config.statements import Insert, Update, UpdateInsert
 from games import engine, services
 from games.models import Hand, HandAction
 from games.selectors.hands import hand_players, hand_seat_users
@@ -111,3 +111,24 @@ def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_w
                                                                "created_at")}
                for p in Posting.objects.filter(entry__in=[ours, orm]).order_by("entry_id", "pk")]
     assert written[:2] == written[2:] and [p["amount"] for p in written[:2]] == [-7, 7]
+
+
+@pytest.mark.django_db
+def test_a_step_updates_its_hand_and_logs_its_action_in_one_statement_as_the_orm_would(club_setup) -> None:
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    step = UpdateInsert(Update(Hand, ["version", "clocks"]), Insert(HandAction))
+    hand.clocks, hand.version = {"2": {"since": 4}}, 4
+    row = HandAction(hand=hand, sequence=4, seat=2, user=b, action={"type": "check"},
+                     events=[{"kind": "check", "seat": 2, "stage": 1}], is_timeout=False)
+    with CaptureQueriesContext(connection) as ctx:
+        step.run(hand, row)
+    assert len(ctx.captured_queries) == 1
+    assert row.pk is not None and not row._state.adding
+    assert _values(HandAction.objects.get(pk=row.pk)) == _values(row)
+    assert Hand.objects.values_list("version", "clocks").get(pk=hand.pk) == (4, {"2": {"since": 4}})
+    gone = Hand(pk=hand.pk + 1000, version=1, clocks={})
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        step.run(gone, HandAction(hand=hand, sequence=5, seat=2, user=b, action={}, events=[], is_timeout=False))
+    assert not HandAction.objects.filter(sequence=5).exists()

@@ -24,9 +24,9 @@ from tests.games.test_piles_hand import ORDER as PILES_ORDER
 from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
-NO_MONEY_BUDGET = 6  # statements, BEGIN and COMMIT included
-LEDGER_BUDGET = 9
-HAND_END_BUDGET = 16  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
+NO_MONEY_BUDGET = 5  # statements, BEGIN and COMMIT included
+LEDGER_BUDGET = 8
+HAND_END_BUDGET = 15  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
 
 
 def piles_table(setup: Any) -> tuple[Table, Hand, dict[int, User]]:
@@ -55,7 +55,7 @@ def dealt(setup: Any) -> tuple[Table, Hand]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_that_moves_no_money_takes_at_most_six_statements(club_setup) -> None:
+def test_an_action_that_moves_no_money_takes_at_most_five_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
     order = list(PILES_ORDER)
     # Stage 1: the first bets (money moves), then stage 2 checks all round (no money moves).
@@ -73,7 +73,7 @@ def test_an_action_that_moves_no_money_takes_at_most_six_statements(club_setup) 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_that_posts_to_the_ledger_takes_at_most_nine_statements(club_setup) -> None:
+def test_an_action_that_posts_to_the_ledger_takes_at_most_eight_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
     counts = []
     for version, seat in enumerate(PILES_ORDER):
@@ -85,7 +85,7 @@ def test_an_action_that_posts_to_the_ledger_takes_at_most_nine_statements(club_s
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_sixteen_statements(club_setup) -> None:
+def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_fifteen_statements(club_setup) -> None:
     a, b, c = club_setup.members
     table, hand = dealt(club_setup)
     act(table, hand, a, {"type": "in"}, 0)
