@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from django.utils import timezone
 
 from accounts.models import User
-from config.statements import Insert, Update
+from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Seat, Table
@@ -64,6 +64,7 @@ def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], i
 
 _HAND_INSERT = Insert(Hand, with_pk=True)
 _TABLE_UPDATES: dict[tuple[str, ...], Update] = {}
+_TABLE_UPDATES_WITH_HAND: dict[tuple[str, ...], UpdateInsert] = {}
 
 
 def table_save(table: Table, fields: Sequence[str]) -> None:
@@ -74,6 +75,15 @@ def table_save(table: Table, fields: Sequence[str]) -> None:
     if update is None:
         update = _TABLE_UPDATES[key] = Update(Table, key)
     update.run(table)
+
+
+def _table_save_with(table: Table, fields: Sequence[str], hand: Hand) -> None:
+    """``table_save(table, fields)`` and the insert of the new ``hand`` (its id set), in one statement."""
+    key = tuple(fields)
+    step = _TABLE_UPDATES_WITH_HAND.get(key)
+    if step is None:
+        step = _TABLE_UPDATES_WITH_HAND[key] = UpdateInsert(Update(Table, key), _HAND_INSERT)
+    step.run(table, hand)
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
@@ -128,14 +138,14 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
         commitment=engine.merkle_root(hand_id, state.deck, salts),
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
         deadline=earliest_deadline(clocks), clocks=clocks)
-    _HAND_INSERT.run([hand])
-    hand_state_committed(hand=hand, state=state)
-    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     table.status = Table.Status.RUNNING
     table.button = button
     table.carry_pot = 0
     table.stopped_at_hand = None
-    table_save(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save))
+    # The table's row (locked already) is written with the hand's insert, in one statement.
+    _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
+    hand_state_committed(hand=hand, state=state)
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state
 
 
