@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+import jinja2
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 
@@ -85,6 +86,13 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
         },
+    },
+    {
+        # The live table area, rendered for every member on every version (games/jinja.py).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.ChainableUndefined},
     },
 ]
 
