@@ -52,9 +52,19 @@ SEAT_ROW = "games/_seat_row.jinja"
 
 
 def jinja_template(name: str) -> Template:
-    """The compiled Jinja2 template ``name`` (templates/jinja2/; cached by the environment)."""
-    found: Template = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]  # the Jinja2 backend's
+    """The compiled Jinja2 template ``name`` (templates/jinja2/). Kept here once compiled unless the
+    environment reloads changed files (``DEBUG``): its own cache takes a lock and more on every look-up,
+    and the area looks up a few templates per member on every version."""
+    found = _compiled.get(name)
+    if found is None:
+        env = engines["jinja2"].env  # type: ignore[attr-defined]  # the Jinja2 backend's
+        found = env.get_template(name)
+        if not env.auto_reload:
+            _compiled[name] = found
     return found
+
+
+_compiled: dict[str, Template] = {}
 
 
 # ---- parts rendered once for every viewer ------------------------------------------------------
