@@ -2,10 +2,10 @@
 
 DESIGN.md "The path of one action": after a commit the table's group hears only
 ``{"type": "hand.version", "table": t, "hand": h, "version": n}``; each socket then pushes its own
-member's table area, rendered from the same template the page includes (``games/_table_live.html``),
+member's table area, rendered from the same template the page includes (``games/area.jinja``),
 from one table snapshot (games/selectors/snapshot.py) read once per (hand, version) per process, with no query
 per socket; spectators share one render, and the parts every viewer sees alike are rendered once per
-snapshot (games/templatetags/live_tags.py). Database work runs in threads of the loop's pool, not in
+snapshot (games/area.py). Database work runs in threads of the loop's pool, not in
 Channels' one shared thread (``_db_free``). No card travels through a group.
 
 Access: session and membership are checked against the database on connect, and afterwards only when

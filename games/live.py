@@ -6,7 +6,7 @@
   member's stamp moved; the stamps of every member with a socket at a table are read once per
   announced version per process (one cache round trip), not once per socket.
 - Open sockets per member are capped (``SOCKETS_PER_MEMBER``): the oldest is told to close.
-- The table area (``games/_table_live.html``, the same template the page includes) rendered for one
+- The table area (``games/area.jinja``, the same template the page includes) rendered for one
   member from a ``TableSnapshot`` (games/selectors/snapshot.py) read once per (hand, version) per process, with
   no query per member; spectators at the same version share one render. What every viewer sees
   alike is rendered once per snapshot; per member only the template's member parts.
@@ -26,11 +26,10 @@ from django.http import HttpRequest
 from django.utils import timezone, translation
 
 from accounts.models import User
+from games.area import area_fill, area_shared
 from games.selectors.snapshot import TableSnapshot
-from games.templatetags.live_tags import area_fill, area_shared, area_template
 
 SOCKETS_PER_MEMBER = 8
-AREA_TEMPLATE = "games/_table_live.html"
 _STAMP_KEY = "access-stamp:{}"
 _SOCKETS_KEY = "member-sockets:{}"
 
@@ -141,29 +140,28 @@ def _zone(user: User) -> Any:
 
 
 def table_area_html(*, snapshot: TableSnapshot, user: User, access: Any = None) -> str:
-    """The table area of ``user`` (games/_table_live.html) from the same presenter as the page, made from
+    """The table area of ``user`` (games/area.jinja) from the same presenter as the page, made from
     ``snapshot`` alone: no query (the socket side calls it in the event loop, where a query would fail).
     ``access``: their ClubAccess (read when the socket's access was last checked). Forms in it carry no
     CSRF token (the page's script adds the page's own; without the script the page is loaded whole and
     carries its own).
 
     What every viewer sees alike is rendered once per snapshot, time zone and language; per member only
-    the template's member parts (games/templatetags/live_tags.py)."""
+    the area's member parts (games/area.py)."""
     from games.presenters import hand_page
 
     table = snapshot.table
     currency = table.club.currency
-    area = area_template(AREA_TEMPLATE)
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         # Read once here: each lookup of the zone or language is a context-variable lookup in the loop.
         locale = (timezone.get_current_timezone_name(), translation.get_language())
         shared = snapshot.derived.get(("area", locale))
         if shared is None:
             public = hand_page(table=table, hand=snapshot.hand, user=None, currency=currency, snapshot=snapshot)
-            shared = snapshot.derived[("area", locale)] = area_shared(area, _area_values(snapshot, public, None, None,
-                                                                                        locale))
+            shared = snapshot.derived[("area", locale)] = area_shared(_area_values(snapshot, public, None, None,
+                                                                                  locale))
         context = hand_page(table=table, hand=snapshot.hand, user=user, currency=currency, snapshot=snapshot)
-        return area_fill(area, shared, _area_values(snapshot, context, user, access, locale))
+        return area_fill(shared, _area_values(snapshot, context, user, access, locale))
 
 
 def _area_values(snapshot: TableSnapshot, context: dict[str, Any], user: User | None, access: Any,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+import jinja2
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 
@@ -86,6 +87,13 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The live table area, rendered for every member on every version (games/jinja.py).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.ChainableUndefined},
+    },
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -103,6 +111,12 @@ DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "10"))
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool requires it
 # The pool checks a connection before handing it out, so a restarted PostgreSQL costs no failed request.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Parameters bound by the server, so that psycopg prepares a statement a connection has run five times
+# and PostgreSQL plans it once: a player's action costs PostgreSQL about a third less CPU (1.1-1.9 ms
+# against 1.8-3.0 ms in process, README "The live path"). After a migration that changes a table's
+# columns, restart the processes (a prepared statement keeps its old result's shape).
+DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
 DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
     "min_size": min(DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE),
     "max_size": DB_POOL_MAX_SIZE,

@@ -1,4 +1,4 @@
-"""Everything the table area (``games/_table_live.html``) needs from the database, read at once.
+"""Everything the table area (``games/area.jinja``) needs from the database, read at once.
 
 A ``TableSnapshot`` holds a table as of one moment: the table (club, house rules, next game), its
 seats with their members, the hand shown with its parsed engine state, the names and away flags of

@@ -6,8 +6,7 @@ import functools
 from typing import Any
 
 from django import template
-from django.template.defaultfilters import date as date_filter
-from django.utils import timezone, translation
+from django.template import engines
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -25,20 +24,6 @@ def money(cents: Any, currency: str = "USD") -> str:
     if cents in (None, ""):
         return ""
     return _money(int(cents), str(currency or "USD"))
-
-
-@register.filter(expects_localtime=True)  # given in the current time zone, as ``date`` is
-def clock_time(moment: Any, fmt: str) -> str:
-    """{{ deadline|clock_time:"H:i" }}: Django's ``date`` filter, worked out once per moment, format, time
-    zone and language (each awaited seat's deadline is shown on every screen at the table, every version)."""
-    if moment in (None, ""):
-        return ""
-    return _clock_time(moment, str(fmt), timezone.get_current_timezone_name(), translation.get_language())
-
-
-@functools.lru_cache(maxsize=2048)
-def _clock_time(moment: Any, fmt: str, zone: str, language: str | None) -> str:  # zone, language: part of the key
-    return str(date_filter(moment, fmt))
 
 
 @register.filter
@@ -74,3 +59,11 @@ def get(mapping: Any, key: Any) -> Any:
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.simple_tag(takes_context=True)
+def jinja(context: Any, name: str) -> SafeString:
+    """``{% jinja "games/_board.jinja" %}``: a Jinja2 template of templates/jinja2/ (the table area and
+    its pieces: games/jinja.py) rendered with this template's context."""
+    found = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]  # the Jinja2 backend's
+    return mark_safe(found.render(context.flatten()))  # noqa: S308 - rendered, escaped there

@@ -3,7 +3,7 @@
  * Progressive enhancement: without this script every form posts and the page reloads.
  * With it, action and chat forms go over the socket while it is open, and after every
  * version the server pushes this member's table area (#table-live) rendered from the
- * same template the page includes (games/_table_live.html); it is swapped in unless it is
+ * same template the page includes (games/area.jinja); it is swapped in unless it is
  * older than the one shown (versions never go back). No page is re-fetched.
  * A dropped socket reconnects with capped, jittered exponential backoff behind a visible
  * "Reconnecting…" banner, and resyncs on reconnect (the server sends the full view).

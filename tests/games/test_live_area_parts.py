@@ -1,5 +1,5 @@
 """The socket's table area is rendered once for every viewer with each member's own parts filled in
-(games/templatetags/live_tags.py ``member_part``). Whatever the hand's moment and whoever looks, the
+(games/area.py ``member_part``). Whatever the hand's moment and whoever looks, the
 area a member receives must be exactly the area the template renders for them whole."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 
 from accounts.access import ClubAccess, membership_of
 from accounts.models import User
-from games import engine, live, services
+from games import area, engine, live, services
 from games.models import Hand, Table
 from games.presenters import hand_page
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
@@ -34,7 +34,7 @@ def whole_area(*, table_id: int, hand_id: int | None, user: User, access: ClubAc
                         snapshot=snapshot)
     with timezone.override(live._zone(user)):
         locale = (timezone.get_current_timezone_name(), translation.get_language())
-        return render_to_string(live.AREA_TEMPLATE, live._area_values(snapshot, context, user, access, locale))
+        return render_to_string(area.AREA, live._area_values(snapshot, context, user, access, locale), using="jinja2")
 
 
 class Viewers:
