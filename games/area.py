@@ -243,11 +243,22 @@ def seat_ring(context: Any, clocks: list[dict[str, Any]]) -> Markup:
         slot = ("own_seat", viewer) if row.get("is_me") else ("seat", row["number"])  # one's own: kept for them
         return lasting_text(context, slot, inputs, partial(row_html, row))
 
+    # Another's row: once per snapshot, zone and language for every member's ring (a public part, looked
+    # up once per ring rather than once per row), then kept as it was.
+    snapshot = context.get("snapshot")
+    others: dict[int, str] = (snapshot.derived.setdefault(("seat_rows", *names["part_locale"]), {})
+                              if isinstance(snapshot, TableSnapshot) else {})
+
+    def another(row: dict[str, Any]) -> str:
+        found = others.get(row["number"])
+        if found is None:
+            found = others[row["number"]] = kept_row(row)
+        return found
+
     out = []
     for side, rows in around(context.get("seat_rows") or []):
         out.append(f'<ul class="ring ring-{side}" aria-label="Seats">')
-        out.extend(kept_row(row) if row.get("is_me") else  # another's: once per snapshot, then as it was
-                   public_text(context, "seat", row["number"], partial(kept_row, row)) for row in rows)
+        out.extend(kept_row(row) if row.get("is_me") else another(row) for row in rows)
         out.append("</ul>")
     return Markup("\n".join(out))  # noqa: S704 - rendered templates, escaped there
 

@@ -73,6 +73,7 @@ from django.contrib import auth
 from django.db import connections
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.functional import empty
 from redis.exceptions import RedisError
 
 from accounts.access import ClubAccess, is_member, membership_of
@@ -238,7 +239,10 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.refuse(CLOSE_NOT_LOGGED_IN, logged_out)
             return False
-        self.user = user
+        # The member itself, not the scope's lazy wrapper of it: the socket reads its fields on every
+        # version, and each read through the wrapper costs a proxy call.
+        wrapped: Any = getattr(user, "_wrapped", empty)
+        self.user = user if wrapped is empty else wrapped
         self.expires = _session_expiry(self.scope)
         try:
             await _db(self._verify_stamped)()
