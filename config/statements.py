@@ -77,6 +77,18 @@ class Insert:
             self._unnest_sql = f'INSERT INTO "{table}" ({columns}) SELECT * FROM UNNEST({arrays}){returning}'  # noqa: S608
         return self._values_sql, self._unnest_sql
 
+    def guarded(self, *, before: str, condition: str, returning: str) -> str:
+        """The several-row INSERT after the ``before`` text (a WITH clause), inserting nothing unless
+        ``condition``, returning each new id and the ``returning`` expressions. Its parameters: those of
+        ``before``, then ``columns(objects)``, then those of ``condition``."""
+        _, unnest_sql = self._statements()
+        insert, _, returned = unnest_sql.rpartition(" RETURNING ")
+        return f"{before} {insert} WHERE {condition} RETURNING {returned}, {returning}"
+
+    def columns(self, objects: Sequence[Model]) -> list[list[Any]]:
+        """The values of ``objects``' rows column by column, prepared as the ORM prepares them."""
+        return [list(column) for column in zip(*(self.values(obj) for obj in objects), strict=True)]
+
     def values(self, obj: Model) -> list[Any]:
         """The values of ``obj``'s row, prepared as the ORM prepares them."""
         return [prepare(obj) for prepare in self._prepare]

@@ -138,16 +138,18 @@ class _Line:
     amount: int
 
 
-def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, locked: bool = False) -> list[JournalEntry]:
+def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, locked: bool = False,
+          inserted: bool = False) -> list[JournalEntry]:
     """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``locked``:
-    the caller locked them already, in id order)."""
+    the caller locked them already, in id order; ``inserted``: and inserted the entries)."""
     for _entry, lines in entries:
         if sum(line.amount for line in lines) != 0 or len(lines) < 2:
             raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
     if not locked:
         _lock_accounts(line.account_id for _, lines in entries for line in lines)
     created = [entry for entry, _ in entries]
-    _ENTRY_INSERT.run(created)
+    if not inserted:
+        _ENTRY_INSERT.run(created)
     _POSTING_INSERT.run({
         "entry_id": [entry.pk for entry, lines in entries for _line in lines],
         "account_id": [line.account_id for _, lines in entries for line in lines],
@@ -247,29 +249,54 @@ def _hand_table_and_game(hand: Hand) -> tuple[Table, str]:
 
 
 # The players' accounts and the table's pot, locked in id order (as ``_lock_accounts``) by the statement that
-# finds them, when all of them exist: ``%s`` is how many that is. When one is missing, nothing is returned
-# and nothing locked, so that the missing accounts are created before any is locked, as before.
-_HAND_ACCOUNTS_SQL = (
+# finds them, when all of them exist: ``%s`` is how many that is. When one is missing, nothing is locked, so
+# that the missing accounts are created before any is locked, as before.
+_HAND_ACCOUNTS_FOUND = (
     'WITH found AS (SELECT "id" FROM "ledger_account" '
-    'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s)) '
+    'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s))')
+_HAND_ACCOUNTS_LOCKED = (
     'SELECT a."id", a."user_id" FROM "ledger_account" a '
     'WHERE a."id" IN (SELECT "id" FROM found) AND (SELECT COUNT(*) FROM found) = %s '
     'ORDER BY a."id" FOR NO KEY UPDATE OF a')
+# The same, and then (in the same statement, once they are locked) the hand's journal entries inserted: none
+# when an account is missing (nothing is written before the missing ones are created, as before).
+_HAND_ACCOUNTS_AND_ENTRIES_SQL = ""
 
 
-def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, int], int, bool]:
-    """The players' account ids (by user id), the table's pot account id, and whether they are locked: one
-    statement that finds and locks them when they all exist, else read and created as ``member_accounts``
-    and ``account_for_table_pot`` do (refusing a player who is not a member), not locked."""
+def _hand_accounts_and_entries(*, table: Table, users: Sequence[User], entries: Sequence[JournalEntry]
+                               ) -> tuple[dict[int, int], int] | None:
+    """When the players' accounts and the table's pot all exist: lock them (in id order), insert ``entries``
+    (their ids set) and return the account ids (by user id) and the pot's, in one statement. Else None, and
+    nothing locked or written."""
+    global _HAND_ACCOUNTS_AND_ENTRIES_SQL
+    if not _HAND_ACCOUNTS_AND_ENTRIES_SQL:
+        _HAND_ACCOUNTS_AND_ENTRIES_SQL = _ENTRY_INSERT.guarded(
+            before=f"{_HAND_ACCOUNTS_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED})",
+            condition='(SELECT COUNT(*) FROM locked) = %s',
+            returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
+                      '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)')
     wanted = {user.pk for user in users}
     with connection.cursor() as cursor:
-        cursor.execute(_HAND_ACCOUNTS_SQL, [table.club_id, Account.Kind.MEMBER.value, sorted(wanted),
-                                            Account.Kind.TABLE_POT.value, table.pk, len(wanted) + 1])
+        cursor.execute(_HAND_ACCOUNTS_AND_ENTRIES_SQL, [
+            table.club_id, Account.Kind.MEMBER.value, sorted(wanted), Account.Kind.TABLE_POT.value, table.pk,
+            len(wanted) + 1, *_ENTRY_INSERT.columns(entries), len(wanted) + 1])
         rows = cursor.fetchall()
-    if rows:
-        members = {user_id: account_id for account_id, user_id in rows if user_id is not None}
-        pot = next(account_id for account_id, user_id in rows if user_id is None)
-        return members, pot, True
+    if not rows:
+        return None
+    for entry, (pk, _ids, _users) in zip(entries, rows, strict=True):
+        entry.pk = pk
+        entry._state.adding = False
+        entry._state.db = connection.alias
+    _, ids, user_ids = rows[0]
+    members = {user_id: account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is not None}
+    pot = next(account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is None)
+    return members, pot
+
+
+def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, int], int]:
+    """The players' account ids (by user id) and the table's pot account id, read, and created as
+    ``member_accounts`` and ``account_for_table_pot`` do (refusing a player who is not a member); not locked."""
+    wanted = {user.pk for user in users}
     found = list(Account.objects.filter(
         Q(club_id=table.club_id, kind=Account.Kind.MEMBER, user_id__in=wanted)
         | Q(kind=Account.Kind.TABLE_POT, table_id=table.pk)))
@@ -279,27 +306,27 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
         accounts = member_accounts(club=table.club, users=users)
     if pot_account is None:
         pot_account = account_for_table_pot(table=table)
-    return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk, False
+    return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk
 
 
 def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User],
                      created_by: User | None) -> list[JournalEntry]:
     """``ledger_post_hand_events``' writes, in an open transaction."""
     table, game = _hand_table_and_game(hand)
-    by_user, pot, locked = _hand_accounts(table=table, users=[seat_users[m[1]] for m in moves])
-    members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
     now = timezone.now()
+    entries = [JournalEntry(club_id=table.club_id, kind=kind, created_by=created_by, created_at=now, table=table,
+                            hand=hand, game=game,
+                            memo=f"{EntryKind(kind).label}, seat {seat}, hand {hand.number} at {table.name}"[:200])
+               for kind, seat, _amount in moves]
+    users = [seat_users[m[1]] for m in moves]
+    found = _hand_accounts_and_entries(table=table, users=users, entries=entries)
+    by_user, pot = found if found is not None else _hand_accounts(table=table, users=users)
+    members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
     batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
-    for kind, seat, amount in moves:
-        member = members[seat]
+    for entry, (kind, seat, amount) in zip(entries, moves, strict=True):
         sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
-        label = EntryKind(kind).label
-        batch.append((
-            JournalEntry(club_id=table.club_id, kind=kind, created_by=created_by, created_at=now, table=table,
-                         hand=hand, game=game, memo=f"{label}, seat {seat}, hand {hand.number} at {table.name}"[:200]),
-            [_Line(member, sign * amount), _Line(pot, -sign * amount)],
-        ))
-    return _post(batch, locked=locked)
+        batch.append((entry, [_Line(members[seat], sign * amount), _Line(pot, -sign * amount)]))
+    return _post(batch, locked=found is not None, inserted=found is not None)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

@@ -25,8 +25,8 @@ from tests.games.test_piles_hand import ROW, SQUARE1, SQUARE2
 from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
 NO_MONEY_BUDGET = 5  # statements, BEGIN and COMMIT included
-LEDGER_BUDGET = 8
-HAND_END_BUDGET = 14  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
+LEDGER_BUDGET = 7
+HAND_END_BUDGET = 12  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
 
 
 def piles_table(setup: Any) -> tuple[Table, Hand, dict[int, User]]:
@@ -73,7 +73,7 @@ def test_an_action_that_moves_no_money_takes_at_most_five_statements(club_setup)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_that_posts_to_the_ledger_takes_at_most_eight_statements(club_setup) -> None:
+def test_an_action_that_posts_to_the_ledger_takes_at_most_seven_statements(club_setup) -> None:
     table, hand, users = piles_table(club_setup)
     counts = []
     for version, seat in enumerate(PILES_ORDER):
@@ -85,7 +85,7 @@ def test_an_action_that_posts_to_the_ledger_takes_at_most_eight_statements(club_
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_fourteen_statements(club_setup) -> None:
+def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_twelve_statements(club_setup) -> None:
     a, b, c = club_setup.members
     table, hand = dealt(club_setup)
     act(table, hand, a, {"type": "in"}, 0)
