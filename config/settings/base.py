@@ -230,7 +230,7 @@ CHANNEL_LAYERS = {
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.KeptClientRedisCache",  # Django's, its client kept
         "LOCATION": REDIS_URL or "redis://127.0.0.1:6379/0",
         "KEY_PREFIX": CHANNEL_LAYER_PREFIX,
     },
