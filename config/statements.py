@@ -32,6 +32,19 @@ _SENT_AS_IS: dict[type[Field[Any, Any]], type] = {AutoField: int, IntegerField: 
                                                   CharField: str, TextField: str, BooleanField: bool}
 
 
+def saved(obj: Model, pk: Any) -> None:
+    """``obj`` as ``save`` leaves a new object once its row is inserted with id ``pk``."""
+    obj.pk = pk
+    obj._state.adding = False
+    obj._state.db = connection.alias
+
+
+def _base_type(field: Field[Any, Any]) -> str:
+    """The column's type without its size (varchar, not varchar(50)), as Django casts the values it sends
+    for UNNEST, so nothing is cut."""
+    return str(field.db_type(connection)).split("(")[0]
+
+
 def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
     """How ``save`` (``add``: an insert) prepares ``field``'s value of an object for the database."""
     def prepared(obj: Model) -> Any:
@@ -49,6 +62,10 @@ def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
         return value if value is None or type(value) is plain else prepared(obj)
 
     return as_is
+
+
+def _by_column(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 class Insert:
@@ -72,8 +89,7 @@ class Insert:
             returning = f' RETURNING "{table}"."{pk.column}"'
             self._values_sql = (f'INSERT INTO "{table}" ({columns}) '  # noqa: S608 - the model's own names
                                 f"VALUES ({', '.join(['%s'] * len(self._fields))}){returning}")
-            # As Django: the type without its size (varchar[], not varchar(50)[]), so nothing is cut.
-            arrays = ", ".join(f"(%s)::{str(field.db_type(connection)).split('(')[0]}[]" for field in self._fields)
+            arrays = ", ".join(f"(%s)::{_base_type(field)}[]" for field in self._fields)
             self._unnest_sql = f'INSERT INTO "{table}" ({columns}) SELECT * FROM UNNEST({arrays}){returning}'  # noqa: S608
         return self._values_sql, self._unnest_sql
 
@@ -87,7 +103,7 @@ class Insert:
 
     def columns(self, objects: Sequence[Model]) -> list[list[Any]]:
         """The values of ``objects``' rows column by column, prepared as the ORM prepares them."""
-        return [list(column) for column in zip(*(self.values(obj) for obj in objects), strict=True)]
+        return _by_column([self.values(obj) for obj in objects])
 
     def values(self, obj: Model) -> list[Any]:
         """The values of ``obj``'s row, prepared as the ORM prepares them."""
@@ -103,11 +119,9 @@ class Insert:
             if len(rows) == 1:
                 cursor.execute(values_sql, rows[0])
             else:
-                cursor.execute(unnest_sql, [list(column) for column in zip(*rows, strict=True)])
+                cursor.execute(unnest_sql, _by_column(rows))
             for obj, (pk,) in zip(objects, cursor.fetchall(), strict=True):
-                obj.pk = pk
-                obj._state.adding = False
-                obj._state.db = connection.alias
+                saved(obj, pk)
 
 
 class Update:
@@ -156,9 +170,7 @@ class UpdateInsert:
             ((pk, updated),) = cursor.fetchall()
         if updated == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
-        row.pk = pk
-        row._state.adding = False
-        row._state.db = connection.alias
+        saved(row, pk)
 
 
 class InsertColumns:
@@ -171,13 +183,10 @@ class InsertColumns:
         self._given = list(given)
         self._rest = [field for name, field in fields.items() if name not in self._given]
 
-        def cast(field: Field[Any, Any]) -> str:
-            return str(field.db_type(connection)).split("(")[0]
-
         columns = ", ".join(f'"{fields[name].column}"' for name in self._given)
         rest = "".join(f', "{field.column}"' for field in self._rest)
-        arrays = ", ".join(f"(%s)::{cast(fields[name])}[]" for name in self._given)
-        defaults = "".join(f", (%s)::{cast(field)}" for field in self._rest)
+        arrays = ", ".join(f"(%s)::{_base_type(fields[name])}[]" for name in self._given)
+        defaults = "".join(f", (%s)::{_base_type(field)}" for field in self._rest)
         self._sql = (f'INSERT INTO "{model._meta.db_table}" ({columns}{rest}) '  # noqa: S608 - the model's own names
                      f"SELECT u.*{defaults} FROM UNNEST({arrays}) AS u")
 

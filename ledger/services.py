@@ -40,6 +40,7 @@ like games/services/hands.py after a hand), then the accounts touched, in id ord
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -52,7 +53,7 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
-from config.statements import Insert, InsertColumns
+from config.statements import Insert, InsertColumns, saved
 from games.engine.events import PAY_KINDS, event_to_json
 
 from .models import (
@@ -138,17 +139,15 @@ class _Line:
     amount: int
 
 
-def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, locked: bool = False,
-          inserted: bool = False) -> list[JournalEntry]:
-    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``locked``:
-    the caller locked them already, in id order; ``inserted``: and inserted the entries)."""
+def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: bool = False) -> list[JournalEntry]:
+    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``inserted``:
+    the caller locked them already, in id order, and inserted the entries)."""
     for _entry, lines in entries:
         if sum(line.amount for line in lines) != 0 or len(lines) < 2:
             raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
-    if not locked:
-        _lock_accounts(line.account_id for _, lines in entries for line in lines)
     created = [entry for entry, _ in entries]
     if not inserted:
+        _lock_accounts(line.account_id for _, lines in entries for line in lines)
         _ENTRY_INSERT.run(created)
     _POSTING_INSERT.run({
         "entry_id": [entry.pk for entry, lines in entries for _line in lines],
@@ -258,9 +257,17 @@ _HAND_ACCOUNTS_LOCKED = (
     'SELECT a."id", a."user_id" FROM "ledger_account" a '
     'WHERE a."id" IN (SELECT "id" FROM found) AND (SELECT COUNT(*) FROM found) = %s '
     'ORDER BY a."id" FOR NO KEY UPDATE OF a')
-# The same, and then (in the same statement, once they are locked) the hand's journal entries inserted: none
-# when an account is missing (nothing is written before the missing ones are created, as before).
-_HAND_ACCOUNTS_AND_ENTRIES_SQL = ""
+
+
+@functools.cache
+def _hand_accounts_and_entries_sql() -> str:
+    """The same, and then (in the same statement, once they are locked) the hand's journal entries inserted:
+    none when an account is missing (nothing is written before the missing ones are created, as before)."""
+    return _ENTRY_INSERT.guarded(
+        before=f"{_HAND_ACCOUNTS_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED})",
+        condition='(SELECT COUNT(*) FROM locked) = %s',
+        returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
+                  '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)')
 
 
 def _hand_accounts_and_entries(*, table: Table, users: Sequence[User], entries: Sequence[JournalEntry]
@@ -268,25 +275,16 @@ def _hand_accounts_and_entries(*, table: Table, users: Sequence[User], entries: 
     """When the players' accounts and the table's pot all exist: lock them (in id order), insert ``entries``
     (their ids set) and return the account ids (by user id) and the pot's, in one statement. Else None, and
     nothing locked or written."""
-    global _HAND_ACCOUNTS_AND_ENTRIES_SQL
-    if not _HAND_ACCOUNTS_AND_ENTRIES_SQL:
-        _HAND_ACCOUNTS_AND_ENTRIES_SQL = _ENTRY_INSERT.guarded(
-            before=f"{_HAND_ACCOUNTS_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED})",
-            condition='(SELECT COUNT(*) FROM locked) = %s',
-            returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
-                      '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)')
     wanted = {user.pk for user in users}
     with connection.cursor() as cursor:
-        cursor.execute(_HAND_ACCOUNTS_AND_ENTRIES_SQL, [
+        cursor.execute(_hand_accounts_and_entries_sql(), [
             table.club_id, Account.Kind.MEMBER.value, sorted(wanted), Account.Kind.TABLE_POT.value, table.pk,
             len(wanted) + 1, *_ENTRY_INSERT.columns(entries), len(wanted) + 1])
         rows = cursor.fetchall()
     if not rows:
         return None
     for entry, (pk, _ids, _users) in zip(entries, rows, strict=True):
-        entry.pk = pk
-        entry._state.adding = False
-        entry._state.db = connection.alias
+        saved(entry, pk)
     _, ids, user_ids = rows[0]
     members = {user_id: account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is not None}
     pot = next(account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is None)
@@ -326,7 +324,7 @@ def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_
     for entry, (kind, seat, amount) in zip(entries, moves, strict=True):
         sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
         batch.append((entry, [_Line(members[seat], sign * amount), _Line(pot, -sign * amount)]))
-    return _post(batch, locked=found is not None, inserted=found is not None)
+    return _post(batch, inserted=found is not None)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

@@ -119,14 +119,13 @@ def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     return None
 
 
-def cancel_stale(*, hand: Hand, state: engine.State, rows: list[AdvanceAction] | None = None) -> None:
+def cancel_stale(*, state: engine.State, rows: list[AdvanceAction]) -> None:
     """Cancel (with a reason for the owner) every pending advance action whose assumption broke.
 
     ``rows``: the hand's advance actions read under this lock (``advance_pending``), kept up to date here and
-    by ``take_due``; None reads them. Expects the hand row locked in an open transaction.
+    by ``take_due``. Expects the hand row locked in an open transaction.
     """
-    pending = _pending(hand, rows)
-    for row in pending:
+    for row in _pending(rows):
         reason = _stale_reason(row, _my_view(state, row.seat))
         if reason:
             row.status = AdvanceAction.Status.CANCELLED
@@ -162,18 +161,15 @@ def _action_for(row: AdvanceAction, state: engine.State, seat: int) -> engine.Ac
     return None
 
 
-def _pending(hand: Hand, rows: list[AdvanceAction] | None) -> list[AdvanceAction]:
-    if rows is None:
-        return list(AdvanceAction.objects.filter(hand=hand, status=AdvanceAction.Status.PENDING))
+def _pending(rows: list[AdvanceAction]) -> list[AdvanceAction]:
     return [row for row in rows if row.status == AdvanceAction.Status.PENDING]
 
 
-def take_due(*, hand: Hand, state: engine.State, seat: int,
-             rows: list[AdvanceAction] | None = None) -> engine.Action | None:
+def take_due(*, state: engine.State, seat: int, rows: list[AdvanceAction]) -> engine.Action | None:
     """If ``seat`` (awaited now) set an advance action for this decision, mark it applied and return
     the engine action; None otherwise. ``rows``: as for ``cancel_stale``. Expects the hand row locked
     (run ``cancel_stale`` first)."""
-    for row in _pending(hand, rows):
+    for row in _pending(rows):
         if row.seat != seat:
             continue
         action = _action_for(row, state, seat)

@@ -43,6 +43,11 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
 # names the hand by its id and its deal's commitment, so a database started afresh under a Redis that kept
 # its keys never finds another hand's alarm.
 _ALARM_KEY = "hand-alarm:{}:{}"
+
+
+def _alarm_key(hand_id: int, commitment: str) -> str:
+    return _ALARM_KEY.format(hand_id, commitment[:16])
+
 _ALARM_LOST_AFTER = timedelta(seconds=30)
 _JUST_BEGUN = timedelta(seconds=2)
 
@@ -57,13 +62,13 @@ def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:
     if rings is not None and now - _ALARM_LOST_AFTER <= rings <= at:
         return False
     hand_alarm.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
-    cache.set(_ALARM_KEY.format(hand_id, commitment[:16]), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
+    cache.set(_alarm_key(hand_id, commitment), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
     return True
 
 
 def hand_alarm_pending(*, hand_id: int, commitment: str) -> datetime | None:
     """When hand ``hand_id``'s pending alarm rings, as far as this cache knows (None: none pending)."""
-    pending = cache.get(_ALARM_KEY.format(hand_id, commitment[:16]))
+    pending = cache.get(_alarm_key(hand_id, commitment))
     try:
         return datetime.fromisoformat(pending) if isinstance(pending, str) else None
     except ValueError:
@@ -72,7 +77,7 @@ def hand_alarm_pending(*, hand_id: int, commitment: str) -> datetime | None:
 
 def hand_alarm_rung(*, hand_id: int, commitment: str, at: str) -> None:
     """The alarm sent for ``at`` has rung: forget it, unless a newer one replaced it."""
-    key = _ALARM_KEY.format(hand_id, commitment[:16])
+    key = _alarm_key(hand_id, commitment)
     if cache.get(key) == at:
         cache.delete(key)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from django.utils import timezone
@@ -63,27 +64,27 @@ def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], i
 
 
 _HAND_INSERT = Insert(Hand, with_pk=True)
-_TABLE_UPDATES: dict[tuple[str, ...], Update] = {}
-_TABLE_UPDATES_WITH_HAND: dict[tuple[str, ...], UpdateInsert] = {}
+
+
+@functools.cache
+def _table_update(fields: tuple[str, ...]) -> Update:
+    return Update(Table, fields)
+
+
+@functools.cache
+def _table_update_with_hand(fields: tuple[str, ...]) -> UpdateInsert:
+    return UpdateInsert(_table_update(fields), _HAND_INSERT)
 
 
 def table_save(table: Table, fields: Sequence[str]) -> None:
     """``table.save(update_fields=fields)``, as a statement written once per list of fields. Expects the table
     row locked in an open transaction."""
-    key = tuple(fields)
-    update = _TABLE_UPDATES.get(key)
-    if update is None:
-        update = _TABLE_UPDATES[key] = Update(Table, key)
-    update.run(table)
+    _table_update(tuple(fields)).run(table)
 
 
 def _table_save_with(table: Table, fields: Sequence[str], hand: Hand) -> None:
     """``table_save(table, fields)`` and the insert of the new ``hand`` (its id set), in one statement."""
-    key = tuple(fields)
-    step = _TABLE_UPDATES_WITH_HAND.get(key)
-    if step is None:
-        step = _TABLE_UPDATES_WITH_HAND[key] = UpdateInsert(Update(Table, key), _HAND_INSERT)
-    step.run(table, hand)
+    _table_update_with_hand(tuple(fields)).run(table, hand)
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:

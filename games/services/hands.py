@@ -28,16 +28,21 @@ from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
-from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
+from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
-from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
 from games.services.dealing import hand_deal_to, table_save
-from games.services.locking import hand_lock_for_member, hand_lock_seated, hand_state_committed, locked_hand_state
+from games.services.locking import (
+    hand_lock_for_member,
+    hand_lock_seated,
+    hand_state_committed,
+    locked_hand_state,
+    table_lock_with_rules,
+)
 from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
@@ -68,26 +73,6 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-_TABLE, _RULES, _RULE_SET = Columns(Table, "t"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs")
-# The table row and its rule version row locked (as they always were), with the rule set (the game, for the
-# books) only read: what the ORM's select_for_update(of=("self", "rule_version")) sends, written once.
-_LOCK_TABLE_SQL = (
-    f"SELECT {_TABLE.sql}, {_RULES.sql}, {_RULE_SET.sql} "  # noqa: S608 - fixed columns
-    'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
-    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv')
-
-
-def _lock_table(table_id: int) -> Table:
-    """Lock table ``table_id`` and its rule version; return it with them (and their rule set) loaded."""
-    rows = rows_fetch(_LOCK_TABLE_SQL, [table_id])
-    if not rows:
-        raise Table.DoesNotExist("Table matching query does not exist.")
-    table, rules, rule_set = rows_split(rows[0], _TABLE, _RULES, _RULE_SET)
-    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
-    Table.rule_version.field.set_cached_value(table, rules)
-    return table  # type: ignore[return-value]
-
-
 def _after_hand(*, hand: Hand, state: Any, created_by: User | None, played: bool
                 ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
@@ -97,7 +82,7 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None, played: bool
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
-    table = _lock_table(hand.table_id)
+    table = table_lock_with_rules(table_id=hand.table_id)
     outcome = engine.result(state)
     table.hands_played += 1
     table.carry_pot = outcome.next_pot if outcome is not None else 0
@@ -142,12 +127,12 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
     played = False
     for _ in range(200):
         if pending:
-            advance.cancel_stale(hand=hand, state=state, rows=pending)
+            advance.cancel_stale(state=state, rows=pending)
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
         for seat in engine.to_act(state):
-            chosen = advance.take_due(hand=hand, state=state, seat=seat, rows=pending) if pending else None
+            chosen = advance.take_due(state=state, seat=seat, rows=pending) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from django.db import transaction
+from django.db.models import Model
 
 from accounts.models import User
 from games import engine
@@ -27,6 +28,32 @@ _MEMBER_HAND_SQL = (
     "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
 
 
+# The table row and its rule version row locked, with the rule set (the game, for the books) only read: what
+# the ORM's select_for_update(of=("self", "rule_version")) sends, written once.
+_LOCK_TABLE_SQL = (
+    f"SELECT {_TABLE.sql}, {_RULES.sql}, {_RULE_SET.sql} "  # noqa: S608 - fixed columns
+    'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
+    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv')
+
+
+def _with_rule_set(rules: Model, rule_set: Model) -> RuleSetVersion:
+    assert isinstance(rules, RuleSetVersion) and isinstance(rule_set, RuleSet)
+    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
+    return rules
+
+
+def table_lock_with_rules(*, table_id: int) -> Table:
+    """Lock table ``table_id`` and its rule version; return it with them (and their rule set) loaded.
+    Table.DoesNotExist when it is gone. Expects an open transaction."""
+    rows = rows_fetch(_LOCK_TABLE_SQL, [table_id])
+    if not rows:
+        raise Table.DoesNotExist("Table matching query does not exist.")
+    table, rules, rule_set = rows_split(rows[0], _TABLE, _RULES, _RULE_SET)
+    assert isinstance(table, Table)
+    Table.rule_version.field.set_cached_value(table, _with_rule_set(rules, rule_set))
+    return table
+
+
 def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
     """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
     its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
@@ -35,10 +62,8 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | N
     if not rows:
         return None
     hand, rules, rule_set, table = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE)
-    assert isinstance(hand, Hand) and isinstance(rules, RuleSetVersion)
-    assert isinstance(rule_set, RuleSet) and isinstance(table, Table)
-    RuleSetVersion.rule_set.field.set_cached_value(rules, rule_set)
-    Hand.rule_version.field.set_cached_value(hand, rules)
+    assert isinstance(hand, Hand) and isinstance(table, Table)
+    Hand.rule_version.field.set_cached_value(hand, _with_rule_set(rules, rule_set))
     Hand.table.field.set_cached_value(hand, table)
     return hand
 

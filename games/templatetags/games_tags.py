@@ -6,11 +6,11 @@ import functools
 from typing import Any
 
 from django import template
-from django.template import engines
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.money import money as _money
+from games.area import jinja_template
 from games.engine.cards import Card
 from games.engine.errors import CardError
 from games.words import duration as _duration
@@ -65,5 +65,4 @@ def get(mapping: Any, key: Any) -> Any:
 def jinja(context: Any, name: str) -> SafeString:
     """``{% jinja "games/_board.jinja" %}``: a Jinja2 template of templates/jinja2/ (the table area and
     its pieces: games/jinja.py) rendered with this template's context."""
-    found = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]  # the Jinja2 backend's
-    return mark_safe(found.render(context.flatten()))  # noqa: S308 - rendered, escaped there
+    return mark_safe(jinja_template(name).render(context.flatten()))  # noqa: S308 - rendered, escaped there
