@@ -169,14 +169,6 @@ def _snapshot(context: Mapping[str, Any], hand: Hand | None) -> TableSnapshot | 
 
 
 @pass_context
-def seat_clocks(context: Any) -> list[dict[str, Any]]:
-    """The clocks this member may see (presenters.turn_clocks_for): who the hand waits for and when each
-    clock runs out, with "away" badges; while a sealed decision is open, only the member's own clock."""
-    hand = context.get("hand")
-    return presenters.turn_clocks_for(hand=hand, user=_user(context), snapshot=_snapshot(context, hand))
-
-
-@pass_context
 def clock_time(context: Any, moment: Any, fmt: str) -> str:
     """``{{ deadline|clock_time("H:i") }}``: Django's ``date`` filter in the viewer's zone and language,
     worked out once per moment, format, zone and language (each awaited seat's deadline is shown on

@@ -57,7 +57,6 @@ def environment(**options: Any) -> Environment:
         "csrf_input": csrf_input,
         "public_part": area.public_part,
         "member_part": area.member_part,
-        "seat_clocks": area.seat_clocks,
         "seat_ring": area.seat_ring,
         "advance_panel": area.advance_panel,
         "marked_log": area.marked_log,

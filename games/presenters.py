@@ -151,7 +151,8 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     table area (games/area.py).
 
     What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
-    once per snapshot (``_public_context``); per member only their own view, seat row and actions."""
+    once per snapshot (``_public_context``); per member only their own view, seat row, actions and the
+    clocks they may see."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     public = _public_context(snapshot, currency)
@@ -175,6 +176,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
+    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the clock list and the seats
     return out
 
 
