@@ -28,6 +28,7 @@ clockwise after the button.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -343,11 +344,18 @@ def view(state: PilesState, seat: int | None) -> HandView:
     board = PilesBoard(square1=piles["square1"], square2=piles["square2"], row=piles["row"])
 
     def my_hand(me: int) -> HighLow:
-        hole = [card(c) for c in state.hole[me]]
-        seen = {name: [card(c) for c in cs if c is not None] for name, cs in piles.items()}
-        variant = state.rules.low_variant
-        high = piles_best_high(hole, seen["square1"], seen["square2"], seen["row"], variant)
-        low = piles_best_low(hole, seen["square1"], seen["square2"], seen["row"], variant)
-        return _high_low(high, low)
+        return _best_so_far(state.hole[me], piles["square1"], piles["square2"], piles["row"], state.rules.low_variant)
 
     return play.view(state, VARIANT, seat, board=board, my_hand=my_hand, stage=state.stage)
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_so_far(hole: tuple[str, ...], square1: tuple[str | None, ...], square2: tuple[str | None, ...],
+                 row: tuple[str | None, ...], variant: bool) -> HighLow:
+    """A player's best high and low from their hole cards and the turned cards of each pile (None: face
+    down). Kept: every seated member's view asks for it on every version, and it changes only when a
+    card is turned."""
+    hole_cards = [card(c) for c in hole]
+    sq1, sq2, in_row = ([card(c) for c in pile if c is not None] for pile in (square1, square2, row))
+    return _high_low(piles_best_high(hole_cards, sq1, sq2, in_row, variant),
+                     piles_best_low(hole_cards, sq1, sq2, in_row, variant))

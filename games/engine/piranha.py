@@ -9,6 +9,7 @@ board cards; the first three are turned face up at once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -231,7 +232,14 @@ def view(state: PiranhaState, seat: int | None) -> HandView:
     board = tuple(c if k < state.board_up else None for k, c in enumerate(state.board))
 
     def my_hand(me: int) -> HighHand:
-        value = piranha_best([card(c) for c in state.hole[me]], [card(c) for c in state.board[:state.board_up]])
-        return HighHand(name=value.name, full_name=value.full_name, cards=tuple(c.code for c in value.cards))
+        return _best_so_far(state.hole[me], state.board[:state.board_up])
 
     return play.view(state, VARIANT, seat, board=board, my_hand=my_hand)
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_so_far(hole: tuple[str, ...], board_up: tuple[str, ...]) -> HighHand:
+    """A player's best hand from their hole cards and the board's turned cards. Kept: every seated
+    member's view asks for it on every version, and it changes only when a card is turned."""
+    value = piranha_best([card(c) for c in hole], [card(c) for c in board_up])
+    return HighHand(name=value.name, full_name=value.full_name, cards=tuple(c.code for c in value.cards))

@@ -355,3 +355,25 @@ def test_a_pot_of_nothing_makes_no_award_event():
     res = result(state)
     assert res.winners == (3,) and res.payouts == ()
     assert [e for e in state.events if getattr(e, "amount", None) == 0] == []
+
+
+def test_the_helpers_best_hands_are_worked_out_once_for_the_same_cards(monkeypatch):
+    """Every seated member's view asks for their best high and low on every version of the hand; they
+    change only when a card is turned, so they are worked out once per hole cards and cards seen."""
+    from games.engine import piles as piles_engine
+
+    worked_out = []
+    best_high = piles_engine.piles_best_high
+    monkeypatch.setattr(piles_engine, "piles_best_high", lambda *args: worked_out.append(args) or best_high(*args))
+    piles_engine._best_so_far.cache_clear()
+    state, _ = deal()
+    first = view(state, 1).my_hand
+    state, _ = apply(state, to_act(state)[0], CHECK)  # a new version, no card turned
+    assert view(state, 1).my_hand == first and len(worked_out) == 1
+    view(state, 2)  # another player's cards: worked out for them
+    assert len(worked_out) == 2
+    state = check_down(state)  # every card turned: worked out anew, as the showdown works it out
+    assert state.phase == "declare"
+    shown = view(state, 1).my_hand
+    assert len(worked_out) == 3
+    assert shown == piles_engine._high_low(*piles_engine._values(state, 0))
