@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from accounts.models import User
+from accounts.models import Club, User
 from games import engine
-from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
+from games.models import AdvanceAction, Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
@@ -124,12 +124,11 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
         # The hand dealt in the transaction that ended the earlier one: that snapshot read the table after it.
         hand.rule_version = earlier.table.rule_version
         return table_snapshot(table=earlier.table, hand=hand, ended=earlier)
-    table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
-             .filter(pk=table_id).first())
+    table = _table_read(table_id)
     if table is None:
         return None
     if hand is None:
-        hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+        hand = _newest_hand_read(table_id)
     if hand is not None:
         hand.rule_version = (table.rule_version if hand.rule_version_id == table.rule_version_id
                              else RuleSetVersion.objects.get(pk=hand.rule_version_id))
@@ -141,7 +140,21 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSna
 _HAND = Columns(Hand, "h")
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
+_TABLE, _NEXT_GAME = Columns(Table, "t"), Columns(Table, "n")
+_CLUB = Columns(Club, "c")
+_RULE_VERSION, _RULE_SET = Columns(RuleSetVersion, "v"), Columns(RuleSet, "r")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
+_NEWEST_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
+                    "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1")
+# The table with its club, house rules and next game: what a hand's end or a seat change makes every
+# server process read again (the ORM's select_related of the same, built afresh each time, cost more).
+_TABLE_SQL = (f"SELECT {_TABLE.sql}, {_CLUB.sql}, {_RULE_VERSION.sql}, {_RULE_SET.sql}, {_NEXT_GAME.sql} "  # noqa: S608
+              f'FROM "{Table._meta.db_table}" t '
+              f'JOIN "{Club._meta.db_table}" c ON c.id = t.club_id '
+              f'JOIN "{RuleSetVersion._meta.db_table}" v ON v.id = t.rule_version_id '
+              f'JOIN "{RuleSet._meta.db_table}" r ON r.id = v.rule_set_id '
+              f'LEFT JOIN "{Table._meta.db_table}" n ON n.id = t.next_game_id '
+              "WHERE t.id = %s")
 _SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
               f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
               "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number")
@@ -153,6 +166,29 @@ _STEPS_SQL = ("SELECT events -> 0 ->> 'kind', "  # noqa: S608
 def _hand_read(table_id: int, hand_id: int) -> Hand | None:
     rows = rows_fetch(_HAND_SQL, [hand_id, table_id])
     return _HAND.build(rows[0]) if rows else None
+
+
+def _newest_hand_read(table_id: int) -> Hand | None:
+    rows = rows_fetch(_NEWEST_HAND_SQL, [table_id])
+    return _HAND.build(rows[0]) if rows else None
+
+
+def _table_read(table_id: int) -> Table | None:
+    """The table with its club, house rules (version and set) and next game loaded, as
+    ``select_related("club", "rule_version__rule_set", "next_game")`` loads them; None when it is gone."""
+    rows = rows_fetch(_TABLE_SQL, [table_id])
+    if not rows:
+        return None
+    row = rows[0]
+    table, club, version, rule_set = rows_split(row, _TABLE, _CLUB, _RULE_VERSION, _RULE_SET)
+    assert isinstance(table, Table) and isinstance(club, Club) and isinstance(version, RuleSetVersion)
+    assert isinstance(rule_set, RuleSet)
+    version.rule_set = rule_set
+    table.club, table.rule_version = club, version
+    next_values = row[len(row) - _NEXT_GAME.count:]  # all NULL without a next game (the left join)
+    next_id = next_values[_NEXT_GAME.names.index(Table._meta.pk.attname)]
+    table.next_game = _NEXT_GAME.build(next_values) if next_id is not None else None
+    return table
 
 
 def _seats_read(table_id: int) -> list[Seat]:

@@ -132,3 +132,30 @@ def test_a_step_updates_its_hand_and_logs_its_action_in_one_statement_as_the_orm
     with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
         step.run(gone, HandAction(hand=hand, sequence=5, seat=2, user=b, action={}, events=[], is_timeout=False))
     assert not HandAction.objects.filter(sequence=5).exists()
+
+
+@pytest.mark.django_db
+def test_the_table_and_its_newest_hand_are_read_for_a_snapshot_as_the_orm_reads_them(club_setup) -> None:
+    from games.models import Table
+    from games.selectors import snapshot
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+    later = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    services.table_start(table_id=table.pk, user=a)
+    for next_game in (None, later):  # without a next game (all its columns NULL) and with one
+        Table.objects.filter(pk=table.pk).update(next_game=next_game)
+        orm = Table.objects.select_related("club", "rule_version__rule_set", "next_game").get(pk=table.pk)
+        with CaptureQueriesContext(connection) as ctx:  # one statement, and the related rows loaded with it
+            read = snapshot._table_read(table.pk)
+            assert read is not None
+            assert _values(read) == _values(orm)
+            assert _values(read.club) == _values(orm.club)
+            assert _values(read.rule_version) == _values(orm.rule_version)
+            assert _values(read.rule_version.rule_set) == _values(orm.rule_version.rule_set)
+            assert (read.next_game and _values(read.next_game)) == (orm.next_game and _values(orm.next_game))
+        assert len(ctx.captured_queries) == 1
+    assert snapshot._table_read(later.pk + 1000) is None
+    newest = Hand.objects.filter(table=table).order_by("-number").first()
+    assert _values(snapshot._newest_hand_read(table.pk)) == _values(newest)
+    assert snapshot._newest_hand_read(later.pk) is None  # no hand dealt there yet
