@@ -22,7 +22,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from django.core.cache import cache
-from django.http import HttpRequest
 from django.utils import timezone, translation
 
 from accounts.models import User
@@ -124,14 +123,6 @@ def sockets_unregister(user_id: int, channel: str) -> None:
 
 # ---- the table area ---------------------------------------------------------------------------
 
-def _request_for(user: User, path: str) -> HttpRequest:
-    request = HttpRequest()
-    request.user = user
-    request.path = request.path_info = path
-    request.method = "GET"
-    return request
-
-
 def _zone(user: User) -> Any:
     try:
         return zoneinfo.ZoneInfo(user.time_zone) if user.time_zone else None
@@ -168,7 +159,7 @@ def _area_values(snapshot: TableSnapshot, context: dict[str, Any], user: User | 
                  locale: tuple[str, str]) -> dict[str, Any]:
     table = snapshot.table
     return {"part_locale": locale, **context, "club": table.club, "table": table, "user": user,
-            "request": _request_for(user, context["urls"]["table"]) if user is not None else None,
+            "request": None,  # no page: the away switch comes back to the table's own address
             "csrf_token": "", "access": access, "closing": snapshot.closing}
 
 

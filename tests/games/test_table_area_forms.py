@@ -46,3 +46,9 @@ def test_the_pages_area_forms_carry_the_csrf_token_and_post_without_script(club_
     access = ClubAccess(club=table.club, membership=membership_of(user=b, club_id=table.club_id))
     pushed = live.table_area_html(snapshot=snapshot, user=b, access=access)
     assert "<form" in pushed and "csrfmiddlewaretoken" not in pushed
+    # The away switch brings the member back where they pressed it: the page's own address (with its
+    # query), and the table's from a pushed area.
+    table_path = reverse("games:table", args=[table.pk])
+    assert f'name="next" value="{table_path}"' in pushed
+    page = client.get(table_path + "?deck=four").content.decode()
+    assert f'name="next" value="{table_path}?deck=four"' in page
