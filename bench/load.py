@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load.py            # 1 and 2 workers, 20 s a phase (about 4 minutes)
     .venv/bin/python bench/load.py --workers 1 --seconds 10
+    .venv/bin/python bench/load.py --workers 1,2 --seconds 10 --rounds 3   # medians of three rounds
 
 Starts (or reuses) the embedded PostgreSQL and Redis of this checkout, makes a database ``bench_load``
 (dropped at the end), migrates it, and creates a club of 300 members and 50 tables of six seats (half
@@ -18,7 +19,9 @@ under the same server command. Per configuration it prints:
   screen of its table, errors and lost updates;
 - CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis) per phase.
 
-The last line is the ratio project/bare of deliveries/s at saturation. Everything listens on
+The last line is the ratio project/bare of deliveries/s at saturation. ``--rounds N`` runs the project
+and the bare app in turn N times per configuration and prints the median of the rounds' ratios: this
+machine's speed drifts by a fifth from one minute to the next. Everything listens on
 127.0.0.1, every phase is bounded in time, and every process this script started is stopped.
 """
 
@@ -32,10 +35,11 @@ import re
 import secrets
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -268,6 +272,7 @@ class Stats:
     sent: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (table, hand, version) -> t0
     expected: dict[tuple[int, int, int], int] = field(default_factory=dict)
     got: dict[tuple[int, int, int], int] = field(default_factory=lambda: defaultdict(int))
+    error_words: Counter[str] = field(default_factory=Counter)  # what the refusals said
 
 
 class Pacer:
@@ -365,6 +370,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
                     stats.stale += 1
                 else:
                     stats.errors += 1
+                    stats.error_words[str(message.get("message"))[:80]] += 1
                 in_flight = False
                 # Refused: choose again once the screen shows a newer turn (at once if it does already).
                 if last_turn is not None and (int(last_turn["hand"]), int(last_turn["version"])) > sent_at:
@@ -459,7 +465,41 @@ def report(label: str, stats: Stats, info: dict[str, float]) -> dict[str, float]
     print(f"  {label:<28} actions/s {row['actions/s']:7.1f}  deliveries/s {row['deliveries/s']:8.1f}  "
           f"p50 {row['p50 ms']:7.1f} ms  p95 {row['p95 ms']:7.1f} ms  p99 {row['p99 ms']:7.1f} ms  "
           f"errors {stats.errors}  stale {stats.stale}  | CPU {cpu}", flush=True)
+    for words, count in stats.error_words.most_common(3):
+        print(f"    {count} x {words!r}", flush=True)
     return row
+
+
+def run_pair(procs: Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int],
+             workers: int, seconds: float, rate: float) -> dict[str, dict[str, float]]:
+    """The project's phases (saturation, then the offered load), then the bare app's, under the same server
+    command with ``workers`` workers; each phase's row by ``"<app> <mode>"``."""
+    rows: dict[str, dict[str, float]] = {}
+    for app in ("project", "bare"):
+        port = free_port()
+        module = "config.asgi:application" if app == "project" else "bench.bare_app:application"
+        server = procs.start("web", server_command(module, port, workers), env)
+        named = {"uvicorn": server.pid, **pids}
+        if app == "project":
+            worker = procs.start("celery", [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool",
+                                            "threads", "--concurrency", "4", "--loglevel", "WARNING"], env)
+            named["celery"] = worker.pid
+        wait_port(port, server)
+        url = f"ws://127.0.0.1:{port}"
+        for mode, offered in (("saturation", None), (f"offered {rate:.0f}/s", rate)):
+            stats, info = asyncio.run(run_phase(app, url, seats, seconds, offered, Cpu(named)))
+            rows[f"{app} {mode}"] = report(f"{app}, {mode}", stats, info)
+        procs.stop("web")
+        procs.stop("celery")
+    return rows
+
+
+def median_of(ratios: list[float], rounds: int) -> str:
+    """A ratio as printed: alone, or the median of the rounds' with each round's in brackets."""
+    middle = statistics.median(ratios)
+    if rounds == 1:
+        return f"{middle:.2f}"
+    return f"{middle:.2f} (median of {', '.join(f'{r:.2f}' for r in ratios)})"
 
 
 def main() -> None:
@@ -468,6 +508,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
     parser.add_argument("--rate", type=float, default=100.0, help="fixed offered load, actions/s over all tables")
     parser.add_argument("--tables", type=int, default=TABLES, help="six-seat tables (default 50: 300 members)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the project and the bare app in turn this many times per configuration; "
+                             "the ratios are the median of the rounds' (this machine's speed drifts by a fifth)")
     args = parser.parse_args()
     set_tables(args.tables)
 
@@ -498,28 +541,17 @@ def main() -> None:
         for workers in [int(w) for w in args.workers.split(",") if w]:
             print(f"\nuvicorn --workers {workers} (same command for both apps), {args.seconds:.0f} s a phase",
                   flush=True)
-            rows: dict[str, dict[str, float]] = {}
-            for app in ("project", "bare"):
-                port = free_port()
-                module = "config.asgi:application" if app == "project" else "bench.bare_app:application"
-                server = procs.start("web", server_command(module, port, workers), env)
-                named = {"uvicorn": server.pid, **pids}
-                if app == "project":
-                    worker = procs.start("celery", [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool",
-                                                    "threads", "--concurrency", "4", "--loglevel", "WARNING"], env)
-                    named["celery"] = worker.pid
-                wait_port(port, server)
-                url = f"ws://127.0.0.1:{port}"
-                for mode, rate in (("saturation", None), (f"offered {args.rate:.0f}/s", args.rate)):
-                    stats, info = asyncio.run(run_phase(app, url, seats, args.seconds, rate, Cpu(named)))
-                    rows[f"{app} {mode}"] = report(f"{app}, {mode}", stats, info)
-                procs.stop("web")
-                procs.stop("celery")
+            by_round: list[tuple[float, float]] = []  # (deliveries, actions) ratio of each round
+            for round_no in range(1, args.rounds + 1):
+                if args.rounds > 1:
+                    print(f" round {round_no} of {args.rounds}", flush=True)
+                rows = run_pair(procs, env, seats, pids, workers, args.seconds, args.rate)
+                project, bare = rows["project saturation"], rows["bare saturation"]
+                by_round.append((project["deliveries/s"] / max(bare["deliveries/s"], 1e-9),
+                                 project["actions/s"] / max(bare["actions/s"], 1e-9)))
             name = f"{workers} worker{'s' if workers > 1 else ''}"
-            ratio = rows["project saturation"]["deliveries/s"] / max(rows["bare saturation"]["deliveries/s"], 1e-9)
-            ratios.append(f"{name}: {ratio:.2f}")
-            acted = rows["project saturation"]["actions/s"] / max(rows["bare saturation"]["actions/s"], 1e-9)
-            action_ratios.append(f"{name}: {acted:.2f}")
+            ratios.append(f"{name}: {median_of([d for d, _ in by_round], args.rounds)}")
+            action_ratios.append(f"{name}: {median_of([a for _, a in by_round], args.rounds)}")
     finally:
         procs.stop_all()
         subprocess.run([str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
