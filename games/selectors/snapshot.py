@@ -179,15 +179,13 @@ def _table_read(table_id: int) -> Table | None:
     rows = rows_fetch(_TABLE_SQL, [table_id])
     if not rows:
         return None
-    row = rows[0]
-    table, club, version, rule_set = rows_split(row, _TABLE, _CLUB, _RULE_VERSION, _RULE_SET)
+    table, club, version, rule_set, next_game = rows_split(rows[0], _TABLE, _CLUB, _RULE_VERSION, _RULE_SET,
+                                                           _NEXT_GAME)
     assert isinstance(table, Table) and isinstance(club, Club) and isinstance(version, RuleSetVersion)
-    assert isinstance(rule_set, RuleSet)
+    assert isinstance(rule_set, RuleSet) and isinstance(next_game, Table)
     version.rule_set = rule_set
     table.club, table.rule_version = club, version
-    next_values = row[len(row) - _NEXT_GAME.count:]  # all NULL without a next game (the left join)
-    next_id = next_values[_NEXT_GAME.names.index(Table._meta.pk.attname)]
-    table.next_game = _NEXT_GAME.build(next_values) if next_id is not None else None
+    table.next_game = next_game if next_game.pk is not None else None  # all NULL without one (the left join)
     return table
 
 
