@@ -17,7 +17,8 @@ under the same server command. Per configuration it prints:
   or bare updates received by sockets);
 - at a fixed offered load (``--rate`` actions/s over all tables): p50/p95/p99 from an action to each
   screen of its table, errors and lost updates;
-- CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis) per phase.
+- CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis) per phase, and per action
+  the web server's CPU and context switches (its threads handing the interpreter's lock to each other).
 
 The last line is the ratio project/bare of deliveries/s at saturation. ``--rounds N`` runs the project
 and the bare app in turn N times per configuration and prints the median of the rounds' ratios: this
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -211,20 +213,24 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
 
 
 class Cpu:
-    """CPU seconds per process (with children for uvicorn's workers) between start() and stop()."""
+    """CPU seconds per process (with children for uvicorn's workers) between start() and stop(), and the
+    web server's context switches (its threads handing the interpreter's lock to each other, mostly)."""
 
     def __init__(self, named: dict[str, int]) -> None:
         self.named = named
         self.before: dict[str, float] = {}
 
-    def _total(self, pid: int) -> float:
+    @staticmethod
+    def _procs(pid: int) -> list[psutil.Process]:
         try:
             proc = psutil.Process(pid)
-            procs = [proc, *proc.children(recursive=True)]
+            return [proc, *proc.children(recursive=True)]
         except psutil.Error:
-            return 0.0
+            return []
+
+    def _total(self, pid: int) -> float:
         total = 0.0
-        for p in procs:
+        for p in self._procs(pid):
             try:
                 t = p.cpu_times()
                 total += t.user + t.system
@@ -232,11 +238,24 @@ class Cpu:
                 pass
         return total
 
+    def _switches(self) -> float:
+        total = 0.0
+        for p in self._procs(self.named["uvicorn"]):
+            with contextlib.suppress(psutil.Error):
+                total += sum(p.num_ctx_switches())
+        return total
+
+    def _all(self) -> dict[str, float]:
+        return {**{name: self._total(pid) for name, pid in self.named.items()}, SWITCHES: self._switches()}
+
     def start(self) -> None:
-        self.before = {name: self._total(pid) for name, pid in self.named.items()}
+        self.before = self._all()
 
     def stop(self) -> dict[str, float]:
-        return {name: self._total(pid) - self.before.get(name, 0.0) for name, pid in self.named.items()}
+        return {name: value - self.before.get(name, 0.0) for name, value in self._all().items()}
+
+
+SWITCHES = "switches"  # the web server's context switches in a phase (Cpu)
 
 
 def service_pids() -> dict[str, int]:
@@ -461,7 +480,10 @@ def report(label: str, stats: Stats, info: dict[str, float]) -> dict[str, float]
     row = {"actions/s": stats.actions / elapsed, "deliveries/s": stats.deliveries / elapsed,
            "p50 ms": percentile(stats.latencies, 0.50) * 1000, "p95 ms": percentile(stats.latencies, 0.95) * 1000,
            "p99 ms": percentile(stats.latencies, 0.99) * 1000}
-    cpu = ", ".join(f"{k} {v:.1f}s" for k, v in info.items() if k != "elapsed")
+    cpu = ", ".join(f"{k} {v:.1f}s" for k, v in info.items() if k not in ("elapsed", SWITCHES))
+    if stats.actions:
+        cpu += (f"; per action: uvicorn {info.get('uvicorn', 0.0) / stats.actions * 1000:.1f} ms, "
+                f"{info.get(SWITCHES, 0.0) / stats.actions:.0f} switches")
     print(f"  {label:<28} actions/s {row['actions/s']:7.1f}  deliveries/s {row['deliveries/s']:8.1f}  "
           f"p50 {row['p50 ms']:7.1f} ms  p95 {row['p95 ms']:7.1f} ms  p99 {row['p99 ms']:7.1f} ms  "
           f"errors {stats.errors}  stale {stats.stale}  | CPU {cpu}", flush=True)
