@@ -17,7 +17,7 @@ under the same server command. Per configuration it prints:
   or bare updates received by sockets);
 - at a fixed offered load (``--rate`` actions/s over all tables): p50/p95/p99 from an action to each
   screen of its table, errors and lost updates;
-- CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis) per phase, and per action
+- CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis, the bots) per phase, and per action
   the web server's CPU and context switches (its threads handing the interpreter's lock to each other).
 
 The last line is the ratio project/bare of deliveries/s at saturation. ``--rounds N`` runs the project
@@ -213,8 +213,9 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
 
 
 class Cpu:
-    """CPU seconds per process (with children for uvicorn's workers) between start() and stop(), and the
-    web server's context switches (its threads handing the interpreter's lock to each other, mostly)."""
+    """CPU seconds per process between start() and stop() (uvicorn's with its workers; the bots' is this
+    script's own), and the web server's context switches (its threads handing the interpreter's lock to
+    each other, mostly)."""
 
     def __init__(self, named: dict[str, int]) -> None:
         self.named = named
@@ -224,7 +225,8 @@ class Cpu:
     def _procs(pid: int) -> list[psutil.Process]:
         try:
             proc = psutil.Process(pid)
-            return [proc, *proc.children(recursive=True)]
+            # This script's own (the bots'): not its children, the servers it started, counted apart.
+            return [proc] if pid == os.getpid() else [proc, *proc.children(recursive=True)]
         except psutil.Error:
             return []
 
@@ -501,7 +503,7 @@ def run_pair(procs: Procs, env: dict[str, str], seats: list[dict[str, Any]], pid
         port = free_port()
         module = "config.asgi:application" if app == "project" else "bench.bare_app:application"
         server = procs.start("web", server_command(module, port, workers), env)
-        named = {"uvicorn": server.pid, **pids}
+        named = {"uvicorn": server.pid, **pids, "bots": os.getpid()}
         if app == "project":
             worker = procs.start("celery", [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool",
                                             "threads", "--concurrency", "4", "--loglevel", "WARNING"], env)
