@@ -241,10 +241,13 @@ class Cpu:
         return total
 
     def _switches(self) -> float:
+        """Of every thread of the web server's processes (psutil's count is the main thread's alone)."""
         total = 0.0
         for p in self._procs(self.named["uvicorn"]):
-            with contextlib.suppress(psutil.Error):
-                total += sum(p.num_ctx_switches())
+            for status in Path(f"/proc/{p.pid}/task").glob("*/status"):
+                with contextlib.suppress(OSError, ValueError):
+                    total += sum(int(line.split(":")[1]) for line in status.read_text().splitlines()
+                                 if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
         return total
 
     def _all(self) -> dict[str, float]:
@@ -257,7 +260,7 @@ class Cpu:
         return {name: value - self.before.get(name, 0.0) for name, value in self._all().items()}
 
 
-SWITCHES = "switches"  # the web server's context switches in a phase (Cpu)
+SWITCHES = "switches"  # the context switches of the web server's threads in a phase (Cpu)
 
 
 def service_pids() -> dict[str, int]:
