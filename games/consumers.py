@@ -5,7 +5,7 @@ DESIGN.md "The path of one action": after a commit the table's group hears only
 member's table area, rendered from the same template the page includes (``games/area.jinja``),
 from one table snapshot (games/selectors/snapshot.py) read once per (hand, version) per process, with no query
 per socket; spectators share one render, and the parts every viewer sees alike are rendered once per
-snapshot (games/area.py). Database work runs in threads of the loop's pool, not in
+snapshot (games/area.py). Database work runs in the two threads of the sockets' pool, not in
 Channels' one shared thread (``_db_free``). No card travels through a group.
 
 Access: session and membership are checked against the database on connect, and afterwards only when
@@ -61,6 +61,7 @@ import json
 import logging
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from typing import Any
 
@@ -111,10 +112,19 @@ NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
 
 _db = database_sync_to_async
 
+# The sockets' database work (actions, each version's snapshot, access stamps) runs in two threads per
+# process, not the loop's default pool of six: every thread waiting for the interpreter's lock wakes and
+# sleeps again at each hand-over. Under load (bench/load.py, one worker, five runs in turn) six made 181 to
+# 186 context switches per action, two 105 to 110; the web process's CPU per action (8.3-9.0 against
+# 7.9-9.2 ms) and its throughput did not move measurably, and each process now holds two database
+# connections for its sockets, not six. One thread queues the actions behind each version's reads.
+SOCKET_DB_THREADS = 2
+_socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
+
 
 def _db_free(func: Any) -> Any:
-    """``func`` run in a thread of the loop's pool, not in Channels' one shared thread, so the sockets'
-    reads and the actions of a process no longer queue behind each other. Django returns a thread's
+    """``func`` run in a thread of the sockets' pool (``_socket_db``), not in Channels' one shared thread,
+    so the sockets' reads and the actions of a process no longer queue behind each other. Django returns a thread's
     pooled connection only when told: the shared thread's at each request's end, these threads' never.
     So each call gives its connections back when it ends, however it ends; a connection left checked
     out would stay so for the life of the thread, whether or not the socket that asked is still open."""
@@ -125,7 +135,7 @@ def _db_free(func: Any) -> Any:
         finally:
             connections.close_all()
 
-    return sync_to_async(run, thread_sensitive=False)
+    return sync_to_async(run, thread_sensitive=False, executor=_socket_db)
 
 
 class _Refused(Exception):

@@ -464,3 +464,41 @@ def test_two_members_areas_share_the_public_render_and_differ_only_in_their_own_
     assert "(you)" in _seat_item(area_b, 2) and "(you)" not in _seat_item(area_a, 2)
     assert "Your cards" in area_a and "Your cards" in area_b
     assert 'value="in"' not in area_a and 'value="in"' in area_b  # only B still decides
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setup, monkeypatch) -> None:
+    """An action sent over a socket and each version's snapshot run in the sockets' pool, and however many
+    calls come at once, no more threads than its few take them (more only wait for the interpreter's lock)."""
+    import time
+
+    from games import consumers
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in (a, b, c)]
+    threads: list[str] = []
+    for name in ("hand_act", "table_snapshot_read"):
+        original = getattr(consumers, name)
+
+        def recorded(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            threads.append(threading.current_thread().name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(consumers, name, recorded)
+    await sockets[0].send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
+    for comm in sockets:
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["type"] == "table.html" and message["version"] == 1:
+                break
+    assert len(threads) >= 2 and all(name.startswith("socket-db") for name in threads), threads
+
+    def busy() -> str:
+        time.sleep(0.05)
+        return threading.current_thread().name
+
+    at_once = await asyncio.gather(*[consumers._db_free(busy)() for _ in range(3 * consumers.SOCKET_DB_THREADS)])
+    assert len(set(at_once)) <= consumers.SOCKET_DB_THREADS
+    for comm in sockets:
+        await comm.disconnect()
