@@ -83,8 +83,8 @@ from config import metrics
 from config.errors import DomainError
 from games import engine, live, presence
 from games.broadcast import club_group, table_group
-from games.forms import act_request_parse
-from games.models import Table
+from games.forms import ActRequest, act_request_parse
+from games.models import Hand, Table
 from games.selectors.chat import chat_message_place, chat_payload, chat_recent
 from games.selectors.hands import hand_current, hand_of_table, hand_seat_of, hand_view_for
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
@@ -297,12 +297,21 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         self._verify()
         self.stamp = stamp
 
+    def _expired(self) -> bool:
+        return self.expires is not None and timezone.now() >= self.expires
+
+    def _unchanged_stamp(self) -> tuple[bool, int | None]:
+        """(whether the session has not expired and the member's access stamp has not moved since their
+        access was last checked, the stamp read now). Runs in a worker thread."""
+        stamp = live.access_stamps([self.user.pk]).get(self.user.pk)
+        return not self._expired() and stamp is not None and stamp == self.stamp, stamp
+
     async def still_allowed(self, stamp: int | None | object = ...) -> bool:
         """Whether the session and membership still hold: no database work unless the member's access
         stamp moved (``stamp``: already read for this socket's member; default: read it now). Closes
         the socket and says False when either ended."""
         try:
-            if self.expires is not None and timezone.now() >= self.expires:
+            if self._expired():
                 raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
             if stamp is ...:
                 stamp = (await _db_free(live.access_stamps)([self.user.pk])).get(self.user.pk)
@@ -489,17 +498,34 @@ class TableConsumer(_JsonConsumer):
         await self.send_area(None, None)
 
     async def on_action(self, message: dict[str, Any]) -> None:
-        if not await self.still_allowed():
-            return
         try:
             act = act_request_parse(hand=message.get("hand"), version=message.get("version"),
                                     action=message.get("action"))
-            hand = await _db_free(hand_act)(table_id=self.table_id, hand_id=act.hand_id, user=self.user,
-                                            action=act.action, version=act.version)
+        except DomainError as exc:
+            if await self.still_allowed():
+                await self.send_error(str(exc))
+            return
+        try:
+            stamp, hand = await _db_free(self._act_if_allowed)(act)
+            if hand is None:  # the stamp moved or the session expired: the full check, then the action
+                if not await self.still_allowed(stamp):
+                    return
+                hand = await _db_free(self._act)(act)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
         await self.send_json({"type": "action.ok", "hand": hand.pk, "version": hand.version})
+
+    def _act_if_allowed(self, act: ActRequest) -> tuple[int | None, Hand | None]:
+        """The member's access stamp, and the action applied when it has not moved (nor the session
+        expired) since their access was last checked: one trip to a worker thread for both, where the
+        check and the action one after the other would take two. (stamp, None) when it moved."""
+        unchanged, stamp = self._unchanged_stamp()
+        return stamp, self._act(act) if unchanged else None
+
+    def _act(self, act: ActRequest) -> Hand:
+        return hand_act(table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action,
+                        version=act.version)
 
     async def on_chat(self, message: dict[str, Any]) -> None:
         text = message.get("text")

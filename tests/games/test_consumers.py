@@ -18,7 +18,7 @@ from django.test import Client
 
 from accounts.models import User
 from config.asgi import application
-from games import engine, services
+from games import engine, live, services
 from games.models import Hand, Table
 from tests.games.helpers import make_table
 
@@ -421,3 +421,20 @@ async def test_live_chat_no_longer_reaches_a_socket_whose_membership_ended(club_
     assert close["code"] == 4403 and sent == []
     await comm.disconnect()
     await other.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_action_after_the_members_access_moved_is_checked_afresh_and_applied(club_setup) -> None:
+    """The access stamp moved (here: bumped as a change of the account would) but the session and the
+    membership still hold: the socket checks them against the database, then applies the action."""
+    table = await piranha_table(club_setup)
+    a, _, _ = club_setup.members
+    comm, _cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
+    await database_sync_to_async(live.access_bump)(a.pk)
+    hand_id, version, _ = await hand_state(table)
+    await comm.send_json_to({"type": "action", "hand": hand_id, "action": "in", "version": version})
+    while (message := await comm.receive_json_from(timeout=10))["type"] != "action.ok":
+        assert message["type"] != "error", message
+    assert message["version"] == version + 1
+    assert (await hand_state(table))[:2] == (hand_id, version + 1)
+    await comm.disconnect()

@@ -502,3 +502,31 @@ async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setu
     assert len(set(at_once)) <= consumers.SOCKET_DB_THREADS
     for comm in sockets:
         await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_action_over_a_socket_takes_one_trip_to_the_pool(club_setup, monkeypatch) -> None:
+    """The member's access stamp is read in the same worker-thread call that applies the action, not in
+    a call of its own before it; the version's broadcast reads the stamps once more in the process."""
+    from games import consumers
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    comm = await open_table(table.pk, a)
+    trips: list[str] = []
+    original = consumers._db_free
+
+    def counted(func: Any) -> Any:
+        trips.append(getattr(func, "__name__", repr(func)))
+        return original(func)
+
+    monkeypatch.setattr(consumers, "_db_free", counted)
+    await comm.send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
+    ok = shown = False
+    while not (ok and shown):
+        message = await comm.receive_json_from(timeout=10)
+        ok = ok or message["type"] == "action.ok"
+        shown = shown or (message["type"] == "table.html" and message["version"] == 1)
+    assert trips.count("_act_if_allowed") == 1 and "hand_act" not in trips, trips
+    assert trips.count("access_stamps") <= 1, trips  # the broadcast's, once for the process
+    await comm.disconnect()
