@@ -124,10 +124,11 @@ _socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefi
 
 def _db_free(func: Any) -> Any:
     """``func`` run in a thread of the sockets' pool (``_socket_db``), not in Channels' one shared thread,
-    so the sockets' reads and the actions of a process no longer queue behind each other. Django returns a thread's
-    pooled connection only when told: the shared thread's at each request's end, these threads' never.
-    So each call gives its connections back when it ends, however it ends; a connection left checked
-    out would stay so for the life of the thread, whether or not the socket that asked is still open."""
+    so the sockets' reads and the actions of a process no longer queue behind each other. Django returns
+    a thread's pooled connection only when told: the shared thread's at each request's end, these
+    threads' never. So each call gives its connections back when it ends, however it ends; a connection
+    left checked out would stay so for the life of the thread, whether or not the socket that asked is
+    still open."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
