@@ -1,4 +1,4 @@
-"""Django's PostgreSQL backend, except that flushing the tables runs as the owner role.
+"""The project's PostgreSQL backend (config/database), except that flushing the tables runs as the owner role.
 
 The tests connect as the application role (README, "The two database roles"), which may not
 TRUNCATE. Django's transactional test cases empty the tables between tests with TRUNCATE; that one
@@ -12,7 +12,9 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db.backends.postgresql import base, operations
+from django.db.backends.postgresql import operations
+
+from config.database import base
 
 
 def owner_connect(settings_dict: dict[str, Any]) -> psycopg.Connection[Any]:
