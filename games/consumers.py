@@ -5,7 +5,7 @@ DESIGN.md "The path of one action": after a commit the table's group hears only
 member's table area, rendered from the same template the page includes (``games/area.jinja``),
 from one table snapshot (games/selectors/snapshot.py) read once per (hand, version) per process, with no query
 per socket; spectators share one render, and the parts every viewer sees alike are rendered once per
-snapshot (games/area.py). Database work runs in the two threads of the sockets' pool, not in
+snapshot (games/area.py). Database work runs in the threads of the sockets' pool, not in
 Channels' one shared thread (``_db_free``). No card travels through a group.
 
 Access: session and membership are checked against the database on connect, and afterwards only when
@@ -112,13 +112,14 @@ NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
 
 _db = database_sync_to_async
 
-# The sockets' database work (actions, each version's snapshot, access stamps) runs in two threads per
-# process, not the loop's default pool of six: every thread waiting for the interpreter's lock wakes and
-# sleeps again at each hand-over. Under load (bench/load.py, one worker, five runs in turn) six made 181 to
-# 186 context switches per action, two 105 to 110; the web process's CPU per action (8.3-9.0 against
-# 7.9-9.2 ms) and its throughput did not move measurably, and each process now holds two database
-# connections for its sockets, not six. One thread queues the actions behind each version's reads.
-SOCKET_DB_THREADS = 2
+# The sockets' database work (actions, each version's snapshot, access stamps) runs in a pool of its own
+# with a fixed number of threads, whatever the machine's cores (the loop's default grows with them): each
+# thread waiting for the interpreter's lock wakes and sleeps again at every hand-over. Measured on two
+# cores (bench/load.py, one worker, runs in turn): two threads made 105 to 110 context switches per action
+# against 181 to 186 with six, but neither the web process's CPU per action nor its throughput moved, and
+# a click reached the other players' screens later at p95 in real browsers (94 to 108 ms against 83 to 89,
+# tests/e2e/test_live_table.py). So six, as the loop's default gives two cores.
+SOCKET_DB_THREADS = 6
 _socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
 
 
