@@ -302,11 +302,10 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     def _expired(self) -> bool:
         return self.expires is not None and timezone.now() >= self.expires
 
-    def _unchanged_stamp(self) -> tuple[bool, int | None]:
-        """(whether the session has not expired and the member's access stamp has not moved since their
-        access was last checked, the stamp read now). Runs in a worker thread."""
-        stamp = live.access_stamps([self.user.pk]).get(self.user.pk)
-        return not self._expired() and stamp is not None and stamp == self.stamp, stamp
+    def _stamp_holds(self, stamp: int | None | object) -> bool:
+        """Whether the member's access stamp ``stamp`` (None: the cache holds none) is the one their access
+        was last checked at: then session and membership need no database check."""
+        return stamp is not None and stamp == self.stamp
 
     async def still_allowed(self, stamp: int | None | object = ...) -> bool:
         """Whether the session and membership still hold: no database work unless the member's access
@@ -317,7 +316,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
                 raise _Refused(CLOSE_NOT_LOGGED_IN, "Your session has ended: log in again.")
             if stamp is ...:
                 stamp = (await _db_free(live.access_stamps)([self.user.pk])).get(self.user.pk)
-            if stamp is None or stamp != self.stamp:
+            if not self._stamp_holds(stamp):
                 await _db(self._verify_stamped)()
         except _Refused as exc:
             await self.close(code=exc.code, reason=exc.reason)
@@ -522,8 +521,8 @@ class TableConsumer(_JsonConsumer):
         """The member's access stamp, and the action applied when it has not moved (nor the session
         expired) since their access was last checked: one trip to a worker thread for both, where the
         check and the action one after the other would take two. (stamp, None) when it moved."""
-        unchanged, stamp = self._unchanged_stamp()
-        return stamp, self._act(act) if unchanged else None
+        stamp = live.access_stamps([self.user.pk]).get(self.user.pk)
+        return stamp, self._act(act) if self._stamp_holds(stamp) and not self._expired() else None
 
     def _act(self, act: ActRequest) -> Hand:
         return hand_act(table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action,
