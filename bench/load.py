@@ -16,7 +16,9 @@ under the same server command. Per configuration it prints:
 - saturation (closed loop: act as soon as the screen allows): actions/s and deliveries/s (table areas
   or bare updates received by sockets);
 - at a fixed offered load (``--rate`` actions/s over all tables): p50/p95/p99 from an action to each
-  screen of its table, errors and lost updates;
+  screen of its table showing its version or a newer one (a screen is sent the newest version it has
+  not shown, so a burst of sealed decisions reaches it as one area), errors, and lost updates (screens
+  that had not shown an action's version when the phase ended, at least five seconds after it was sent);
 - CPU seconds per process (uvicorn workers, Celery worker, PostgreSQL, Redis, the bots) per phase, and per action
   the web server's CPU and context switches (its threads handing the interpreter's lock to each other).
 
@@ -286,17 +288,30 @@ def embedded_redis_port() -> int:
 # ---- the bots -----------------------------------------------------------------------------------
 
 @dataclass
+class Made:
+    """An action sent at a table: the (hand, version) it makes, when it was sent, and how many of the
+    table's screens have shown that version or a newer one since."""
+
+    key: tuple[int, int]
+    t0: float
+    screens: int = 0
+
+
+@dataclass
 class Stats:
     actions: int = 0
     deliveries: int = 0
     errors: int = 0
     stale: int = 0
+    lost: int = 0  # screens that had not shown an action's version when the phase ended, LOST_AFTER on
     connected: int = 0
     latencies: list[float] = field(default_factory=list)
-    sent: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (table, hand, version) -> t0
-    expected: dict[tuple[int, int, int], int] = field(default_factory=dict)
-    got: dict[tuple[int, int, int], int] = field(default_factory=lambda: defaultdict(int))
+    sent: dict[tuple[int, int, int], float] = field(default_factory=dict)  # bare: (group, 0, seq) -> t0
+    made: dict[int, list[Made]] = field(default_factory=lambda: defaultdict(list))  # project: by table
     error_words: Counter[str] = field(default_factory=Counter)  # what the refusals said
+
+
+LOST_AFTER = 5.0  # seconds: an action older than this at a phase's end must be on every screen of its table
 
 
 class Pacer:
@@ -308,16 +323,20 @@ class Pacer:
         self.rate = rate
         self.phase = phase
         self.next: float | None = None
+        self.lock = asyncio.Lock()
 
     async def wait(self) -> None:
         if self.rate is None:
             return
-        now = time.monotonic()
-        if self.next is None:
-            self.next = now + self.phase / self.rate
-        if self.next > now:
-            await asyncio.sleep(self.next - now)
-        self.next = max(now, self.next) + 1 / self.rate
+        # One waiter at a time: seats waiting at once (sealed decisions) get a slot each, in turn, not the
+        # same one. A waiter cancelled (its screen moved on) leaves its slot to the next.
+        async with self.lock:
+            now = time.monotonic()
+            if self.next is None:
+                self.next = now + self.phase / self.rate
+            if self.next > now:
+                await asyncio.sleep(self.next - now)
+            self.next = max(now, self.next) + 1 / self.rate
 
 
 async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats, pacers: dict[int, Pacer],
@@ -340,6 +359,9 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
     in_flight = False
     sent_at: tuple[int, int] = (-1, -1)
     last_turn: dict[str, Any] | None = None
+    made = stats.made[table]
+    first_open = 0  # made[:first_open] are all on this screen; of the rest, those in ``on_screen`` are
+    on_screen: set[int] = set()
 
     async def act(hand: int, version: int, value: str) -> None:
         nonlocal in_flight, sent_at
@@ -347,18 +369,27 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
         if until.is_set() or (hand, version) != shown or in_flight:
             return
         in_flight, sent_at = True, (hand, version)
-        stats.sent.setdefault((table, hand, version + 1), time.monotonic())
+        key = (hand, version + 1)
+        # Sealed decisions against one version: the first to arrive makes it (the others make the next).
+        if not any(m.key == key for m in made[-SEATS:]):
+            made.append(Made(key, time.monotonic()))
         await ws.send(json.dumps({"type": "action", "hand": hand, "version": version, "action": value}))
 
     def on_area(message: dict[str, Any], now: float, delivered: bool = True) -> None:
-        nonlocal shown, last_turn
+        nonlocal shown, last_turn, first_open
         key = (int(message["hand"]), int(message["version"]))
         if ready.is_set() and delivered:
             stats.deliveries += 1
-            t0 = stats.sent.get((table, *key))
-            if t0 is not None:
-                stats.latencies.append(now - t0)
-                stats.got[(table, *key)] += 1
+            # Every action whose version this screen shows now for the first time, or a newer one: a screen
+            # is sent the newest version it has not shown, so the versions between are on it too.
+            for index in range(first_open, len(made)):
+                if index not in on_screen and made[index].key <= key:
+                    on_screen.add(index)
+                    made[index].screens += 1
+                    stats.latencies.append(now - made[index].t0)
+            while first_open in on_screen:
+                on_screen.discard(first_open)
+                first_open += 1
         if key < shown:
             return
         shown = key
@@ -468,7 +499,9 @@ async def run_phase(kind: str, url: str, seats: list[dict[str, Any]], seconds: f
     ready.set()
     await asyncio.sleep(seconds)
     until.set()
-    elapsed = time.monotonic() - started
+    ended = time.monotonic()
+    elapsed = ended - started
+    stats.lost = sum(SEATS - m.screens for made in stats.made.values() for m in made if m.t0 < ended - LOST_AFTER)
     used = cpu.stop()
     for task in tasks:
         task.cancel()
@@ -491,7 +524,7 @@ def report(label: str, stats: Stats, info: dict[str, float]) -> dict[str, float]
                 f"{info.get(SWITCHES, 0.0) / stats.actions:.0f} switches")
     print(f"  {label:<28} actions/s {row['actions/s']:7.1f}  deliveries/s {row['deliveries/s']:8.1f}  "
           f"p50 {row['p50 ms']:7.1f} ms  p95 {row['p95 ms']:7.1f} ms  p99 {row['p99 ms']:7.1f} ms  "
-          f"errors {stats.errors}  stale {stats.stale}  | CPU {cpu}", flush=True)
+          f"errors {stats.errors}  stale {stats.stale}  lost {stats.lost}  | CPU {cpu}", flush=True)
     for words, count in stats.error_words.most_common(3):
         print(f"    {count} x {words!r}", flush=True)
     return row
