@@ -353,7 +353,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
             first = json.loads(await ws.recv())
     stats.connected += 1
     shown: tuple[int, int] = (-1, -1)
-    pending: list[asyncio.Task[None]] = []
+    pending: asyncio.Task[None] | None = None
     # One action in flight at a time, as a person clicks once and waits for the answer: a newer area
     # arriving meanwhile (another seat's sealed decision) does not send the same decision again.
     in_flight = False
@@ -363,10 +363,18 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
     first_open = 0  # made[:first_open] are all on this screen; of the rest, those in ``on_screen`` are
     on_screen: set[int] = set()
 
-    async def act(hand: int, version: int, value: str) -> None:
+    async def act() -> None:
+        """The table's next slot, then a choice from the newest area shown: one that came meanwhile
+        (another seat's sealed decision) is acted on, not the one shown when the wait began."""
         nonlocal in_flight, sent_at
         await pacers[table].wait()
-        if until.is_set() or (hand, version) != shown or in_flight:
+        turn = last_turn
+        if until.is_set() or in_flight or turn is None:
+            return
+        hand, version = int(turn["hand"]), int(turn["version"])
+        offered = BUTTON.findall(turn["html"])
+        value = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
+        if (hand, version) != shown or value is None:  # older than the version this seat's action made
             return
         in_flight, sent_at = True, (hand, version)
         key = (hand, version + 1)
@@ -376,7 +384,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
         await ws.send(json.dumps({"type": "action", "hand": hand, "version": version, "action": value}))
 
     def on_area(message: dict[str, Any], now: float, delivered: bool = True) -> None:
-        nonlocal shown, last_turn, first_open
+        nonlocal shown, last_turn, first_open, pending
         key = (int(message["hand"]), int(message["version"]))
         if ready.is_set() and delivered:
             stats.deliveries += 1
@@ -394,13 +402,8 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
             return
         shown = key
         last_turn = message if message.get("your_turn") else None
-        if message.get("your_turn") and not in_flight:
-            offered = BUTTON.findall(message["html"])
-            choice = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
-            if choice is not None:
-                for task in pending:
-                    task.cancel()
-                pending[:] = [asyncio.ensure_future(act(key[0], key[1], choice))]
+        if last_turn is not None and not in_flight and (pending is None or pending.done()):
+            pending = asyncio.ensure_future(act())
 
     async with ws:
         await ready.wait()  # then act on the area shown since connecting, if it is this seat's turn
@@ -420,6 +423,8 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
                 # The action made the hand this version: areas rendered before it are old news (they
                 # could still offer this seat the decision it has just made).
                 shown = max(shown, (int(message["hand"]), int(message["version"])))
+                if last_turn is not None:  # a newer turn came while the action was in flight
+                    on_area(last_turn, now, delivered=False)
             elif kind == "error":
                 if "moved on" in str(message.get("message")):
                     stats.stale += 1
