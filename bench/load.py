@@ -527,9 +527,10 @@ def report(label: str, stats: Stats, info: dict[str, float]) -> dict[str, float]
     if stats.actions:
         cpu += (f"; per action: uvicorn {info.get('uvicorn', 0.0) / stats.actions * 1000:.1f} ms, "
                 f"{info.get(SWITCHES, 0.0) / stats.actions:.0f} switches")
+    lost = f"  lost {stats.lost}" if stats.made else ""  # the project's screens (the bare app's loop is closed)
     print(f"  {label:<28} actions/s {row['actions/s']:7.1f}  deliveries/s {row['deliveries/s']:8.1f}  "
           f"p50 {row['p50 ms']:7.1f} ms  p95 {row['p95 ms']:7.1f} ms  p99 {row['p99 ms']:7.1f} ms  "
-          f"errors {stats.errors}  stale {stats.stale}  lost {stats.lost}  | CPU {cpu}", flush=True)
+          f"errors {stats.errors}  stale {stats.stale}{lost}  | CPU {cpu}", flush=True)
     for words, count in stats.error_words.most_common(3):
         print(f"    {count} x {words!r}", flush=True)
     return row
