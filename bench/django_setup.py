@@ -30,6 +30,9 @@ def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
     os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
     os.environ["REDIS_URL"] = urls.redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    # Importing anything of ``config`` (above) has set the development profile already (config/celery.py):
+    # its static files need no collectstatic, but its DEBUG logs every query, which the site does not.
+    os.environ["DEBUG"] = "0"
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["ALLOWED_HOSTS"] = "testserver"
     import django

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -35,9 +34,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-# The settings the server runs with (DEBUG off: no query log), whatever the shell or an import set.
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-os.environ["DEBUG"] = "0"
 from bench.django_setup import setup_bench_django  # noqa: E402 - the project's root is on the path now
 from bench.load import BUTTON, PREFER  # noqa: E402 - the bots' choice, so both benches play alike
 
