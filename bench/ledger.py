@@ -101,7 +101,7 @@ def build() -> dict[str, Any]:
                            now() - make_interval(secs => (%(n)s - g) * %(span)s / %(n)s),
                            (%(tables)s::bigint[])[1 + g %% %(nt)s],
                            (%(games)s::text[])[1 + g %% %(nt)s]
-                      FROM generate_series(%(first)s, %(last)s) AS g ORDER BY g""",
+                      FROM generate_series(%(first)s::int, %(last)s::int) AS g ORDER BY g""",
                                {"club": club.pk, "n": entries, "span": YEARS * 365 * 86400.0, "tables": table_ids,
                                 "games": games, "nt": TABLES, "first": first, "last": last})
                 # Two postings each: member <-> table pot. Member 0 is the busy one (30%).
