@@ -329,7 +329,7 @@ class Pacer:
         if self.rate is None:
             return
         # One waiter at a time: seats waiting at once (sealed decisions) get a slot each, in turn, not the
-        # same one. A waiter cancelled (its screen moved on) leaves its slot to the next.
+        # same one.
         async with self.lock:
             now = time.monotonic()
             if self.next is None:
@@ -360,7 +360,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
     sent_at: tuple[int, int] = (-1, -1)
     last_turn: dict[str, Any] | None = None
     made = stats.made[table]
-    first_open = 0  # made[:first_open] are all on this screen; of the rest, those in ``on_screen`` are
+    first_open = 0  # made[:first_open] have all been on this screen; of the rest, those indexed in on_screen
     on_screen: set[int] = set()
 
     async def act() -> None:
@@ -374,7 +374,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
         hand, version = int(turn["hand"]), int(turn["version"])
         offered = BUTTON.findall(turn["html"])
         value = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
-        if (hand, version) != shown or value is None:  # older than the version this seat's action made
+        if (hand, version) != shown or value is None:  # older than what this seat's own action made, or no choice
             return
         in_flight, sent_at = True, (hand, version)
         key = (hand, version + 1)
