@@ -1,7 +1,8 @@
 """Point Django at a benchmark's own database on the embedded PostgreSQL, as its superuser.
 
 A benchmark builds and migrates its database itself; the site's two roles stay with the site's
-database (README, "The two database roles"). Shared by bench/ledger.py and bench/stats.py.
+database (README, "The two database roles"). Shared by bench/ledger.py, bench/live_parts.py and
+bench/stats.py.
 """
 
 from __future__ import annotations
@@ -11,12 +12,25 @@ from collections.abc import Callable
 from urllib.parse import quote, unquote, urlsplit
 
 
-def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
-    """Create database ``db_name`` if missing (drop it first with ``rebuild``) and set Django up on it."""
+def _superuser() -> tuple[str, str]:
+    """The embedded PostgreSQL's socket folder and its Redis URL (both started when not running)."""
     from config.embedded import ensure_services
 
     urls = ensure_services()
-    host = unquote(urlsplit(urls.database_url).netloc.rsplit("@", 1)[-1])  # the socket folder
+    return unquote(urlsplit(urls.database_url).netloc.rsplit("@", 1)[-1]), urls.redis_url
+
+
+def drop_bench_database(db_name: str) -> None:
+    """Drop database ``db_name`` (a benchmark's own, made by ``setup_bench_django``), whoever is on it."""
+    import psycopg
+
+    with psycopg.connect(dbname="postgres", user="postgres", host=_superuser()[0], autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+
+
+def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
+    """Create database ``db_name`` if missing (drop it first with ``rebuild``) and set Django up on it."""
+    host, redis_url = _superuser()
     import psycopg
 
     with psycopg.connect(dbname="postgres", user="postgres", host=host, autocommit=True) as conn:
@@ -28,7 +42,7 @@ def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
             conn.execute(f'CREATE DATABASE "{db_name}"')
     url = f"postgresql://postgres@{quote(host, safe='')}/{db_name}"
     os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
-    os.environ["REDIS_URL"] = urls.redis_url
+    os.environ["REDIS_URL"] = redis_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     # Importing anything of ``config`` (above) has set the development profile already (config/celery.py):
     # its static files need no collectstatic, but its DEBUG logs every query, which the site does not.

@@ -34,8 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.django_setup import setup_bench_django  # noqa: E402 - the project's root is on the path now
-from bench.load import BUTTON, PREFER  # noqa: E402 - the bots' choice, so both benches play alike
+from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
+from bench.load import BARE_TABLE_SQL, choose  # noqa: E402 - the bots' choice, so both benches play alike
 
 DB_NAME = "bench_live_parts"
 SEATS = 6
@@ -77,12 +77,9 @@ def setup_tables() -> list[tuple[Any, list[Any]]]:
 
 def bare_message(seq: int) -> None:
     """What bench/bare_app.py does for one message, less the server: its two statements, six frames."""
-    from django.db import connection
+    from bench.bare_app import _write_and_read  # Django is set up: the bare app takes these settings
 
-    with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO bench_bare (grp, seq) VALUES (%s, %s)", [0, seq])
-        cursor.execute("SELECT count(*) FROM bench_bare WHERE grp = %s AND seq = %s", [0, seq])
-        count = int(cursor.fetchone()[0])
+    count = _write_and_read(0, seq)
     for _ in range(SEATS):
         json.dumps({"seq": seq, "count": count})
 
@@ -109,8 +106,8 @@ def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float
     hands = {hand.pk}
     for seq in range(actions):
         acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
-        offered = BUTTON.findall(areas[acting.pk])
-        choice = next(v for p in PREFER for v in offered if v == p or v.startswith(p + ":"))
+        choice = choose(areas[acting.pk])
+        assert choice is not None, "the member to act is offered no action"
         request = act_request_parse(hand=hand.pk, version=hand.version, action=choice)
 
         started = cpu()
@@ -158,8 +155,8 @@ def main() -> None:
 
     try:
         with connection.cursor() as cursor:
-            cursor.execute("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int NOT NULL, seq int NOT NULL)")
-            cursor.execute("CREATE INDEX ON bench_bare (grp, seq)")
+            for statement in BARE_TABLE_SQL:
+                cursor.execute(statement)
         tables = setup_tables()
         totals: list[float] = []
         bare: list[float] = []
@@ -177,15 +174,7 @@ def main() -> None:
         print(f"ratio bare message / project action with its read and six areas (CPU, mean): {ratio:.2f}")
     finally:
         connection.close()
-        from urllib.parse import unquote, urlsplit
-
-        import psycopg
-
-        from config.embedded import ensure_services
-
-        host = unquote(urlsplit(ensure_services().database_url).netloc.rsplit("@", 1)[-1])
-        with psycopg.connect(dbname="postgres", user="postgres", host=host, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        drop_bench_database(DB_NAME)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,15 @@ TABLES = int(os.environ.get("BENCH_TABLES", "50"))  # --tables (a quick check of
 MEMBERS = TABLES * SEATS
 PREFER = ("in", "check", "call", "declare:high", "declare:low", "bet", "raise", "declare:pig", "fold", "out")
 BUTTON = re.compile(r'<button type="submit" name="action" value="([^"]+)"')
+# The bare app's table (bench/bare_app.py writes and reads it).
+BARE_TABLE_SQL = ("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)",
+                  "CREATE INDEX ON bench_bare (grp, seq)")
+
+
+def choose(html: str) -> str | None:
+    """The action a bot takes from a table area: the first of PREFER among the buttons it offers."""
+    offered = BUTTON.findall(html)
+    return next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
 
 
 def set_tables(count: int) -> None:
@@ -372,8 +381,7 @@ async def project_bot(url: str, seat: dict[str, Any], origin: str, stats: Stats,
         if until.is_set() or in_flight or turn is None:
             return
         hand, version = int(turn["hand"]), int(turn["version"])
-        offered = BUTTON.findall(turn["html"])
-        value = next((v for p in PREFER for v in offered if v == p or v.startswith(p + ":")), None)
+        value = choose(turn["html"])
         if (hand, version) != shown or value is None:  # older than what this seat's own action made, or no choice
             return
         in_flight, sent_at = True, (hand, version)
@@ -596,8 +604,8 @@ def main() -> None:
 
         app_role = psycopg.conninfo.conninfo_to_dict(env["DATABASE_URL"]).get("user")
         with psycopg.connect(env["DATABASE_OWNER_URL"], autocommit=True) as conn:
-            conn.execute("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)")
-            conn.execute("CREATE INDEX ON bench_bare (grp, seq)")
+            for statement in BARE_TABLE_SQL:
+                conn.execute(statement)
             if app_role:
                 conn.execute(f'GRANT SELECT, INSERT ON bench_bare TO "{app_role}"')
                 conn.execute(f'GRANT USAGE ON SEQUENCE bench_bare_id_seq TO "{app_role}"')
