@@ -1,7 +1,7 @@
 """Point Django at a benchmark's own database on the embedded PostgreSQL, as its superuser.
 
 A benchmark builds and migrates its database itself; the site's two roles stay with the site's
-database (README, "The two database roles"). Shared by bench/ledger.py, bench/live_parts.py and
+database (docs/settings-and-security.md, "The two database roles"). Shared by bench/ledger.py, bench/live_parts.py and
 bench/stats.py.
 """
 

@@ -32,7 +32,7 @@ from urllib.parse import quote
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / ".data"
 
 
-#: the embedded database and its two roles (README, "The two database roles")
+#: the embedded database and its two roles (docs/settings-and-security.md, "The two database roles")
 DATABASE_NAME = "club"
 OWNER_ROLE = "club_owner"
 APP_ROLE = "club_app"

@@ -35,7 +35,7 @@ class MoneyField(forms.DecimalField):
 
     def __init__(self, *, required: bool = True, allow_zero: bool = True, **kwargs: Any) -> None:
         self.allow_zero = allow_zero
-        self.max_cents = MAX_STAKE  # README "Pot limit": amounts the engine and the books handle
+        self.max_cents = MAX_STAKE  # docs/hands-and-data.md "Pot limit": amounts the engine and the books handle
         kwargs.setdefault("max_digits", 12)
         kwargs.setdefault("decimal_places", 2)
         super().__init__(required=required, **kwargs)

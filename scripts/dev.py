@@ -102,7 +102,7 @@ def run(port: int) -> int:
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     env.setdefault("SITE_URL", f"http://127.0.0.1:{port}")  # links in the "your turn" emails
     # Migrations run as the owner role, which then grants the application role its rights; the
-    # site, the worker and beat connect as the application role only (README, "The two database roles").
+    # site, the worker and beat connect as the application role only (docs/settings-and-security.md, "The two database roles").
     owner = ["--database", "owner"] if env.get("DATABASE_OWNER_URL") else []
     manage(env, "migrate", "--noinput", *owner)
     env.pop("DATABASE_OWNER_URL", None)

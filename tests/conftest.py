@@ -17,7 +17,7 @@ from accounts.models import Club, Membership, User
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.celery_worker import Proc, purge_queue
 
-# --- the two database roles (README, "The two database roles") ------------------------------------
+# --- the two database roles (docs/settings-and-security.md, "The two database roles") ------------------------------------
 # The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
 # every test connects as the application role (DATABASE_URL), with only the rights the site has.
 

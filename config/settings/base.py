@@ -1,5 +1,5 @@
 """Settings shared by every profile. Everything that differs between machines
-comes from the environment (12-factor); see README.md for the variables."""
+comes from the environment (12-factor); see docs/settings-and-security.md for the variables."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ if DATABASES["default"].get("ENGINE") == "django.db.backends.postgresql":
     DATABASES["default"]["ENGINE"] = "config.database"
 # Parameters bound by the server, so that psycopg prepares a statement a connection has run five times
 # and PostgreSQL plans it once: a player's action costs PostgreSQL about a third less CPU (1.1-1.9 ms
-# against 1.8-3.0 ms in process, README "The live path"). After a migration that changes a table's
+# against 1.8-3.0 ms in process, bench/RESULTS.md). After a migration that changes a table's
 # columns, restart the processes (a prepared statement keeps its old result's shape).
 DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
@@ -126,7 +126,7 @@ DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
     "max_size": DB_POOL_MAX_SIZE,
     "timeout": DB_POOL_TIMEOUT,
 }
-# Two roles (README, "The two database roles"): DATABASE_URL is the application role, which may
+# Two roles (docs/settings-and-security.md, "The two database roles"): DATABASE_URL is the application role, which may
 # not alter, truncate or rewrite the books; DATABASE_OWNER_URL, when set, is the role that owns the
 # tables and runs `manage.py migrate --database owner`, after which ledger/roles.py grants the
 # application role its rights.

@@ -54,7 +54,7 @@ def split(amount: int, winners: Sequence[int], order: Sequence[int]) -> dict[int
 
 
 def carry_within_limit(pot: int, sharers: Sequence[int], order: Sequence[int]) -> tuple[int, dict[int, int]]:
-    """The pot limit (house ruling, README "Pot limit"): a pot carries at most POT_LIMIT into the
+    """The pot limit (house ruling, docs/hands-and-data.md "Pot limit"): a pot carries at most POT_LIMIT into the
     next hand; what is over it is split among ``sharers`` as ``split`` does. Returns the carried
     amount and the shares (empty when nothing is over the limit)."""
     if pot <= POT_LIMIT or not sharers:
@@ -65,7 +65,7 @@ def carry_within_limit(pot: int, sharers: Sequence[int], order: Sequence[int]) -
 def match_within_limit(pot: int, cap: int | None, losers: int) -> int:
     """What each Piranha loser pays: the pot, up to the agreed cap (piranha.txt 4.3), and never so much
     that the next pot passes the pot limit: then the losers share the limit equally (odd cents
-    unpaid), so every hand stays finishable whatever the table size (README "Pot limit")."""
+    unpaid), so every hand stays finishable whatever the table size (docs/hands-and-data.md "Pot limit")."""
     each = pot if cap is None else min(pot, cap)
     return min(each, POT_LIMIT // losers) if losers else 0
 

@@ -309,7 +309,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     over: dict[int, int] = {}
     if not awards:
         # DESIGN.md: if neither half has a claimant, the pot carries, up to the pot limit; what is
-        # over it goes back to those who declared (README "Pot limit")
+        # over it goes back to those who declared (docs/hands-and-data.md "Pot limit")
         next_pot, over = carry_within_limit(pot, list(declared) or list(range(len(seats))), order)
         for j in order:
             if over.get(j):

@@ -166,7 +166,7 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
                                payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]])
         else:
             # DESIGN.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
-            # pot limit; what is over it goes back to those dealt in (README "Pot limit")
+            # pot limit; what is over it goes back to those dealt in (docs/hands-and-data.md "Pot limit")
             carried, over = carry_within_limit(pot, list(range(len(seats))), order)
             for j in order:
                 if over.get(j):
@@ -198,7 +198,7 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
             if shares[j]:  # no chip event moves zero cents
                 events.append(Award(seats[j], shares[j], "pot", hand=values[j].name))
         losers = [j for j in order if j in values and j not in winners]
-        # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (README "Pot limit")
+        # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (docs/hands-and-data.md "Pot limit")
         each = match_within_limit(pot, state.rules.match_cap, len(losers))
         payments = []
         for j in order:

@@ -15,7 +15,7 @@ from .errors import EngineError
 MIN_TURN_SECONDS = 10  # DESIGN.md: turn clock 10 s to 7 days
 MAX_TURN_SECONDS = 7 * 24 * 3600
 
-# Amounts stay where the engine and the books handle them (house ruling, README "Pot limit").
+# Amounts stay where the engine and the books handle them (house ruling, docs/hands-and-data.md "Pot limit").
 #: the largest ante, blind, bet or match cap a rule set may agree, in cents (1,000.00)
 MAX_STAKE = 100_000
 #: the most raises a betting round may allow

@@ -1,6 +1,6 @@
 """The project's PostgreSQL backend (config/database), except that flushing the tables runs as the owner role.
 
-The tests connect as the application role (README, "The two database roles"), which may not
+The tests connect as the application role (docs/settings-and-security.md, "The two database roles"), which may not
 TRUNCATE. Django's transactional test cases empty the tables between tests with TRUNCATE; that one
 statement list goes over a short connection of the owner (the `owner` database of the settings) to
 the same test database. Everything a test does runs as the application role.

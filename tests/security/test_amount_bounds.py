@@ -4,7 +4,7 @@ Without bounds an ante near 10^10 could be agreed and then never posted (the led
 single amount over MAX_AMOUNT), and a six-seat Piranha table with no match cap grew its pot about
 fivefold a hand until the award of the eleventh hand or so could not be posted: the hand stayed
 open for good. Stakes are bounded, the agreement says how far an uncapped pot can grow, and the
-pot limit (README "Pot limit") keeps every pot, award and payment postable.
+pot limit (docs/hands-and-data.md "Pot limit") keeps every pot, award and payment postable.
 """
 
 from __future__ import annotations

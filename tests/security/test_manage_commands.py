@@ -1,4 +1,4 @@
-"""The README's operator commands (`manage.py ledger_verify`, `manage.py changepassword`) work beside the running
+"""The operator commands (`manage.py ledger_verify`, `manage.py changepassword`) work beside the running
 site without DATABASE_URL: manage.py finds this checkout's embedded PostgreSQL and Redis as the run command does."""
 
 from __future__ import annotations
