@@ -2,8 +2,9 @@
 
 Each reason is a short sentence a member can check against the board and the shown hands:
 uncontested, best high, best low, a pig that won both halves, a pig that failed (and, when no low
-qualified, that this is why), no low qualified so the high takes all, nobody in so the pot carries,
-and a loser who pays only the cap. Pure: the engine's records in, sentences out.
+qualified, that this is why), no low qualified so the high takes all, no high qualified so the low
+takes all, nobody in so the pot carries, and a loser who pays only the cap. Pure: the engine's
+records in, sentences out.
 """
 
 from __future__ import annotations
@@ -154,11 +155,21 @@ def _piles(result: engine.PilesOutcome, *, names: Mapping[int, str], currency: s
         out.append("No low qualified, so the high takes the whole pot." if low_claimants or failed
                    else "Nobody declared low, so the high takes the whole pot.")
     elif result.low_winners and not result.high_winners:
-        out.append("Nobody claimed the high half, so the low takes the whole pot.")
+        out.append(_low_takes_all(declared, failed))
     if reason == "carry" or (not result.winners and result.next_pot):
         out.append(f"Nobody won a half, so the pot carries: {money(result.next_pot, currency)} "
                    "goes into the next hand.")
     return out
+
+
+def _low_takes_all(declared: Mapping[int, str | None], failed: Sequence[int]) -> str:
+    """Why the low took the whole pot: a high was claimed but none qualified (the low variant's full
+    house or better, piles.txt 5.1), only a failed pig claimed it, or nobody did."""
+    if any(d in ("high", "pig") and s not in failed for s, d in declared.items()):
+        return "No high qualified (a high must be a full house or better), so the low takes the whole pot."
+    if failed:
+        return "With the pig out, nobody else claimed the high half, so the low takes the whole pot."
+    return "Nobody declared high, so the low takes the whole pot."
 
 
 def match_owed(view: engine.HandView | None, rules: Mapping[str, Any]) -> int | None:

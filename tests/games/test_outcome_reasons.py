@@ -105,3 +105,19 @@ def test_piles_uncontested():
 def test_no_result_no_reasons():
     assert outcome_reasons(None, names=NAMES, currency="USD") == []
     assert PilesRules().game == "piles"
+
+
+def test_piles_nobody_declared_high_so_the_low_takes_all():
+    reasons = piles_reasons({1: FOLD, 2: FOLD, 3: LOW})
+    assert reasons[-1] == "Nobody declared high, so the low takes the whole pot."
+
+
+def test_piles_low_variant_high_claimed_but_none_qualified():
+    """piles.txt 5.1: two declare high without a full house; the low takes the whole pot, and the
+    reason says the high half was claimed (not that nobody claimed it)."""
+    state, _ = piles.deal(PilesRules(low_variant=True),
+                          hole=("Kd 9s 7s 6s Tc", "Qh Th 8d 6h 4d", "2h 3c 6d Td 9d"))
+    state = piles.declare(piles.check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
+    assert outcome_reasons(result(state), names=NAMES, currency="USD") == [
+        "Cy has the best low (4-3-2-2-A low): $0.75.",
+        "No high qualified (a high must be a full house or better), so the low takes the whole pot."]
