@@ -20,7 +20,7 @@ from django.utils import timezone
 from jinja2 import Environment
 from markupsafe import Markup
 
-from games import area
+from games import area, words
 from games.templatetags import games_tags
 
 
@@ -49,6 +49,7 @@ def environment(**options: Any) -> Environment:
         "clock_of": area.clock_of,
         "seat_state": area.seat_state,
         "shortcut_key": area.shortcut_key,
+        "sentence": words.sentence,
     })
     env.globals.update({
         "card": games_tags.card,

@@ -216,6 +216,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     # these means the seat took the default the house rules fix (see turn_clocks_for).
     sealed = hand_sealed_open(hand=hand)
     by_number = {s.number: s for s in seats}
+    awaited = set(snapshot.to_act())  # nobody once the hand is finished (closed or voided mid-hand too)
     rows = []
     for n in sorted(set(by_number) | set(by_seat)):
         seat = by_number.get(n)
@@ -223,7 +224,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         rows.append({
             "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
             "is_button": view is not None and view.button == n,
-            "to_act": view is not None and n in view.to_act,
+            "to_act": n in awaited,
             **_seat_state(seat, masked=sealed and v is not None),
         })
     out["seat_rows"] = rows
@@ -231,7 +232,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     if view is not None and hand is not None:
         out["view"] = view
         out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
-        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in view.to_act]
+        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in snapshot.to_act()]
         result = view.result
         out["result"] = result
         if result is not None:

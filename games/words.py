@@ -44,6 +44,16 @@ def cards_words(codes: Sequence[str]) -> str:
     return ", ".join(card_label(c) for c in codes)
 
 
+def sentence(text: str) -> str:
+    """``text`` as a sentence that ends with its full stop, so the next can follow it: a member's reason
+    ('End of the night') gets one; one that ends a sentence already ('Closed early!', '(see chat.)')
+    is left as written."""
+    text = (text or "").strip()
+    if not text or text.rstrip("\"')”’").endswith((".", "!", "?", "…")):
+        return text
+    return text + "."
+
+
 # ---- rule sets --------------------------------------------------------------------------------
 
 def _join(items: Sequence[str]) -> str:

@@ -161,3 +161,25 @@ def test_only_a_player_of_the_finished_game_may_start_the_next(club_setup, clien
     with pytest.raises(DomainError, match="still going on"):
         services.table_new_game(table_id=running.pk, user=club_setup.members[0])
     assert client_for(club_setup.outsider).post(f"/tables/{table.pk}/new-game/").status_code == 404
+
+
+def test_a_table_closed_mid_hand_shows_nobody_to_act_and_its_note_in_sentences(club_setup, client_for,
+                                                                                fixed_decks) -> None:
+    table = _play_to_second_hand(club_setup, {1: "out", 2: "out", 3: "out"}, fixed_decks)
+    live_page = client_for(club_setup.members[0]).get(f"/tables/{table.pk}/").content.decode()
+    assert "to-act-tag" in live_page  # while the hand is played, its seats are awaited
+    services.table_close(table_id=table.pk, user=club_setup.organiser, reason="End of the night")
+    for viewer in (club_setup.organiser, *club_setup.members):
+        page = client_for(viewer).get(f"/tables/{table.pk}/").content.decode()
+        assert "Hand 2" in page and "to-act-tag" not in page and 'class="seat to-act' not in page
+        assert "Waiting for" not in page
+        assert ": End of the night. Its pot of $1.50 went back to the members who paid it." in page
+
+
+def test_a_reason_that_ends_a_sentence_gets_no_second_full_stop() -> None:
+    from games.words import sentence
+
+    assert sentence("End of the night") == "End of the night."
+    assert sentence(" Closed early! ") == "Closed early!"
+    assert sentence("(see the chat.)") == "(see the chat.)"
+    assert sentence("Why?") == "Why?"
