@@ -379,11 +379,13 @@ def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry])
     pot_net = sum(p.amount for e in originals for p in e.postings.all() if p.account_id in pot_ids)
     next_pot = hand.carry_in + pot_net
     later = (table.hands.filter(number__gt=hand.number, voided_at__isnull=True)
-             .order_by("-number").values_list("number", flat=True).first())
+             .order_by("-number").values_list("number", "finished_at").first())
     if later is not None and next_pot:
+        number, finished_at = later
+        when = "" if finished_at is not None else " (once it has finished)"
         raise LedgerError(
             f"Hand {hand.number} at {table.name} can't be voided: its pot of {format_cents(next_pot)} "
-            f"carried into the hands after it. Void hand {later} first (once it has finished), "
+            f"carried into the hands after it. Void hand {number} first{when}, "
             "then the ones before it, latest first.")
     running = (table.hands.filter(finished_at__isnull=True)
                .values_list("number", flat=True).first())

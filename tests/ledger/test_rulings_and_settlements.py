@@ -118,7 +118,8 @@ def test_voiding_the_latest_hand_puts_its_carried_in_pot_back_for_the_next_hand(
 def test_voiding_a_hand_a_later_hand_built_on_is_refused_and_changes_nothing(club_setup):
     table, first, _second = _two_hands(club_setup)
     before = books_snapshot()
-    with pytest.raises(LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first"):
+    # Hand 2 has finished: the message asks for no wait.
+    with pytest.raises(LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first, then"):
         hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
     table.refresh_from_db()
@@ -138,7 +139,7 @@ def test_a_hand_that_carried_nothing_on_can_be_voided_under_later_hands(club_set
     hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)  # the pot is untouched
     assert balance_of(club=club_setup.club, user=ben) == -25  # only hand 2's ante
     before = books_snapshot()
-    with pytest.raises(LedgerError, match="Void hand 3 first"):
+    with pytest.raises(LedgerError, match=r"Void hand 3 first \(once it has finished\), then"):
         hand_void(hand=second, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
     assert_books_consistent()
