@@ -6,7 +6,9 @@ statement; organisers see every statement, the journal and the rulings.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -174,6 +176,21 @@ CHART_PERIODS = {"30": 30, "90": 90, "365": 365, "all": None}
 CHART_MIN_DAYS = 3  # fewer days with entries than this: the balance chart has a point per entry
 
 
+def entry_labels(moments: Sequence[datetime]) -> list[str]:
+    """A label for each entry on the chart's time axis, no two alike: to the minute; to the second where
+    entries share a minute; numbered '(2 of 3)' where they share a second too (one hand's ante and award)."""
+    local = [timezone.localtime(m) for m in moments]
+    minutes = Counter(m.strftime("%Y-%m-%d %H:%M") for m in local)
+    labels = [m.strftime("%Y-%m-%d %H:%M" if minutes[m.strftime("%Y-%m-%d %H:%M")] == 1 else "%Y-%m-%d %H:%M:%S")
+              for m in local]
+    totals, seen = Counter(labels), Counter[str]()
+    out = []
+    for label in labels:
+        seen[label] += 1
+        out.append(label if totals[label] == 1 else f"{label} ({seen[label]} of {totals[label]})")
+    return out
+
+
 @login_required
 @require_GET
 def chart(request: HttpRequest, club_id: int) -> HttpResponse:
@@ -197,8 +214,8 @@ def chart(request: HttpRequest, club_id: int) -> HttpResponse:
     by_entry = 0 < len(history) < CHART_MIN_DAYS
     if by_entry:
         # One point a day on a day or two draws no line: plot each entry at its time instead.
-        history = [(timezone.localtime(at).strftime("%Y-%m-%d %H:%M"), balance)
-                   for at, balance in selectors.balance_by_entry(account=account, days=days)]
+        entries = selectors.balance_by_entry(account=account, days=days)
+        history = list(zip(entry_labels([at for at, _ in entries]), [balance for _, balance in entries], strict=True))
     movers = selectors.biggest_movements(club=access.club, days=days or 3650)
     return render(request, "ledger/chart.html", {
         "club": access.club, "access": access, "member": member, "period": period, "periods": list(CHART_PERIODS),

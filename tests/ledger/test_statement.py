@@ -154,7 +154,8 @@ def test_a_chart_of_entries_all_on_one_day_has_a_point_per_entry(busy, client_fo
                                             ).content.decode()
     history = _chart_data(body)["history"]
     assert len(history["values"]) == account.last_seq  # every entry, at its time
-    assert all(len(label) == len("2026-01-31 20:15") for label in history["labels"])
+    assert all(label.startswith(timezone.localdate().isoformat()) for label in history["labels"])
+    assert len(set(history["labels"])) == len(history["labels"])  # no time label twice on the axis
     running = [p.balance_after / 100 for p in Posting.objects.filter(account=account).order_by("seq")]
     assert history["values"] == running
     assert "Balance after each entry (table)" in body
@@ -174,3 +175,13 @@ def test_a_chart_over_many_days_has_a_point_a_day(club_setup, client_for):
     history = _chart_data(body)["history"]
     assert history["values"] == [-0.5, -1.0, -1.5, -2.0]
     assert "Balance by day (table)" in body
+
+
+def test_entry_labels_tell_apart_entries_that_share_a_minute_or_a_second():
+    from ledger.views import entry_labels
+
+    at = dt.datetime(2026, 1, 31, 20, 15, 7, tzinfo=dt.UTC)
+    moments = [at - dt.timedelta(minutes=3), at, at, at + dt.timedelta(seconds=20)]
+    with timezone.override("UTC"):
+        assert entry_labels(moments) == ["2026-01-31 20:12", "2026-01-31 20:15:07 (1 of 2)",
+                                         "2026-01-31 20:15:07 (2 of 2)", "2026-01-31 20:15:27"]
