@@ -22,7 +22,16 @@ from config.errors import PermissionDenied as NotAllowed
 
 from . import selectors, services, throttle
 from .access import club_access, membership_of
-from .forms import ClubForm, EmailChangeForm, InvitationForm, LoginForm, ProfileForm, ResetForm, SignupForm
+from .forms import (
+    INVITATION_VALIDITY_CHOICES,
+    ClubForm,
+    EmailChangeForm,
+    InvitationForm,
+    LoginForm,
+    ProfileForm,
+    ResetForm,
+    SignupForm,
+)
 from .models import User
 
 _MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -178,11 +187,22 @@ def _site_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
+LAST_VALIDITY_KEY = "invitation_valid_for_days"
+
+
+def _last_validity(request: HttpRequest) -> dict[str, str]:
+    """The form's initial expiry: the one this session chose last, when it is still one of the choices."""
+    last = request.session.get(LAST_VALIDITY_KEY)
+    return {"valid_for_days": last} if last in dict(INVITATION_VALIDITY_CHOICES) else {}
+
+
 @login_required
 def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
-    form = InvitationForm(request.POST or None)
+    # The expiry chosen last is offered again (this browser's session), so a second invitation keeps it.
+    form = InvitationForm(request.POST or None, initial=_last_validity(request))
     if request.method == "POST" and form.is_valid():
+        request.session[LAST_VALIDITY_KEY] = str(form.cleaned_data["valid_for_days"])
         try:
             invitation = services.invitation_create(
                 club_id=access.club.pk, created_by=_signed_in(request), email=form.cleaned_data["email"],

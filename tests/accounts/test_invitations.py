@@ -52,6 +52,21 @@ def test_the_invitation_form_offers_seven_days_by_default(club_setup, client_for
     assert response.context["form"]["valid_for_days"].value() == "7"
 
 
+def test_the_form_keeps_the_expiry_chosen_last_and_each_link_has_a_copy_button(club_setup, client_for):
+    client = client_for(club_setup.organiser)
+    url = reverse("club_invitations", args=[club_setup.club.pk])
+    assert client.post(url, {"email": "", "valid_for_days": "30"}).status_code == 302
+    response = client.get(url)
+    assert response.context["form"]["valid_for_days"].value() == "30"
+    page = response.content.decode()
+    assert '<option value="30" selected>' in page
+    invitation = Invitation.objects.get(club=club_setup.club)
+    assert f'data-copy="invite-link-{invitation.pk}"' in page and "js/copy-link.js" in page
+    # Another organiser (another session) still starts from the default.
+    other = MembershipFactory(club=club_setup.club, role=Membership.Role.ORGANISER).user
+    assert client_for(other).get(url).context["form"]["valid_for_days"].value() == "7"
+
+
 def test_an_email_invitation_is_mailed_with_a_working_link(club_setup, client_for, mailoutbox,
                                                           django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
