@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
@@ -47,6 +47,40 @@ def pots_total(*, club: Club) -> int:
     """Cents sitting in table pots (carried pots, hands in progress)."""
     total = Account.objects.filter(club=club, kind=Account.Kind.TABLE_POT).aggregate(t=Sum("balance"))["t"]
     return int(total or 0)
+
+
+@dataclass(frozen=True)
+class TablePot:
+    """A table whose pot holds money, and why it sits there: ``state`` is 'playing' (hands are dealt
+    there), 'sitting_out' (seated, but fewer than two play), 'empty' (nobody sits there) or 'over'
+    (its game is over)."""
+
+    table_id: int
+    name: str
+    amount: int
+    state: str
+
+
+def pots_by_table(*, club: Club) -> list[TablePot]:
+    """Every table of the club whose pot is not empty, the largest first (what ``pots_total`` adds up)."""
+    seated = Q(table__seats__left_at__isnull=True)
+    rows = (Account.objects.filter(club=club, kind=Account.Kind.TABLE_POT).exclude(balance=0)
+            .annotate(seated=Count("table__seats", filter=seated),
+                      playing=Count("table__seats", filter=seated & Q(table__seats__sitting_out=False)))
+            .values_list("table_id", "table__name", "table__status", "balance", "seated", "playing")
+            .order_by("-balance", "table_id"))
+    return [TablePot(table_id=table_id, name=name, amount=int(balance),
+                     state=_pot_state(status, seated=seated_count, playing=playing))
+            for table_id, name, status, balance, seated_count, playing in rows]
+
+
+def _pot_state(status: str, *, seated: int, playing: int) -> str:
+    # The table statuses of games.models.Table.Status (the ledger does not import games).
+    if status == "finished":
+        return "over"
+    if status == "running" or playing >= 2:
+        return "playing"
+    return "sitting_out" if seated else "empty"
 
 
 def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:

@@ -79,7 +79,8 @@ def balance_sheet(request: HttpRequest, club_id: int) -> HttpResponse:
     return render(request, "ledger/balance_sheet.html", {
         "club": access.club, "access": access, "rows": rows,
         "ups": [r for r in rows if r.balance > 0], "downs": [r for r in rows if r.balance < 0],
-        "pots": selectors.pots_total(club=access.club), "title": f"Balance sheet · {access.club.name}",
+        "pots": selectors.pots_total(club=access.club), "pot_tables": selectors.pots_by_table(club=access.club),
+        "title": f"Balance sheet · {access.club.name}",
     })
 
 
@@ -244,7 +245,7 @@ def _settle_context(access: ClubAccess, me: User, **extra: Any) -> dict[str, Any
         "plan": [(users[t.payer_id], users[t.payee_id], t.amount) for t in plan],
         "left": [(users[user_id], "down" if amount < 0 else "up", abs(amount))
                  for user_id, amount in sorted(left.items(), key=lambda kv: kv[1])],
-        "pots": selectors.pots_total(club=access.club),
+        "pots": selectors.pots_total(club=access.club), "pot_tables": selectors.pots_by_table(club=access.club),
         "settlements": selectors.settlement_list(club=access.club, user=None if access.is_organiser else me),
         "limit": services.ledger_settings_for(club=access.club).settlement_max,
         "form": extra.pop("form", None) or SettlementForm(club=access.club, initial={"payer": me.pk}),
