@@ -31,6 +31,7 @@ urlpatterns = [
     path("hands/<int:hand_id>/replay/", replay.hand_replay_page, name="hand_replay"),
     path("hands/<int:hand_id>/replay.json", replay.hand_replay_json, name="hand_replay_json"),
     path("cards/colours/", cards.deck_colours, name="deck_colours"),
+    path("appearance/", cards.appearance, name="appearance"),
     path("tables/<int:table_id>/chat/", chat.chat_send, name="chat_send"),
     path("chat/<int:message_id>/hide/", chat.chat_hide_view, name="chat_hide"),
     path("turns/next/", notices.next_turn, name="next_turn"),

@@ -20,6 +20,7 @@ from games.selectors.hands import hand_get
 from games.selectors.tables import table_get, table_may_watch
 
 FOUR_COLOUR_COOKIE = "deck_colours"
+APPEARANCE_COOKIE = "theme"  # templates/base.html reads it: html[data-theme] (static/css/site.css)
 SETTLE_UP_TAG = "settle-up"  # message tag: base.html links the club's Settle up page (ledger:settle)
 SPECTATORS_OUT = "The house rules of this table keep spectators out: only its players may watch."
 

@@ -5,15 +5,29 @@
   if (!source || typeof window.Chart === "undefined") { return; }
   var data = JSON.parse(source.textContent);
   function money(value) { return value.toFixed(2) + " " + data.currency; }
+  // The site's colours for the scheme in use (static/css/site.css), as the browser resolves them.
+  function colour(name) {
+    var probe = document.createElement("span");
+    probe.hidden = true;
+    probe.style.color = "var(" + name + ")";
+    document.body.appendChild(probe);
+    var found = window.getComputedStyle(probe).color;
+    probe.remove();
+    return found;
+  }
+  function faint(rgb) { return rgb.replace(/^rgb\((.*)\)$/, "rgba($1, .15)"); }
+  var up = colour("--accent-text"), down = colour("--danger");
+  window.Chart.defaults.color = colour("--muted");
+  window.Chart.defaults.borderColor = colour("--border");
   function draw(id, type, series, label) {
     var canvas = document.getElementById(id);
     if (!canvas) { return; }
     if (!series.labels.length) { canvas.parentNode.classList.add("empty"); return; }
-    var colours = series.values.map(function (v) { return v < 0 ? "#b42318" : "#0b6e4f"; });
+    var colours = series.values.map(function (v) { return v < 0 ? down : up; });
     new window.Chart(canvas, {
       type: type,
-      data: { labels: series.labels, datasets: [{ label: label, data: series.values, borderColor: "#0b6e4f",
-        backgroundColor: type === "bar" ? colours : "rgba(11,110,79,.15)", fill: type === "line",
+      data: { labels: series.labels, datasets: [{ label: label, data: series.values, borderColor: up,
+        backgroundColor: type === "bar" ? colours : faint(up), fill: type === "line",
         // a few points (one day, or an entry each) get dots, so even a single point shows
         pointRadius: type === "line" && series.labels.length <= 40 ? 4 : 0, stepped: type === "line" }] },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
