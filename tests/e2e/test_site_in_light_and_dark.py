@@ -62,6 +62,8 @@ def test_every_club_page_passes_axe_in_light_and_dark(asgi_server, browser, scre
         "statement": f"{c}/ledger/statement/", "journal": f"{c}/ledger/journal/", "rulings": f"{c}/ledger/rulings/",
         "how-to-play": f"{c}/how-to-play/piles/", "results": f"{c}/results/", "rules": f"{c}/rules/",
         "members": f"{c}/members/", "invitations": f"{c}/invitations/", "profile": "/profile/",
+        "hands-played": f"/tables/{table.pk}/hands/", "close-table": f"/tables/{table.pk}/close/",
+        "notifications": "/account/notifications/",
     }
     for viewport_name, viewport in (("desk", DESKTOP), ("phone", PHONE)):
         context = _open(browser, asgi_server, organiser, viewport)
@@ -70,6 +72,10 @@ def test_every_club_page_passes_axe_in_light_and_dark(asgi_server, browser, scre
             page.goto(base + path)
             _both_schemes_pass_axe(page, screenshots, f"{viewport_name}-{name}")
         context.close()
+    logged_out = browser.new_context(viewport=PHONE).new_page()
+    logged_out.goto(base + "/login/")
+    _both_schemes_pass_axe(logged_out, screenshots, "phone-login")
+    logged_out.context.close()
 
 
 def test_a_page_with_a_message_passes_axe_and_the_link_copies(asgi_server, browser, screenshots) -> None:
