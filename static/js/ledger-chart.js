@@ -16,15 +16,14 @@
     return found;
   }
   function faint(rgb) { return rgb.replace(/^rgb\((.*)\)$/, "rgba($1, .15)"); }
-  var up = colour("--accent-text"), down = colour("--danger");
-  window.Chart.defaults.color = colour("--muted");
-  window.Chart.defaults.borderColor = colour("--border");
+  var charts = [];
   function draw(id, type, series, label) {
     var canvas = document.getElementById(id);
     if (!canvas) { return; }
     if (!series.labels.length) { canvas.parentNode.classList.add("empty"); return; }
+    var up = colour("--accent-text"), down = colour("--danger");
     var colours = series.values.map(function (v) { return v < 0 ? down : up; });
-    new window.Chart(canvas, {
+    charts.push(new window.Chart(canvas, {
       type: type,
       data: { labels: series.labels, datasets: [{ label: label, data: series.values, borderColor: up,
         backgroundColor: type === "bar" ? colours : faint(up), fill: type === "line",
@@ -34,8 +33,17 @@
         plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return money(c.parsed.y !== undefined && type === "line" ? c.parsed.y : (c.parsed.x !== undefined && type === "bar" ? c.parsed.x : c.parsed.y)); } } } },
         indexAxis: type === "bar" ? "y" : "x",
         scales: type === "bar" ? { x: { ticks: { callback: function (v) { return v; } } } } : { x: { ticks: { maxTicksLimit: 8 } } } }
-    });
+    }));
   }
-  draw("balance-chart", "line", data.history, "Balance");
-  draw("movers-chart", "bar", data.movers, "Change");
+  function drawAll() {
+    charts.forEach(function (chart) { chart.destroy(); });
+    charts = [];
+    window.Chart.defaults.color = colour("--muted");
+    window.Chart.defaults.borderColor = colour("--border");
+    draw("balance-chart", "line", data.history, "Balance");
+    draw("movers-chart", "bar", data.movers, "Change");
+  }
+  drawAll();
+  // Drawn anew in the other scheme's colours when the system switches between light and dark.
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", drawAll);
 })();
