@@ -135,6 +135,7 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     ids = {"club": 1, "rs": 1, "v": 1, "t": 1, "h": 1, "ct": 1, "ch": 1, "m": 1, "s": 1, "u": 1}
     covered = {resolve(url.format(**ids)).view_name for _, url, _ in MATRIX}
     outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
+    outside |= {"games:appearance"}  # checked by test_the_appearance_switch_takes_a_post_and_only_its_choices
     outside |= {"games:ruling_void"}  # the Rulings page's void form: tests/ledger/test_permissions.py
     # A member's own data and the JSON API: tests/games/test_data_permissions.py lists each of them.
     outside |= {f"clubdata:{name}" for name in ("my_data", "my_data_download", "account_delete")}
@@ -204,6 +205,23 @@ def test_the_deck_colour_switch_needs_a_login_and_post(client_for, club_setup) -
     assert client.get("/cards/colours/").status_code == 405
     response = client.post("/cards/colours/", {"colours": "four", "next": "https://evil.example/"})
     assert response["Location"] == "/" and response.cookies["deck_colours"].value == "four"
+
+
+@pytest.mark.django_db
+def test_the_appearance_switch_takes_a_post_and_only_its_choices(client_for, club_setup) -> None:
+    """Anyone may choose light or dark (a cookie of the browser); the page writes only 'light' or 'dark'."""
+    client = client_for(None)
+    assert client.get("/appearance/").status_code == 405
+    response = client.post("/appearance/", {"theme": "dark", "next": "https://evil.example/"})
+    assert response["Location"] == "/" and response.cookies["theme"].value == "dark"
+    response = client.post("/appearance/", {"theme": '"><script>', "next": "/login/"})
+    assert response["Location"] == "/login/" and response.cookies["theme"].value == "system"
+    member = client_for(club_setup.members[0])
+    member.cookies["theme"] = '" onload="x'
+    page = member.get("/").content.decode()
+    assert "<html lang=\"en\">" in page and "onload" not in page
+    member.cookies["theme"] = "light"
+    assert '<html lang="en" data-theme="light">' in member.get("/").content.decode()
 
 
 def test_the_page_leak_check_reads_the_raw_html_not_only_aria_labels() -> None:
