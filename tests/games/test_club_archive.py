@@ -331,3 +331,31 @@ def test_a_failed_export_leaves_no_record(busy_club):
     with pytest.raises(OSError):
         club_export(club=busy_club.club, out=Broken(), reason="Backup")
     assert not ClubExport.objects.filter(club=busy_club.club).exists()
+
+
+def test_random_hands_of_both_games_come_back_without_their_closed_cards(club_setup, client_for):
+    """Hands of Piranha and Piles, played with random moves, export and import again: the opened cards
+    come back where they were, the replay plays the log back over the stand-ins (it checks the final state
+    against the stored one) and tells the same steps as on the original, the proof opens only the cards
+    opened to everyone."""
+    setup = club_setup
+    simulation_run(club=setup.club, players=setup.everyone, hands=16, seed=5)
+    reader = MembershipFactory(club=setup.club).user
+    new = club_import(source=io.BytesIO(_export(setup.club))).club
+    watcher, player = client_for(reader), client_for(setup.members[0])
+    old_hands = Hand.objects.filter(table__club=setup.club).order_by("table__created_at", "table__pk", "number")
+    new_hands = Hand.objects.filter(table__club=new).order_by("table__created_at", "table__pk", "number")
+    replayed = 0
+    for before, after in zip(old_hands, new_hands, strict=True):
+        public = engine.opened_positions(engine.state_from_json(before.state), None)
+        assert [after.deck[i] for i in public] == [before.deck[i] for i in public]
+        steps = [watcher.get(f"/hands/{h.pk}/replay.json") for h in (before, after)]
+        assert steps[0].status_code == steps[1].status_code
+        if steps[0].status_code == 200:
+            replayed += 1
+            assert [_text(s["html"]) for s in steps[1].json()["steps"]] == [_text(s["html"]) for s in steps[0].json()["steps"]]
+        assert player.get(f"/hands/{after.pk}/replay.json").status_code == steps[0].status_code
+        assert player.get(f"/hands/{after.pk}/").status_code == 200
+        proof = player.get(f"/hands/{after.pk}/proof.json").json()
+        assert [o["position"] for o in proof["openings"]] == list(public)
+    assert replayed > 8
