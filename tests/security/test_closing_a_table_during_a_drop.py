@@ -74,3 +74,20 @@ def test_the_club_export_and_the_mails_tell_no_decision(scene: Scene) -> None:  
     assert "in" not in hand["state"]["decisions"] and "out" not in hand["state"]["decisions"]
     for message in scene.mails:
         assert "stays in." not in message.body and "drops out." not in message.body
+
+
+def test_an_imported_copy_keeps_the_decisions_closed(scene: Scene, client_for) -> None:  # noqa: F811
+    from clubdata.archive import club_import
+    from games.models import Hand
+
+    out = io.BytesIO()
+    club_export(club=scene.table.club, out=out, reason="Moving")
+    club = club_import(source=io.BytesIO(out.getvalue())).club
+    copy = Hand.objects.get(table__club=club, number=scene.stopped.number)
+    first, second, _ = _names(scene)
+    client = client_for(scene.watcher)
+    text = _text(client.get(f"/hands/{copy.pk}/").content.decode())
+    assert f"{first} has decided." in text and f"{second} has decided." in text
+    assert "stays in." not in text and "drops out." not in text and "(clock ran out)" not in text
+    # The file does not hold the choices, so the copy's log no longer plays back: its replay says so.
+    assert client.get(f"/hands/{copy.pk}/replay.json").status_code == 409
