@@ -3,11 +3,10 @@ the deal's guard (0007) keeps them fixed like the rest of the commitment."""
 
 from django.db import migrations, models
 
-FORWARD = r"""
+GUARD = r"""
 CREATE OR REPLACE FUNCTION games_hand_commitment_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF OLD.commitment <> '' AND (NEW.commitment, NEW.scheme, NEW.salt, NEW.salts, NEW.deck, NEW.closed_leaves)
-            IS DISTINCT FROM (OLD.commitment, OLD.scheme, OLD.salt, OLD.salts, OLD.deck, OLD.closed_leaves) THEN
+    IF OLD.commitment <> '' AND (NEW.{cols}) IS DISTINCT FROM (OLD.{old_cols}) THEN
         RAISE EXCEPTION 'the deal of hand % is committed and never changes', OLD.id
             USING ERRCODE = 'integrity_constraint_violation';
     END IF;
@@ -15,17 +14,15 @@ BEGIN
 END $$;
 """
 
-BACKWARD = r"""
-CREATE OR REPLACE FUNCTION games_hand_commitment_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF OLD.commitment <> '' AND (NEW.commitment, NEW.scheme, NEW.salt, NEW.salts, NEW.deck)
-            IS DISTINCT FROM (OLD.commitment, OLD.scheme, OLD.salt, OLD.salts, OLD.deck) THEN
-        RAISE EXCEPTION 'the deal of hand % is committed and never changes', OLD.id
-            USING ERRCODE = 'integrity_constraint_violation';
-    END IF;
-    RETURN NEW;
-END $$;
-"""
+
+def _guard(columns: list[str]) -> str:
+    """The deal's guard (0007) over ``columns``."""
+    return GUARD.format(cols=", NEW.".join(columns), old_cols=", OLD.".join(columns))
+
+
+COLUMNS = ["commitment", "scheme", "salt", "salts", "deck"]
+FORWARD = _guard([*COLUMNS, "closed_leaves"])
+BACKWARD = _guard(COLUMNS)
 
 
 class Migration(migrations.Migration):

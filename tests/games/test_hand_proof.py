@@ -219,7 +219,7 @@ def test_postgresql_keeps_a_committed_deal_and_a_ruling_as_they_are(played) -> N
     changed = list(hand.salts)
     changed[0] = "0" * 32
     for change in ({"salts": changed}, {"commitment": "0" * 64}, {"deck": list(reversed(hand.deck))},
-                   {"scheme": "deck-sha256"}):
+                   {"scheme": "deck-sha256"}, {"closed_leaves": {"0": "ab" * 32}}):
         with pytest.raises(IntegrityError), transaction.atomic():
             Hand.objects.filter(pk=hand.pk).update(**change)
     Hand.objects.filter(pk=hand.pk).update(version=hand.version)  # the rest of the row still moves

@@ -19,13 +19,14 @@ from accounts.models import User
 from clubdata.archive import club_export
 from games.selectors.hands import hand_sealed_open
 from tests.games.conftest import fixed_decks  # noqa: F401 - the fixture
-from tests.security.test_side_doors_of_hidden_cards import Scene, _api, scene  # noqa: F401 - the fixture
+from tests.games.test_hand_proof import played  # noqa: F401 - the fixture
+from tests.security.test_side_doors_of_hidden_cards import Scene, _api, next_deck, scene  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-def _names(played: Scene) -> list[str]:
-    return [User.objects.get(pk=int(uid)).shown_name for _, uid in sorted(played.stopped.players.items())]
+def _names(seen: Scene) -> list[str]:
+    return [User.objects.get(pk=int(uid)).shown_name for _, uid in sorted(seen.stopped.players.items())]
 
 
 def _text(html: str) -> str:

@@ -25,16 +25,15 @@ from django.test import Client
 from accounts.models import User
 from accounts.tokens import api_token_create
 from clubdata.archive import club_export
-from games import engine, services
+from games import engine
 from games.engine.cards import FULL_DECK
 from games.models import Hand, Table
 from games.services.closing import table_close
 from games.tasks import expire_turn
-from tests.accounts.factories import MembershipFactory
 from tests.games.async_helpers import expire, seat_of
 from tests.games.conftest import fixed_decks  # noqa: F401 - the fixture
-from tests.games.helpers import cards_in_view, fixed_deck, hidden_cards_in, make_table, post_action
-from tests.games.test_piranha_game import BOARD_1, HOLES_1
+from tests.games.helpers import cards_in_view, fixed_deck, hidden_cards_in, post_action
+from tests.games.test_hand_proof import Played, played  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -58,17 +57,17 @@ class Scene:
 
 
 @pytest.fixture
-def scene(club_setup, client_for, fixed_decks) -> Scene:  # noqa: F811
-    a, b, c = club_setup.members
-    watcher = MembershipFactory(club=club_setup.club).user
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-    fixed_decks(fixed_deck(HOLES_2, BOARD_2, button=2))  # the next hand deals with the button on seat 2
-    folded = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-    players = {1: a, 2: b, 3: c}
-    for seat, action in ((1, "in"), (2, "in"), (3, "out")):
-        post_action(client_for(players[seat]), folded, action)
-        folded.refresh_from_db()
-    assert folded.is_finished
+def next_deck(fixed_decks) -> None:  # noqa: F811
+    """The deck of the hand dealt when the first ends (the button moves to seat 2)."""
+    fixed_decks(fixed_deck(HOLES_2, BOARD_2, button=2))
+
+
+@pytest.fixture
+def scene(club_setup, client_for, next_deck, played: Played) -> Scene:  # noqa: F811
+    """``played`` (seats 1 and 2 show down, seat 3 drops), then the next hand's drop: seat 1 "in" by a click,
+    seat 2 by its clock running out, seat 3 undecided, and the organiser closes the table."""
+    a, b, c = (played.players[n] for n in (1, 2, 3))
+    folded, table = played.hand, played.hand.table
     stopped = table.hands.get(finished_at__isnull=True)
     assert stopped.state["phase"] == "drop" and stopped.deck[:12] == fixed_deck(HOLES_2, BOARD_2, button=2)[:12]
     post_action(client_for(a), stopped, "in")
@@ -81,7 +80,7 @@ def scene(club_setup, client_for, fixed_decks) -> Scene:  # noqa: F811
     stopped.refresh_from_db()
     assert stopped.is_finished and stopped.voided_at is not None
     return Scene(folded=folded, stopped=stopped, table=table, dropper=c, organiser=club_setup.organiser,
-                 watcher=watcher, mails=list(mail.outbox))
+                 watcher=played.spectator, mails=list(mail.outbox))
 
 
 def _seen(hand: Hand, user: User) -> set[str]:
