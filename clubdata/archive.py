@@ -13,14 +13,15 @@ Layout of the zip (format ``home-club-export``, version ``FORMAT_VERSION``):
 - ``books/journal.csv`` and ``books/balances.csv``: the books for a spreadsheet (read by people,
   not by the import).
 
-Every finished hand goes in whole: its deck and the salt of every position, folded and dropped hands
-included, so that a restore is exact (replays and statistics play the log through the engine, which
-needs all 52 cards) and each player can still open their own hole cards against the root published at
-the deal. Leaving out the cards that were never shown to everyone would take those private openings
-from the players. So an export is treated as what it is, an organiser opening every hand: it needs a
-reason, and each one is recorded (``ClubExport``, never changed or removed) and shown with its reason on
-the page of every hand it holds, where every member who may see the hand reads it. The record is made
-in the export's own snapshot, so the file holds it too and a restored club keeps the whole list.
+Of every finished hand the file holds what everyone who may see the hand saw: the board as turned, the
+hands shown at a showdown, the log (``hand_row_closed``). Every other deck position (folded and dropped
+hands, cards never turned, the undealt rest) is null in the deck, the salts and the state and is kept as
+its leaf hash only, so the root published at the deal still recomputes and every opened card still
+verifies; a sealed decision a table's closing left unopened is told as "decided" (``action_row_sealed``).
+An import deals stand-ins for the closed cards and never shows or opens them (``hand_values_closed``).
+Only the operator's backup (``manage.py backup``) keeps whole decks. Each export is still recorded with its
+reason (``ClubExport``, never changed or removed) and shown on the page of every hand it holds. The record
+is made in the export's own snapshot, so the file holds it too and a restored club keeps the whole list.
 
 What it never holds: passwords (an imported member sets one with "Forgot your password?"),
 API tokens, private advance actions, sent-email bookkeeping. A hand still being played is
@@ -51,13 +52,23 @@ from django.utils import timezone
 from accounts.models import Club, Membership, User
 from clubhouse.models import Season
 from config.errors import DomainError
+from games import engine
+from games.engine.cards import FULL_DECK
 from games.models import ChatMessage, ClubExport, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
+from games.selectors.hands import (
+    HIDDEN_DECISION,
+    hand_action_shown,
+    hand_closed_positions,
+    hand_sealed_open,
+    sealed_action_hidden,
+)
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
 
 logger = logging.getLogger(__name__)
 
 FORMAT = "home-club-export"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: closed cards as leaf hashes only (version 1 held whole decks; still read)
+READS_VERSIONS = (1, 2)
 BATCH = 500
 
 
@@ -201,6 +212,7 @@ def club_export(*, club: Club, out: IO[bytes], reason: str, by: User | None = No
 def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[str, Any]:
     counts: dict[str, int] = {}
     user_ids: set[int] = set(Membership.objects.filter(club=club).values_list("user_id", flat=True))
+    unopened: dict[int, Hand] = {}  # hands that ended in a sealed decision never opened, by id
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for kind in KINDS:
             user_refs = [a for a, target in kind.refs.items() if target == "users"]
@@ -209,6 +221,10 @@ def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[
                 n = 0
                 for obj in _club_rows(kind, club).iterator(chunk_size=BATCH):
                     row = _row(kind, obj)
+                    if kind.name == "hands":
+                        row = hand_row_closed(hand=obj, row=row, unopened=unopened)
+                    elif kind.name == "hand_actions":
+                        row = action_row_sealed(action=obj, row=row, unopened=unopened)
                     user_ids.update(row[a] for a in user_refs if row[a] is not None)
                     if kind.name == "hands":
                         user_ids.update(int(uid) for uid in row["players"].values())
@@ -229,13 +245,15 @@ def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[
             "club": {"id": club.pk, "name": club.name}, "counts": counts,
             "holds": "Members (with their email addresses, so an imported site can let them set a password), "
                      "rule sets and their versions, tables and seats, finished hands with their action logs "
-                     "and whole decks, chat, and the books (accounts, journal entries with postings, rulings, "
-                     "settlements); books/*.csv are the books for a spreadsheet.",
-            "every_card": "Each finished hand's whole deck and every salt are in the file, folded and dropped "
-                          "hands included: a restore is exact, and each player can still open their own "
-                          "hole cards against the root published at the deal. On the site those cards open "
-                          "only by a ruling, so this export is recorded with its reason (data/exports.jsonl) "
-                          "and the members read it on the page of every hand the file holds.",
+                     "and the cards opened to everyone, chat, and the books (accounts, journal entries with "
+                     "postings, rulings, settlements); books/*.csv are the books for a spreadsheet.",
+            "closed_cards": "Of each finished hand the file holds the cards opened to everyone (the board as "
+                            "turned, the hands shown at a showdown) with their salts; every other deck position "
+                            "(folded and dropped hands, cards never turned, the undealt rest) is null in deck, "
+                            "salts and state, and only its leaf hash is in closed_leaves, so the root published "
+                            "at the deal still recomputes and each opened card still verifies. A sealed "
+                            "decision never opened (the table closed during it) is {\"type\": \"decided\"}. "
+                            "Only the operator's backup (manage.py backup) holds whole decks.",
             "leaves_out": "Passwords (imported members set theirs with 'Forgot your password?'), API tokens, "
                           "private advance actions, sent-email bookkeeping.",
         }
@@ -292,6 +310,102 @@ def _balances_csv(club: Club) -> str:
                  for a in accounts))
 
 
+# --- what the file holds of a hand: the cards opened to all -------------------------------------
+
+#: The fields of a hand's state fixed at the deal from its deck (Piranha: hole, board; Piles: hole, the piles).
+DEALT_FIELDS = ("deck", "hole", "board", "square1", "square2", "row")
+
+
+def _without_cards(data: Any, cards: set[str]) -> Any:
+    """``data`` (plain JSON) with every value that is one of ``cards`` (card codes) made null."""
+    if isinstance(data, dict):
+        return {key: _without_cards(value, cards) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_without_cards(value, cards) for value in data]
+    return None if isinstance(data, str) and data in cards else data
+
+
+def hand_row_closed(*, hand: Hand, row: dict[str, Any], unopened: dict[int, Hand]) -> dict[str, Any]:
+    """The file's row of the finished ``hand``: only the cards opened to everyone (``engine.opened_positions``
+    with no seat: the board as turned, the hands shown at a showdown). Every other position is null in deck,
+    salts and state and is kept as its leaf hash in ``closed_leaves`` (position as text -> 64 hex digits; ""
+    for an older hand, which has no leaves, and whose salt is left out too). A hand that ended in a sealed
+    decision never opened (a table closed during it) has each decision made told as "decided", and is
+    noted in ``unopened`` for its action log (``action_row_sealed``)."""
+    state = engine.state_from_json(hand.state)
+    opened = set(engine.opened_positions(state, None))
+    held = hand_closed_positions(hand=hand)  # a hand read from an export: its leaves are all this site has
+    closed = [i for i in range(len(hand.deck)) if i not in opened or i in held]
+    hidden = {hand.deck[i] for i in closed}
+    if hand.scheme == engine.SCHEME_MERKLE:
+        row["closed_leaves"] = {str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i])
+                                for i in closed}
+        row["salts"] = [None if i in closed else salt for i, salt in enumerate(hand.salts)]
+    else:
+        row["closed_leaves"] = {str(i): "" for i in closed}
+        row["salt"] = ""
+    row["deck"] = [None if i in closed else card for i, card in enumerate(hand.deck)]
+    row["state"] = _without_cards(hand.state, hidden)
+    row["deal_events"] = _without_cards(hand.deal_events, hidden)
+    if hand_sealed_open(hand=hand):
+        unopened[hand.pk] = hand
+        row["state"]["decisions"] = [HIDDEN_DECISION["type"] if d else "" for d in row["state"]["decisions"]]
+    return row
+
+
+def action_row_sealed(*, action: HandAction, row: dict[str, Any], unopened: dict[int, Hand]) -> dict[str, Any]:
+    """The file's row of one logged action: a sealed decision never opened is told as "decided", with no
+    timeout mark (a timeout takes the house rules' default, so the mark would tell the choice)."""
+    hand = unopened.get(action.hand_id)
+    if hand is not None and sealed_action_hidden(hand=hand, row=action, seat=None):
+        row["action"] = hand_action_shown(hand=hand, row=action, seat=None)
+        row["is_timeout"] = False
+    return row
+
+
+def hand_values_closed(*, values: dict[str, Any], row: dict[str, Any]) -> None:
+    """Read a hand of the file with closed positions (``hand_row_closed``) into ``values``, the model's fields.
+
+    The engine plays a hand from 52 cards, so each closed position gets a stand-in, the cards the file does
+    not name in deck order; the state's dealt fields are dealt again from that deck (the opened cards must
+    come out where the file has them). The stand-ins are never shown or opened: ``Hand.closed_leaves``
+    keeps each closed position's leaf, and the proof's paths use it. A file without closed positions (format
+    version 1, whole decks) is read as it is."""
+    closed = row.get("closed_leaves") or {}
+    values["closed_leaves"] = closed
+    if not closed:
+        return
+    deck = row["deck"]
+    if (not isinstance(deck, list) or len(deck) != len(FULL_DECK)
+            or {str(i) for i, card in enumerate(deck) if card is None} != set(closed)):
+        raise ArchiveError(f"Hand #{row['id']} names closed cards that its deck does not leave out: "
+                           f"the file is damaged.")
+    spare = iter(card for card in FULL_DECK if card not in set(deck))
+    values["deck"] = [card if card is not None else next(spare) for card in deck]
+    values["salts"] = [salt or "" for salt in row["salts"] or []]
+    state = dict(row["state"])
+    try:
+        dealt, _ = engine.new_hand(engine.rules_from_dict(state["rules"]), seats=state["seats"],
+                                   button=state["button"], deck=values["deck"], carry_pot=state["carry_pot"],
+                                   hand_number=state["hand_number"])
+    except (engine.EngineError, KeyError, TypeError) as exc:
+        raise ArchiveError(f"Hand #{row['id']} cannot be dealt again from its file: the file is damaged.") from exc
+    again = engine.state_to_json(dealt)
+    for name in DEALT_FIELDS:
+        if name in state and not _fits(state[name], again[name]):
+            raise ArchiveError(f"Hand #{row['id']}: its {name} does not match its deck: the file is damaged.")
+        if name in state:
+            state[name] = again[name]
+    values["state"] = state
+
+
+def _fits(held: Any, dealt: Any) -> bool:
+    """Whether ``held`` (with nulls for closed cards) agrees with ``dealt`` wherever it names a card."""
+    if isinstance(held, list) and isinstance(dealt, list):
+        return len(held) == len(dealt) and all(_fits(h, d) for h, d in zip(held, dealt, strict=True))
+    return held is None or held == dealt
+
+
 # --- import ---------------------------------------------------------------------------------
 
 
@@ -336,7 +450,7 @@ def _manifest(archive: zipfile.ZipFile) -> dict[str, Any]:
         raise ArchiveError("The file has no readable manifest.json: it is not a club export.") from exc
     if manifest.get("format") != FORMAT:
         raise ArchiveError("The file is not a club export of this site.")
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in READS_VERSIONS:
         raise ArchiveError(f"The export is in format version {manifest.get('format_version')}; this site reads "
                            f"version {FORMAT_VERSION}.")
     return manifest
@@ -531,6 +645,7 @@ def _import_kind(archive: zipfile.ZipFile, kind: Kind, club: Club, ids: dict[str
             values["club_id"] = club.pk
         if kind.name == "hands":
             values["players"] = {seat: ids["users"][int(uid)] for seat, uid in row["players"].items()}
+            hand_values_closed(values=values, row=row)
         if kind.name == "tables" and row.get("next_game_id"):
             next_games.append((row["id"], row["next_game_id"]))
         stamped = {name: values[name] for name in kind.stamped}

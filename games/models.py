@@ -126,6 +126,11 @@ class Hand(models.Model):
                              help_text="One 128-bit salt per deck position; each opened only by right.")
     commitment = models.CharField(max_length=64, help_text="Published at the deal: the Merkle root of the "
                                   "deck's salted leaves (older hands: SHA-256 of the deck order and salt).")
+    # A hand read from a club export holds only what was opened to all (clubdata/archive.py): each other
+    # position's card here is a stand-in, its salt is "", and this maps it (as text) to its leaf hash ("" under
+    # the older scheme, which has no leaves). Such a card is never shown or opened.
+    closed_leaves = models.JSONField(default=dict, blank=True,
+                                     help_text="Deck position -> leaf hash of a card this site does not hold.")
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)

@@ -17,7 +17,7 @@ from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
-from games.selectors.hands import hand_action_steps, hand_actions, hand_sealed_open, hand_seat_of
+from games.selectors.hands import hand_action_steps, hand_sealed_open, hand_seat_of
 from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
 from games.words import event_words, raise_to_label, rules_in_words
@@ -105,42 +105,6 @@ def turn_clocks_for(*, hand: Hand | None, user: User | None,
         clocks.append({"seat": seat, "name": names.get(seat, f"Seat {seat}"), "deadline": deadline,
                        "is_me": is_me, "away": user_id in away})
     return clocks
-
-
-def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict[str, Any]]:
-    """The finished hand told one line per event, in order: the deal's, then each action's.
-
-    Each line is ``{"text", "timeout"}``; the first line of an action the clock took is marked
-    ``timeout`` (and says so). A sealed decision ("Ann has decided.") is told with its choice, which
-    is public once the hand is over; only call this for a finished hand.
-    """
-    lines = [{"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
-             for e in hand.deal_events or []]
-    for row in hand_actions(hand=hand):
-        action = engine.action_from_dict(row.action)
-        events = [engine.event_from_json(e) for e in row.events or []]
-        told = [decision_words(action, who=names.get(row.seat, f"Seat {row.seat}"))
-                if isinstance(e, engine.Decided) else event_words(e, names=names, currency=currency)
-                for e in events]
-        if not told:  # every action logs an event; never lose one if it did not
-            told = [f"{names.get(row.seat, f'Seat {row.seat}')}: {action_label(action, currency)}."]
-        for k, text in enumerate(told):
-            timeout = bool(row.is_timeout and k == 0)
-            lines.append({"text": f"{text} {TIMEOUT_MARK}" if timeout else text, "timeout": timeout})
-    return lines
-
-
-def decision_words(action: engine.Action, *, who: str) -> str:
-    """A sealed decision told after the hand: 'Ann declares pig (both ways).', 'Ben stays in.'."""
-    kind = action.type
-    if kind == "declare":
-        choice = {"high": "high", "low": "low", "pig": "pig (both ways)"}.get(str(action.choice), "")
-        return f"{who} declares {choice}." if choice else f"{who} declares."
-    if kind == "in":
-        return f"{who} stays in."
-    if kind == "out":
-        return f"{who} drops out."
-    return f"{who} has decided."
 
 
 def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: str,

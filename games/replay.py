@@ -22,7 +22,7 @@ from accounts.money import money
 from games import engine
 from games.models import Hand
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
-from games.selectors.hands import hand_actions, hand_player_names, hand_seat_of
+from games.selectors.hands import hand_actions, hand_card_seat, hand_closed_positions, hand_player_names
 from games.selectors.proof import hand_dispute_opened
 from games.words import event_words
 
@@ -106,7 +106,7 @@ def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
 
 def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) -> list[ReplayStep]:
     """Every step of the finished ``hand`` as ``user`` saw it (the caller checked they may see the hand)."""
-    seat = hand_seat_of(hand=hand, user=user)
+    seat = hand_card_seat(hand=hand, user=user)
     names = hand_player_names(hand=hand)
     states = _state_steps(hand)
     steps: list[ReplayStep] = []
@@ -142,8 +142,8 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
 
 def _ruling_opens(*, hand: Hand, seat: int | None, is_organiser: bool) -> bool:
     """Whether an organiser's ruling opened the hand to this viewer (its players and the organisers)."""
-    if hand.scheme != engine.SCHEME_MERKLE or (seat is None and not is_organiser):
-        return False
+    if hand_closed_positions(hand=hand) or (seat is None and not is_organiser):
+        return False  # a hand read from a club export holds no closed card to open
     return hand_dispute_opened(hand=hand)
 
 

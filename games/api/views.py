@@ -28,6 +28,7 @@ from accounts.tokens import api_token_touch
 from games import engine
 from games.models import Hand, Table
 from games.selectors.hands import (
+    hand_action_shown,
     hand_actions,
     hand_get,
     hand_history,
@@ -35,6 +36,7 @@ from games.selectors.hands import (
     hand_player_names,
     hand_seat_of,
     hand_view_for,
+    sealed_action_hidden,
 )
 from games.selectors.tables import table_get, table_may_watch, table_page
 from ledger import selectors as ledger_selectors
@@ -246,8 +248,13 @@ def hand(request: HttpRequest, user: User, hand_id: int) -> JsonResponse:
 def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
     names = hand_player_names(hand=hand)
     view = hand_view_for(hand=hand, user=user)
-    actions = [{"sequence": a.sequence, "seat": a.seat, "player": names.get(a.seat), "action": a.action,
-                "events": a.events, "timeout": a.is_timeout, "at": _iso(a.created_at)}
+    mine = hand_seat_of(hand=hand, user=user)
+    # A sealed decision never opened (the table closed during it) is told as "decided", with no timeout
+    # mark: the default a timeout takes is the house rules', so the mark would tell the choice.
+    actions = [{"sequence": a.sequence, "seat": a.seat, "player": names.get(a.seat),
+                "action": hand_action_shown(hand=hand, row=a, seat=mine), "events": a.events,
+                "timeout": a.is_timeout and not sealed_action_hidden(hand=hand, row=a, seat=mine),
+                "at": _iso(a.created_at)}
                for a in hand_actions(hand=hand)]
     entries = hand_ledger_entries(hand=hand)
     return {
@@ -255,7 +262,7 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
         "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
         "voided": hand.voided_at is not None, "commitment": hand.commitment,
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
-        "your_seat": hand_seat_of(hand=hand, user=user),
+        "your_seat": mine,
         "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,
         "ledger": [{"entry": e.pk, "kind": e.kind, "memo": e.memo, "at": _iso(e.created_at),
                     "postings": [{"account": p.account.user.shown_name if p.account.user else "pot",

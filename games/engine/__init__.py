@@ -4,7 +4,7 @@ Public API (others code against these names):
 
 cards       Card, parse_cards, format_cards, shuffled_deck, deck_commitment,
             new_salt, verify_commitment (the whole-deck commitment of older hands)
-commitment  merkle_root, openings, Opening, verify_opening, opened_positions, check_salts
+commitment  merkle_root, openings, Opening, verify_opening, opened_positions, check_salts, leaf_hex
             (one salted leaf per deck position; the encoding is in verify.py)
 evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
@@ -41,7 +41,16 @@ from .cards import (
     shuffled_deck,
     verify_commitment,
 )
-from .commitment import SCHEME_DECK, SCHEME_MERKLE, Opening, check_salts, merkle_root, openings, verify_opening
+from .commitment import (
+    SCHEME_DECK,
+    SCHEME_MERKLE,
+    Opening,
+    check_salts,
+    leaf_hex,
+    merkle_root,
+    openings,
+    verify_opening,
+)
 from .commitment import positions_shown as _positions_shown
 from .errors import CardError, EngineError, IllegalAction
 from .evaluate import HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
@@ -236,5 +245,5 @@ __all__ = [
     "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",
     "piles_best_low", "piranha_best", "replay", "result", "rules_from_dict",
     "shuffled_deck", "state_from_json", "state_to_json", "timeout_action", "to_act",
-    "verify_commitment", "view", "check_salts", "merkle_root", "openings", "opened_positions", "verify_opening",
+    "verify_commitment", "view", "check_salts", "leaf_hex", "merkle_root", "openings", "opened_positions", "verify_opening",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ _CODES = frozenset(FULL_DECK)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 SALT_BYTES = 16  # 128 bits a position
 _SALT = re.compile(r"^[0-9a-f]{32}$")
+SALT_OF_CLOSED = "0" * 32  # stands for the salt of a closed position in the salts' check only
 
 
 def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
@@ -48,8 +49,8 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     """SHA-256(0x01 | left | right)."""
     return hashlib.sha256(b"\x01" + left + right).digest()
 
-__all__ = ["DECK_SIZE", "SALT_BYTES", "SCHEME_DECK", "SCHEME_MERKLE", "Opening", "check_salts", "merkle_root",
-           "openings", "positions_shown", "verify_opening"]
+__all__ = ["DECK_SIZE", "SALT_BYTES", "SCHEME_DECK", "SCHEME_MERKLE", "Opening", "check_salts", "leaf_hex",
+           "merkle_root", "openings", "positions_shown", "verify_opening"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +74,20 @@ def check_salts(salts: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
-def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str]) -> list[list[bytes]]:
-    """Every level of the tree, leaves first (64 of them: 52 positions, then empty slots)."""
-    if len(deck) != DECK_SIZE:
-        raise EngineError("A deck must hold 52 cards")
-    check_salts(salts)
-    level = [leaf_hash(hand_id, i, deck[i], salts[i]) for i in range(DECK_SIZE)]
+def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str],
+            closed: Mapping[int, str] | None = None) -> list[list[bytes]]:
+    """Every level of the tree, leaves first (64 of them: 52 positions, then empty slots).
+
+    ``closed``: position -> its leaf hash (64 hex digits), for positions whose card and salt are not
+    held (a hand read from a club export, which holds only the leaves of cards never opened to all)."""
+    closed = closed or {}
+    if len(deck) != DECK_SIZE or len(salts) != DECK_SIZE:
+        raise EngineError("A deck must hold 52 cards and 52 salts")
+    if not all(0 <= i < DECK_SIZE and isinstance(h, str) and _HEX64.match(h) for i, h in closed.items()):
+        raise EngineError("A closed position's leaf is 64 lowercase hex digits")
+    check_salts([SALT_OF_CLOSED if i in closed else s for i, s in enumerate(salts)])
+    level = [bytes.fromhex(closed[i]) if i in closed else leaf_hash(hand_id, i, deck[i], salts[i])
+             for i in range(DECK_SIZE)]
     level += [EMPTY_LEAF] * (2 ** DEPTH - DECK_SIZE)
     levels = [level]
     while len(level) > 1:
@@ -87,18 +96,28 @@ def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str]) -> list[lis
     return levels
 
 
-def merkle_root(hand_id: int, deck: Sequence[str], salts: Sequence[str]) -> str:
+def merkle_root(hand_id: int, deck: Sequence[str], salts: Sequence[str],
+                closed: Mapping[int, str] | None = None) -> str:
     """The root published at the deal, as 64 lowercase hex digits; raises EngineError on bad input."""
-    return _levels(hand_id, deck, salts)[-1][0].hex()
+    return _levels(hand_id, deck, salts, closed)[-1][0].hex()
 
 
-def openings(hand_id: int, deck: Sequence[str], salts: Sequence[str], positions: Iterable[int]) -> list[Opening]:
-    """The openings of ``positions`` (in increasing order, each once); raises EngineError on bad input."""
-    levels = _levels(hand_id, deck, salts)
+def leaf_hex(hand_id: int, position: int, card: str, salt: str) -> str:
+    """The leaf of one position as 64 lowercase hex digits: what a club export keeps of a closed card."""
+    return leaf_hash(hand_id, position, card, salt).hex()
+
+
+def openings(hand_id: int, deck: Sequence[str], salts: Sequence[str], positions: Iterable[int],
+             closed: Mapping[int, str] | None = None) -> list[Opening]:
+    """The openings of ``positions`` (in increasing order, each once); raises EngineError on bad input,
+    and for a position of ``closed`` (only its leaf is held: it cannot be opened)."""
+    levels = _levels(hand_id, deck, salts, closed)
     out = []
     for i in sorted(set(positions)):
         if not 0 <= i < DECK_SIZE:
             raise EngineError(f"There is no deck position {i}")
+        if closed and i in closed:
+            raise EngineError(f"Deck position {i} is held as its leaf only: it cannot be opened")
         path = tuple(levels[level][(i >> level) ^ 1].hex() for level in range(DEPTH))
         out.append(Opening(position=i, card=deck[i], salt=salts[i], path=path))
     return out

@@ -20,9 +20,9 @@ read as a node, an empty slot or a leaf of another hand or position. An opening 
 ``i`` is (card, salt, path): the path lists the 6 sibling hashes from the leaf up; at level
 ``k`` the sibling is on the left when bit ``k`` of ``i`` is 1.
 
-Hands dealt before this scheme carry scheme "deck-sha256": the whole deck and one salt were
-published after the hand, and the commitment is SHA-256 of the UTF-8 text
-``" ".join(deck) + ":" + salt``.
+Hands dealt before this scheme carry scheme "deck-sha256": the commitment is SHA-256 of the UTF-8
+text ``" ".join(deck) + ":" + salt``. The whole deck and the salt are opened only to a viewer who
+saw every hand of it, or by an organiser's ruling; to anyone else "deck" and "salt" are null.
 """
 
 from __future__ import annotations
@@ -119,6 +119,8 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
     scheme = data.get("scheme")
     if scheme == SCHEME_DECK:
         deck = data.get("deck")
+        if deck is None:  # the whole deck is opened only to who saw every hand of it, or by a ruling
+            return []
         problems = []
         if not deck_commitment_holds(deck or [], data.get("salt", ""), data.get("commitment", "")):
             problems.append("the deck and salt do not match the commitment")
@@ -161,7 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as exc:  # ProofError and json's errors are ValueErrors
         print(f"cannot check {args[0]}: {exc}", file=sys.stderr)
         return 2
-    if data["scheme"] == SCHEME_DECK:
+    if data["scheme"] == SCHEME_DECK and data.get("deck") is None:
+        what = "nothing: the whole deck of this older hand is not opened to you"
+    elif data["scheme"] == SCHEME_DECK:
         what = "the whole deck (older scheme: one commitment of the deck order)"
     else:
         what = f"{len(data['openings'])} opened card(s) against root {data['root']}"

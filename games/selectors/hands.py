@@ -48,11 +48,31 @@ def hand_view_for(*, hand: Hand, user: User | None) -> engine.HandView:
     """What ``user`` may see of ``hand``: the engine's view of their seat, or the public view.
 
     Only a player dealt into the hand gets a seat's view (their hole cards, their own
-    sealed decision); everyone else gets ``engine.view(state, None)``. ``engine.view_to_json``
-    prints it for a socket, the API or an export.
+    sealed decision); everyone else gets ``engine.view(state, None)`` (so does a player of a hand read
+    from a club export whose own cards the file did not hold: ``hand_card_seat``).
+    ``engine.view_to_json`` prints it for a socket, the API or an export.
     """
-    seat = hand_seat_of(hand=hand, user=user) if user is not None else None
+    seat = hand_card_seat(hand=hand, user=user) if user is not None else None
     return engine.view(engine.state_from_json(hand.state), seat)
+
+
+def hand_closed_positions(*, hand: Hand) -> dict[int, str]:
+    """Deck position -> leaf hash of each card ``hand`` holds only as a stand-in: a hand read from a club
+    export, which holds only the cards opened to all (clubdata/archive.py). Empty for a hand dealt here."""
+    return {int(position): str(leaf) for position, leaf in (hand.closed_leaves or {}).items()}
+
+
+def hand_card_seat(*, hand: Hand, user: User) -> int | None:
+    """The seat whose view of ``hand`` ``user`` gets: their own (``hand_seat_of``), unless the hand came from
+    a club export without their hole cards (the cards there are stand-ins): then None, the public view."""
+    seat = hand_seat_of(hand=hand, user=user)
+    closed = hand_closed_positions(hand=hand)
+    if seat is None or not closed:
+        return seat
+    state = engine.state_from_json(hand.state)
+    where = {card: i for i, card in enumerate(state.deck)}
+    own = state.hole[state.seats.index(seat)]
+    return None if any(where[card] in closed for card in own) else seat
 
 
 SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.sealed})  # "drop", "declare"
@@ -60,11 +80,31 @@ SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.s
 
 def hand_sealed_open(*, hand: Hand | None) -> bool:
     """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
-    opened yet. While it is, others may learn of each seat only "decided" or "waiting" (DESIGN.md,
-    "Engine contract"): not how a seat decided (a timeout, away, a removal), nor when its clock runs out."""
-    if hand is None or hand.is_finished:
+    opened: one under way, or one a table's closing stopped (the hand ended in it, never opened). While it
+    is, others may learn of each seat only "decided" or "waiting" (DESIGN.md, "Engine contract"): not how a
+    seat decided (a timeout, away, a removal), nor when its clock runs out."""
+    if hand is None:
         return False
     return str(hand.state.get("phase")) in SEALED_PHASES
+
+
+def sealed_action_hidden(*, hand: Hand, row: HandAction, seat: int | None) -> bool:
+    """Whether ``row`` is a sealed decision that ``seat`` (None: anyone but its maker) may not read: made
+    in a sealed decision never opened (``hand_sealed_open``), by another seat."""
+    return (row.seat != seat and hand_sealed_open(hand=hand)
+            and bool(row.events) and str(row.events[0].get("kind")) == "decided")
+
+
+#: What is told of a sealed decision ``sealed_action_hidden`` keeps: that the seat decided.
+HIDDEN_DECISION = {"type": "decided"}
+
+
+def hand_action_shown(*, hand: Hand, row: HandAction, seat: int | None) -> dict[str, Any]:
+    """``row``'s action as ``seat`` (None: anyone) may read it: ``HIDDEN_DECISION`` for a sealed decision
+    never opened, made by another seat (``sealed_action_hidden``)."""
+    if sealed_action_hidden(hand=hand, row=row, seat=seat):
+        return dict(HIDDEN_DECISION)
+    return dict(row.action)
 
 
 def hand_to_act(*, hand: Hand) -> list[int]:

@@ -8,7 +8,7 @@ from typing import Any
 from accounts.models import User
 from games import engine
 from games.models import Hand, HandDispute
-from games.selectors.hands import hand_player_names, hand_seat_of
+from games.selectors.hands import hand_closed_positions, hand_player_names, hand_seat_of
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class HandProof:
     openings: list[dict[str, Any]]
     dispute: HandDispute | None
     may_open: bool  # an organiser who may still open the hand by a ruling
+    deck_shown: bool = False  # an older hand's whole deck, to a viewer who may see every card of it
 
     def export(self) -> dict[str, Any]:
         """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
@@ -33,6 +34,8 @@ class HandProof:
             "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,
             "game": hand.rule_version.rule_set.game,
         }
+        if self.scheme == engine.SCHEME_DECK and not self.deck_shown:
+            return {**head, "commitment": hand.commitment, "deck": None, "salt": None}
         if self.scheme == engine.SCHEME_DECK:
             return {**head, "commitment": hand.commitment, "deck": list(hand.deck), "salt": hand.salt}
         out = {**head, "root": hand.commitment, "openings": self.openings}
@@ -43,20 +46,26 @@ class HandProof:
 
 
 def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
-    """The openings ``user`` may have of the finished ``hand`` (the caller checked they may see the hand)."""
-    if hand.scheme == engine.SCHEME_DECK:  # older hands published the whole deck after the hand
-        return HandProof(hand=hand, scheme=hand.scheme, openings=[], dispute=None, may_open=False)
+    """The openings ``user`` may have of the finished ``hand`` (the caller checked they may see the hand).
+
+    A card held only as its leaf (a hand read from a club export: ``hand_closed_positions``) is never
+    opened; its leaf still takes its place in every path, so the openings check against the root."""
     state = engine.state_from_json(hand.state)
     seat = hand_seat_of(hand=hand, user=user)
-    names = hand_player_names(hand=hand)
-    public = set(engine.opened_positions(state, None))
-    own = set(engine.opened_positions(state, seat)) - public if seat is not None else set()
     dispute = (HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
                if seat is not None or is_organiser else None)
-    ruled = set(range(len(hand.deck))) - public - own if dispute is not None else set()
+    closed = hand_closed_positions(hand=hand)
+    if hand.scheme == engine.SCHEME_DECK:  # older hands: one commitment of the whole deck
+        return HandProof(hand=hand, scheme=hand.scheme, openings=[], dispute=dispute,
+                         may_open=is_organiser and dispute is None and not closed,
+                         deck_shown=not closed and (dispute is not None or _sees_every_hole_card(state, seat)))
+    names = hand_player_names(hand=hand)
+    public = set(engine.opened_positions(state, None)) - set(closed)
+    own = set(engine.opened_positions(state, seat)) - public - set(closed) if seat is not None else set()
+    ruled = set(range(len(hand.deck))) - public - own - set(closed) if dispute is not None else set()
     holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
     out = []
-    for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled):
+    for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled, closed):
         seat_of_card = holder.get(o.card)
         whose = None if seat_of_card is None else names.get(seat_of_card, f"seat {seat_of_card}")
         if o.position in ruled:
@@ -67,7 +76,15 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
             why = "your hole card" if o.position in own else f"shown by {whose}"
         out.append({**o.to_dict(), "opened_as": why})
     return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
-                     may_open=is_organiser and dispute is None)
+                     may_open=is_organiser and dispute is None and not closed)
+
+
+def _sees_every_hole_card(state: engine.State, seat: int | None) -> bool:
+    """Whether ``seat``'s view of the finished hand shows every hole card dealt (no hand folded, dropped or
+    won unshown hid its cards from them): only then may an older hand's whole deck be shown to them."""
+    seen = set(engine.opened_positions(state, seat))
+    where = {card: i for i, card in enumerate(state.deck)}
+    return all(where[card] in seen for cards in state.hole for card in cards)
 
 
 def hand_dispute_opened(*, hand: Hand) -> bool:

@@ -14,7 +14,6 @@ from django.db import IntegrityError, transaction
 from accounts.access import membership_of
 from accounts.models import User
 from config.errors import DomainError, PermissionDenied
-from games import engine
 from games.engine.commitment import DECK_SIZE, SALT_BYTES
 from games.models import Hand, HandDispute
 
@@ -33,8 +32,10 @@ def deal_salts() -> list[str]:
 def hand_dispute_open(*, hand_id: int, user: User, reason: str) -> HandDispute:
     """Open every card of a finished hand to its players by an organiser's ruling with a reason.
 
-    Raises PermissionDenied for anyone but an organiser of the hand's club, DisputeRefused for a hand
-    still being played, one dealt before the per-card commitment, one already opened, or no reason.
+    An older hand (one commitment of the whole deck) is opened the same way: its whole deck is then shown
+    to the same people. Raises PermissionDenied for anyone but an organiser of the hand's club,
+    DisputeRefused for a hand still being played, one read from a club export without its closed cards,
+    one already opened, or no reason.
     """
     reason = reason.strip()
     with transaction.atomic(durable=True):
@@ -46,8 +47,9 @@ def hand_dispute_open(*, hand_id: int, user: User, reason: str) -> HandDispute:
             raise PermissionDenied("Only the club's organisers can open a hand by a ruling.")
         if not hand.is_finished:
             raise DisputeRefused("That hand is still being played; it can be opened once it ends.")
-        if hand.scheme != engine.SCHEME_MERKLE:
-            raise DisputeRefused("That hand was dealt under the older scheme: its whole deck is already shown.")
+        if hand.closed_leaves:
+            raise DisputeRefused("That hand came from a club export, which holds only the cards opened to "
+                                 "everyone: the others are not on this site to open.")
         if not reason:
             raise DisputeRefused("Give the reason for opening the hand: the players will read it.")
         if len(reason) > REASON_MAX:

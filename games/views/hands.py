@@ -13,10 +13,10 @@ from django.views.decorators.http import require_POST
 from accounts.access import club_access
 from config.errors import DomainError
 from config.query import BadQuery, query_key
-from games import engine, services
+from games import services
 from games.forms import act_request_parse
 from games.outcomes import showdown_rows
-from games.presenters import hand_story, piles_board
+from games.presenters import piles_board
 from games.selectors.hands import (
     hand_exports,
     hand_get,
@@ -29,6 +29,7 @@ from games.selectors.hands import (
 )
 from games.selectors.proof import hand_proof_for
 from games.selectors.tables import table_may_watch
+from games.story import hand_story
 from games.views.common import deck_context, finished_hand, forbidden, member, table_access
 from ledger import selectors as ledger_selectors
 
@@ -91,7 +92,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
         "winners": [names.get(s, s) for s in result.winners] if result else [],
         "entries": hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
         "exports": hand_exports(hand=hand),
-        "deck_text": " ".join(hand.deck) if proof.scheme == engine.SCHEME_DECK else "",
+        "deck_text": " ".join(hand.deck) if proof.deck_shown else "",
         "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
         "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
             "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),

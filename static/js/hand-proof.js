@@ -86,6 +86,10 @@
   }
 
   function verifyDeck(data, out) {
+    if (!data.deck) {
+      out.textContent = "The deck of this older hand is not opened to you: there is nothing to check.";
+      return Promise.resolve();
+    }
     var text = data.deck.join(" ") + ":" + data.salt;
     return sha256(new TextEncoder().encode(text)).then(function (digest) {
       var hex = toHex(digest);

@@ -64,7 +64,8 @@ def open_page(browser: Any, server: Any, user: Any, hand: Hand, *, tamper: tuple
 
 def verify_in_page(page: Any) -> str:
     page.click("#verify")
-    page.wait_for_function("() => /Verified|Mismatch|Could not/.test(document.getElementById('verify-result').textContent)")
+    page.wait_for_function(
+        "() => /Verified|Mismatch|Could not|not opened/.test(document.getElementById('verify-result').textContent)")
     return str(page.inner_text("#verify-result"))
 
 
@@ -107,10 +108,16 @@ def test_a_changed_salt_fails_in_the_browser(asgi_server, browser, screenshots) 
 
 
 def test_an_older_hand_verifies_its_whole_deck_commitment(asgi_server, browser) -> None:
-    hand, spectator, _ = finished_hand()
+    hand, spectator, players = finished_hand()
     salt = "5a" * 16
     hand = older_hand(hand, salt)
-    context, page, problems = open_page(browser, asgi_server, spectator, hand)
+    # Seat 3 dropped and saw the others shown: the whole deck is theirs to check.
+    context, page, problems = open_page(browser, asgi_server, players[3], hand)
     assert verify_in_page(page) == "Verified: the deck and salt match the commitment."
+    assert problems == []
+    context.close()
+    # A spectator never saw seat 3's cards: the deck is not opened to them.
+    context, page, problems = open_page(browser, asgi_server, spectator, hand)
+    assert verify_in_page(page).startswith("The deck of this older hand is not opened to you")
     assert problems == []
     context.close()

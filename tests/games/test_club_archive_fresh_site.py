@@ -1,6 +1,7 @@
 """The round trip into a fresh database: a new site is migrated by the owner role, the export is
 imported by `manage.py club_import` as the application role, `ledger_verify` is clean, and the
-balances, statements and hand pages read as they did."""
+balances, statements and hand pages read as they did, and every card opened there verifies against
+the root published at the deal (the file held the other cards as leaf hashes only)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ from django.conf import settings
 from django.core.management import call_command
 
 from accounts.models import User
+from games import engine
+from games.engine.verify import check_export
 from games.models import Hand
-from tests.games.test_club_archive import _statement, _text, busy_club  # noqa: F401 - the fixture
+from tests.accounts.factories import MembershipFactory
+from tests.games.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +43,10 @@ club = Club.objects.get()
 organiser = User.objects.get(username=ORGANISER)
 client = Client()
 client.force_login(organiser, backend="django.contrib.auth.backends.ModelBackend")
-out = {"balances": {}, "statements": {}, "hands": [], "sheet": client.get(f"/clubs/{club.pk}/ledger/").content.decode()}
+watcher = Client()
+watcher.force_login(User.objects.get(username=READER), backend="django.contrib.auth.backends.ModelBackend")
+out = {"balances": {}, "statements": {}, "hands": [], "proofs": [],
+       "sheet": client.get(f"/clubs/{club.pk}/ledger/").content.decode()}
 for user in User.objects.filter(memberships__club=club):
     out["balances"][user.username] = balance_of(club=club, user=user)
     out["statements"][user.username] = [
@@ -47,7 +54,8 @@ for user in User.objects.filter(memberships__club=club):
         Posting.objects.filter(club=club, account__user=user).order_by("seq")
         .values_list("seq", "kind", "amount", "balance_after", "created_at", "entry__memo", "game")]
 for hand in Hand.objects.order_by("table__created_at", "table__pk", "number"):
-    out["hands"].append(client.get(f"/hands/{hand.pk}/").content.decode())
+    out["hands"].append(watcher.get(f"/hands/{hand.pk}/").content.decode())
+    out["proofs"].append(client.get(f"/hands/{hand.pk}/proof.json").json())
 print("READ-BACK " + json.dumps(out))
 """
 
@@ -60,6 +68,7 @@ def _url_for(url: str, name: str) -> str:
 @pytest.mark.skipif(not settings.DATABASES.get("owner"), reason="needs the owner role (DATABASE_OWNER_URL)")
 def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  # noqa: F811
     setup = busy_club
+    reader = MembershipFactory(club=setup.club).user  # dealt into none of the hands: sees them as everyone does
     archive = tmp_path / "club.zip"
     call_command("club_export", "--club", str(setup.club.pk), "--out", str(archive), "--reason", "Moving")
 
@@ -83,7 +92,8 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
         manage("migrate", "--database", "owner", "--noinput")
         assert "Imported into club #" in manage("club_import", str(archive))
         assert "the books balance" in manage("ledger_verify")
-        script = READ_BACK.replace("ORGANISER", json.dumps(setup.organiser.username))
+        script = (READ_BACK.replace("ORGANISER", json.dumps(setup.organiser.username))
+                  .replace("READER", json.dumps(reader.username)))
         line = next(s for s in manage("shell", "-c", script).splitlines() if s.startswith("READ-BACK "))
         fresh = json.loads(line.removeprefix("READ-BACK "))
     finally:
@@ -102,8 +112,15 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
 
     client = Client()
     client.force_login(setup.organiser, backend="django.contrib.auth.backends.ModelBackend")
+    watcher = Client()
+    watcher.force_login(reader, backend="django.contrib.auth.backends.ModelBackend")
     assert _text(fresh["sheet"]) == _text(client.get(f"/clubs/{setup.club.pk}/ledger/").content.decode())
     hands = Hand.objects.filter(table__club=setup.club).order_by("table__created_at", "table__pk", "number")
     assert len(fresh["hands"]) == len(hands) > 0
-    for page, hand in zip(fresh["hands"], hands, strict=True):
-        assert _text(page) == _text(client.get(f"/hands/{hand.pk}/").content.decode())
+    for page, proof, hand in zip(fresh["hands"], fresh["proofs"], hands, strict=True):
+        assert _text(page).replace(IMPORTED, "") == _text(watcher.get(f"/hands/{hand.pk}/").content.decode())
+        # The hand kept its id: every card opened there (the board, the hands shown) verifies against the
+        # root published at the deal, its path running through the leaves of the cards the file left out.
+        assert check_export(proof) == [] and proof["root"] == hand.commitment
+        public = engine.opened_positions(engine.state_from_json(hand.state), None)
+        assert [o["position"] for o in proof["openings"]] == list(public)

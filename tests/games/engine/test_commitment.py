@@ -17,6 +17,7 @@ from games.engine import (
     PilesRules,
     PiranhaRules,
     check_salts,
+    leaf_hex,
     merkle_root,
     opened_positions,
     openings,
@@ -199,3 +200,22 @@ def test_the_verifier_checks_the_older_whole_deck_scheme() -> None:
     good = {"scheme": "deck-sha256", "deck": deck, "salt": salt, "commitment": deck_commitment(deck, salt)}
     assert standalone.check_export(good) == []
     assert standalone.check_export({**good, "deck": deck[1:] + deck[:1]}) != []
+
+
+@settings(max_examples=30, deadline=None)
+@given(hand_id=hand_ids, deck=decks, salts=salts_st, closed=st.sets(positions, min_size=1, max_size=52))
+def test_closed_positions_held_as_leaves_keep_the_root_and_the_other_openings(hand_id, deck, salts, closed) -> None:
+    """A club export keeps a closed card as its leaf only: the root is the same, every other card opens as
+    before under it, and a closed position cannot be opened."""
+    leaves = {i: leaf_hex(hand_id, i, deck[i], salts[i]) for i in closed}
+    stand_in = ["2c"] * 52  # never read at a closed position
+    held = [stand_in[i] if i in closed else deck[i] for i in range(52)]
+    held_salts = ["" if i in closed else salts[i] for i in range(52)]
+    root = merkle_root(hand_id, deck, salts)
+    assert merkle_root(hand_id, held, held_salts, leaves) == root
+    rest = [i for i in range(52) if i not in closed]
+    assert openings(hand_id, held, held_salts, rest, leaves) == openings(hand_id, deck, salts, rest)
+    with pytest.raises(EngineError, match="cannot be opened"):
+        openings(hand_id, held, held_salts, [min(closed)], leaves)
+    with pytest.raises(EngineError):
+        merkle_root(hand_id, held, held_salts, {min(closed): "not a hash"})
