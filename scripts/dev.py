@@ -2,7 +2,7 @@
 """The two commands of the README, with nothing but Python on the machine.
 
     python3 scripts/dev.py run    # set up, start embedded services, migrate, seed the demo club,
-                                  # run web server + Celery worker + Celery beat; Ctrl-C stops all
+                                  # run web server + Celery workers (clocks, pushes) + beat; Ctrl-C stops all
     python3 scripts/dev.py test   # set up, start embedded services, ruff, mypy, pytest
 
 Set-up creates `.venv` and installs `requirements.lock` (pinned) when it changed.
@@ -114,8 +114,12 @@ def run(port: int) -> int:
     commands = {
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
+        # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
+        # service that never answers holds up pushes, never a turn's clock (games/push.py).
         "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
-                   "--loglevel", "INFO"],
+                   "--queues", env.get("CELERY_QUEUE", "celery"), "--hostname", "worker@%h", "--loglevel", "INFO"],
+        "push": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
+                 "--queues", env.get("PUSH_QUEUE", "push"), "--hostname", "push@%h", "--loglevel", "INFO"],
         "beat": [*celery, "-A", "config", "beat", "--loglevel", "INFO",
                  "--schedule", str(data / "celerybeat-schedule")],
     }
@@ -138,7 +142,7 @@ class Supervisor:
     run STABLE_SECONDS), so a Redis or PostgreSQL restart never takes the site down. The web server
     exiting stops everything: it is what the person at the terminal watches."""
 
-    RESTARTED = ("worker", "beat")
+    RESTARTED = ("worker", "push", "beat")
     RESTART_MAX_DELAY = 30.0
     STABLE_SECONDS = 60.0
 
