@@ -154,8 +154,9 @@ LOGOUT_REDIRECT_URL = "login"
 # - django-axes locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
 # - an address is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures, whatever the usernames;
 # - a username with LOGIN_SLOWDOWN_AFTER failures from anywhere takes one try per growing delay
-#   (at most LOGIN_SLOWDOWN_MAX_SECONDS); a browser that logged in to it before is not slowed, so
-#   nobody can lock a member out for good.
+#   (at most LOGIN_SLOWDOWN_MAX_SECONDS).
+# A browser that logged in to that account before is neither held by the address lock nor slowed, so
+# nobody can lock a member out for good, nor everyone behind a shared address.
 # The address is the connecting peer's as the web server computed it (REMOTE_ADDR); the server
 # believes X-Forwarded-For only from the proxies in FORWARDED_ALLOW_IPS (config/serve.py).
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
