@@ -4,6 +4,7 @@
     python3 scripts/dev.py run    # set up, start embedded services, migrate, seed the demo club,
                                   # run web server + Celery workers (clocks, pushes) + beat; Ctrl-C stops all
     python3 scripts/dev.py test   # set up, start embedded services, ruff, mypy, pytest
+    python3 scripts/dev.py manage ARGS   # manage.py ARGS on the development profile (beside `run`)
 
 Set-up creates `.venv` and installs `requirements.lock` (pinned) when it changed.
 When DATABASE_URL / REDIS_URL are set, those servers are used instead of the embedded ones.
@@ -80,6 +81,14 @@ def stop_embedded(started: bool) -> None:
 
 def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+def manage_local(args: list[str]) -> int:
+    """manage.py on the development profile (manage.py alone defaults to production); without DATABASE_URL
+    it finds this checkout's embedded servers as `run` does."""
+    env = {**os.environ}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env).returncode
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -221,7 +230,7 @@ def test(pytest_args: list[str]) -> int:
 
 def main() -> int:
     args = sys.argv[1:]
-    if not args or args[0] not in {"run", "test", "setup"}:
+    if not args or args[0] not in {"run", "test", "setup", "manage"}:
         print(__doc__)
         return 2
     ensure_venv()
@@ -232,6 +241,8 @@ def main() -> int:
         return 0
     if args[0] == "run":
         return run(int(os.environ.get("PORT", "8000")))
+    if args[0] == "manage":
+        return manage_local(args[1:])
     return test(args[1:])
 
 
