@@ -38,6 +38,8 @@ from requests.adapters import HTTPAdapter
 from requests.models import PreparedRequest
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.util.connection import create_connection
 
 from config.errors import DomainError
 from games.models import PushChoice, PushSubscription
@@ -276,8 +278,16 @@ class _PinnedConnection(HTTPConnection):
         self.pinning = pinning
 
     def _new_conn(self) -> socket.socket:
-        self._dns_host = self.pinning.address
-        return self.pinning.opened(super()._new_conn())
+        # Not through ``self.host``: urllib3 uses it as the TLS server name and the name checked on the
+        # certificate as well, which must stay the push service's name.
+        try:
+            sock = create_connection((self.pinning.address, self.port), self.timeout,
+                                     source_address=self.source_address, socket_options=self.socket_options)
+        except TimeoutError as exc:
+            raise ConnectTimeoutError(self, f"Connection to {self.host} timed out") from exc
+        except OSError as exc:
+            raise NewConnectionError(self, f"Failed to establish a new connection: {exc}") from exc
+        return self.pinning.opened(sock)
 
 
 class _PinnedHTTPSConnection(_PinnedConnection, HTTPSConnection):

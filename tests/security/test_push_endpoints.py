@@ -125,3 +125,75 @@ def test_a_push_service_answering_a_byte_at_a_time_is_cut_off_at_the_deadline(cl
     assert push.push_deliver(user_id=member.pk, kind="turn", message=message) == 0
     assert time.monotonic() - started < 2.5  # all three at once, and the notice over at its deadline
     trickle.server.close()
+
+
+def _certificate(tmp_path, name: str) -> tuple[str, str]:
+    """A self-signed certificate for ``name`` (its own authority): (certificate file, key file)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file)
+
+
+def test_over_tls_the_pinned_connection_names_the_push_service_and_checks_its_certificate(tmp_path) -> None:
+    import ssl
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    import requests
+
+    name = "push.pinned.test"  # resolves nowhere: the connection goes to the pinned address
+    cert_file, key_file = _certificate(tmp_path, name)
+    seen: dict[str, str] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            seen["host"] = self.headers["Host"]
+            self.send_response(201)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+
+    def record_server_name(sock: ssl.SSLObject, server_name: str | None, ctx: ssl.SSLContext) -> None:
+        seen["sni"] = server_name or ""
+
+    context.sni_callback = record_server_name  # type: ignore[assignment]
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        session = requests.Session()
+        session.trust_env = False
+        session.mount("https://", push._PinnedAdapter(push._Pinning("127.0.0.1")))
+        assert session.post(f"https://{name}:{port}/push/x", data=b"", verify=cert_file).status_code == 201
+        assert seen == {"sni": name, "host": f"{name}:{port}"}
+        other = requests.Session()
+        other.trust_env = False
+        other.mount("https://", push._PinnedAdapter(push._Pinning("127.0.0.1")))
+        with pytest.raises(requests.exceptions.SSLError):  # the certificate must name the host of the URL
+            other.post(f"https://push.other.test:{port}/push/x", data=b"", verify=cert_file)
+    finally:
+        server.shutdown()
+        server.server_close()
