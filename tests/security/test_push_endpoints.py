@@ -16,7 +16,7 @@ import pytest
 from config.errors import DomainError
 from games import push
 from games.models import PushSubscription
-from tests.games.push_receiver import Browser, PushReceiver
+from tests.games.push_receiver import Browser, PushReceiver, Tarpit
 
 REFUSED = [
     "https://100.64.0.1/push/x",
@@ -82,21 +82,11 @@ def test_the_push_goes_to_the_address_checked_when_the_name_moves(club_setup, re
     assert got.headers["Host"] == f"{name}:{port}"  # the name kept in the request; the connection pinned
 
 
-class Trickle:
+class Trickle(Tarpit):
     """A push service that answers one byte every 0.2 s, for ever: no single read ever times out."""
 
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+    def handle(self, conn: socket.socket) -> None:
+        threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
     @staticmethod
     def _trickle(conn: socket.socket) -> None:
@@ -124,7 +114,7 @@ def test_a_push_service_answering_a_byte_at_a_time_is_cut_off_at_the_deadline(cl
     started = time.monotonic()
     assert push.push_deliver(user_id=member.pk, kind="turn", message=message) == 0
     assert time.monotonic() - started < 2.5  # all three at once, and the notice over at its deadline
-    trickle.server.close()
+    trickle.close()
 
 
 def _certificate(tmp_path, name: str) -> tuple[str, str]:

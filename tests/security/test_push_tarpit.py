@@ -6,8 +6,6 @@ applied after 100 s."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -19,33 +17,9 @@ from games.models import Hand
 from games.services.push import push_subscribe
 from tests.games.celery_worker import start_push_worker, start_worker
 from tests.games.helpers import make_table
-from tests.games.push_receiver import Browser
+from tests.games.push_receiver import Browser, Tarpit
 
 pytestmark = [pytest.mark.celery]
-
-
-class Tarpit:
-    """A server on loopback that accepts every connection and never reads or answers."""
-
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0), backlog=128)
-        self.port = self.server.getsockname()[1]
-        self.held: list[socket.socket] = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-
-    def close(self) -> None:
-        self.server.close()
-        for conn in self.held:
-            conn.close()
 
 
 @pytest.fixture
