@@ -17,7 +17,7 @@ def use_embedded_services() -> None:
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  # development: scripts/dev.py
     use_embedded_services()
     from django.core.management import execute_from_command_line
 

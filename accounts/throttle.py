@@ -6,9 +6,13 @@ one per username, address and browser, each with the time of its last failure):
 - django-axes itself locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
 - `login_refusal` locks an address after LOGIN_ADDRESS_FAILURE_LIMIT failures for any usernames;
 - and slows a username down after LOGIN_SLOWDOWN_AFTER failures from any addresses: one try per
-  delay (5 s, doubling up to LOGIN_SLOWDOWN_MAX_SECONDS). A browser that logged in to that account before
-  (it carries a signed "known device" cookie) is not slowed, so an attacker who keeps guessing
-  cannot keep the member out; a new browser waits at most the longest delay.
+  delay (5 s, doubling up to LOGIN_SLOWDOWN_MAX_SECONDS).
+
+A browser that logged in to that account before (it carries a signed "known device" cookie naming it) is
+neither held by the address lock nor slowed, so guessers behind the same address (a household, a
+carrier's NAT) or anywhere cannot keep the member out; it still counts its own failures, and django-axes'
+(username, address) lock still stops a guesser who has that browser. A new browser waits at most the
+longest delay, or until the address lock expires.
 
 The address is REMOTE_ADDR: the connecting peer, or the client a trusted proxy named (the web server
 believes forwarded headers only from FORWARDED_ALLOW_IPS; config/serve.py). Never a raw header.
@@ -65,6 +69,8 @@ def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str 
     Reads the recorded failures (no write): an attempt refused here is not a failure, so it neither
     extends an address lock nor a username's delay.
     """
+    if username and is_known_device(request=request, username=username):
+        return None  # the member's own browser: a household or carrier NAT full of guessers can't lock it out
     since = now - _window()
     address = client_address(request)
     address_failures, _ = _failures(since=since, ip_address=address) if address else (0, None)
@@ -72,7 +78,7 @@ def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str 
         minutes = max(1, round(_window().total_seconds() / 60))
         return (f"Too many failed log-ins from your network. Logging in from here is paused for up to "
                 f"{minutes} minutes; you can reset your password meanwhile.")
-    if not username or is_known_device(request=request, username=username):
+    if not username:
         return None
     name_failures, last = _failures(since=since, username=username)
     delay = slowdown_seconds(name_failures)

@@ -11,6 +11,10 @@ import os
 from collections.abc import Callable
 from urllib.parse import quote, unquote, urlsplit
 
+# Before anything of ``config`` is imported (its Celery app defaults to the production profile): the
+# development profile, whose static files need no collectstatic; DEBUG is turned off below.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
 
 def _superuser() -> tuple[str, str]:
     """The embedded PostgreSQL's socket folder and its Redis URL (both started when not running)."""
@@ -43,9 +47,7 @@ def setup_bench_django(db_name: str, *, rebuild: bool) -> None:
     url = f"postgresql://postgres@{quote(host, safe='')}/{db_name}"
     os.environ["DATABASE_URL"] = os.environ["DATABASE_OWNER_URL"] = url
     os.environ["REDIS_URL"] = redis_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    # Importing anything of ``config`` (above) has set the development profile already (config/celery.py):
-    # its static files need no collectstatic, but its DEBUG logs every query, which the site does not.
+    # The development profile's DEBUG logs every query, which the site does not.
     os.environ["DEBUG"] = "0"
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["ALLOWED_HOSTS"] = "testserver"

@@ -18,6 +18,8 @@ remind_turn                 the reminder, shortly before a turn's clock runs out
 sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost
                             ``notify_turn`` / ``remind_turn``, from each seat's clock ("began")
 send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
+push_notice                 one notice by Web Push, on ``PUSH_QUEUE`` (a worker of its own): never inside the
+                            alarm or a sweep, so a push service that never answers holds no clock up
 ==========================  ====================================================================
 """
 
@@ -110,6 +112,16 @@ def hand_alarm(hand_id: int, at: str) -> bool:
     applied = hand_alarm_ring(hand_id=hand_id, at=at)
     metrics.timeouts_applied(int(applied), by="task")
     return applied
+
+
+@shared_task(acks_late=True)
+def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: str, club_id: int | None = None) -> int:
+    """Push one notice to the member's browsers if they still want it and are away (games/push.py); how many
+    took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
+    from games.push import PushMessage, push_send
+
+    return push_send(user_id=user_id, kind=kind, club_id=club_id,
+                     message=PushMessage(title=title, body=body, url=url, tag=tag))
 
 
 @shared_task(acks_late=True)

@@ -6,6 +6,9 @@ app), the row count of every table and the ledger's totals. The counts and total
 very snapshot that ``pg_dump`` dumps (``pg_export_snapshot``), so the manifest describes the dump
 exactly even while members play.
 
+A dump holds every deck, salt and password hash: the folder is kept 0700 and each file is written 0600
+(readable by the backup's own user only), whatever the umask.
+
 The PostgreSQL programs come from ``PG_BIN_DIR`` when set (a server's own binaries), else from the
 pgserver package (PostgreSQL 16, the major version of the compose database).
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import subprocess
 from dataclasses import dataclass
@@ -24,6 +28,8 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import connections
+
+log = logging.getLogger(__name__)
 
 MANIFEST_FORMAT = 1
 
@@ -90,7 +96,8 @@ def pg_program(name: str) -> str:
 
 
 def _run(args: list[str], target: Target) -> None:
-    result = subprocess.run(args, env=target.env(), capture_output=True, text=True, check=False)  # noqa: S603
+    result = subprocess.run(args, env=target.env(), capture_output=True, text=True, check=False,  # noqa: S603
+                            umask=0o077)  # what pg_dump writes is the backup user's alone
     if result.returncode != 0:
         raise BackupError(f"{Path(args[0]).name} failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
 
@@ -131,7 +138,7 @@ def backup_create(*, directory: Path, keep: int | None = None) -> Path:
 
     With ``keep``, the newest ``keep`` backups stay and older ones are deleted (after the new one
     is complete). Raises BackupError when a PostgreSQL program fails."""
-    directory.mkdir(parents=True, exist_ok=True)
+    _private_folder(directory)
     target = Target.from_settings()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dump = directory / f"club-{stamp}.dump"
@@ -148,11 +155,31 @@ def backup_create(*, directory: Path, keep: int | None = None) -> Path:
         conn.rollback()
     manifest = {"format": MANIFEST_FORMAT, "created_at": datetime.now(UTC).isoformat(), "dump": dump.name,
                 "database": target.dbname, "bytes": partial.stat().st_size, **facts}
+    os.chmod(partial, 0o600)
     partial.rename(dump)
-    dump.with_suffix(".json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    _write_private(dump.with_suffix(".json"), json.dumps(manifest, indent=2, sort_keys=True))
     if keep is not None:
         backups_prune(directory=directory, keep=keep)
     return dump
+
+
+def _private_folder(directory: Path) -> None:
+    """Make ``directory`` (and missing parents) and keep it 0700; a folder this user does not own (a volume
+    mounted by another) is left as it is, with a warning: the files in it are 0600 all the same."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.chmod(directory, 0o700)
+    except PermissionError:
+        log.warning("Backup folder %s is not this user's: its mode stays %o", directory,
+                    directory.stat().st_mode & 0o777)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to a new file ``path`` readable by this user only (0600 from its creation)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
 
 
 def backups_list(*, directory: Path) -> list[Path]:

@@ -79,15 +79,16 @@ class ClubCollector(Collector):
             log.warning("Metrics: %s not available", part.__name__, exc_info=True)
 
     def _queue(self) -> list[Metric]:
-        queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)
+        queues = [str(settings.CELERY_TASK_DEFAULT_QUEUE), str(settings.PUSH_QUEUE)]
         client = instruments.redis_client()
         try:
-            waiting = int(client.llen(queue))
+            waiting = [int(client.llen(queue)) for queue in queues]
             reserved = int(client.hlen("unacked"))  # kombu's hash of delivered, unacknowledged messages
         finally:
             client.close()
-        depth = GaugeMetricFamily("club_celery_queue_depth", "Tasks waiting in the Celery queue.", labels=["queue"])
-        depth.add_metric([queue], waiting)
+        depth = GaugeMetricFamily("club_celery_queue_depth", "Tasks waiting in a Celery queue.", labels=["queue"])
+        for queue, count in zip(queues, waiting, strict=True):
+            depth.add_metric([queue], count)
         held = GaugeMetricFamily("club_celery_reserved",
                                  "Tasks delivered to a worker and not yet done (turn clocks waiting for their time).")
         held.add_metric([], reserved)

@@ -2,8 +2,9 @@
 """The two commands of the README, with nothing but Python on the machine.
 
     python3 scripts/dev.py run    # set up, start embedded services, migrate, seed the demo club,
-                                  # run web server + Celery worker + Celery beat; Ctrl-C stops all
+                                  # run web server + Celery workers (clocks, pushes) + beat; Ctrl-C stops all
     python3 scripts/dev.py test   # set up, start embedded services, ruff, mypy, pytest
+    python3 scripts/dev.py manage ARGS   # manage.py ARGS on the development profile (beside `run`)
 
 Set-up creates `.venv` and installs `requirements.lock` (pinned) when it changed.
 When DATABASE_URL / REDIS_URL are set, those servers are used instead of the embedded ones.
@@ -82,6 +83,14 @@ def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
 
 
+def manage_local(args: list[str]) -> int:
+    """manage.py on the development profile (manage.py alone defaults to production); without DATABASE_URL
+    it finds this checkout's embedded servers as `run` does."""
+    env = {**os.environ}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env).returncode
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -114,8 +123,12 @@ def run(port: int) -> int:
     commands = {
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
+        # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
+        # service that never answers holds up pushes, never a turn's clock (games/push.py).
         "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
-                   "--loglevel", "INFO"],
+                   "--queues", env.get("CELERY_QUEUE", "celery"), "--hostname", "worker@%h", "--loglevel", "INFO"],
+        "push": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
+                 "--queues", env.get("PUSH_QUEUE", "push"), "--hostname", "push@%h", "--loglevel", "INFO"],
         "beat": [*celery, "-A", "config", "beat", "--loglevel", "INFO",
                  "--schedule", str(data / "celerybeat-schedule")],
     }
@@ -138,7 +151,7 @@ class Supervisor:
     run STABLE_SECONDS), so a Redis or PostgreSQL restart never takes the site down. The web server
     exiting stops everything: it is what the person at the terminal watches."""
 
-    RESTARTED = ("worker", "beat")
+    RESTARTED = ("worker", "push", "beat")
     RESTART_MAX_DELAY = 30.0
     STABLE_SECONDS = 60.0
 
@@ -217,7 +230,7 @@ def test(pytest_args: list[str]) -> int:
 
 def main() -> int:
     args = sys.argv[1:]
-    if not args or args[0] not in {"run", "test", "setup"}:
+    if not args or args[0] not in {"run", "test", "setup", "manage"}:
         print(__doc__)
         return 2
     ensure_venv()
@@ -228,6 +241,8 @@ def main() -> int:
         return 0
     if args[0] == "run":
         return run(int(os.environ.get("PORT", "8000")))
+    if args[0] == "manage":
+        return manage_local(args[1:])
     return test(args[1:])
 
 

@@ -154,8 +154,9 @@ LOGOUT_REDIRECT_URL = "login"
 # - django-axes locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
 # - an address is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures, whatever the usernames;
 # - a username with LOGIN_SLOWDOWN_AFTER failures from anywhere takes one try per growing delay
-#   (at most LOGIN_SLOWDOWN_MAX_SECONDS); a browser that logged in to it before is not slowed, so
-#   nobody can lock a member out for good.
+#   (at most LOGIN_SLOWDOWN_MAX_SECONDS).
+# A browser that logged in to that account before is neither held by the address lock nor slowed, so
+# nobody can lock a member out for good, nor everyone behind a shared address.
 # The address is the connecting peer's as the web server computed it (REMOTE_ADDR); the server
 # believes X-Forwarded-For only from the proxies in FORWARDED_ALLOW_IPS (config/serve.py).
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
@@ -274,7 +275,14 @@ VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE", "")
 VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", f"mailto:{DEFAULT_FROM_EMAIL}")  # who the push services may contact
 PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS", "3600"))  # how long a push service keeps an undelivered one
-PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS", "10"))
+# Pushes go out from a task of their own queue, read by a worker of its own (docker-compose.yml "push"), never
+# from the alarm or a sweep: a push service that accepts and never answers holds up pushes, never a clock.
+# Each notice goes to all of a member's browsers at once and is over within PUSH_DEADLINE_SECONDS (connect,
+# TLS, request, answer); a notice queued longer than PUSH_QUEUED_MAX_SECONDS is dropped.
+PUSH_QUEUE = os.environ.get("PUSH_QUEUE", "push")
+PUSH_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("PUSH_CONNECT_TIMEOUT_SECONDS", "3"))
+PUSH_DEADLINE_SECONDS = float(os.environ.get("PUSH_DEADLINE_SECONDS", "5"))
+PUSH_QUEUED_MAX_SECONDS = int(os.environ.get("PUSH_QUEUED_MAX_SECONDS", "900"))
 PUSH_SUBSCRIPTIONS_PER_MEMBER = 10  # browsers per member; the oldest goes
 # Push endpoints must be https on a public address; development and tests may use loopback (a local receiver).
 PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", False)

@@ -1,4 +1,5 @@
-"""Production profile: everything from the environment, secure by default.
+"""Production profile: everything from the environment, secure by default. The default of manage.py, ASGI and
+Celery when DJANGO_SETTINGS_MODULE is unset; scripts/dev.py and the tests name theirs.
 `manage.py check --deploy` reports nothing with this profile and a real SECRET_KEY."""
 
 import os
@@ -25,3 +26,4 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+PUSH_ENDPOINT_ALLOW_LOOPBACK = False  # pushes to public push services only, whatever the environment says

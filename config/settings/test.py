@@ -39,6 +39,7 @@ if "owner" in DATABASES:  # noqa: F405
 # Tasks enqueued on commit go to a queue of this run's own (only a worker a test starts reads it), never
 # to the queue of a development worker sharing the embedded Redis.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")
+PUSH_QUEUE = os.environ.get("PUSH_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-push")
 
 # Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/push.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405

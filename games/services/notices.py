@@ -75,7 +75,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
     notices "each" with an address, reminder on; push: games/push.py), or it was sent already.
     """
-    from games.push import PushMessage, push_deliver, push_wanted
+    from games.push import PushMessage, push_enqueue, push_wanted
 
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or not _waiting_turn(hand, seat, since):
@@ -115,8 +115,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
                           from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
-    if by_push:  # wanted and not present: both checked above
-        push_deliver(user_id=user.pk, kind=str(kind), message=PushMessage(
+    if by_push:  # sent by the push worker, never here: the alarm and the sweep apply clocks
+        push_enqueue(user_id=user.pk, kind=str(kind), club_id=table.club_id, message=PushMessage(
             title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"))
     return True
 
@@ -206,7 +206,7 @@ def digests_send(*, now: datetime | None = None) -> int:
     """Send today's digest to each member who chose one (by email: turn notices "digest" with an address;
     by push: games/push.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
     them; at most one a local day. Returns how many members were sent one."""
-    from games.push import PushMessage, push_send
+    from games.push import PushMessage, push_enqueue, push_wanted
 
     now = now or timezone.now()
     sent = 0
@@ -231,8 +231,9 @@ def digests_send(*, now: datetime | None = None) -> int:
                                                                          "zone": user.time_zone,
                                                                          "summaries": summary_links(user=user)}),
                           from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
-        push_send(user_id=user.pk, kind="digest", message=PushMessage(
-            title=subject, body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
-            url=waiting[0].url, tag="digest"))
+        if push_wanted(user_id=user.pk, kind="digest"):
+            push_enqueue(user_id=user.pk, kind="digest", message=PushMessage(
+                title=subject, body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
+                url=waiting[0].url, tag="digest"))
         sent += 1
     return sent

@@ -4,6 +4,8 @@ development worker never take each other's tasks."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import subprocess
@@ -27,6 +29,10 @@ def queue_name() -> str:
     return str(app.conf.task_default_queue)
 
 
+def push_queue_name() -> str:
+    return str(settings.PUSH_QUEUE)
+
+
 def worker_env(**extra: str) -> dict[str, str]:
     db = connection.settings_dict
     host = quote(str(db.get("HOST") or ""), safe="")
@@ -35,7 +41,7 @@ def worker_env(**extra: str) -> dict[str, str]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
            "DATABASE_URL": f"postgresql://{user}@{host}{port}/{db['NAME']}",
            "REDIS_URL": os.environ.get("REDIS_URL") or settings.CELERY_BROKER_URL,
-           "CELERY_QUEUE": queue_name(), "LOG_LEVEL": "INFO"}
+           "CELERY_QUEUE": queue_name(), "PUSH_QUEUE": push_queue_name(), "LOG_LEVEL": "INFO"}
     env.update(extra)
     return env
 
@@ -76,13 +82,19 @@ class Proc:
         self._out.close()
 
 
-def start_worker(tmp: Path, **env: str) -> Proc:
+def start_worker(tmp: Path, queue: str = "", **env: str) -> Proc:
+    """A worker of this run's queue (the clocks and notices), or of ``queue``."""
     name = f"w{uuid.uuid4().hex[:8]}@%h"
-    proc = Proc([*CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue_name(), "-n", name,
-                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
+    proc = Proc([*CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue or queue_name(),
+                 "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
                 worker_env(**env), tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
     proc.wait_for("ready.")
     return proc
+
+
+def start_push_worker(tmp: Path, **env: str) -> Proc:
+    """A worker of this run's push queue, as the site runs one beside the clocks' worker (docker-compose.yml)."""
+    return start_worker(tmp, queue=push_queue_name(), **env)
 
 
 def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
@@ -92,12 +104,32 @@ def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
     return proc
 
 
+def run_queued_pushes() -> int:
+    """Run here, one by one, the push tasks waiting in this run's push queue, as the push worker would (for
+    tests whose data a worker process cannot see); how many ran."""
+    import redis
+
+    from games.tasks import push_notice
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    ran = 0
+    try:
+        while (raw := client.rpop(push_queue_name())) is not None:  # kombu pushes left, workers pop right
+            message = json.loads(raw)
+            args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+            push_notice.apply(args=args, kwargs=kwargs)
+            ran += 1
+    finally:
+        client.close()
+    return ran
+
+
 def purge_queue() -> None:
     """Drop what this run left in its queue (eta tasks requeued by a warm shutdown)."""
     import redis
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     try:
-        client.delete(queue_name())
+        client.delete(queue_name(), push_queue_name())
     finally:
         client.close()

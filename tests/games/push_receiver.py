@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -170,3 +171,30 @@ class PushReceiver:
             assert self.arrived.wait_for(lambda: len(self.received) >= count, timeout=timeout), (
                 f"{len(self.received)} of {count} pushes arrived; refused: {self.refused}")
             return list(self.received)
+
+
+class Tarpit:
+    """A push service on loopback that accepts every connection and never reads or answers (``held``); a
+    subclass may do something else with each connection (``handle``)."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0), backlog=128)
+        self.port = self.server.getsockname()[1]
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.handle(conn)
+
+    def handle(self, conn: socket.socket) -> None:
+        self.held.append(conn)
+
+    def close(self) -> None:
+        self.server.close()
+        for conn in self.held:
+            conn.close()

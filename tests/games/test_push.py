@@ -1,7 +1,7 @@
 """Web Push end to end: a member subscribes through the notifications endpoint, the notice tasks push
 through pywebpush to a push service on loopback (tests/games/push_receiver.py) that checks the VAPID
 token and decrypts the aes128gcm payload with the browser's key; subscriptions the service reports
-gone (404, 410) are removed; nothing is pushed while the member is present; a real Celery worker sends it."""
+gone (404, 410) are removed; nothing is pushed while the member is present; real Celery workers send it (the notice on the clocks' queue, the push on the push queue)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from games import push
 from games.models import Hand, PushChoice, PushSubscription
 from games.tasks import notify_turn, remind_turn, send_daily_digests, sweep_due_notices
 from tests.games.async_helpers import piles_turn
-from tests.games.celery_worker import start_worker
+from tests.games.celery_worker import run_queued_pushes, start_push_worker, start_worker
 from tests.games.push_receiver import Browser, PushReceiver
 from tests.games.test_consumers import close_worker_thread_connections, open_table
 
@@ -57,6 +57,7 @@ def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(tu
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
     assert notify_turn(hand.pk, seat, 0) is True
+    run_queued_pushes()
     (got,) = receiver.wait_for(1)
     assert got.vapid_key == push.vapid_public_key()
     assert got.claims["sub"] == settings.VAPID_SUBJECT
@@ -75,6 +76,7 @@ def test_a_browser_other_than_the_subscribed_one_cannot_read_it(turn, receiver) 
     hand, player, seat = turn
     subscribe(player, Browser(), receiver.endpoint())
     assert notify_turn(hand.pk, seat, 0) is True
+    run_queued_pushes()
     (got,) = receiver.wait_for(1)
     with pytest.raises(Exception):  # noqa: B017 - any failure: the tag does not verify under another key
         Browser().decrypt(got.body)
@@ -89,6 +91,7 @@ def test_push_only_and_push_off_as_chosen_per_kind(turn, receiver, mailoutbox) -
     PushChoice.objects.filter(user=player).update(turn=False, reminder=True)
     assert notify_turn(hand.pk, seat, 0) is False  # neither email nor push chosen for "your turn"
     assert remind_turn(hand.pk, seat, 0) is True  # push chosen for the reminder
+    run_queued_pushes()
     (got,) = receiver.wait_for(1)
     payload = json.loads(browser.decrypt(got.body))
     assert payload["title"] == f"Your clock at {hand.table.name} runs out soon"
@@ -104,6 +107,7 @@ def test_the_digest_by_push(turn, receiver, mailoutbox) -> None:
     PushChoice.objects.filter(user=player).update(digest=True)
     assert send_daily_digests() == 1
     assert send_daily_digests() == 0
+    run_queued_pushes()
     (got,) = receiver.wait_for(1)
     payload = json.loads(browser.decrypt(got.body))
     assert payload["title"] == "1 table waiting for you" and payload["body"] == hand.table.name
@@ -117,6 +121,7 @@ def test_subscriptions_the_push_service_reports_gone_are_removed(turn, receiver)
     for endpoint in endpoints.values():
         subscribe(player, Browser(), endpoint)
     assert notify_turn(hand.pk, seat, 0) is True
+    run_queued_pushes()
     receiver.wait_for(1)
     left = set(PushSubscription.objects.filter(user=player).values_list("endpoint", flat=True))
     # 410 and 404 gone; a 500 or a redirect is kept for next time (a redirect is never followed)
@@ -139,6 +144,7 @@ async def test_no_push_while_the_table_is_open_and_the_sweep_pushes_once_it_clos
     assert receiver.received == []
     await comm.disconnect()
     assert await database_sync_to_async(sweep_due_notices)() == 1
+    await database_sync_to_async(run_queued_pushes)()
     (got,) = await database_sync_to_async(receiver.wait_for)(1)
     assert json.loads(browser.decrypt(got.body))["title"].startswith("Your turn at")
 
@@ -151,6 +157,7 @@ def test_a_real_worker_pushes_the_turn(turn, receiver, procs, tmp_path: Path) ->
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
     procs.append(start_worker(tmp_path))
+    procs.append(start_push_worker(tmp_path))
     notify_turn.delay(hand.pk, seat, 0)
     (got,) = receiver.wait_for(1, timeout=30)
     assert json.loads(browser.decrypt(got.body))["url"].endswith(f"/tables/{hand.table_id}/")

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from games import engine, services
 from games.models import Hand
-from games.tasks import expire_turn, sweep_overdue_turns
+from games.tasks import expire_turn, push_notice, sweep_overdue_turns
 from operations.tasks import verify_books
 from tests.games.async_helpers import expire, user_at
 from tests.games.celery_worker import purge_queue
@@ -112,8 +112,17 @@ def test_the_queue_depth_counts_waiting_tasks(club_setup):
         expire_turn.apply_async(kwargs={"hand_id": 0, "version": version})
     try:
         assert value(scrape(), "club_celery_queue_depth", queue=_queue()) == 3
+        push_notice.apply_async(kwargs={"user_id": 0, "kind": "turn", "title": "", "body": "", "url": "", "tag": ""},
+                                queue=_push_queue())
+        assert value(scrape(), "club_celery_queue_depth", queue=_push_queue()) == 1
     finally:
         purge_queue()
+
+
+def _push_queue() -> str:
+    from tests.games.celery_worker import push_queue_name
+
+    return push_queue_name()
 
 
 def _queue() -> str:

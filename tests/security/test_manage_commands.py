@@ -1,5 +1,6 @@
-"""The operator commands (`manage.py ledger_verify`, `manage.py changepassword`) work beside the running
-site without DATABASE_URL: manage.py finds this checkout's embedded PostgreSQL and Redis as the run command does."""
+"""The operator commands (`scripts/dev.py manage ledger_verify`, `... manage changepassword`) work beside
+the running site without DATABASE_URL: manage.py finds this checkout's embedded PostgreSQL and Redis as the run
+command does."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def manage(*args: str) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items()
            if key not in {"DATABASE_URL", "DATABASE_OWNER_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "scripts/dev.py", "manage", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=240, stdin=subprocess.DEVNULL, start_new_session=True)
 
 

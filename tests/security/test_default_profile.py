@@ -1,0 +1,42 @@
+"""Without DJANGO_SETTINGS_MODULE, manage.py, the ASGI application and the Celery app run the production profile
+(DEBUG off: a 500 never shows settings or service URLs), and without a SECRET_KEY they refuse to start rather
+than fall back to the development profile. scripts/dev.py names the development profile itself."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PRINT = "from django.conf import settings; print('PROFILE', settings.SETTINGS_MODULE, 'DEBUG', settings.DEBUG)"
+ENTRIES = {
+    "manage.py": ["manage.py", "shell", "-c", PRINT],
+    "asgi": ["-c", f"import config.asgi; {PRINT}"],
+    "celery": ["-c", f"import django; from config.celery import app; django.setup(); {PRINT}"],
+}
+
+
+def run(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DEBUG"}}
+    env.update(extra)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_without_a_profile_the_production_one_runs(entry) -> None:
+    done = run(ENTRIES[entry], SECRET_KEY=secrets.token_urlsafe(48))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "PROFILE config.settings.production DEBUG False" in done.stdout
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_without_a_profile_or_a_secret_key_it_refuses_to_start(entry) -> None:
+    done = run(ENTRIES[entry])
+    assert done.returncode != 0 and "SECRET_KEY" in done.stderr
+    assert "DEBUG True" not in done.stdout
