@@ -130,6 +130,7 @@ class Phase:
     in_flight: int = 0
     errors: int = 0
     stale: int = 0
+    syncs: int = 0  # full renders the screens asked for (a private part behind its public frame)
     error_words: Counter[str] = field(default_factory=Counter)
     chosen: Counter[str] = field(default_factory=Counter)  # the kinds of action the bots sent
 
@@ -227,7 +228,9 @@ class Bot:
             self.hear(raw, time.monotonic())
 
     def hear(self, raw: str | bytes, now: float) -> None:
-        heard = self.screen.hear(raw)
+        heard = self.screen.hear(raw, now)
+        if heard.reply is not None:
+            self.send_sync(heard.reply)
         if heard.kind == FRAME and heard.advanced and heard.key is not None:
             self.watched.shown(heard.key, now)
         elif heard.kind == OK and self.in_flight is not None and heard.key is not None:
@@ -244,6 +247,17 @@ class Bot:
             if play.leaves(value):
                 self.floor.left(self.table, hand, -1)
         self.poke(now)
+
+    def send_sync(self, message: str) -> None:
+        if self.floor.phase is not None:
+            self.floor.phase.syncs += 1
+        asyncio.ensure_future(self.ws.send(message))
+
+    def tick(self, now: float) -> None:
+        """Ask ``sync`` when the private part has been behind for a while (bench/screens.py)."""
+        message = self.screen.sync_due(now)
+        if message is not None:
+            self.send_sync(message)
 
     def poke(self, now: float) -> None:
         """Act when the screen offers a turn and nothing is in flight."""
@@ -355,6 +369,8 @@ class Row:
     errors: int
     stale: int
     lost: int
+    syncs: int = 0
+    private_frames: float = 0.0  # private frames received per action applied (the frames protocol)
     per_version: dict[str, float | None] = field(default_factory=dict)
 
 
@@ -434,15 +450,18 @@ def screens_of(players: list[Any]) -> dict[int, list[Watched]]:
     return screens
 
 
-def frames_of(players: list[Any]) -> int:
-    return sum(p.frames if isinstance(p, BareGroup) else p.screen.frames for p in players)
+def frames_of(players: list[Any]) -> tuple[int, int]:
+    """Table frames received by every screen so far: (public or whole-area frames, private frames)."""
+    bots = [p for p in players if isinstance(p, Bot)]
+    return (sum(p.frames for p in players if isinstance(p, BareGroup)) + sum(b.screen.frames for b in bots),
+            sum(b.screen.private_frames for b in bots))
 
 
 async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Phase, seed: int,
                     drain_seconds: float) -> Row:
     project = server.app != BARE_APP
     before = await asyncio.to_thread(counters.scrape, server.port) if project else {}
-    frames = frames_of(players)
+    counted = frames_of(players)
     cpu = stack.Cpu(server.named)
     cpu.start()
     tables = sorted({p.table for p in players})
@@ -459,14 +478,15 @@ async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Pha
             p.task.cancel()
     elapsed = time.monotonic() - phase.started
     used = cpu.stop()
-    frames = frames_of(players) - frames
+    frames, private = (now_ - before_ for now_, before_ in zip(frames_of(players), counted, strict=True))
     screens = screens_of(players)
     await drain(phase, screens, drain_seconds)
     latencies, updates, lost = settle(phase, screens)
     after = await asyncio.to_thread(counters.scrape, server.port) if project else {}
     row = Row(phase.name, phase.done / elapsed, updates / elapsed, frames / elapsed,
               percentile(latencies, 0.5) * 1000, percentile(latencies, 0.95) * 1000,
-              percentile(latencies, 0.99) * 1000, phase.errors, phase.stale, lost)
+              percentile(latencies, 0.99) * 1000, phase.errors, phase.stale, lost, phase.syncs,
+              private / max(phase.done, 1))
     if project:
         row.per_version = counters.per_version(counters.difference(before, after), len(phase.made), SEATS)
     print_row(row, used, elapsed, len(phase.made))
@@ -486,8 +506,11 @@ def print_row(row: Row, used: dict[str, float], elapsed: float, actions: int) ->
                 f"{used.get(SWITCHES, 0.0) / actions:.0f} switches")
     print(f"  {row.label:<22} actions/s {row.actions:6.1f}  updates/s {row.updates:7.1f}  frames/s {row.frames:7.1f}"
           f"  to all six: p50 {row.p50:7.1f}  p95 {row.p95:7.1f}  p99 {row.p99:7.1f} ms  errors {row.errors}"
-          f"  stale {row.stale}  lost {row.lost}  | {elapsed:.0f} s, CPU {cpu}", flush=True)
-    if row.per_version:
+          f"  stale {row.stale}  lost {row.lost}  syncs {row.syncs}  private frames/action {row.private_frames:.2f}"
+          f"  | {elapsed:.0f} s, CPU {cpu}", flush=True)
+    if row.per_version and all(v is None for v in row.per_version.values()):
+        print("    per version: the site exposes none of the live wing's counts (bench/counters.py LIVE)", flush=True)
+    elif row.per_version:
         print("    per version: " + ", ".join(f"{k} {'not exposed' if v is None else f'{v:.2f}'}"
                                               for k, v in row.per_version.items()), flush=True)
 
@@ -503,6 +526,14 @@ async def close(players: list[Any], listeners: list[asyncio.Task[None]]) -> None
     await asyncio.gather(*listeners, return_exceptions=True)
 
 
+async def ticker(bots: list[Bot], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(0.5)
+        now = time.monotonic()
+        for bot in bots:
+            bot.tick(now)
+
+
 async def play_server(server: Server, seats: list[dict[str, Any]], phases: list[Phase], seed: int,
                       drain_seconds: float) -> dict[str, Row]:
     floor = Floor(seed)
@@ -511,6 +542,7 @@ async def play_server(server: Server, seats: list[dict[str, Any]], phases: list[
           flush=True)
     stop = asyncio.Event()
     senders = [asyncio.ensure_future(p.send_loop(stop)) for p in players if isinstance(p, BareGroup)]
+    senders.append(asyncio.ensure_future(ticker([p for p in players if isinstance(p, Bot)], stop)))
     rows: dict[str, Row] = {}
     try:
         for phase in phases:
@@ -688,12 +720,15 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
                   f"{rss - own:7.1f} MiB", flush=True)
             await asyncio.sleep(SAMPLE_SECONDS)
 
-    task = asyncio.ensure_future(sampler())
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(sampler()), asyncio.ensure_future(ticker([p for p in players if isinstance(p, Bot)], stop))]
     try:
         await run_phase(server, floor, players, phase, args.seed, args.drain)
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     last = await traced(server, out, signal.SIGUSR2)
     print("  top growth since the soak began (tracemalloc, by line):")
     for item in last.get("growth", []):

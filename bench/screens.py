@@ -10,6 +10,14 @@ A ``Screen`` is fed every text frame the socket receives (``hear``) and keeps:
 Protocols (told apart by the frames themselves; ``protocol`` names the one heard):
 - ``area`` (main before the live wing's rebuild): each socket is pushed its member's whole table area,
   ``{"type": "table.html", "hand", "version", "your_turn", "html"}``, after every version it has not shown.
+- ``frames`` (docs/live.md, issue 27): a ``table.public`` frame per version, the same bytes for every
+  viewer (ordered by ``(hand, version, at)``; ``marks``: per seat the version its own part last changed;
+  ``full``: every seated member's part changed), and a ``table.private`` frame to a member only when their
+  own part changed (``parts``: their hand, buttons and seat row; ``your_turn``). A turn is taken from the
+  private frame once its public frame is there, against the newest public frame's version (as the
+  page's script sets the form's version). A private part that the public frame says is older than the
+  member's mark disables the buttons; still behind at the next public frame, or after ``SYNC_AFTER``
+  seconds, the screen asks ``sync`` (one full render), as static/js/table.js does.
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ BUTTON = re.compile(r'<button type="submit" name="action" value="([^"]+)"')
 PIRANHA_BEST = re.compile(r"Your best hand: <strong>([^<]*)</strong>")
 PILES_BEST = re.compile(r"Your best legal high: <strong>([^<]*)</strong>\. Your best legal low: <strong>([^<]*)</strong>")
 STALE_WORDS = "moved on"  # games/errors.py StaleVersion: another action came first
+SYNC_AFTER = 1.5  # seconds a private part may stay behind its public frame (docs/live.md, "Gaps")
+Order = tuple[int, int, int]  # (hand, version, at) of the frames protocol
 
 # Heard.kind
 FRAME, OK, STALE, REFUSED, OTHER = "frame", "ok", "stale", "refused", "other"
@@ -59,6 +69,18 @@ class Heard:
     key: Key | None = None
     advanced: bool = False
     words: str = ""
+    reply: str | None = None  # a frame the bot must send now (``sync``)
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """A member's newest private frame (the frames protocol)."""
+
+    order: Order
+    seat: int | None
+    your_turn: bool
+    offers: tuple[str, ...]
+    strength: Strength
 
 
 def high_category(name: str) -> int | None:
@@ -114,9 +136,17 @@ class Screen:
     def __init__(self) -> None:
         self.protocol: str | None = None
         self.shown: Key = NOTHING
-        self._turn: Turn | None = None
+        self.frames = 0  # table frames received (the frames protocol: public ones)
+        self.private_frames = 0
+        self._turn: Turn | None = None  # the area protocol's
         self._acted: Key = NOTHING  # the newest version this member's own action made (action.ok)
-        self.frames = 0  # table frames received
+        # The frames protocol's: the newest public frame's order, marks and fullness, the newest private frame,
+        # and since when (monotonic) the private part has been behind the public frame.
+        self._public: Order = (-1, -1, -1)
+        self._marks: dict[str, int] = {}
+        self._full = False
+        self._private: Private | None = None
+        self._behind_since: float | None = None
 
     @property
     def ready(self) -> bool:
@@ -126,17 +156,24 @@ class Screen:
     def turn(self) -> Turn | None:
         """What the member may do now: None when it is not their turn, or when the turn on screen is older
         than a version their own last action made (it could offer the decision just taken)."""
-        turn = self._turn
+        turn = self._turn if self.protocol != "frames" else self._private_turn()
         if turn is None or (turn.hand, turn.version) < self._acted:
             return None
         return turn
 
-    def hear(self, raw: str | bytes) -> Heard:
+    def hear(self, raw: str | bytes, now: float = 0.0) -> Heard:
         message = json.loads(raw)
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "table.html":
             self.protocol = "area"
             return self._area(message)
+        if kind == "table.public":
+            self.protocol = "frames"
+            return self._public_frame(message, now)
+        if kind == "table.private":
+            self.private_frames += 1
+            self._private_frame(message)
+            return Heard(OTHER)
         if kind == "action.ok":
             key = (int(message["hand"]), int(message["version"]))
             self._acted = max(self._acted, key)
@@ -145,6 +182,15 @@ class Screen:
             words = str(message.get("message"))
             return Heard(STALE if STALE_WORDS in words else REFUSED, words=words)
         return Heard(OTHER)
+
+    def sync_due(self, now: float) -> str | None:
+        """``sync`` when the private part has been behind its public frame for SYNC_AFTER seconds."""
+        if self._behind_since is not None and now - self._behind_since >= SYNC_AFTER:
+            self._behind_since = None  # asked: the full render answers
+            return sync_message()
+        return None
+
+    # -- the area protocol --
 
     def _area(self, message: dict[str, Any]) -> Heard:
         if message.get("hand") is None:  # no hand at the table (yet)
@@ -156,3 +202,60 @@ class Screen:
         self.shown = key
         self._turn = turn_of_area(str(message["html"]), *key) if message.get("your_turn") else None
         return Heard(FRAME, key, advanced=True)
+
+    # -- the frames protocol --
+
+    def _public_frame(self, message: dict[str, Any], now: float) -> Heard:
+        if message.get("hand") is None:
+            return Heard(OTHER)
+        self.frames += 1
+        order = (int(message["hand"]), int(message["version"]), int(message.get("at") or 0))
+        key = order[:2]
+        if order <= self._public:
+            return Heard(FRAME, key)
+        was_behind = self._behind_since is not None
+        self._public, self._full = order, bool(message.get("full"))
+        self._marks = {str(k): int(v) for k, v in (message.get("marks") or {}).items()}
+        advanced = key > self.shown
+        self.shown = max(self.shown, key)
+        reply = None
+        if self._private_behind():
+            if was_behind:  # still behind at the next public frame: one full render
+                reply, self._behind_since = sync_message(), None
+            else:
+                self._behind_since = now
+        else:
+            self._behind_since = None
+        return Heard(FRAME, key, advanced=advanced, reply=reply)
+
+    def _private_frame(self, message: dict[str, Any]) -> None:
+        if message.get("hand") is None:
+            return
+        order = (int(message["hand"]), int(message["version"]), int(message.get("at") or 0))
+        if self._private is not None and order <= self._private.order:
+            return
+        parts = message.get("parts") or {}
+        html = "".join(str(v) for v in parts.values()) if isinstance(parts, dict) else ""
+        seat = message.get("seat")
+        self._private = Private(order, None if seat is None else int(seat), bool(message.get("your_turn")),
+                                tuple(BUTTON.findall(html)), strength_of(html))
+        if not self._private_behind():
+            self._behind_since = None
+
+    def _private_behind(self) -> bool:
+        """Whether the newest public frame says this member's own part changed after the private frame held."""
+        private = self._private
+        if private is None:
+            return False  # a spectator, or the connect's full render still to come
+        if self._full and self._public > private.order:
+            return True
+        mark = self._marks.get(str(private.seat)) if private.seat is not None else None
+        return mark is not None and (self._public[0], mark) > private.order[:2]
+
+    def _private_turn(self) -> Turn | None:
+        private = self._private
+        if private is None or not private.your_turn or self._private_behind():
+            return None
+        if private.order[:2] > self.shown or private.order[0] != self.shown[0]:  # its public frame is not here yet
+            return None
+        return Turn(self.shown[0], self.shown[1], private.offers, private.strength)
