@@ -3,7 +3,8 @@ wing's frames (games/consumers.py, docs/live.md), so that bench/load.py's bots a
 play whatever the server sends.
 
 A ``Screen`` is fed every text frame the socket receives (``hear``) and keeps:
-- ``shown``: the newest (hand, version) the screen shows (hand ids only grow, so keys order versions);
+- ``shown``: the newest (hand, version) the screen shows whole (hand ids only grow, so keys order versions):
+  with the frames protocol, its public frame and, when the member's own part changed, their private frame;
 - ``turn``: what the member may do now, when the hand waits for them (the buttons offered and the hand's
   strength as the screen words it), or None.
 
@@ -172,8 +173,7 @@ class Screen:
             return self._public_frame(message, now)
         if kind == "table.private":
             self.private_frames += 1
-            self._private_frame(message)
-            return Heard(OTHER)
+            return self._private_frame(message)
         if kind == "action.ok":
             key = (int(message["hand"]), int(message["version"]))
             self._acted = max(self._acted, key)
@@ -216,31 +216,39 @@ class Screen:
         was_behind = self._behind_since is not None
         self._public, self._full = order, bool(message.get("full"))
         self._marks = {str(k): int(v) for k, v in (message.get("marks") or {}).items()}
-        advanced = key > self.shown
-        self.shown = max(self.shown, key)
         reply = None
         if self._private_behind():
             if was_behind:  # still behind at the next public frame: one full render
                 reply, self._behind_since = sync_message(), None
-            else:
+            elif self._behind_since is None:
                 self._behind_since = now
-        else:
-            self._behind_since = None
-        return Heard(FRAME, key, advanced=advanced, reply=reply)
+            return Heard(FRAME, key, reply=reply)  # not whole yet: the member's own part is to come
+        self._behind_since = None
+        return self._whole()
 
-    def _private_frame(self, message: dict[str, Any]) -> None:
+    def _whole(self) -> Heard:
+        """The screen shows the newest public frame with its member's part up to date."""
+        key = self._public[:2]
+        advanced = key > self.shown
+        self.shown = max(self.shown, key)
+        return Heard(FRAME, key, advanced=advanced)
+
+    def _private_frame(self, message: dict[str, Any]) -> Heard:
         if message.get("hand") is None:
-            return
+            return Heard(OTHER)
         order = (int(message["hand"]), int(message["version"]), int(message.get("at") or 0))
         if self._private is not None and order <= self._private.order:
-            return
+            return Heard(OTHER)
+        was_behind = self._private_behind()
         parts = message.get("parts") or {}
         html = "".join(str(v) for v in parts.values()) if isinstance(parts, dict) else ""
         seat = message.get("seat")
         self._private = Private(order, None if seat is None else int(seat), bool(message.get("your_turn")),
                                 tuple(BUTTON.findall(html)), strength_of(html))
-        if not self._private_behind():
+        if was_behind and not self._private_behind():  # the part the public frame waited for
             self._behind_since = None
+            return self._whole()
+        return Heard(OTHER)
 
     def _private_behind(self) -> bool:
         """Whether the newest public frame says this member's own part changed after the private frame held."""
@@ -256,6 +264,7 @@ class Screen:
         private = self._private
         if private is None or not private.your_turn or self._private_behind():
             return None
-        if private.order[:2] > self.shown or private.order[0] != self.shown[0]:  # its public frame is not here yet
+        hand, version = self._public[:2]
+        if private.order[:2] > (hand, version) or private.order[0] != hand:  # its public frame is not here yet
             return None
-        return Turn(self.shown[0], self.shown[1], private.offers, private.strength)
+        return Turn(hand, version, private.offers, private.strength)

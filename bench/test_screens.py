@@ -61,13 +61,15 @@ def test_a_private_part_older_than_the_mark_gives_no_turn_and_asks_sync() -> Non
     screen.hear(public(5, 2, {"3": 2}), now=0.0)
     screen.hear(private(5, 2, your_turn=True))
     heard = screen.hear(public(5, 3, {"3": 3}), now=1.0)  # this seat's part changed at 3: not here yet
-    assert screen.turn is None and heard.reply is None
+    assert screen.turn is None and heard.reply is None and not heard.advanced
+    assert screen.shown == (5, 2)  # not shown whole until this member's own part comes
     assert screen.sync_due(now=1.2) is None
     assert json.loads(screen.sync_due(now=2.6) or "{}") == {"type": "sync"}
     screen.hear(public(5, 4, {"3": 3}), now=3.0)
     heard = screen.hear(public(5, 5, {"3": 3}), now=3.1)  # still behind at the next public frame
     assert heard.reply is not None and json.loads(heard.reply) == {"type": "sync"}
-    screen.hear(private(5, 3, your_turn=True))
+    heard = screen.hear(private(5, 3, your_turn=True))
+    assert heard.kind == FRAME and heard.advanced and screen.shown == (5, 5)
     assert screen.turn is not None and screen.sync_due(now=10.0) is None
 
 
