@@ -523,8 +523,9 @@ def print_row(row: Row, used: dict[str, float], elapsed: float, actions: int) ->
                 f"{used.get(SWITCHES, 0.0) / actions:.0f} switches")
     print(f"  {row.label:<22} actions/s {row.actions:6.1f}  updates/s {row.updates:7.1f}  frames/s {row.frames:7.1f}"
           f"  to all six: p50 {row.p50:7.1f}  p95 {row.p95:7.1f}  p99 {row.p99:7.1f} ms  errors {row.errors}"
-          f"  stale {row.stale}  lost {row.lost}  undone {row.undone}  syncs {row.syncs}  private frames/action {row.private_frames:.2f}"
-          f"  | {elapsed:.0f} s, CPU {cpu}", flush=True)
+          f"  stale {row.stale}  lost {row.lost}  undone {row.undone}"
+          + (f"  syncs {row.syncs}  private frames/action {row.private_frames:.2f}" if row.private_frames else "")
+          + f"  | {elapsed:.0f} s, CPU {cpu}", flush=True)
     if row.per_version and all(v is None for v in row.per_version.values()):
         print("    per version: the site exposes none of the live wing's counts (bench/counters.py LIVE)", flush=True)
     elif row.per_version:
@@ -709,11 +710,11 @@ def traced_lines(out: str, pid: int) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-async def traced(server: Server, out: str, sig: int) -> dict[str, Any]:
-    """Signal the traced web process and wait (20 s at most) for the line it writes."""
+async def traced(server: Server, out: str, sig: int, wait: float = 20.0) -> dict[str, Any]:
+    """Signal the traced web process and wait (``wait`` seconds at most) for the line it writes."""
     count = len(traced_lines(out, server.pid))
     os.kill(server.pid, sig)
-    for _ in range(200):
+    for _ in range(int(wait * 10)):
         await asyncio.sleep(0.1)
         lines = traced_lines(out, server.pid)
         if len(lines) > count:
@@ -730,7 +731,7 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
     sampler_samples: list[tuple[float, float]] = []
 
     async def sampler() -> None:
-        await traced(server, out, signal.SIGUSR2)  # the first snapshot: growth is measured from here
+        await traced(server, out, signal.SIGUSR2, wait=120.0)  # the first snapshot: growth is measured from here
         started = time.monotonic()
         while True:
             line = await traced(server, out, signal.SIGUSR1)
@@ -750,8 +751,9 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    last = await traced(server, out, signal.SIGUSR2)
-    print("  top growth since the soak began (tracemalloc, by line):")
+    last = await traced(server, out, signal.SIGUSR2, wait=120.0)  # a snapshot of a large heap takes a while
+    print("  top growth since the soak began (tracemalloc, by line):" if "growth" in last else
+          "  (the web process wrote no growth in 120 s)")
     for item in last.get("growth", []):
         print(f"    {item['bytes'] / 1024:+9.1f} KiB {item['blocks']:+7d} blocks  {item['where']}")
     await close(players, listeners)
