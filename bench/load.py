@@ -68,6 +68,7 @@ ANSWER_SECONDS = 10.0  # an action unanswered this long counts as an error and t
 STALL_MS = 100.0  # a bare round whose p99 at the offered load is above this is run again
 STALL_RETRIES = 2
 SAMPLE_SECONDS = 30.0  # the soak's RSS samples
+WARM_TABLES = 4  # tables whose sockets open before the web process's RSS is read for memory per socket
 PROJECT_APP, BARE_APP, TRACED_APP = "config.asgi:application", "bench.bare_app:application", \
     "bench.traced_app:application"
 
@@ -428,8 +429,9 @@ class Server:
 
 
 async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
-    """Connect every socket (the first table's first, then the web process's RSS is read before and after
-    the rest: memory per open socket); returns the players (bots or bare groups) and their listeners."""
+    """Connect every socket (the first WARM_TABLES tables' first, then the web process's RSS is read before
+    and after the rest: memory per open socket); returns the players (bots or bare groups) and their
+    listeners."""
     url = f"ws://127.0.0.1:{server.port}"
     players: list[Any]
     if server.app == BARE_APP:
@@ -442,7 +444,8 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
         async with gate:
             await player.connect(url)
 
-    first = [p for p in players if p.table == players[0].table]
+    warm = sorted({p.table for p in players})[:WARM_TABLES]  # every worker's first sockets: imports, caches
+    first = [p for p in players if p.table in warm]
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in first)), CONNECT_SECONDS)
     await asyncio.sleep(1)
     before = stack.rss_mib(server.pid)
@@ -450,7 +453,7 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in rest)), CONNECT_SECONDS)
     await asyncio.sleep(2)
     sockets_after_first = sum(SEATS if isinstance(p, BareGroup) else 1 for p in rest)
-    server.sockets = sockets_after_first + SEATS
+    server.sockets = sockets_after_first + SEATS * len(warm)
     if sockets_after_first:
         server.per_socket_kib = (stack.rss_mib(server.pid) - before) * 1024 / sockets_after_first
     listeners = [asyncio.ensure_future(p.listen()) for p in players]
