@@ -666,8 +666,8 @@ def print_targets(by_workers: dict[int, list[Round]], rates: list[float], second
         every = "every screen got every version" if lost == 0 else f"NOT every version on every screen ({lost} lost)"
         if any(r.stalled for r in rounds):
             every += f"; the bare app stalled in {sum(r.stalled for r in rounds)} round(s), the machine busy"
-        print(f"  {workers} worker(s): ratio on actions project/bare {medians[workers]:.2f} "
-              f"(rounds {', '.join(f'{x:.2f}' for x in ratios)}; {every}); target >= {RATIO_TARGET}: "
+        print(f"  {workers} worker(s): ratio on actions project/bare {medians[workers]:.3f} "
+              f"(rounds {', '.join(f'{x:.3f}' for x in ratios)}; {every}); target >= {RATIO_TARGET}: "
               f"{held(medians[workers] >= RATIO_TARGET and lost == 0)}")
         for rate in rates:
             rows = [r.project[offered(rate)] for r in rounds]
