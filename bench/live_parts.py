@@ -6,8 +6,7 @@ thread is involved, beside the bare app's message (bench/bare_app.py) measured i
 
 Uses a database ``bench_live_parts`` on the embedded PostgreSQL (made afresh, dropped at the end) and the
 embedded Redis. A club of six members plays a Piranha table and a Piles table through the real services;
-at each step the member to act picks from the buttons their own area offers, by their hand's strength, as
-bench/load.py's bots do (bench/play.py), except that nobody folds or drops (a Piranha game would end).
+at each step the member to act picks from the buttons their own area offers (as bench/load.py's bots do).
 Per action it times, in CPU of this thread, what the server does for it:
 
 - the action's own call (``hand_act``: its transaction, the engine, the books at a hand's end);
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -37,9 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
-from bench.play import choose  # noqa: E402 - the bots' choice, so both benches play alike
-from bench.screens import turn_of_area  # noqa: E402
-from bench.stack import BARE_TABLE_SQL  # noqa: E402
+from bench.load import BARE_TABLE_SQL, choose  # noqa: E402 - the bots' choice, so both benches play alike
 
 DB_NAME = "bench_live_parts"
 SEATS = 6
@@ -103,7 +99,6 @@ def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float
         assert found is not None and found.hand is not None
         return found, found.hand
 
-    rng = random.Random(27)  # the same choices run after run
     access = {u.pk: ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id))  # type: ignore[arg-type]
               for u in users}
     snapshot, hand = read(None)
@@ -111,7 +106,7 @@ def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float
     hands = {hand.pk}
     for seq in range(actions):
         acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
-        choice = choose(turn_of_area(areas[acting.pk], hand.pk, hand.version), rng, may_leave=False)
+        choice = choose(areas[acting.pk])
         assert choice is not None, "the member to act is offered no action"
         request = act_request_parse(hand=hand.pk, version=hand.version, action=choice)
 

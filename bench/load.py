@@ -59,8 +59,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import counters, play, stack  # noqa: E402 - the project's root is on the path now
-from bench.screens import FRAME, OK, REFUSED, STALE, Key, Screen, action_message  # noqa: E402
-from bench.stack import SEATS, SWITCHES  # noqa: E402
+from bench.screens import FRAME, OK, REFUSED, STALE, Key, Screen, action_message, turn_of_area  # noqa: E402
+from bench.stack import BARE_TABLE_SQL, SEATS, SWITCHES  # noqa: E402
+
+__all__ = ["BARE_TABLE_SQL", "choose", "main"]  # bench/live_parts.py takes the first two from here
 
 DRAIN = 15.0  # seconds at most a phase's drain waits for its actions to reach every screen
 CONNECT_SECONDS = 240.0  # at most, for every socket of a server to show its table
@@ -78,6 +80,16 @@ SCALING_TARGET = 1.4
 P95_TARGETS = {60.0: 50.0, 100.0: 100.0}  # offered actions/s: p95 ms
 SOAK_GROWTH_TARGET = 0.10
 SOCKET_MEMORY_TARGET = 1.25
+
+
+_PARTS_RNG = random.Random(27)  # the same choices run after run
+
+
+def choose(html: str) -> str | None:
+    """One of the actions ``html`` offers (a table area, or a private frame's own part), drawn by the hand's
+    strength as the screen words it, never leaving the hand: bench/live_parts.py plays whole games with it
+    (a Piranha game ends when one player alone stays in)."""
+    return play.choose(turn_of_area(html, 0, 0), _PARTS_RNG, may_leave=False)
 
 
 def percentile(values: list[float], q: float) -> float:
