@@ -44,6 +44,7 @@ import bisect
 import contextlib
 import heapq
 import json
+import math
 import os
 import random
 import shutil
@@ -456,7 +457,8 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
         async with gate:
             await player.connect(url)
 
-    warm = sorted({p.table for p in players})[:WARM_TABLES]  # every worker's first sockets: imports, caches
+    tables = sorted({p.table for p in players})
+    warm = tables[:max(1, min(WARM_TABLES, len(tables) // 4))]  # every worker's first sockets: imports, caches
     first = [p for p in players if p.table in warm]
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in first)), CONNECT_SECONDS)
     await asyncio.sleep(1)
@@ -668,6 +670,13 @@ def held(ok: bool) -> str:
     return "held" if ok else "NOT held"
 
 
+def socket_memory_verdict(project_kib: float, bare_kib: float) -> str:
+    if math.isnan(project_kib) or math.isnan(bare_kib):
+        return "not measured (too few tables)"
+    return (f"project {project_kib:.0f} KiB, bare {bare_kib:.0f} KiB; target <= bare + 25%: "
+            f"{held(project_kib <= bare_kib * SOCKET_MEMORY_TARGET)}")
+
+
 def print_targets(by_workers: dict[int, list[Round]], rates: list[float], seconds: float) -> None:
     print("\ntargets (issue 27), measured on this machine in this run:")
     medians: dict[int, float] = {}
@@ -699,8 +708,7 @@ def print_targets(by_workers: dict[int, list[Round]], rates: list[float], second
             print(f"    {key}: {shown}")
         kib = [(r.project_kib, r.bare_kib) for r in rounds]
         project_kib, bare_kib = statistics.median(k[0] for k in kib), statistics.median(k[1] for k in kib)
-        print(f"    memory per open socket: project {project_kib:.0f} KiB, bare {bare_kib:.0f} KiB; target <= bare "
-              f"+ 25%: {held(project_kib <= bare_kib * SOCKET_MEMORY_TARGET)}")
+        print(f"    memory per open socket: {socket_memory_verdict(project_kib, bare_kib)}")
     if 1 in medians and 2 in medians:
         one = statistics.median(r.project[SATURATION].actions for r in by_workers[1])
         two = statistics.median(r.project[SATURATION].actions for r in by_workers[2])
@@ -804,8 +812,7 @@ def run_soak(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]
             kib[app] = server.per_socket_kib
         finally:
             stop_server(procs, server)
-    print(f"  memory per open socket: project {kib[PROJECT_APP]:.0f} KiB, bare {kib[BARE_APP]:.0f} KiB; "
-          f"target <= bare + 25%: {held(kib[PROJECT_APP] <= kib[BARE_APP] * SOCKET_MEMORY_TARGET)}", flush=True)
+    print(f"  memory per open socket: {socket_memory_verdict(kib[PROJECT_APP], kib[BARE_APP])}", flush=True)
     out = str(Path(tempfile.mkdtemp(prefix="bench-tracemalloc-")) / "lines")  # the server appends its pid
     server = start_server(procs, env, TRACED_APP, workers, pids, {"BENCH_TRACEMALLOC_OUT": out})
     try:
