@@ -111,3 +111,20 @@ def test_bots_play_a_mix_by_strength_and_keep_two_in() -> None:
     declares = Counter(play.choose(Turn(1, 1, ("declare:high", "declare:low", "declare:pig"), Strength(5, True)),
                                    rng) for _ in range(500))
     assert set(declares) == {"declare:high", "declare:low", "declare:pig"}
+
+
+def test_the_live_counts_are_read_per_version_and_per_socket() -> None:
+    from bench import counters
+
+    def exposition(public: int, private: int, actions: int) -> str:
+        return ("# TYPE club_live_renders_total counter\n"
+                f'club_live_renders_total{{kind="public"}} {public}\nclub_live_renders_total{{kind="private"}} {private}\n'
+                "# TYPE club_actions_total counter\n"
+                f'club_actions_total{{outcome="applied"}} {actions}\nclub_actions_total{{outcome="refused"}} 3\n')
+
+    counts = counters.difference(counters.parse(exposition(10, 30, 10)), counters.parse(exposition(110, 230, 110)))
+    assert counts["public renders"] == 100 and counts["private renders"] == 200 and counts["applied"] == 100
+    assert counts["socket renders"] == 0 and counts["versions"] is None and counts["socket statements"] is None
+    figures = counters.per_version(counts, actions=90, sockets_per_table=6)
+    assert figures["public renders per version"] == 1.0 and figures["private renders per action"] == 2.0
+    assert figures["renders per socket per version"] == 0.0 and figures["statements per socket per version"] is None
