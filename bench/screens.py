@@ -1,6 +1,7 @@
 """What a bot's screen shows, read from the frames of its table socket: the one place that knows the live
-wing's frames (games/consumers.py, docs/live.md), so that bench/load.py's bots and bench/live_parts.py
-play whatever the server sends.
+wing's frames (games/consumers.py on main, games/live/ and docs/live.md after issue 27), so that
+bench/load.py's bots (and bench/live_parts.py, through ``bench.load.choose``) play whatever the server
+sends.
 
 A ``Screen`` is fed every text frame the socket receives (``hear``) and keeps:
 - ``shown``: the newest (hand, version) the screen shows whole (hand ids only grow, so keys order versions):
