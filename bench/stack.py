@@ -1,0 +1,268 @@
+"""The stack bench/load.py runs against: its database, the club it plays in, the processes it starts, and
+what it reads off them (CPU, context switches, RSS). Everything listens on 127.0.0.1; every process
+started here is stopped by ``Procs.stop_all``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from config.serve import APPLICATION, web_command  # noqa: E402 - the project's root is on the path now
+
+BIN = ROOT / ".venv" / "bin"
+DB_NAME = "bench_load"
+SEATS = 6
+# The bare app's table (bench/bare_app.py writes and reads it).
+BARE_TABLE_SQL = ("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)",
+                  "CREATE INDEX ON bench_bare (grp, seq)")
+SWITCHES = "switches"  # the context switches of the web server's threads in a phase (Cpu)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def in_bench_db(url: str) -> str:
+    """The same server and role, database ``bench_load`` (the URL's path names the database)."""
+    base, _, rest = url.partition("//")
+    netloc_path, q, query = rest.partition("?")
+    netloc, _, _ = netloc_path.partition("/")
+    return f"{base}//{netloc}/{DB_NAME}" + (q + query if q else "")
+
+
+def bench_env(services_env: dict[str, str]) -> dict[str, str]:
+    """The application role on the bench's database (the owner role migrates it), production settings."""
+    urls = {"DATABASE_URL": in_bench_db(services_env["DATABASE_URL"]),
+            "DATABASE_OWNER_URL": in_bench_db(services_env["DATABASE_OWNER_URL"])}
+    return {**os.environ, **services_env, **urls, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "0", "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench",
+            "CELERY_QUEUE": f"bench-{os.getpid()}"}  # a queue of this run's own: no other run's messages
+
+
+def database_prepare(env: dict[str, str], admin_url: str) -> None:
+    """``bench_load`` made afresh and migrated, with the bare app's table readable by the site's role."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+    subprocess.run([str(BIN / "python"), "manage.py", "migrate", "--database", "owner", "--noinput", "-v", "0"],
+                   cwd=ROOT, env=env, check=True, timeout=600)
+    app_role = psycopg.conninfo.conninfo_to_dict(env["DATABASE_URL"]).get("user")
+    with psycopg.connect(env["DATABASE_OWNER_URL"], autocommit=True) as conn:
+        for statement in BARE_TABLE_SQL:
+            conn.execute(statement)
+        if app_role:
+            conn.execute(f'GRANT SELECT, INSERT ON bench_bare TO "{app_role}"')
+            conn.execute(f'GRANT USAGE ON SEQUENCE bench_bare_id_seq TO "{app_role}"')
+
+
+def drop_database(admin_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+
+
+def setup_club() -> None:
+    """Members, tables, seats, first hands and one session per member; prints them as JSON. Runs in a
+    child process with the bench's environment (``make_club``); BENCH_TABLES tables of six seats.
+
+    Piranha is played with its optional betting round (piranha.txt 3.4), so that its bots bet, raise and
+    fold as well as drop; Piles has its nine betting rounds and the declaration."""
+    from importlib import import_module
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    from accounts.models import Club, Membership, User
+    from games import engine, services
+
+    tables = int(os.environ["BENCH_TABLES"])
+    User.objects.bulk_create([User(username=f"bench{i}", email=f"bench{i}@example.org")
+                              for i in range(tables * SEATS)])
+    users = list(User.objects.filter(username__startswith="bench").order_by("pk"))
+    club = Club.objects.create(name="Bench club", currency="USD", credit_limit=0)
+    Membership.objects.bulk_create([Membership(club=club, user=u, role="organiser" if i == 0 else "member")
+                                    for i, u in enumerate(users)])
+    piranha = services.rule_set_create(club=club, user=users[0], name="Piranha", rules=engine.PiranhaRules(
+        ante=25, match_cap=100, betting_round=True, turn_seconds=3600), max_seats=SEATS, spectators_allowed=True)
+    piles = services.rule_set_create(club=club, user=users[0], name="Piles", rules=engine.PilesRules(
+        turn_seconds=3600), max_seats=SEATS, spectators_allowed=True)
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    seats = []
+    for t in range(tables):
+        rule_set = piranha if t % 2 == 0 else piles
+        version = rule_set.versions.order_by("-number").first()
+        assert version is not None
+        table = services.table_create(club=club, user=users[0], name=f"T{t}", rule_version_id=version.pk)
+        for s in range(SEATS):
+            user = users[t * SEATS + s]
+            services.seat_take(table_id=table.pk, user=user, number=s + 1, version_id=version.pk)
+            session = store()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            seats.append({"table": table.pk, "user": user.pk, "session": session.session_key})
+        services.table_start(table_id=table.pk, user=users[t * SEATS])
+    print(json.dumps({"seats": seats}))
+
+
+def make_club(env: dict[str, str], tables: int) -> list[dict[str, Any]]:
+    out = subprocess.run([str(BIN / "python"), "-c", "from bench.stack import setup_club; setup_club()"], cwd=ROOT,
+                         env={**env, "BENCH_TABLES": str(tables)}, check=True, capture_output=True, text=True,
+                         timeout=600)
+    return list(json.loads(out.stdout.strip().splitlines()[-1])["seats"])
+
+
+class Procs:
+    """Processes this script started; stopped (process group) whatever happens."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        self.items[name] = proc
+        return proc
+
+    def stop(self, name: str) -> None:
+        proc = self.items.pop(name, None)
+        if proc is None or proc.poll() is not None:
+            return
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+    def stop_all(self) -> None:
+        for name in list(self.items):
+            self.stop(name)
+
+
+def server_command(app: str, port: int, workers: int) -> list[str]:
+    """The production command (config/serve.py) serving ``app`` on loopback."""
+    command = web_command(host="127.0.0.1", port=port, environ={},
+                          extra=["--workers", str(workers), "--lifespan", "off", "--no-access-log"])
+    return [app if part == APPLICATION else part for part in command]
+
+
+def celery_command() -> list[str]:
+    return [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
+            "--loglevel", "WARNING"]
+
+
+def celery_purge(env: dict[str, str]) -> None:
+    """This run's leftover tasks, if any."""
+    subprocess.run([str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
+                   cwd=ROOT, env=env, timeout=60, capture_output=True, check=False)
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {(proc.stderr.read() if proc.stderr else b'').decode()[-2000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit("server did not start")
+
+
+def tree(pid: int, *, children: bool = True) -> list[psutil.Process]:
+    """The process ``pid`` and (``children``) every process under it; [] when it is gone."""
+    try:
+        proc = psutil.Process(pid)
+        return [proc, *proc.children(recursive=True)] if children else [proc]
+    except psutil.Error:
+        return []
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` and its children (uvicorn's workers), MiB."""
+    total = 0
+    for p in tree(pid):
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total / 2**20
+
+
+class Cpu:
+    """CPU seconds per process between start() and stop() (uvicorn's with its workers; the bots' is this
+    script's own), and the web server's context switches (its threads handing the interpreter's lock to
+    each other, mostly)."""
+
+    def __init__(self, named: dict[str, int]) -> None:
+        self.named = named
+        self.before: dict[str, float] = {}
+
+    @staticmethod
+    def _total(pid: int) -> float:
+        total = 0.0
+        # This script's own (the bots'): not its children, the servers it started, counted apart.
+        for p in tree(pid, children=pid != os.getpid()):
+            with contextlib.suppress(psutil.Error):
+                t = p.cpu_times()
+                total += t.user + t.system
+        return total
+
+    def _switches(self) -> float:
+        """Of every thread of the web server's processes (psutil's count is the main thread's alone)."""
+        total = 0.0
+        for p in tree(self.named["uvicorn"]):
+            for status in Path(f"/proc/{p.pid}/task").glob("*/status"):
+                with contextlib.suppress(OSError, ValueError):
+                    total += sum(int(line.split(":")[1]) for line in status.read_text().splitlines()
+                                 if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+        return total
+
+    def _all(self) -> dict[str, float]:
+        return {**{name: self._total(pid) for name, pid in self.named.items()}, SWITCHES: self._switches()}
+
+    def start(self) -> None:
+        self.before = self._all()
+
+    def stop(self) -> dict[str, float]:
+        return {name: value - self.before.get(name, 0.0) for name, value in self._all().items()}
+
+
+def service_pids() -> dict[str, int]:
+    """The embedded PostgreSQL (its postmaster: the backends are its children) and Redis of this checkout."""
+    from config import embedded
+
+    found: dict[str, int] = {}
+    data = str(ROOT / ".data")
+    redis_port = str(embedded.redis_port_for(ROOT / ".data"))
+    for p in psutil.process_iter(["name", "cmdline"]):
+        cmd = " ".join(p.info.get("cmdline") or [])
+        name = p.info.get("name") or ""
+        if "postgres" in name and " -D " in f" {cmd} " and data in cmd:
+            found["postgres"] = p.pid
+        elif "redis" in name and (data in cmd or redis_port in cmd):
+            found["redis"] = p.pid
+    return found
