@@ -14,7 +14,7 @@ class GamesConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from accounts.models import Membership, User
-        from games.live import access_bump
+        from games.live.access import access_bump
 
         def account_changed(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
             if update_fields is not None and set(update_fields) <= {"last_login", "away"}:

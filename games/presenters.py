@@ -151,8 +151,8 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     table area (games/area.py).
 
     What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
-    once per snapshot (``_public_context``); per member only their own view, seat row, actions and the
-    clocks they may see."""
+    once per snapshot (``_public_context``: the public frame and the private frames of one version share
+    it); per member only their own view, seat row, actions and the clocks they may see."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     public = _public_context(snapshot, currency)
@@ -176,7 +176,9 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
-    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the clock list and the seats
+    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the seats
+    shown = {c["seat"] for c in public["public_clocks"]}
+    out["own_clocks"] = [c for c in out["clocks"] if c["seat"] not in shown]  # one's own while sealed
     return out
 
 
@@ -244,6 +246,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
+    out["public_clocks"] = turn_clocks_for(hand=hand, user=None, snapshot=snapshot)
     out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
@@ -281,14 +284,11 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     prev = snapshot.previous
     if prev is None:
         return None
-    if "previous" in snapshot.lasting:
-        found: dict[str, Any] = snapshot.lasting["previous"]
-        return found
     prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
     result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
-    out = snapshot.lasting["previous"] = {
+    return {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
         "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
         "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
@@ -297,4 +297,3 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
                     for p in (result.payouts if result else ())],
         "showdown": showdown_rows(result, prev_names),
     }
-    return out

@@ -28,6 +28,7 @@ from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
+from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
@@ -47,7 +48,8 @@ from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
 # in one statement.
-_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"]), Insert(HandAction))
+_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]),
+                          Insert(HandAction))
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
@@ -63,6 +65,8 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     hand.clocks = turn_clocks(rules=rules, state=state, version=hand.version, seat_users=seat_users,
                           previous=engine.to_act(before), current=hand.clocks)
     hand.deadline = earliest_deadline(hand.clocks)
+    hand.private_marks = marks_after(hand.private_marks or {}, private_changed(before, state, seat), hand.players,
+                                     hand.version)
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None
