@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 
@@ -72,6 +73,7 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()  # the deal's frames are out before the listener joins
     layer = get_channel_layer()
 
     async def listen_and_act() -> dict:
@@ -88,7 +90,9 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
 
     message = async_to_sync(listen_and_act)()
     assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
-    assert message == {"type": "hand.version", "table": table.pk, "hand": hand.pk, "version": 1}
+    frame = json.loads(message.pop("text"))
+    assert message == {"type": "table.public", "key": [table.pk, hand.pk, 1, 0]}
+    assert (frame["type"], frame["table"], frame["hand"], frame["version"]) == ("table.public", table.pk, hand.pk, 1)
 
 
 @pytest.mark.django_db(transaction=True)  # the announcement runs when the action's transaction commits
@@ -103,13 +107,13 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
-        with caplog.at_level(logging.WARNING, logger="games.broadcast"):
+        with caplog.at_level(logging.WARNING, logger="games.live.publish"):
             services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
             announce_flush()  # the process's sender sends (and fails) after the action has returned
     finally:
         channel_layers.backends.clear()
     assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
-    told = [r for r in caplog.records if r.name == "games.broadcast"]
+    told = [r for r in caplog.records if r.name == "games.live.publish"]
     assert [r.getMessage() for r in told] == [f"Could not announce table {table.pk} version 1"]
     assert told[0].exc_info is not None
     assert isinstance(told[0].exc_info[1], OSError | RedisError), told[0].exc_info  # Redis, not the database
@@ -138,7 +142,7 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
             if release.is_set():
                 break
             await asyncio.sleep(0.01)
-        sent.append(message.get("version", -1))
+        sent.append((message.get("key") or [None, None, -1])[2])
         await original(self, group, message)
 
     monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
@@ -178,8 +182,8 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         versions = []
         while len(versions) < 6:
             message = await asyncio.wait_for(layer.receive(channel), timeout=5)
-            if message["type"] == "hand.version":
-                versions.append(message["version"])
+            if message["type"] == "table.public":
+                versions.append(json.loads(message["text"])["version"])
         await layer.group_discard(f"table.{table.pk}", channel)
         return versions
 

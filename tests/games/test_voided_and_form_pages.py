@@ -3,6 +3,7 @@ settle-up forms work in a browser (distinct element ids, a date picker that show
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -103,6 +104,7 @@ def test_voiding_a_hand_tells_the_tables_sockets(club_setup, fixed_decks) -> Non
         return message
 
     message = async_to_sync(listen_and_void)()
-    assert message["type"] == "table.changed" and message["table"] == table.pk
+    frame = json.loads(message["text"])
+    assert message["type"] == frame["type"] == "table.public" and frame["table"] == table.pk and frame["full"]
     hand.refresh_from_db()
     assert hand.voided_at is not None

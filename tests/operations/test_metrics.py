@@ -131,8 +131,8 @@ async def test_open_sockets_and_broadcast_latency(club_setup):
     opened = await database_sync_to_async(scrape)()
     assert value(opened, "club_open_sockets") == value(before, "club_open_sockets") + 2
     hand = await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
-    for comm in comms:  # each socket is pushed its member's table area of the new hand
-        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.html"
+    for comm in comms:  # each socket is sent the new hand's public frame
+        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.public"
                    and frame["hand"] == hand.pk):
             pass
     seen = await database_sync_to_async(scrape)()
