@@ -18,7 +18,7 @@
     return m + ":" + two(s);
   }
 
-  var root = document.getElementById("table-root");
+  var root = document.getElementById ? document.getElementById("table-root") : null;
   var zone = (root && root.dataset.timeZone) || undefined;
   function formatter(options) {
     try { return new Intl.DateTimeFormat("en-GB", Object.assign({ timeZone: zone, hourCycle: "h23" }, options)); }
@@ -28,7 +28,7 @@
   var long = formatter({ weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit",
                          second: "2-digit" });
   function localise(el, at) {
-    if (el.dataset.localised === String(at)) return;
+    if (!root || !el.dataset || el.dataset.localised === String(at)) return;
     el.textContent = (el.classList.contains("seat-clock") ? short : long).format(new Date(at));
     el.dataset.localised = String(at);
   }

@@ -177,6 +177,7 @@
     syncedAt = key;
     waiting = false;
     clearTimeout(waitTimer);
+    mySeat = null;  // the answer says again whether this member has a part of their own (a private frame)
     send({ type: "sync" });
   }
 

@@ -51,10 +51,10 @@ def _phase(hand: Hand) -> str:
     return str(hand.state["phase"])
 
 
-def prepare(club_setup: Any, way: str) -> tuple[int, int]:
+def prepare(club_setup: Any, way: str, choice: str = "out") -> tuple[int, int]:
     """A three-seat table (a, b, x) whose hand is one step before x decides; returns (table id, hand id).
 
-    ``advance``: x has set "out" in advance and the betting round waits for its last check (the step).
+    ``advance``: x has set ``choice`` in advance and the betting round waits for its last check (the step).
     Every other way: the betting round is over and the drop waits for everyone."""
     a, b, x = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, RULES, players=[a, b, x])
@@ -64,7 +64,7 @@ def prepare(club_setup: Any, way: str) -> tuple[int, int]:
         seats = awaited(hand)
         actor = user_at(hand, seats[0])
         if way == "advance" and not planned and actor.pk != x.pk:
-            advance.advance_set(hand_id=hand.pk, user=x, choice="out", version=hand.version)
+            advance.advance_set(hand_id=hand.pk, user=x, choice=choice, version=hand.version)
             planned = True
         if way == "advance" and planned and len(_checks_left(hand)) == 1:
             break  # the round's last check is the step under test
@@ -178,11 +178,12 @@ def check_frames(frames: list[dict[str, Any]], x_seat: int) -> None:
             assert all(e.get("kind") in {"ante", "check", "decided"} for e in view["events"] if e.get("seat") == x_seat)
 
 
-async def watch(club_setup: Any, way: str) -> Seen:
-    """Prepare a table, open the observers' sockets, let x decide by ``way``, and collect what they see."""
+async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
+    """Prepare a table, open the observers' sockets, let x decide by ``way`` (an advance action: ``choice``),
+    and collect what they see."""
     a, b, x = club_setup.members
     observers = [a, b, club_setup.organiser]
-    table_id, hand_id = await database_sync_to_async(prepare)(club_setup, way)
+    table_id, hand_id = await database_sync_to_async(prepare)(club_setup, way, choice)
     tables = {u.pk: await open_table(table_id, u) for u in observers}
     lobbies = {}
     for user in observers:
@@ -211,7 +212,9 @@ async def watch(club_setup: Any, way: str) -> Seen:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("way", WAYS)
 async def test_others_learn_only_decided_until_the_drop_is_opened(club_setup, way: str) -> None:
-    baseline = await watch(club_setup, "click")  # the twin table: x clicks "in"
+    # The twin table: x clicks "in"; where x's drop comes in the step that ends the betting round (an
+    # advance action), x set "in" in advance there (the round's end changes every seat's buttons alike).
+    baseline = await watch(club_setup, "advance", "in") if way == "advance" else await watch(club_setup, "click")
     seen = baseline if way == "click" else await watch(club_setup, way)
     assert seen.rows == baseline.rows
     assert seen.lobby_rows == baseline.lobby_rows
