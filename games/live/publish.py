@@ -177,14 +177,21 @@ def _changed(snapshot: TableSnapshot, after: int) -> list[User]:
     return [user for seat, user in snapshot.hand_users.items() if int(marks.get(str(seat), 0)) > after]
 
 
-def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
-    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
-    if snapshot is None:
-        return
+def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_only: bool = False) -> Batch:
+    """The frames of the version ``snapshot`` shows, published after version ``after`` (-1: dealt since):
+    the changed members' private frames (none when ``public_only``), the public frame, the lobby's word."""
+    hand = snapshot.hand
+    assert hand is not None
     full = after < 0 or hand.is_finished
     members = [] if public_only else members_with_parts(snapshot) if full else _changed(snapshot, after)
-    groups_send([*_frames(snapshot, members, at=0, full=full), (club_group(club_id), {"type": "lobby.changed"})],
-                about=f"table {hand.table_id} version {hand.version}")
+    return [*_frames(snapshot, members, at=0, full=full), (club_group(club_id), {"type": "lobby.changed"})]
+
+
+def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
+    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
+    if snapshot is not None:
+        groups_send(version_frames(snapshot, after, club_id, public_only=public_only),
+                    about=f"table {hand.table_id} version {hand.version}")
 
 
 def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:
