@@ -6,10 +6,9 @@ card or a sealed decision the member may not see.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 
 from accounts.models import User
 from accounts.money import money
@@ -255,9 +254,8 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
-    """The addresses the table area links and posts to, worked out once per snapshot, not per member."""
-    urls = dict(_table_addresses(table.pk, table.club_id, table.rule_version_id, table.rule_version.rule_set.game,
-                                 get_script_prefix()))
+    """The addresses the table area links and posts to."""
+    urls = _table_addresses(table.pk, table.club_id, table.rule_version_id, table.rule_version.rule_set.game)
     if table.next_game_id is not None:
         urls["next_game"] = reverse("games:table", args=[table.next_game_id])
     if hand is not None:
@@ -265,9 +263,7 @@ def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     return urls
 
 
-@functools.lru_cache(maxsize=1024)  # a table's addresses never change: reversed once per table per process
-def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: str,
-                     prefix: str) -> tuple[tuple[str, str], ...]:  # prefix: reverse() reads the script prefix
+def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: str) -> dict[str, str]:
     urls = {name: reverse(f"games:{name}", args=[table_id])
             for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
                          "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history", "table")}
@@ -275,7 +271,7 @@ def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: st
     urls["lobby"] = reverse("games:lobby", args=[club_id])
     urls["rule_version"] = reverse("games:rule_version", args=[club_id, rule_version_id])
     urls["how_to_play"] = reverse("clubhouse:how_to_play", args=[club_id, game])
-    return tuple(urls.items())
+    return urls
 
 
 def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:

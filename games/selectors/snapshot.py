@@ -76,8 +76,7 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
         steps = _steps_read(hand.pk)
         if not hand.is_finished:
             advance_rows = advance_selectors.advance_rows(hand_id=hand.pk)
-            previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
-                        .order_by("-number").first())
+            previous = _previous_hand_read(table.pk, hand.number)
         if previous is not None:
             previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
             previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
@@ -122,6 +121,9 @@ _TABLE, _NEXT_GAME = Columns(Table, "t"), Columns(Table, "n")
 _CLUB = Columns(Club, "c")
 _RULE_VERSION, _RULE_SET = Columns(RuleSetVersion, "v"), Columns(RuleSet, "r")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
+_PREVIOUS_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
+                      "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
+                      "ORDER BY h.number DESC LIMIT 1")
 _NEWEST_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
                     "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1")
 # The table with its club, house rules and next game: what a hand's end or a seat change makes every
@@ -148,6 +150,12 @@ def _hand_read(table_id: int, hand_id: int) -> Hand | None:
 
 def _newest_hand_read(table_id: int) -> Hand | None:
     rows = rows_fetch(_NEWEST_HAND_SQL, [table_id])
+    return _HAND.build(rows[0]) if rows else None
+
+
+def _previous_hand_read(table_id: int, number: int) -> Hand | None:
+    """The last finished hand of the table before hand ``number``."""
+    rows = rows_fetch(_PREVIOUS_HAND_SQL, [table_id, number])
     return _HAND.build(rows[0]) if rows else None
 
 

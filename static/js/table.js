@@ -378,9 +378,17 @@
   // The network went away: say so at once, before the socket notices.
   window.addEventListener("offline", function () { if (!stopped) setStatus("Offline, reconnecting\u2026", "reconnecting"); });
 
-  // The page as loaded is rendered whole for this member: their own part is as new as the area.
+  // The page as loaded is rendered whole for this member: their own part, as new as the area, is in it.
+  function pageParts() {
+    var el = live(), parts = {};
+    Array.prototype.forEach.call(el.querySelectorAll("[data-part]"), function (slot) { parts[slot.dataset.part] = slot.innerHTML; });
+    var row = el.querySelector("ul.ring > li.seat.me");
+    if (row) parts.row = row.outerHTML;
+    return parts;
+  }
   mySeat = num(live().dataset.seat);
-  if (mySeat !== null) priv = { hand: shownKey().hand, version: shownKey().version, at: 0 };
+  if (mySeat !== null) priv = { hand: shownKey().hand, version: shownKey().version, at: 0, seat: mySeat,
+                                your_turn: live().dataset.myTurn === "1", acted: false, parts: pageParts() };
   setTitle(live().dataset.myTurn === "1");
   enhanceArea();
   connect();

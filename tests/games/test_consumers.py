@@ -196,7 +196,7 @@ async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_s
     await asyncio.sleep(13)
     assert await comm.receive_nothing(timeout=0.2)  # no close, nothing at all while idle
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=a, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=a, action={"type": "in"},
                                                              version=version)
     area = await next_of(comm, "table.public")
     assert area["version"] == version + 1
@@ -314,7 +314,7 @@ async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
     while area["hand"] is None:  # the seat change's frame came first
         area = await next_of(watcher, "table.public")
     assert area["hand"] == hand.pk and area["version"] == 0
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=b, action={"type": "in"},
                                                              version=0)
     assert (await next_of(lobby, "lobby.changed")) == {"type": "lobby.changed"}
     await lobby.send_to(text_data=json.dumps({"type": "nonsense"}))
@@ -357,7 +357,7 @@ async def test_after_logout_an_open_socket_can_no_longer_act_and_gets_no_more_vi
     sent, close = await outputs_until_closed(comm)
     assert close["code"] == 4401 and sent == []
     assert await hand_state(table) == (hand_id, version, state)  # nothing changed
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
                                                              version=version)
     while not await comm.receive_nothing(timeout=1):  # the next version reaches the group handler: it closes again
         message = await comm.receive_output(timeout=1)
@@ -372,7 +372,7 @@ async def test_after_logout_the_next_version_closes_the_socket_instead_of_sendin
     comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
     await database_sync_to_async(log_out)(cookie)
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
                                                              version=version)
     sent, close = await outputs_until_closed(comm)
     assert close["code"] == 4401 and all(m["type"] not in ("hand.view", "table.public", "table.private") for m in sent), sent

@@ -178,7 +178,7 @@ async def test_a_version_costs_one_public_render_the_changed_members_private_one
         render.renders.clear()
         recorder.sql.clear()
         recorder.recording = True
-        await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=user, action={"type": "in"},
+        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": "in"},
                                                                  version=version - 1)
         frames = [await _wait_public(version)(comm) for comm in sockets]
         await asyncio.sleep(0.2)
@@ -247,7 +247,7 @@ async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_set
         original(**kwargs)
 
     monkeypatch.setattr(channels.db, "close_old_connections", counted)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"},
                                                              version=0)
     trips.clear()  # the action's own call above ran through database_sync_to_async
     for comm in sockets:

@@ -31,7 +31,7 @@ def test_the_deadline_follows_the_rule_sets_turn_clock(club_setup) -> None:
     assert before + timedelta(seconds=599) < hand.deadline < timezone.now() + timedelta(seconds=601)
     # A sealed drop has one clock for everyone: one decision does not restart it.
     deadline = hand.deadline
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     hand.refresh_from_db()
     assert hand.deadline == deadline
 
@@ -41,7 +41,7 @@ def test_a_timeout_applies_the_default_for_every_awaited_seat_once(club_setup) -
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is False  # the clock has not run out
     expire(hand)
     assert services.hand_apply_timeout(hand_id=hand.pk, version=0) is False  # the version moved on
@@ -83,7 +83,7 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
 
         channel = await layer.new_channel()
         await layer.group_add(f"table.{table.pk}", channel)
-        await sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+        await sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
         message = await asyncio.wait_for(layer.receive(channel), timeout=5)
         await layer.group_discard(f"table.{table.pk}", channel)
         return message
@@ -108,7 +108,7 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
     channel_layers.backends.clear()
     try:
         with caplog.at_level(logging.WARNING, logger="games.live.publish"):
-            services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+            services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
             announce_flush()  # the process's sender sends (and fails) after the action has returned
     finally:
         channel_layers.backends.clear()
@@ -147,7 +147,7 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
 
     monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
     started = time.monotonic()
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     took = time.monotonic() - started
     assert sent == [], sent  # not sent yet, and the action has returned
     assert took < 1.5, took
@@ -168,7 +168,7 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         from tests.games.async_helpers import awaited, user_at
 
         for version in range(6):
-            services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
+            services.hand_act(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
                                        action={"type": "check"}, version=version)
 
     async def listen_and_play() -> list[int]:

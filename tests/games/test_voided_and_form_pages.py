@@ -28,7 +28,7 @@ def _won_hand(club_setup, fixed_decks):
     hand = services.table_start(table_id=table.pk, user=players[0])
     for seat, decision in ((1, "in"), (2, "out"), (3, "out")):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=players[seat - 1], action={"type": decision},
+        services.hand_act(hand_id=hand.pk, user=players[seat - 1], action={"type": decision},
                                    version=hand.version)
     hand.refresh_from_db()
     return table, hand
@@ -53,10 +53,10 @@ def test_the_last_hand_box_says_a_voided_hand_was_voided(club_setup, client_for)
     hand = services.table_start(table_id=table.pk, user=players[0])
     # The first to act bets and the others fold: the bettor takes the pot, nothing carries, hand 2 is dealt.
     bettor = awaited(hand)[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, bettor), action={"type": "bet"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, bettor), action={"type": "bet"}, version=0)
     while awaited(hand):
         seat = awaited(hand)[0]
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"},
                                    version=hand.version)
     assert current_hand(table).number == 2
     winner = user_at(hand, bettor).shown_name

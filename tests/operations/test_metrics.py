@@ -76,10 +76,10 @@ def test_actions_timeouts_overdue_turns_and_the_ledger_are_counted(club_setup, u
     hand = services.table_start(table_id=table.pk, user=a)
     before = scrape()
     seat = engine.to_act(engine.state_from_json(hand.state))[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
                                version=hand.version)
     with pytest.raises(Exception):  # the same version again: refused
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
                                    version=hand.version)
     hand.refresh_from_db()
     expire(hand, ago=3600)  # a clock that ran out an hour ago and nobody applied: overdue

@@ -12,6 +12,7 @@ compared with the same seat deciding "in" by a click at a twin table (same playe
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ def prepare(club_setup: Any, way: str, choice: str = "out") -> tuple[int, int]:
             planned = True
         if way == "advance" and planned and len(_checks_left(hand)) == 1:
             break  # the round's last check is the step under test
-        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
     return table.pk, hand.pk
 
 
@@ -235,7 +236,7 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
     assert "clock ran out" not in page
     for user in (a, b):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
     hand.refresh_from_db()
     assert hand.is_finished
     story = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
@@ -252,7 +253,7 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     hand = services.table_start(table_id=table.pk, user=a)
     while _phase(hand) == "betting":
         actor = user_at(hand, awaited(hand)[0])
-        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
     assert _phase(hand) == "declare"
     if way == "timeout":
         expire(hand, [seat_of(hand, x)])
@@ -263,3 +264,41 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     assert _phase(hand) == "declare" and seat_of(hand, x) not in awaited(hand)
     rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser])
     assert all("decided" in row for row in rows.values())
+
+
+_IDS = [(re.compile(r"/(tables|hands|clubs|versions)/\d+/"), r"/\1/N/"), (re.compile(r'"(table|hand)":\d+'), r'"\1":N'),
+        (re.compile(r'data-(hand-id|dismiss)=\\"\d+'), r"data-\1=N"), (re.compile(r"[0-9a-f]{64}"), "C"),
+        # The club balance: the twin table played second holds each member's ante of the first one too.
+        (re.compile(r"balance -?\$[0-9.,]+"), "balance B")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decisions_public_frame_is_byte_for_byte_the_same_whatever_the_choice(club_setup) -> None:
+    """x's drop at two twin tables, "in" at one and "out" at the other: the version's public frame is the
+    same bytes (so the same size) but for the tables' own ids, and only x is sent a private frame."""
+    from games.live import render
+    from games.live.publish import announce_flush
+    from games.selectors.snapshot import table_snapshot_read
+    from tests.games.helpers import fixed_deck
+    from tests.games.test_piranha_game import BOARD_1, HOLES_1
+
+    a, b, x = club_setup.members
+    tables = {choice: make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25),
+                                 players=[a, b, x]) for choice in ("in", "out")}
+    frames = {}
+    for choice, table in tables.items():
+        hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        announce_flush()
+        render.renders.clear()
+        services.hand_act(hand_id=hand.pk, user=x, action={"type": choice}, version=0)
+        announce_flush()
+        assert render.renders == {"public": 1, "private": 1}, render.renders
+        snapshot = table_snapshot_read(table_id=table.pk)
+        assert snapshot is not None
+        text = render.public_frame(snapshot)
+        for pattern, replacement in _IDS:
+            text = pattern.sub(replacement, text)
+        frames[choice] = text
+    assert "decided" in frames["in"]
+    assert frames["in"] == frames["out"], "\n".join(difflib.unified_diff(frames["in"].split("\\n"),
+                                                                        frames["out"].split("\\n"), lineterm=""))
