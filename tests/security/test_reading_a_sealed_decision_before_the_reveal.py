@@ -28,6 +28,7 @@ from django.urls import reverse
 from accounts.models import Membership, User
 from accounts.services import membership_remove
 from games import engine, services
+from games.live.publish import announce_flush
 from games.models import Hand
 from games.services import advance
 from games.tasks import expire_turn
@@ -70,6 +71,7 @@ def prepare(club_setup: Any, way: str, choice: str = "out") -> tuple[int, int]:
         if way == "advance" and planned and len(_checks_left(hand)) == 1:
             break  # the round's last check is the step under test
         services.hand_act(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+    announce_flush()  # the frames of the steps before are out before the observers' sockets open
     return table.pk, hand.pk
 
 
