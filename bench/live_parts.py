@@ -6,19 +6,20 @@ thread is involved, beside the bare app's message (bench/bare_app.py) measured i
 
 Uses a database ``bench_live_parts`` on the embedded PostgreSQL (made afresh, dropped at the end) and the
 embedded Redis. A club of six members plays a Piranha table and a Piles table through the real services;
-at each step the member to act picks from the buttons their own area offers (as bench/load.py's bots do).
-Per action it times, in CPU of this thread, what the server does for it:
+at each step the member to act picks from the buttons of the newest private frame they were sent (as
+bench/load.py's bots do). Per action it times, in CPU of this thread, what the server does for it
+(docs/live.md):
 
 - the action's own call (``hand_act``: its transaction, the engine, the books at a hand's end);
-- the version's read (``table_snapshot_read``, from the snapshot of the version before, as a server
-  process reads it);
-- each of the six seated members' areas rendered from it (``live.table_area_html``) and framed.
+- the publisher's read of what the area shows beside the hand it holds (``table_snapshot_of``);
+- the renders: the public frame once, the private frames of the members whose own part changed, each
+  encoded once (``publish.version_frames``). Each socket then forwards bytes: nothing to measure here.
 
-The bare app's message is one INSERT, one SELECT and six frames; it runs after every action, so drift in
-the machine's speed falls on both alike. The last line is the ratio of the bare message's CPU to the
-project's action with its read and six areas: on one core, with no cost at all for the server, the
-channel layer and the threads (which the bare app pays too), the project could at best deliver that
-fraction of the bare app's updates (bench/load.py's target is 0.30). Not a timed test.
+It prints, per action, the renders and the publisher's statements. The bare app's message is one INSERT,
+one SELECT and six frames; it runs after every action, so drift in the machine's speed falls on both
+alike. The last line is the ratio of the bare message's CPU to the project's action with its frames: on
+one core, with no cost at all for the server, the channel layer and the threads (which the bare app pays
+too), the project could at best deliver that fraction of the bare app's updates. Not a timed test.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from bench.load import BARE_TABLE_SQL, choose  # noqa: E402 - the bots' choice, 
 
 DB_NAME = "bench_live_parts"
 SEATS = 6
-PARTS = ("action", "read", "one area", "six areas", "action + read", "together")
+PARTS = ("action", "read", "renders", "together")
 
 
 def cpu() -> float:
@@ -84,57 +85,66 @@ def bare_message(seq: int) -> None:
         json.dumps({"seq": seq, "count": count})
 
 
-def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float]], bare: list[float]) -> int:
+def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float]], bare: list[float],
+         counts: dict[str, list[int]]) -> int:
     """``actions`` actions at ``table``, each followed by the bare message; returns the hands played."""
-    from accounts.access import ClubAccess, membership_of
-    from games import live
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from games.forms import act_request_parse
-    from games.models import Hand
+    from games.live import publish, render
     from games.selectors.hands import hand_seat_of
-    from games.selectors.snapshot import TableSnapshot, table_snapshot_read
+    from games.selectors.snapshot import table_snapshot_of, table_snapshot_read
+    from games.selectors.states import hand_state
+    from games.services import after_commit
     from games.services.hands import hand_act
 
-    def read(hand_id: int | None, earlier: TableSnapshot | None = None) -> tuple[TableSnapshot, Hand]:
-        found = table_snapshot_read(table_id=table.pk, hand_id=hand_id, earlier=earlier)
-        assert found is not None and found.hand is not None
-        return found, found.hand
+    touched: list[Any] = []
 
-    access = {u.pk: ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id))  # type: ignore[arg-type]
-              for u in users}
-    snapshot, hand = read(None)
-    areas = {u.pk: live.table_area_html(snapshot=snapshot, user=u, access=access[u.pk]) for u in users}
+    def held(touched_now: Any, club_id: int) -> None:  # published here instead, and timed
+        touched.extend(touched_now)
+
+    after_commit.versions_publish = held  # type: ignore[assignment]
+    first = table_snapshot_read(table_id=table.pk)
+    assert first is not None and first.hand is not None
+    snapshot, hand = first, first.hand
+    # What each member's screen holds of their own part: the newest private frame they were sent.
+    own = {u.pk: json.loads(render.private_frame(snapshot, u))["parts"].get("own_hand", "") for u in users}
     hands = {hand.pk}
     for seq in range(actions):
         acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
-        choice = choose(areas[acting.pk])
+        choice = choose(own[acting.pk])
         assert choice is not None, "the member to act is offered no action"
         request = act_request_parse(hand=hand.pk, version=hand.version, action=choice)
 
+        touched.clear()
         started = cpu()
-        done = hand_act(table_id=table.pk, hand_id=request.hand_id, user=acting, action=request.action,
-                        version=request.version)
+        hand_act(table_id=table.pk, hand_id=request.hand_id, user=acting, action=request.action,
+                 version=request.version)
         costs["action"].append(cpu() - started)
 
-        started = cpu()
-        snapshot, hand = read(done.pk, snapshot)
-        spent = cpu() - started
-        if hand.is_finished:  # the next hand was dealt with it: its first version, as announced
-            following = Hand.objects.filter(table_id=table.pk).order_by("-number").values_list("pk", flat=True)[0]
-            started = cpu()
-            snapshot, hand = read(following, snapshot)
-            spent += cpu() - started
-        costs["read"].append(spent)
+        render.renders.clear()
+        read = renders = 0.0
+        with CaptureQueriesContext(connection) as ctx:
+            for i, (done, after) in enumerate(touched):
+                started = cpu()
+                found = table_snapshot_of(hand=done, state=hand_state(done))
+                read += cpu() - started
+                assert found is not None
+                started = cpu()
+                batch = publish.version_frames(found, after, table.club_id, public_only=i + 1 < len(touched))
+                renders += cpu() - started
+                snapshot, hand = found, done
+                for group, message in batch:
+                    if message["type"] == "table.private":
+                        user_id = int(group.rsplit(".", 1)[1])
+                        own[user_id] = json.loads(message["text"])["parts"].get("own_hand", "")
+        costs["read"].append(read)
+        costs["renders"].append(renders)
+        counts["statements"].append(len(ctx.captured_queries))
+        counts["public"].append(render.renders["public"])
+        counts["private"].append(render.renders["private"])
         hands.add(hand.pk)
-
-        started = cpu()
-        for user in users:
-            html = live.table_area_html(snapshot=snapshot, user=user, access=access[user.pk])
-            live.frame({"type": "table.html", "table": table.pk, "hand": hand.pk, "version": hand.version,
-                        "html": html})
-            areas[user.pk] = html
-        six = cpu() - started
-        costs["six areas"].append(six)
-        costs["one area"].append(six / SEATS)
 
         started = cpu()
         bare_message(seq)
@@ -160,18 +170,24 @@ def main() -> None:
         tables = setup_tables()
         totals: list[float] = []
         bare: list[float] = []
+        counted: list[str] = []
         print(f"CPU per action in this process, ms, mean / median ({args.actions} actions a game):")
         print(f"  {'':<26}" + "".join(f"{part:>17}" for part in PARTS))
         for table, users in tables:
             costs: dict[str, list[float]] = defaultdict(list)
-            hands = play(table, users, args.actions, costs, bare)
-            costs["action + read"] = [a + r for a, r in zip(costs["action"], costs["read"], strict=True)]
-            costs["together"] = [a + s for a, s in zip(costs["action + read"], costs["six areas"], strict=True)]
+            counts: dict[str, list[int]] = defaultdict(list)
+            hands = play(table, users, args.actions, costs, bare, counts)
+            costs["together"] = [a + r + s for a, r, s in zip(costs["action"], costs["read"], costs["renders"],
+                                                               strict=True)]
             totals += costs["together"]
             print(f"  {table.name + f' ({hands} hands)':<26}" + "".join(f"{ms(costs[p]):>17}" for p in PARTS))
+            counted.append(f"  {table.name}: per action {statistics.mean(counts['public']):.2f} public renders, "
+                           f"{statistics.mean(counts['private']):.2f} private renders, "
+                           f"{statistics.mean(counts['statements']):.2f} statements to publish; per socket 0 and 0")
         print(f"  {'bare message':<26}{ms(bare):>17}   (one INSERT, one SELECT, six frames)")
+        print("\n".join(counted))
         ratio = statistics.mean(bare) / statistics.mean(totals)
-        print(f"ratio bare message / project action with its read and six areas (CPU, mean): {ratio:.2f}")
+        print(f"ratio bare message / project action with its frames' read and renders (CPU, mean): {ratio:.2f}")
     finally:
         connection.close()
         drop_bench_database(DB_NAME)

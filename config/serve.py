@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 APPLICATION = "config.asgi:application"
-# The largest websocket frame uvicorn accepts (bytes); the table sockets' own limit (games/consumers.py).
+# The largest websocket frame uvicorn accepts (bytes); the table sockets' own limit (games/live/frames.py).
 WS_MAX_SIZE = 4096
 
 

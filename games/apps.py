@@ -8,13 +8,13 @@ class GamesConfig(AppConfig):
     verbose_name = "Games and tables"
 
     def ready(self) -> None:
-        """Open sockets re-check access only when it may have changed (games/live.py): a logout, any
+        """Open sockets re-check access only when it may have changed (games/live/access.py): a logout, any
         change of the member's account (password included), a membership made, changed or ended."""
         from django.contrib.auth.signals import user_logged_out
         from django.db.models.signals import post_delete, post_save
 
         from accounts.models import Membership, User
-        from games.live import access_bump
+        from games.live.access import access_bump
 
         def account_changed(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
             if update_fields is not None and set(update_fields) <= {"last_login", "away"}:

@@ -1,7 +1,7 @@
 """The Jinja2 environment of the table area (templates/jinja2/, settings ``TEMPLATES``).
 
-The table area is the one screen rendered on every version for every member at a table (games/live.py),
-so it is written for Jinja2, whose compiled templates cost a fraction of Django's per node. The pages
+The table area is the one screen rendered on every version of a hand (games/live/render.py), so it is
+written for Jinja2, whose compiled templates cost a fraction of Django's per node. The pages
 around it stay Django templates and include it with ``{% jinja "games/area.jinja" %}``
 (games/templatetags/games_tags.py), as the replay and the hand's page include the board and the seat
 row. The filters and globals are those of the Django tags the pages use (games_tags), and the area's
@@ -56,8 +56,6 @@ def environment(**options: Any) -> Environment:
         "url": lambda name, *args: reverse(name, args=args),
         "static": static,
         "csrf_input": csrf_input,
-        "public_part": area.public_part,
-        "member_part": area.member_part,
         "seat_ring": area.seat_ring,
         "advance_panel": area.advance_panel,
         "marked_log": area.marked_log,

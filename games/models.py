@@ -140,6 +140,9 @@ class Hand(models.Model):
     # "began": the ISO instant it began (absent in clocks stored before the notice sweep)}:
     # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
     clocks = models.JSONField(default=dict, blank=True)
+    private_marks = models.JSONField(default=dict, blank=True, help_text=(
+        "Per seat dealt in: the version at which that seat's own part of the live table last changed "
+        "(games/live/marks.py); a seat missing changed at the deal."))
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)

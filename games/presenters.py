@@ -6,10 +6,9 @@ card or a sealed decision the member may not see.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 
 from accounts.models import User
 from accounts.money import money
@@ -17,7 +16,7 @@ from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
-from games.selectors.hands import hand_action_steps, hand_sealed_open, hand_seat_of
+from games.selectors.hands import hand_action_steps, hand_card_seat, hand_sealed_open
 from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
 from games.words import event_words, raise_to_label, rules_in_words
@@ -115,14 +114,14 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     table area (games/area.py).
 
     What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
-    once per snapshot (``_public_context``); per member only their own view, seat row, actions and the
-    clocks they may see."""
+    once per snapshot (``_public_context``: the public frame and the private frames of one version share
+    it); per member only their own view, seat row, actions and the clocks they may see."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     public = _public_context(snapshot, currency)
     out = dict(public)
     my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None) if user is not None else None
-    seat_no = hand_seat_of(hand=hand, user=user) if hand is not None and user is not None else None
+    seat_no = hand_card_seat(hand=hand, user=user) if hand is not None and user is not None else None
     view: engine.HandView | None = public["view"]
     if hand is not None and seat_no is not None:
         view = engine.view(snapshot.state, seat_no)
@@ -140,7 +139,9 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
-    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the clock list and the seats
+    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the seats
+    shown = {c["seat"] for c in public["public_clocks"]}
+    out["own_clocks"] = [c for c in out["clocks"] if c["seat"] not in shown]  # one's own while sealed
     return out
 
 
@@ -209,6 +210,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
+    out["public_clocks"] = turn_clocks_for(hand=hand, user=None, snapshot=snapshot)
     out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
@@ -217,9 +219,8 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
-    """The addresses the table area links and posts to, worked out once per snapshot, not per member."""
-    urls = dict(_table_addresses(table.pk, table.club_id, table.rule_version_id, table.rule_version.rule_set.game,
-                                 get_script_prefix()))
+    """The addresses the table area links and posts to."""
+    urls = _table_addresses(table.pk, table.club_id, table.rule_version_id, table.rule_version.rule_set.game)
     if table.next_game_id is not None:
         urls["next_game"] = reverse("games:table", args=[table.next_game_id])
     if hand is not None:
@@ -227,9 +228,7 @@ def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     return urls
 
 
-@functools.lru_cache(maxsize=1024)  # a table's addresses never change: reversed once per table per process
-def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: str,
-                     prefix: str) -> tuple[tuple[str, str], ...]:  # prefix: reverse() reads the script prefix
+def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: str) -> dict[str, str]:
     urls = {name: reverse(f"games:{name}", args=[table_id])
             for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
                          "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history", "table")}
@@ -237,7 +236,7 @@ def _table_addresses(table_id: int, club_id: int, rule_version_id: int, game: st
     urls["lobby"] = reverse("games:lobby", args=[club_id])
     urls["rule_version"] = reverse("games:rule_version", args=[club_id, rule_version_id])
     urls["how_to_play"] = reverse("clubhouse:how_to_play", args=[club_id, game])
-    return tuple(urls.items())
+    return urls
 
 
 def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:
@@ -246,14 +245,11 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     prev = snapshot.previous
     if prev is None:
         return None
-    if "previous" in snapshot.lasting:
-        found: dict[str, Any] = snapshot.lasting["previous"]
-        return found
     prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
     result = prev_view.result
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
-    out = snapshot.lasting["previous"] = {
+    return {
         "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
         "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
         "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
@@ -262,4 +258,3 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
                     for p in (result.payouts if result else ())],
         "showdown": showdown_rows(result, prev_names),
     }
-    return out

@@ -1,10 +1,10 @@
-"""Websocket routes of the tables and lobbies (close codes and messages: games/consumers.py)."""
+"""Websocket routes of the tables and lobbies (frames and close codes: docs/live.md)."""
 
 from typing import Any
 
 from django.urls import path
 
-from games.consumers import LobbyConsumer, TableConsumer
+from games.live.consumer import LobbyConsumer, TableConsumer
 
 websocket_urlpatterns: list[Any] = [
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),

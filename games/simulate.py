@@ -2,7 +2,7 @@
 
 Used by `manage.py ledger_simulate`, `manage.py seed_demo`, the benchmarks and the tests. A
 simulated hand is a hand like any other: players sit down (``seat_take``), a seated player starts
-the table (``table_start``), every move goes through ``hand_apply_action`` (so each step has its
+the table (``table_start``), every move goes through ``hand_act`` (so each step has its
 action log row, its clocks and its ledger entries) and the table closes the hand itself. The players
 sit out once the hand is dealt, so no next hand is dealt after it and the next simulated hand may
 be played by others.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from accounts.models import Club, User
 from games import engine
 from games.models import Game, Hand, HandAction, Table
-from games.services.hands import hand_apply_action
+from games.services.hands import hand_act
 from games.services.rulesets import rule_set_create
 from games.services.seating import seat_sit_in, seat_sit_out, seat_take, table_create, table_new_game
 from games.services.tables import table_start
@@ -86,7 +86,7 @@ def simulation_hand_play(*, table: Table, players: Sequence[User], rng: random.R
         to_act = engine.to_act(state)
         seat = to_act[0] if len(to_act) == 1 else rng.choice(list(to_act))
         action = _choose(rng, engine.legal_actions(state, seat))
-        hand_apply_action(hand_id=hand.pk, user=users[by_seat[seat]], action=action, version=hand.version)
+        hand_act(hand_id=hand.pk, user=users[by_seat[seat]], action=action, version=hand.version)
     events = len(hand.deal_events) + sum(len(e) for e in HandAction.objects.filter(hand=hand)
                                          .values_list("events", flat=True))
     entries = JournalEntry.objects.filter(hand=hand).count()

@@ -31,6 +31,12 @@ def hand_of_table(*, table: Table, hand_id: int) -> Hand | None:
     return table.hands.select_related("rule_version").filter(pk=hand_id).first()
 
 
+def hand_table_of(*, hand_id: int) -> int | None:
+    """The table of hand ``hand_id`` (None: no such hand)."""
+    found: int | None = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    return found
+
+
 def hand_get(*, hand_id: int) -> Hand | None:
     return Hand.objects.select_related("table__club", "rule_version__rule_set").filter(pk=hand_id).first()
 

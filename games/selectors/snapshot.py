@@ -3,10 +3,10 @@
 A ``TableSnapshot`` holds a table as of one moment: the table (club, house rules, next game), its
 seats with their members, the hand shown with its parsed engine state, the names and away flags of
 the hand's players, its action steps (for the timeout marks of the log), the advance actions set in
-it, the previous finished hand and the ruling that closed the table. The socket side reads one per
-(hand, version) per server process (games/live.py) and renders every member's area from it with no
-query of its own; the page reads one per request. It holds every member's advance actions: only
-``advance_rows_of`` hands them out, one member's own.
+it, the previous finished hand and the ruling that closed the table. The process that commits a version
+makes one (``table_snapshot_of``, from the hand and state it holds) and renders the public frame and the
+changed members' private frames from it (games/live/publish.py); a socket's ``sync`` and the page read
+one. It holds every member's advance actions: only ``advance_rows_of`` hands them out, one member's own.
 """
 
 from __future__ import annotations
@@ -39,9 +39,6 @@ class TableSnapshot:
     closing: Any  # the ruling that closed a finished table
     seat_money: dict[int, Any] = field(default_factory=dict)  # user id -> SeatMoney (balance, sitting net)
     derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
-    # Member-independent values that hold while the table row, the seating and the last finished hand
-    # do: the next version's snapshot of the same hand, made from this one, shares them.
-    lasting: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def free_seats(self) -> list[int]:
@@ -63,67 +60,47 @@ class TableSnapshot:
         return found
 
 
-def table_snapshot(*, table: Table, hand: Hand | None, earlier: TableSnapshot | None = None,
-                   ended: TableSnapshot | None = None) -> TableSnapshot:
-    """The snapshot of ``table`` (its club and house rules loaded) showing ``hand``. ``earlier``: a snapshot
-    of an earlier version of the same unfinished hand, whose last finished hand is taken over unread.
-    ``ended``: a snapshot of the hand before ``hand``, finished: it is the last finished hand."""
+def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> TableSnapshot:
+    """The snapshot of ``table`` (its club and house rules loaded) showing ``hand`` (``state``: its engine
+    state when the caller holds it)."""
     seats = _seats_read(table.pk)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
     steps: list[tuple[str, int, bool]] = []
     advance_rows: list[AdvanceAction] = []
     hand_users: dict[int, User] = {}
-    state = None
     if hand is not None:
-        state = hand_state(hand)  # parsed once per version per process
+        state = state if state is not None else hand_state(hand)
         known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
         hand_users = hand_seat_users(hand=hand, known=known)
         steps = _steps_read(hand.pk)
         if not hand.is_finished:
             advance_rows = advance_selectors.advance_rows(hand_id=hand.pk)
-        if not hand.is_finished and earlier is not None:
-            previous, previous_users, previous_voiding = earlier.previous, earlier.previous_users, earlier.previous_voiding
-        elif not hand.is_finished and ended is not None and ended.hand is not None and ended.hand.voided_at is None:
-            previous, previous_users = ended.hand, ended.hand_users
-        elif not hand.is_finished:
-            previous = (table.hands.filter(finished_at__isnull=False, number__lt=hand.number)
-                        .order_by("-number").first())
-            if previous is not None:
-                previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
-                previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
+            previous = _previous_hand_read(table.pk, hand.number)
+        if previous is not None:
+            previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
+            previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     seat_money = ledger_selectors.table_seat_money(
         club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
-    carried = earlier is not None and hand is not None and not hand.is_finished and earlier.table is table
     return TableSnapshot(table=table, hand=hand, state=state, seats=seats, hand_users=hand_users, steps=steps,
                          advance_rows=advance_rows, previous=previous, previous_users=previous_users,
-                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money,
-                         lasting=earlier.lasting if carried and earlier is not None else {})
+                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
 
 
-def table_snapshot_read(*, table_id: int, hand_id: int | None, earlier: TableSnapshot | None = None
-                        ) -> TableSnapshot | None:
+def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot | None:
+    """The snapshot of the table of ``hand`` showing it, from the hand and state the caller committed: the
+    table, its seats and what the hand's area shows beside them are read (None: the table is gone)."""
+    table = _table_read(hand.table_id)
+    if table is None:
+        return None
+    return table_snapshot(table=table, hand=hand, state=state)
+
+
+def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSnapshot | None:
     """The table and hand ``hand_id`` of it (None, or a hand of another table: its newest hand) read
-    afresh, as a snapshot; None when the table is gone.
-
-    ``earlier``: this process's snapshot of an earlier version of that hand with the same seating (no
-    seat change, table closing or voiding announced since: each of those announces ``table.changed``).
-    While the hand is being played, nothing but the hand step changes the table row or the last
-    finished hand, so both are taken from it unread. Likewise from the snapshot of the hand before,
-    finished: the next hand is dealt in the transaction that ends it."""
+    afresh, as a snapshot; None when the table is gone."""
     hand = _hand_read(table_id, hand_id) if hand_id is not None else None
-    if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
-            and earlier.hand.pk == hand.pk and not earlier.hand.is_finished
-            and earlier.table.status != Table.Status.FINISHED):
-        hand.rule_version = earlier.hand.rule_version  # a hand keeps the house rules it was dealt under
-        return table_snapshot(table=earlier.table, hand=hand, earlier=earlier)
-    if (hand is not None and not hand.is_finished and earlier is not None and earlier.hand is not None
-            and earlier.hand.is_finished and hand.number == earlier.hand.number + 1
-            and earlier.table.status != Table.Status.FINISHED and hand.rule_version_id == earlier.table.rule_version_id):
-        # The hand dealt in the transaction that ended the earlier one: that snapshot read the table after it.
-        hand.rule_version = earlier.table.rule_version
-        return table_snapshot(table=earlier.table, hand=hand, ended=earlier)
     table = _table_read(table_id)
     if table is None:
         return None
@@ -144,6 +121,9 @@ _TABLE, _NEXT_GAME = Columns(Table, "t"), Columns(Table, "n")
 _CLUB = Columns(Club, "c")
 _RULE_VERSION, _RULE_SET = Columns(RuleSetVersion, "v"), Columns(RuleSet, "r")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
+_PREVIOUS_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
+                      "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
+                      "ORDER BY h.number DESC LIMIT 1")
 _NEWEST_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
                     "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1")
 # The table with its club, house rules and next game: what a hand's end or a seat change makes every
@@ -170,6 +150,12 @@ def _hand_read(table_id: int, hand_id: int) -> Hand | None:
 
 def _newest_hand_read(table_id: int) -> Hand | None:
     rows = rows_fetch(_NEWEST_HAND_SQL, [table_id])
+    return _HAND.build(rows[0]) if rows else None
+
+
+def _previous_hand_read(table_id: int, number: int) -> Hand | None:
+    """The last finished hand of the table before hand ``number``."""
+    rows = rows_fetch(_PREVIOUS_HAND_SQL, [table_id, number])
     return _HAND.build(rows[0]) if rows else None
 
 

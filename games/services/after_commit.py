@@ -1,5 +1,5 @@
-"""What a committed change of hands sets going: the table's sockets hear the new version
-(games/broadcast.py) and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alarm``)."""
+"""What a committed change of hands sets going: the table's frames are published (games/live/publish.py)
+and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alarm``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from games.broadcast import table_announce
+from games.live.publish import versions_publish
 from games.models import Hand
 from games.reminders import hand_next_due
 
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
-    """Register the on-commit work of a transaction: announce the new version to the table, and make
+    """Register the on-commit work of a transaction: publish the table's frames of the new versions, and make
     sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
     or reminder: games/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
@@ -30,9 +30,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     since = timezone.now() - _JUST_BEGUN
     alarms = [(h.pk, h.commitment, due) for h, _after in touched if not h.is_finished
               for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)] if due is not None]
-    newest = touched[-1][0]
-    transaction.on_commit(partial(table_announce, hand.table_id, hand.version, hand.pk,
-                                  newest=(newest.pk, newest.version), club_id=hand.table.club_id))
+    transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id))
     if alarms:
         transaction.on_commit(partial(_schedule, alarms))
 

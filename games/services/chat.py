@@ -2,7 +2,7 @@
 
 Each opens its own transaction and, on commit, tells the table's group so every open page
 shows the change at once. Its reads are games/selectors/chat.py, its two plain form posts that work
-without JavaScript games/views/chat.py; live delivery is the table consumer's (games/consumers.py).
+without JavaScript games/views/chat.py; live delivery is the table socket's (games/live/consumer.py).
 Chat text is public to the table, so it may travel through the group.
 """
 

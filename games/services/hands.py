@@ -28,9 +28,10 @@ from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
+from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
-from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users
+from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users, hand_table_of
 from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
@@ -38,7 +39,6 @@ from games.services.clocks import away_takes_default, earliest_deadline, turn_cl
 from games.services.dealing import hand_deal_to, table_save
 from games.services.locking import (
     hand_lock_for_member,
-    hand_lock_seated,
     hand_state_committed,
     locked_hand_state,
     table_lock_with_rules,
@@ -47,7 +47,8 @@ from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
 # in one statement.
-_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "finished_at"]), Insert(HandAction))
+_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]),
+                          Insert(HandAction))
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
@@ -63,6 +64,8 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     hand.clocks = turn_clocks(rules=rules, state=state, version=hand.version, seat_users=seat_users,
                           previous=engine.to_act(before), current=hand.clocks)
     hand.deadline = earliest_deadline(hand.clocks)
+    hand.private_marks = marks_after(hand.private_marks or {}, private_changed(before, state, seat), hand.players,
+                                     hand.version)
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None
@@ -231,39 +234,30 @@ def _typed(action: engine.Action | Mapping[str, Any]) -> engine.Action:
         raise IllegalMove(_sentence(str(exc))) from exc
 
 
-@metrics.timed_action
-def hand_apply_action(*, hand_id: int, user: User, action: engine.Action | Mapping[str, Any],
-                      version: int) -> Hand:
-    """Apply one player's action made against ``version`` of the hand; return the hand.
-
-    Opens the durable transaction and locks the hand row. Raises (all DomainError,
-    nothing changed): NotSeated (not dealt in), StaleVersion (the hand moved on: a
-    double click or someone acted first; a sealed decision others made first leaves it standing),
-    NotYourTurn, IllegalMove (the engine's rule).
-    Advance actions and away members' defaults that become due are applied in the same
-    transaction; when the hand ends, the table is updated and the next hand dealt in it.
-    """
-    parsed = _typed(action)
-    with transaction.atomic(durable=True):
-        hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version, with_rules=True,
-                                             action=parsed)
-        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
-
-
 NO_SUCH_HAND = "That hand is not being played at this table."
 
 
 @metrics.timed_action
-def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.Action, version: int) -> Hand:
-    """A player's action at a table, from the form post or the socket alike (DESIGN.md "The path of one
-    action"): ``hand_id`` None means the hand being played there. Return the hand.
+def hand_act(*, hand_id: int | None, user: User, action: engine.Action | Mapping[str, Any], version: int,
+             table_id: int | None = None) -> Hand:
+    """A player's action, from the form post, the socket, the simulator and the tests alike (DESIGN.md "The
+    path of one action"): the one entry and the one lock of a hand's step. ``table_id``: the table the form
+    or socket is at (None: the hand's own); ``hand_id`` None means the hand being played there. Return the
+    hand.
 
     The access rule: the hand must be this table's, the player a member of its club now (a non-member
     hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
     Opens the durable transaction and locks the hand row. Raises DomainError (nothing changed):
     NotSeated (no such hand here, or not dealt in), StaleVersion (moved on; a sealed decision left standing by
-    others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove.
+    others deciding first is taken: games/services/locking.py), NotYourTurn, IllegalMove (the engine's rule).
+    Advance actions and away members' defaults that become due are applied in the same transaction; when
+    the hand ends, the table is updated and the next hand dealt in it.
     """
+    parsed = _typed(action)
+    if table_id is None:
+        table_id = hand_table_of(hand_id=hand_id) if hand_id is not None else None
+        if table_id is None:
+            raise NotSeated(NO_SUCH_HAND)
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
         # is a member of the table's club.
@@ -278,8 +272,8 @@ def hand_act(*, table_id: int, hand_id: int | None, user: User, action: engine.A
         seat = hand_seat_of(hand=hand, user=user)
         if seat is None:
             raise NotSeated()
-        state = locked_hand_state(hand=hand, seat=seat, version=version, action=action)
-        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=action)
+        state = locked_hand_state(hand=hand, seat=seat, version=version, action=parsed)
+        return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:

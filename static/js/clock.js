@@ -1,6 +1,8 @@
 /* Live countdowns of the turn clocks: every <time data-countdown="ISO instant"> shows the time left
- * beside the absolute time the server rendered in the member's zone (the no-JavaScript fallback).
- * Looks the elements up on every tick, so parts of the page swapped in by table.js count down too. */
+ * beside the absolute time, written in the member's own zone (#table-root data-time-zone; the live
+ * table's frames are rendered in UTC, the page as loaded in the member's zone for the no-JavaScript
+ * fallback). Looks the elements up on every tick, so parts of the page swapped in by table.js count
+ * down too. */
 (function () {
   "use strict";
 
@@ -16,11 +18,27 @@
     return m + ":" + two(s);
   }
 
+  var root = document.getElementById ? document.getElementById("table-root") : null;
+  var zone = (root && root.dataset.timeZone) || undefined;
+  function formatter(options) {
+    try { return new Intl.DateTimeFormat("en-GB", Object.assign({ timeZone: zone, hourCycle: "h23" }, options)); }
+    catch (e) { return new Intl.DateTimeFormat("en-GB", Object.assign({ hourCycle: "h23" }, options)); }
+  }
+  var short = formatter({ hour: "2-digit", minute: "2-digit" });
+  var long = formatter({ weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit",
+                         second: "2-digit" });
+  function localise(el, at) {
+    if (!root || !el.dataset || el.dataset.localised === String(at)) return;
+    el.textContent = (el.classList.contains("seat-clock") ? short : long).format(new Date(at));
+    el.dataset.localised = String(at);
+  }
+
   function tick() {
     var now = Date.now();
     Array.prototype.forEach.call(document.querySelectorAll("time[data-countdown]"), function (el) {
       var at = Date.parse(el.getAttribute("data-countdown"));
       if (isNaN(at)) return;
+      localise(el, at);
       var out = el.nextElementSibling;
       if (!out || !out.classList.contains("countdown")) {
         out = document.createElement("span");

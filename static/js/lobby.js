@@ -1,6 +1,6 @@
 /* The live lobby: on {"type": "lobby.changed"} re-fetch the lobby page and swap its table list
  * (#lobby-live), so lobby.html stays the one place that renders it. Reconnects with capped,
- * jittered exponential backoff; re-renders after a reconnect. Close codes: games/consumers.py. */
+ * jittered exponential backoff; re-renders after a reconnect. Close codes: docs/live.md. */
 (function () {
   "use strict";
   var root = document.getElementById("lobby-live");

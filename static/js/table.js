@@ -1,12 +1,14 @@
-/* The live table (games/consumers.py has the message protocol and close codes).
+/* The live table: the frames and their order are in docs/live.md.
  *
  * Progressive enhancement: without this script every form posts and the page reloads.
- * With it, action and chat forms go over the socket while it is open, and after every
- * version the server pushes this member's table area (#table-live) rendered from the
- * same template the page includes (games/area.jinja); it is swapped in unless it is
- * older than the one shown (versions never go back). No page is re-fetched.
+ * With it, action and chat forms go over the socket while it is open. After every version the
+ * server sends the table's public frame (#table-live as a spectator sees it, the same bytes to
+ * every screen) and, when this member's own part changed, their private frame (their cards,
+ * buttons, forms and own seat row); the script puts the two together. Frames are ordered by
+ * (hand, version, at) and never go back. When the public frame says this member's part changed
+ * and the private frame has not come (a lost message), the script asks "sync" for one full render.
  * A dropped socket reconnects with capped, jittered exponential backoff behind a visible
- * "Reconnecting…" banner, and resyncs on reconnect (the server sends the full view).
+ * "Reconnecting..." banner; the server sends everything again on reconnect.
  */
 (function () {
   "use strict";
@@ -19,18 +21,30 @@
   var FINAL = { 4401: "You are logged out: log in again to follow this table.",
                 4403: "You may no longer watch this table.",
                 4404: "This table no longer exists." };
+  var WAIT_FOR_PRIVATE_MS = 1500;
   var ws = null, attempts = 0, retryTimer = null, stopped = false, pingTimer = null;
-  var latest = null;        // newest (hand, version) the socket told us about
   var acked = null;         // (hand, version) of this member's own last acknowledged action
+  var pub = null;           // the public frame shown (null: the page as loaded)
+  var priv = null;          // this member's newest private frame (or the page's own parts, as loaded)
+  var mySeat = null;        // this member's seat (null: a spectator, or not seated)
+  var waiting = false, waitTimer = null, syncedAt = null;
 
   function live() { return document.getElementById("table-live"); }
   function num(v) { return v === "" || v === undefined || v === null ? null : Number(v); }
-  function shownKey() { var el = live(); return { hand: num(el.dataset.handId), version: num(el.dataset.handVersion) }; }
-  // (hand, version) in order: hand ids only grow, so a new hand's version 0 is newer than any old version.
-  function newer(a, b) {
-    if (a.hand === null) return false;
-    if (b.hand === null || a.hand !== b.hand) return b.hand === null || a.hand > b.hand;
-    return a.version > b.version;
+  function keyOf(m) { return { hand: num(m.hand), version: num(m.version), at: Number(m.at || 0) }; }
+  // (hand, version, at) in order: hand ids only grow, so a new hand's version 0 is newer than any old version;
+  // "at" orders the frames made at one version (a seat change, a sync).
+  function cmp(a, b) {
+    var ah = a.hand === null ? -1 : a.hand, bh = b.hand === null ? -1 : b.hand;
+    if (ah !== bh) return ah < bh ? -1 : 1;
+    var av = a.version === null ? -1 : a.version, bv = b.version === null ? -1 : b.version;
+    if (av !== bv) return av < bv ? -1 : 1;
+    return a.at === b.at ? 0 : (a.at < b.at ? -1 : 1);
+  }
+  function shownKey() {
+    if (pub) return keyOf(pub);
+    var el = live();
+    return { hand: num(el.dataset.handId), version: num(el.dataset.handVersion), at: 0 };
   }
 
   function setStatus(text, kind) {
@@ -50,8 +64,8 @@
     document.body.classList.toggle("my-turn", !!myTurn);
   }
 
-  // ---- the table area: pushed by the server as HTML after every version, swapped in when not older ----
-  // The page's own CSRF token (forms outside the table area carry it); pushed forms carry none.
+  // ---- the table area: the public frame, with this member's own parts put in ----
+  // The page's own CSRF token (forms outside the table area carry it); frames' forms carry none.
   function csrfToken() {
     var input = document.querySelector('input[name="csrfmiddlewaretoken"]');
     return input ? input.value : "";
@@ -68,27 +82,128 @@
       form.insertBefore(input, form.firstChild);
     });
   }
-  function onArea(msg) {
-    var key = { hand: msg.hand, version: msg.version };
-    // Never go back: an area older than the one shown is dropped (after a reconnect, the same version
-    // is taken again: seats may have moved).
-    if (newer(shownKey(), key)) return;
-    // Nor older than this member's own acknowledged action: an area from between (another seat's
-    // sealed decision landing first) would offer the decision just made again.
-    if (acked && newer(acked, key)) return;
-    var doc = new DOMParser().parseFromString(msg.html, "text/html");
-    var fresh = doc.getElementById("table-live");
-    if (!fresh) return;
-    var node = document.importNode(fresh, true);
-    addTokens(node);
-    var moved = newer(key, shownKey());
-    live().replaceWith(node);
+  function fragment(html) {
+    var t = document.createElement("template");
+    t.innerHTML = html;
+    return t.content;
+  }
+
+  // The seats around the board with this member's own at the bottom, the others clockwise: left, top,
+  // right (as games/area.py "around" lays them out for the page).
+  function arrange(seat) {
+    var el = live();
+    var uls = {};
+    ["bottom", "left", "top", "right"].forEach(function (side) { uls[side] = el.querySelector("ul.ring-" + side); });
+    if (!uls.bottom || !uls.left || !uls.top || !uls.right) return;
+    var rows = Array.prototype.slice.call(el.querySelectorAll("ul.ring > li.seat"));
+    rows.sort(function (a, b) { return Number(a.dataset.seat) - Number(b.dataset.seat); });
+    var start = 0;
+    rows.forEach(function (li, i) { if (seat !== null && Number(li.dataset.seat) === seat) start = i; });
+    var ring = rows.slice(start).concat(rows.slice(0, start));
+    var rest = ring.slice(1), n = rest.length;
+    var side = n > 2 ? Math.floor((n + 2) / 4) : 0, top = n - 2 * side;
+    uls.bottom.replaceChildren.apply(uls.bottom, ring.slice(0, 1));
+    uls.left.replaceChildren.apply(uls.left, rest.slice(0, side).reverse());
+    uls.top.replaceChildren.apply(uls.top, rest.slice(side, side + top));
+    uls.right.replaceChildren.apply(uls.right, rest.slice(side + top));
+  }
+
+  // Whether the private frame held is as new as the public frame shown asks for this member's part.
+  function privateCurrent() {
+    if (mySeat === null || !pub) return true;
+    if (!priv || priv.hand !== pub.hand) return false;
+    if (pub.full) return cmp(keyOf(priv), keyOf(pub)) >= 0;
+    var mark = pub.marks ? pub.marks[String(mySeat)] : undefined;
+    return priv.version >= (mark === undefined ? 0 : mark);
+  }
+
+  // The forms act against the newest version shown (the private part may be older: it did not change).
+  function setVersions() {
+    var key = shownKey();
+    Array.prototype.forEach.call(live().querySelectorAll("form.actions"), function (form) {
+      if (form.elements.version && key.version !== null && Number(form.elements.hand.value) === key.hand) {
+        form.elements.version.value = key.version;
+      }
+    });
+  }
+
+  function fillPrivate() {
+    if (!priv || !priv.parts || cmp(keyOf(priv), shownKey()) > 0) return;  // its public frame is not here yet
+    var el = live();
+    if (pub && priv.hand === pub.hand) {
+      Object.keys(priv.parts).forEach(function (name) {
+        if (name === "row") return;
+        var slot = el.querySelector('[data-part="' + name + '"]');
+        if (slot) { slot.replaceChildren(fragment(priv.parts[name])); }
+      });
+      if (priv.parts.row && priv.seat !== null) {
+        var old = el.querySelector('ul.ring > li.seat[data-seat="' + Number(priv.seat) + '"]');
+        var row = fragment(priv.parts.row).querySelector("li");
+        if (old && row) old.replaceWith(row);
+      }
+      if (priv.acted) Array.prototype.forEach.call(el.querySelectorAll("section.previous"), function (s) { s.remove(); });
+      el.dataset.myTurn = priv.your_turn ? "1" : "";
+    }
+  }
+
+  function refresh() {
+    var el = live();
+    if (pub) fillPrivate();
+    arrange(mySeat);
+    if (root.dataset.organiser === "1") {
+      Array.prototype.forEach.call(el.querySelectorAll(".organisers-only"), function (s) { s.hidden = false; });
+    }
+    addTokens(el);
+    setVersions();
+    var current = privateCurrent();
+    Array.prototype.forEach.call(el.querySelectorAll("form.actions button"), function (b) { b.disabled = !current; });
+    setTitle(current && el.dataset.myTurn === "1");
     enhanceArea();
+    if (current) { waiting = false; clearTimeout(waitTimer); }
+  }
+
+  // A public frame that asks for a private part not here: wait a moment for it (it may be on its way),
+  // and ask for a full render at the next frame or when the wait is over.
+  function awaitPrivate() {
+    if (privateCurrent()) return;
+    if (waiting) { resync(); return; }
+    waiting = true;
+    clearTimeout(waitTimer);
+    waitTimer = setTimeout(function () { if (!privateCurrent()) resync(); }, WAIT_FOR_PRIVATE_MS);
+  }
+  function resync() {
+    var key = shownKey();
+    if (syncedAt && cmp(syncedAt, key) === 0) return;  // once per frame shown
+    syncedAt = key;
+    waiting = false;
+    clearTimeout(waitTimer);
+    mySeat = null;  // the answer says again whether this member has a part of their own (a private frame)
+    send({ type: "sync" });
+  }
+
+  function onPublic(msg) {
+    var key = keyOf(msg);
+    // Never go back, nor behind this member's own acknowledged action: an area from between (another
+    // seat's sealed decision landing first) would offer the decision just made again.
+    if (cmp(key, shownKey()) < (pub ? 1 : 0)) return;
+    if (acked && cmp(key, acked) < 0) return;
+    var fresh = fragment(msg.html).getElementById("table-live");
+    if (!fresh) return;
+    var moved = !pub || cmp(key, keyOf(pub)) > 0;
+    pub = msg;
+    live().replaceWith(fresh);
+    refresh();
     // One-shot messages belong to the moment they were given: the next update takes them away.
     if (moved) Array.prototype.forEach.call(document.querySelectorAll("ul.messages"), function (ul) { ul.remove(); });
-    if (!latest || newer(key, latest)) latest = key;
-    setTitle(msg.your_turn);
+    awaitPrivate();
     document.dispatchEvent(new CustomEvent("table:area", { detail: key }));
+  }
+
+  function onPrivate(msg) {
+    if (priv && priv.parts && cmp(keyOf(msg), keyOf(priv)) <= 0) return;
+    priv = msg;
+    mySeat = msg.seat === null || msg.seat === undefined ? null : Number(msg.seat);
+    if (pub && cmp(keyOf(msg), shownKey()) <= 0) refresh();
   }
 
   // ---- the last hand's result stays until the member dismisses it (remembered for this tab) ----
@@ -127,13 +242,8 @@
 
   function onAck(msg) {
     showError("");
-    var key = { hand: num(msg.hand), version: num(msg.version) };
-    if (key.hand !== null && key.version !== null && (!acked || newer(key, acked))) acked = key;
-  }
-
-  function onView(msg) {
-    var key = { hand: msg.hand, version: msg.version };
-    if (!latest || newer(key, latest)) latest = key;
+    var key = { hand: num(msg.hand), version: num(msg.version), at: 0 };
+    if (key.hand !== null && key.version !== null && (!acked || cmp(key, acked) > 0)) acked = key;
   }
 
   // ---- chat: text goes in with textContent, never as HTML ----
@@ -202,8 +312,8 @@
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       switch (msg.type) {
-        case "hand.view": onView(msg); break;
-        case "table.html": onArea(msg); break;
+        case "table.public": onPublic(msg); break;
+        case "table.private": onPrivate(msg); break;
         case "error": showError(msg.message); unlockForms(); send({ type: "sync" }); break;
         case "action.ok": onAck(msg); break;
         case "chat.history": chatReplace(msg.messages); break;
@@ -216,6 +326,7 @@
     ws.onclose = function (event) {
       clearInterval(pingTimer);
       ws = null;
+      syncedAt = null;
       root.dataset.live = "closed";
       if (FINAL[event.code]) { stopped = true; setStatus(FINAL[event.code], "final"); return; }
       if (stopped) return;
@@ -242,6 +353,7 @@
       var button = event.submitter;
       if (!button || !button.value) return;
       event.preventDefault();
+      setVersions();
       send({ type: "action", hand: Number(form.elements.hand.value),
              version: Number(form.elements.version.value), action: button.value });
       Array.prototype.forEach.call(form.querySelectorAll("button"), function (b) { b.disabled = true; });
@@ -266,6 +378,17 @@
   // The network went away: say so at once, before the socket notices.
   window.addEventListener("offline", function () { if (!stopped) setStatus("Offline, reconnecting\u2026", "reconnecting"); });
 
+  // The page as loaded is rendered whole for this member: their own part, as new as the area, is in it.
+  function pageParts() {
+    var el = live(), parts = {};
+    Array.prototype.forEach.call(el.querySelectorAll("[data-part]"), function (slot) { parts[slot.dataset.part] = slot.innerHTML; });
+    var row = el.querySelector("ul.ring > li.seat.me");
+    if (row) parts.row = row.outerHTML;
+    return parts;
+  }
+  mySeat = num(live().dataset.seat);
+  if (mySeat !== null) priv = { hand: shownKey().hand, version: shownKey().version, at: 0, seat: mySeat,
+                                your_turn: live().dataset.myTurn === "1", acted: false, parts: pageParts() };
   setTitle(live().dataset.myTurn === "1");
   enhanceArea();
   connect();

@@ -31,7 +31,7 @@ def play_table(*, club: Club, organiser: User, players: Sequence[User], rules: e
         actions = engine.legal_actions(state, seat)
         # mostly stay in, so showdowns happen
         action = rng.choices(actions, weights=[0.3 if a.type in ("fold", "out") else 1.0 for a in actions])[0]
-        services.hand_apply_action(hand_id=hand.pk, user=users[hand.players[str(seat)]],
+        services.hand_act(hand_id=hand.pk, user=users[hand.players[str(seat)]],
                                    action=engine.action_to_dict(action), version=hand.version)
     return table
 

@@ -34,7 +34,7 @@ def finished_hand() -> tuple[Hand, Any, dict[int, Any]]:
     hand = services.table_start(table_id=table.pk, user=players[1], deck=fixed_deck(HOLES_1, BOARD_1, button=1))
     for seat, choice in ((1, "in"), (2, "in"), (3, "out")):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=players[seat], action={"type": choice},
+        services.hand_act(hand_id=hand.pk, user=players[seat], action={"type": choice},
                                    version=hand.version)
     hand.refresh_from_db()
     assert hand.is_finished

@@ -239,8 +239,8 @@ def test_without_javascript_the_forms_still_post(asgi_server, browser, screensho
     context.close()
 
 
-# Holds the table areas the socket pushes (window.__held) while window.__hold is set, so a test can hand
-# them to the page one by one (window.__deliver) as a slow network would.
+# Holds the table's frames the socket pushes (window.__held: public and private) while window.__hold is
+# set, so a test can hand them to the page one by one (window.__deliver) as a slow network would.
 HOLD_AREAS = """(function () {
   var Native = window.WebSocket;
   window.__hold = false; window.__held = []; window.__acks = [];
@@ -252,7 +252,7 @@ HOLD_AREAS = """(function () {
     ws.addEventListener("message", function (event) {
       var msg = JSON.parse(event.data);
       if (msg.type === "action.ok") window.__acks.push(msg.version);
-      if (window.__hold && msg.type === "table.html") { window.__held.push(event.data); return; }
+      if (window.__hold && /^table[.](public|private)$/.test(msg.type)) { window.__held.push(event.data); return; }
       if (handler) handler(event);
     });
     window.__deliver = function (version) {
@@ -285,15 +285,17 @@ def test_an_area_older_than_ones_own_acknowledged_action_is_not_shown(asgi_serve
     pa.act("in")
     # (polled with evaluate: the page's script policy forbids wait_for_function's string evaluation)
     for _ in range(200):
-        if pa.page.evaluate("window.__acks.indexOf(2) !== -1 && window.__held.length === 2"):
+        if pa.page.evaluate("window.__acks.indexOf(2) !== -1 && window.__held.length === 3"):
             break
         pa.page.wait_for_timeout(100)
     else:
-        pytest.fail("A's action was not acknowledged, or the areas of versions 1 and 2 never came")
+        pytest.fail("A's action was not acknowledged, or the public frames of versions 1 and 2 and A's private "
+                    "frame of version 2 never came")
     # The in-between area (A still deciding) comes after A's own decision was acknowledged: not shown.
     pa.page.evaluate("window.__deliver(1)")
     expect(pa.page.locator("#table-live")).to_have_attribute("data-hand-version", "0")
     expect(pa.page.locator("#table-live form.actions button:not([disabled])")).to_have_count(0)
+    pa.page.evaluate("window.__deliver(2)")  # A's private frame, then the public one
     pa.page.evaluate("window.__deliver(2)")
     pa.wait_version(hand, 2)
     expect(pa.page.locator("#table-live form.actions")).to_have_count(0)

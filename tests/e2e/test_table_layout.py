@@ -171,7 +171,7 @@ def test_a_piles_hand_played_on_a_phone_without_scrolling(asgi_server, browser, 
         for seat in PILES_ORDER:
             action = ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"
             kind, _, amount = action.partition(":")
-            services.hand_apply_action(hand_id=hand.pk, user=users[seat],
+            services.hand_act(hand_id=hand.pk, user=users[seat],
                                        action={"type": kind, **({"amount": int(amount)} if amount else {})},
                                        version=version)
             version += 1

@@ -48,7 +48,7 @@ def test_a_hand_where_one_player_acted_deals_the_next(club_setup) -> None:
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
     first = awaited(hand)[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, first), action={"type": "out"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "out"}, version=0)
     hand.refresh_from_db()
     _time_out_everyone(hand)
 

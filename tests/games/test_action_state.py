@@ -25,7 +25,7 @@ def piranha_hand(setup) -> Hand:
 def test_the_state_of_a_committed_action_is_the_one_the_next_action_starts_from(club_setup) -> None:
     a = club_setup.members[0]
     hand = piranha_hand(club_setup)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     stored = Hand.objects.get(pk=hand.pk)
     held = hand_state(stored)
     assert held == engine.state_from_json(stored.state)
@@ -45,9 +45,9 @@ def test_a_state_written_by_a_transaction_that_rolled_back_is_never_taken(club_s
         locked.version += 1
         hand_state_committed(hand=locked, state=moved)
         raise RuntimeError("rolled back")
-    services.hand_apply_action(hand_id=hand.pk, user=club_setup.members[1], action={"type": "out"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=club_setup.members[1], action={"type": "out"}, version=0)
     after = Hand.objects.get(pk=hand.pk)
     assert after.version == 1
     assert hand_state(after) == engine.state_from_json(after.state) != moved
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=1)
     assert Hand.objects.get(pk=hand.pk).version == 2

@@ -34,7 +34,7 @@ def test_a_check_set_in_advance_is_applied_when_the_turn_comes(club_setup) -> No
     hand = start(club_setup, engine.PilesRules(), [a, b])
     first, later = waiting_and_other(hand, [a, b])
     advance.advance_set(hand_id=hand.pk, user=later, choice="check", version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=first, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=first, action={"type": "check"}, version=0)
     rows = list(HandAction.objects.filter(hand=hand).order_by("sequence"))
     assert [(r.user_id, r.action, r.is_timeout) for r in rows] == [
         (first.pk, {"type": "check"}, False), (later.pk, {"type": "check"}, False)]
@@ -47,7 +47,7 @@ def test_call_any_bet_calls_the_bet(club_setup) -> None:
     hand = start(club_setup, engine.PilesRules(), [a, b])
     first, later = waiting_and_other(hand, [a, b])
     advance.advance_set(hand_id=hand.pk, user=later, choice="call_any", version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
     last = HandAction.objects.filter(hand=hand).order_by("-sequence").first()
     assert last is not None and last.user_id == later.pk and last.action["type"] == "call"
 
@@ -58,7 +58,7 @@ def test_a_check_is_cancelled_when_someone_bets_and_the_owner_is_told(club_setup
     hand = start(club_setup, engine.PilesRules(), [a, b])
     first, later = waiting_and_other(hand, [a, b])
     advance.advance_set(hand_id=hand.pk, user=later, choice="check", version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
     row = AdvanceAction.objects.get(hand=hand)
     assert row.status == AdvanceAction.Status.CANCELLED and "bet" in row.reason
     assert user_at(hand, awaited(hand)[0]) == later  # nothing applied: their turn waits for them
@@ -75,13 +75,13 @@ def test_a_call_is_cancelled_when_the_bet_is_raised(club_setup) -> None:
     hand = start(club_setup, engine.PilesRules(), [a, b, c])
     state = engine.state_from_json(hand.state)
     first = user_at(hand, engine.to_act(state)[0])
-    services.hand_apply_action(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)
     second = user_at(hand, awaited(hand)[0])
     third = next(u for u in (a, b, c) if u.pk not in (first.pk, second.pk))
     advance.advance_set(hand_id=hand.pk, user=third, choice="call", version=1)
     row = AdvanceAction.objects.get(hand=hand)
     assert row.owed == 25
-    services.hand_apply_action(hand_id=hand.pk, user=second, action={"type": "raise"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=second, action={"type": "raise"}, version=1)
     row.refresh_from_db()
     assert row.status == AdvanceAction.Status.CANCELLED and "bet changed" in row.reason
     assert user_at(hand, awaited(hand)[0]) == third
@@ -94,7 +94,7 @@ def test_a_sealed_drop_set_during_the_betting_round_is_applied_at_the_drop(club_
     first, later = waiting_and_other(hand, [a, b])
     advance.advance_set(hand_id=hand.pk, user=later, choice="in", version=0)
     advance.advance_set(hand_id=hand.pk, user=later, choice="check", version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=first, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=first, action={"type": "check"}, version=0)
     # later's check closed the round; the drop began and later's "in" went in at once: only first waits.
     hand.refresh_from_db()
     rows = list(HandAction.objects.filter(hand=hand).order_by("sequence").values_list("user_id", "action"))

@@ -125,7 +125,7 @@ def test_a_hand_shows_only_what_its_page_shows_the_member(club_setup):
     order = {1: ann, 2: ben, 3: cat}
     choices = {1: "in", 2: "in", 3: "out"}
     for version, seat in enumerate((1, 2, 3)):
-        services.hand_apply_action(hand_id=hand.pk, user=order[seat], action={"type": choices[seat]},
+        services.hand_act(hand_id=hand.pk, user=order[seat], action={"type": choices[seat]},
                                    version=version)
     hand.refresh_from_db()
     assert hand.is_finished
@@ -154,8 +154,8 @@ def test_a_hand_being_played_and_a_closed_table_are_refused(club_setup):
     _, cat_key = api_token_create(user=cat, name="C")
     assert _get(ann_key, f"/api/v1/hands/{hand.pk}")[0] == 409
     assert _get(cat_key, f"/api/v1/hands/{hand.pk}")[0] == 403
-    services.hand_apply_action(hand_id=hand.pk, user=ann, action={"type": "out"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=ann, action={"type": "out"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
     assert _get(cat_key, f"/api/v1/hands/{hand.pk}")[0] == 403
     assert _get(cat_key, f"/api/v1/tables/{closed.pk}/hands")[0] == 403
     assert _get(ann_key, f"/api/v1/hands/{hand.pk}")[0] == 200

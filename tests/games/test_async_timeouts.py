@@ -37,7 +37,7 @@ def test_a_timeout_delivered_after_the_player_acted_changes_nothing(club_setup) 
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
     player = user_at(hand, awaited(hand)[0])
-    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
     expire(hand)  # even with the next clock overdue, the message for version 0 is stale
     assert expire_turn(hand.pk, 0) is False
     assert list(HandAction.objects.filter(hand=hand).values_list("is_timeout", flat=True)) == [False]
@@ -68,7 +68,7 @@ def test_each_seat_of_a_sealed_decision_has_its_own_clock(club_setup) -> None:
     assert clocks[sc] - now > timedelta(hours=3)
     assert hand.deadline == clocks[sa]  # the hand's deadline is the earliest clock
     # a decides; then the others' clocks run out except c's.
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     hand.refresh_from_db()
     assert {int(s) for s in hand.clocks} == {sb, sc} and clock_deadline(hand.clocks[str(sc)]) == clocks[sc]
     expire(hand, [sb])
@@ -78,7 +78,7 @@ def test_each_seat_of_a_sealed_decision_has_its_own_clock(club_setup) -> None:
     timeouts = list(HandAction.objects.filter(hand=hand, is_timeout=True).values_list("seat", "action"))
     assert timeouts == [(sb, {"type": "out"})]
     # c decides in time: two in, the showdown.
-    services.hand_apply_action(hand_id=hand.pk, user=c, action={"type": "in"}, version=2)
+    services.hand_act(hand_id=hand.pk, user=c, action={"type": "in"}, version=2)
     hand.refresh_from_db()
     assert hand.is_finished
 
@@ -113,7 +113,7 @@ def test_an_away_member_takes_the_default_at_once(club_setup, client_for) -> Non
         if not seats:
             break
         assert seats == [seat_of(hand, b)]
-        services.hand_apply_action(hand_id=hand.pk, user=b, action=engine.legal_actions(
+        services.hand_act(hand_id=hand.pk, user=b, action=engine.legal_actions(
             engine.state_from_json(hand.state), seats[0])[0].to_dict(), version=hand.version)
     rows = HandAction.objects.filter(hand=hand, seat=sa)
     assert rows.exists() and all(r.is_timeout for r in rows)

@@ -55,7 +55,7 @@ async def test_a_two_second_clock_times_out_on_the_worker_and_the_socket_hears_i
     seen = []
     while True:  # version 0 (the deal), then the timeout's version with the hand over
         message = await comm.receive_json_from(timeout=15)
-        if message["type"] != "table.html" or message["hand"] is None:
+        if message["type"] != "table.public" or message["hand"] is None:
             continue
         seen.append((message["hand"], message["version"], message["finished"]))
         if message["finished"]:

@@ -117,4 +117,4 @@ def test_the_service_refuses_a_player_not_dealt_in(club_setup, piles_table) -> N
     from games.errors import NotSeated
 
     with pytest.raises(NotSeated):
-        services.hand_apply_action(hand_id=hand.pk, user=club_setup.organiser, action={"type": "check"}, version=0)
+        services.hand_act(hand_id=hand.pk, user=club_setup.organiser, action={"type": "check"}, version=0)

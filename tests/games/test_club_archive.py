@@ -41,8 +41,8 @@ def busy_club(club_setup):
                                       note="Cash", recorded_by=setup.organiser)
     table = make_table(setup.club, setup.organiser, engine.PiranhaRules(), players=[ann, ben])
     hand = services.table_start(table_id=table.pk, user=ann)
-    services.hand_apply_action(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
     chat_post(table_id=table.pk, user=ann, text="=SUM(A1) good game")
     from clubhouse.services import season_close, season_open
     from games.services.proof import hand_dispute_open

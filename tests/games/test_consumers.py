@@ -18,7 +18,8 @@ from django.test import Client
 
 from accounts.models import User
 from config.asgi import application
-from games import engine, live, services
+from games import engine, services
+from games.live import access
 from games.models import Hand, Table
 from tests.games.helpers import make_table
 
@@ -53,17 +54,26 @@ async def communicator(path: str, user: User | None, *, origin: bytes = ORIGIN) 
     return WebsocketCommunicator(application, path, headers=headers)
 
 
-async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
-    """A connected table socket, past its first view and chat history."""
-    comm = await communicator(f"/ws/tables/{table_id}/", user)
-    connected, _ = await comm.connect(timeout=5)
-    assert connected
+async def first_frames(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
+    """What a table socket is sent when it opens, in order: the member's view, the chat, the member's own
+    private frame when they have a part of their own, the public frame."""
     first = await comm.receive_json_from(timeout=5)
     assert first["type"] == "hand.view", first
     history = await comm.receive_json_from(timeout=5)
     assert history["type"] == "chat.history"
-    area = await comm.receive_json_from(timeout=5)
-    assert area["type"] == "table.html", area
+    frames = [first, history, await comm.receive_json_from(timeout=5)]
+    if frames[-1]["type"] == "table.private":
+        frames.append(await comm.receive_json_from(timeout=5))
+    assert frames[-1]["type"] == "table.public", frames[-1]
+    return frames
+
+
+async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
+    """A connected table socket, past its first frames."""
+    comm = await communicator(f"/ws/tables/{table_id}/", user)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    await first_frames(comm)
     return comm
 
 
@@ -186,9 +196,9 @@ async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_s
     await asyncio.sleep(13)
     assert await comm.receive_nothing(timeout=0.2)  # no close, nothing at all while idle
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=a, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=a, action={"type": "in"},
                                                              version=version)
-    area = await next_of(comm, "table.html")
+    area = await next_of(comm, "table.public")
     assert area["version"] == version + 1
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5)) == {"type": "pong"}
@@ -295,15 +305,16 @@ async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
     assert (await lobby.receive_json_from(timeout=5)) == {"type": "lobby.changed"}
     watcher = await open_table(table.pk, club_setup.organiser)
     await database_sync_to_async(services.seat_sit_out)(table_id=table.pk, user=c)
-    assert (await next_of(watcher, "table.changed"))["table"] == table.pk
+    changed = await next_of(watcher, "table.public")
+    assert changed["table"] == table.pk and changed["full"] and "sitting out" in changed["html"]
     assert (await next_of(lobby, "lobby.changed")) == {"type": "lobby.changed"}
     hand = await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
     assert (await next_of(lobby, "lobby.changed")) == {"type": "lobby.changed"}
-    area = await next_of(watcher, "table.html")
-    while area["hand"] is None:  # the table area pushed after the seat change came first
-        area = await next_of(watcher, "table.html")
+    area = await next_of(watcher, "table.public")
+    while area["hand"] is None:  # the seat change's frame came first
+        area = await next_of(watcher, "table.public")
     assert area["hand"] == hand.pk and area["version"] == 0
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=b, action={"type": "in"},
                                                              version=0)
     assert (await next_of(lobby, "lobby.changed")) == {"type": "lobby.changed"}
     await lobby.send_to(text_data=json.dumps({"type": "nonsense"}))
@@ -321,9 +332,7 @@ async def logged_in_socket(path: str, user: User) -> tuple[WebsocketCommunicator
         (b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())])
     assert (await comm.connect(timeout=5))[0]
     if path.startswith("/ws/tables/"):
-        assert (await comm.receive_json_from(timeout=5))["type"] == "hand.view"
-        assert (await comm.receive_json_from(timeout=5))["type"] == "chat.history"
-        assert (await comm.receive_json_from(timeout=5))["type"] == "table.html"
+        await first_frames(comm)
     return comm, cookie
 
 
@@ -348,7 +357,7 @@ async def test_after_logout_an_open_socket_can_no_longer_act_and_gets_no_more_vi
     sent, close = await outputs_until_closed(comm)
     assert close["code"] == 4401 and sent == []
     assert await hand_state(table) == (hand_id, version, state)  # nothing changed
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
                                                              version=version)
     while not await comm.receive_nothing(timeout=1):  # the next version reaches the group handler: it closes again
         message = await comm.receive_output(timeout=1)
@@ -363,10 +372,10 @@ async def test_after_logout_the_next_version_closes_the_socket_instead_of_sendin
     comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
     await database_sync_to_async(log_out)(cookie)
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand_id, user=b, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
                                                              version=version)
     sent, close = await outputs_until_closed(comm)
-    assert close["code"] == 4401 and all(m["type"] not in ("hand.view", "table.html") for m in sent), sent
+    assert close["code"] == 4401 and all(m["type"] not in ("hand.view", "table.public", "table.private") for m in sent), sent
     await comm.disconnect()
 
 
@@ -430,7 +439,7 @@ async def test_an_action_after_the_members_access_moved_is_checked_afresh_and_ap
     table = await piranha_table(club_setup)
     a, _, _ = club_setup.members
     comm, _cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
-    await database_sync_to_async(live.access_bump)(a.pk)
+    await database_sync_to_async(access.access_bump)(a.pk)
     hand_id, version, _ = await hand_state(table)
     await comm.send_json_to({"type": "action", "hand": hand_id, "action": "in", "version": version})
     while (message := await comm.receive_json_from(timeout=10))["type"] != "action.ok":

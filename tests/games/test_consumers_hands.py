@@ -1,8 +1,9 @@
 """Three players' sockets (and a spectator's) follow a full hand of Piranha and of Piles, acting over
-their sockets. Each socket receives every version as its member's table area (server-rendered HTML),
-and no payload to anyone ever holds a card its receiver may not see (another's hole cards, a face-down
-board card, the undealt deck) or another seat's sealed decision before the reveal: neither the JSON
-views nor the HTML fragments. Every received frame is checked against the hand's state in the database.
+their sockets. Each socket receives every version's public frame (the same bytes as the spectator's) and
+its member's private frame when their own part changed, and no frame to anyone ever holds a card its
+receiver may not see (another's hole cards, a face-down board card, the undealt deck) or another seat's
+sealed decision before the reveal: neither the JSON views nor the public or private frames. Every
+received frame is checked against the hand's state in the database.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     # No salt of the deal's commitment rides on a socket (openings are on the finished hand's page).
     for salt in hand.salts:
         assert salt not in text, f"{user} got a salt of the deal"
-    if json.loads(text).get("type") == "table.html":
+    kind = json.loads(text).get("type")
+    if kind == "table.public":
+        seat = None  # the public frame: what a spectator may see, whoever it is sent to
+        hidden = set(FULL_DECK) - visible_cards(state, None)
+    if kind in ("table.public", "table.private"):
         # The last hand's result (its showdown, public once it was over) is told above this hand's area.
         text = re.sub(r'<section class=\\"previous\\".*?</section>', "", text, flags=re.S)
     for code in hidden:
@@ -47,8 +52,11 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
         assert at < 0, f"{user} got hidden card {Card.parse(code).label}: {text[max(0, at - 300):at + 100]}"
         assert Card.parse(code).pretty not in text, f"{user} got hidden card {Card.parse(code).pretty}"
     message = json.loads(text)
-    if message.get("type") == "table.html":
-        check_fragment(message["html"], state, seat, user)
+    if message.get("type") == "table.public":
+        check_fragment(message["html"], state, None, user)
+    if message.get("type") == "table.private":
+        assert set(message["parts"]) <= {"own_hand", "seat_actions", "row"}
+        check_fragment("".join(message["parts"].values()), state, seat, user, whole=False)
     view = message.get("view") if message.get("type") == "hand.view" else None
     if message.get("type") == "hand.view":
         # Nothing rides along: the frame is the receiver's own engine view and a few public numbers.
@@ -70,14 +78,15 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
 DECISION_WORDS = re.compile(r"\u00b7\s*(in|out|high|low|pig)\b|stays in|drops out|declares (high|low|pig)")
 
 
-def check_fragment(html: str, state: Any, seat: int | None, user: User) -> None:
-    """In a sealed phase, no other seat's row (nor the log) of the table area tells its decision."""
+def check_fragment(html: str, state: Any, seat: int | None, user: User, *, whole: bool = True) -> None:
+    """In a sealed phase, no other seat's row (nor the log) of the table area tells its decision.
+    ``whole``: the area, with every seat's row (else a member's own parts)."""
     if state.phase not in SEALED_PHASES:
         return
     rows = dict(re.findall(r'<li class="seat[^"]*" data-seat="(\d+)">(.*?)</li>', html, flags=re.S))
-    assert rows, html[:300]
+    assert rows or not whole, html[:300]
     for j, other in enumerate(state.seats):
-        if other == seat or not state.decisions[j]:
+        if other == seat or not state.decisions[j] or str(other) not in rows:
             continue
         row = rows[str(other)]
         assert not DECISION_WORDS.search(row), f"{user} saw seat {other}'s sealed decision: {row}"
@@ -110,10 +119,11 @@ async def read_checked(comm: WebsocketCommunicator, user: User, hand_id: int) ->
     text = (await comm.receive_output(timeout=10))["text"]
     message = json.loads(text)
     assert message["type"] != "error", message
-    target = message["hand"] if message["type"] in ("hand.view", "table.html") else hand_id
-    version, _ = await check_frame_db(text, target, user)
-    if message["type"] in ("hand.view", "table.html"):
+    framed = message["type"] in ("hand.view", "table.public", "table.private")
+    version, _ = await check_frame_db(text, message["hand"] if framed else hand_id, user)
+    if framed:
         assert message["version"] == version  # in lock-step: what it got is what is stored
+    message["text"] = text
     return message
 
 
@@ -126,18 +136,34 @@ async def play(table: Table, players: dict[int, User], spectator: User, script: 
     for step, (seat, action) in enumerate(script, start=1):
         comm, user = comms[seat]
         await comm.send_json_to({"type": "action", "hand": hand.pk, "version": step - 1, "action": action})
-        early: set[tuple[int, int]] = set()
+        publics: dict[Any, dict[tuple[int, int], str]] = {who: {} for who in comms}
+        privates: dict[Any, set[tuple[int, int]]] = {who: set() for who in comms}
+
+        def note(who: Any, message: dict[str, Any], publics: Any = publics, privates: Any = privates) -> None:
+            key = (message["hand"], message["version"])
+            if message["type"] == "table.public":
+                publics[who][key] = message["text"]
+            elif message["type"] == "table.private":
+                privates[who].add(key)
+
         while (message := await read_checked(comm, user, hand.pk))["type"] != "action.ok":
-            early.add((message["hand"], message["version"]))
+            note(seat, message)
         assert message["version"] == step
         keys = await targets_after(hand.pk)
         assert keys[0] == (hand.pk, step)
         for who, (other, other_user) in comms.items():
-            missing = set(keys) - (early if who == seat else set())
-            while missing:
-                message = await read_checked(other, other_user, hand.pk)
-                if message["type"] == "table.html":
-                    missing.discard((message["hand"], message["version"]))
+            while set(keys) - set(publics[who]):
+                note(who, await read_checked(other, other_user, hand.pk))
+        # The public frame: the same bytes on every screen, a spectator's among them.
+        for key in keys:
+            assert {publics[who][key] for who in comms} == {publics["spectator"][key]}
+        # A private frame only to the members whose own part changed, as the public frame's marks say;
+        # none to the spectator. It comes before its public frame.
+        last = json.loads(publics["spectator"][keys[-1]])
+        assert not privates["spectator"]
+        for who in players:
+            mark = last["marks"][str(who)]
+            assert (keys[-1] in privates[who]) == (last["full"] or mark > step - 1), (who, last["marks"])
     for comm, _ in comms.values():
         assert await comm.receive_nothing(timeout=0.2)
         await comm.disconnect()

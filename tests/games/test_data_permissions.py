@@ -23,8 +23,8 @@ def world(club_setup):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[ann, ben])
     hand = services.table_start(table_id=table.pk, user=ann)
-    services.hand_apply_action(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
     keys = {MEMBER: api_token_create(user=ann, name="k")[1],
             OUTSIDER: api_token_create(user=club_setup.outsider, name="k")[1]}
     users = {ANON: None, MEMBER: ann, OUTSIDER: club_setup.outsider}

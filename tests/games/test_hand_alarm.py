@@ -53,7 +53,7 @@ def test_a_hand_sends_one_alarm_and_its_actions_send_none(club_setup, sent, sett
     assert sent == [{"hand_id": hand.pk, "at": first.isoformat()}]
     for _ in range(6):  # each action begins a turn whose notice is due later than the one set
         seat = awaited(hand)[0]
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
                                    version=hand.version)
         hand.refresh_from_db()
     turn_work_flush()

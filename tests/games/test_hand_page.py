@@ -37,7 +37,7 @@ def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_th
     hand = services.table_start(table_id=table.pk, user=a,
                                 deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
     first = awaited(hand)[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, first), action={"type": "bet", "amount": 25},
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "bet", "amount": 25},
                                version=0)
     expire(hand)  # the other's clock runs out facing a bet: they fold, and the hand is over
     assert expire_turn(hand.pk, 1) is True
@@ -73,7 +73,7 @@ def test_a_piranha_hand_page_shows_all_five_board_cards_and_the_sealed_decisions
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(PIRANHA_HOLES, PIRANHA_BOARD, button=1))
     for version, user in enumerate((a, b)):
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "in"}, version=version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"}, version=version)
     hand.refresh_from_db()
     assert hand.is_finished
 

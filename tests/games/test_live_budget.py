@@ -1,10 +1,12 @@
-"""What one action costs the server: the statements of the action's own call, and what the table's
-sockets do when the group hears the new version (no access query at all, the hand read at most once
-per version in the process)."""
+"""What one action costs the server: the statements of the action's own call; then, per version, one
+public frame rendered for the table and private frames only for the members whose own part changed, in
+the process that committed it (games/live/publish.py); and per socket nothing: no statement, no render,
+no encoding (docs/live.md)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import Any
 
@@ -144,90 +146,94 @@ class ServerQueries:
         monkeypatch.setattr(CursorWrapper, "_execute_with_wrappers", execute)
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_a_broadcast_costs_no_access_query_and_one_hand_read(club_setup, monkeypatch) -> None:
-    a, b, c = club_setup.members
-    table, hand = await database_sync_to_async(dealt)(club_setup)
-    watchers = [club_setup.organiser, club_setup.organiser, club_setup.members[0]]
-    sockets = [await open_table(table.pk, u) for u in (a, b, c, *watchers)]
-    recorder = ServerQueries()
-    recorder.install(monkeypatch)
-    recorder.recording = True
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"},
-                                                             version=0)
-    action_sql = list(recorder.sql)
-    recorder.sql.clear()
-    for comm in sockets:
+def _wait_public(version: int) -> Any:
+    async def wait(comm: Any) -> dict[str, Any]:
         while True:
             message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and message["version"] == 1:
-                break
-    await asyncio.sleep(0.2)
-    recorder.recording = False
-    socket_sql = [sql for _, sql in recorder.sql]
-    access = [q for q in socket_sql if "django_session" in q or "accounts_membership" in q]
-    assert access == [], access
-    hand_reads = [q for q in socket_sql if q.lstrip().startswith("SELECT") and 'FROM "games_hand"' in q
-                  and ('"games_hand"."id" =' in q or "h.id =" in q)]
-    assert len(hand_reads) <= 1, hand_reads
-    print(f"action: {len(action_sql)} statements; {len(sockets)} sockets after it: {len(socket_sql)} statements "
-          f"(access 0, hand reads {len(hand_reads)})")
+            if message["type"] == "table.public" and message["version"] is not None and message["version"] >= version:
+                return message
+    return wait
+
+
+PUBLISHER = "publish"  # the publisher thread's name prefix (games/live/publish.py)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_version_costs_one_public_render_the_changed_members_private_ones_and_nothing_per_socket(
+        club_setup, monkeypatch) -> None:
+    """Seven sockets (three players, a player's second page, three spectators' pages) at a Piranha drop:
+    each decision is one version. Its public frame is rendered once, a private frame only for the member
+    who decided (the others' own parts did not change), and no socket sends a statement or renders."""
+    from games.live import render
+    from games.live.publish import announce_flush
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    watcher = club_setup.organiser
+    sockets = [await open_table(table.pk, u) for u in (a, b, c, a, watcher, watcher, watcher)]
+    recorder = ServerQueries()
+    recorder.install(monkeypatch)
+    for version, user in enumerate((a, b), start=1):  # the drop stays open: one version each
+        await database_sync_to_async(announce_flush)()
+        render.renders.clear()
+        recorder.sql.clear()
+        recorder.recording = True
+        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": "in"},
+                                                                 version=version - 1)
+        frames = [await _wait_public(version)(comm) for comm in sockets]
+        await asyncio.sleep(0.2)
+        recorder.recording = False
+        assert len({json.dumps(f, sort_keys=True) for f in frames}) == 1  # the same frame on every screen
+        assert render.renders == {"public": 1, "private": 1}, render.renders
+        by_thread: dict[str, int] = {}
+        for thread, _sql in recorder.sql:
+            by_thread[thread] = by_thread.get(thread, 0) + 1
+        publisher = sum(n for thread, n in by_thread.items() if thread.startswith(PUBLISHER))
+        sockets_sql = {t: n for t, n in by_thread.items() if not t.startswith(PUBLISHER)
+                       and t != threading.main_thread().name and not t.startswith("ThreadPoolExecutor")}
+        assert sockets_sql == {}, sockets_sql
+        assert publisher <= 8, [sql for t, sql in recorder.sql if t.startswith(PUBLISHER)]
+        print(f"version {version}: 1 public render, {render.renders['private']} private, {publisher} statements "
+              f"in the publisher, 0 for {len(sockets)} sockets")
     for comm in sockets:
         await comm.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_broadcast_reads_one_snapshot_and_renders_every_socket_without_a_query(club_setup, monkeypatch) -> None:
-    """After an action, the sockets of the table in this process read the hand once (one snapshot of
-    the new version) and render every member's area from it: no query per socket, whatever the number
-    of sockets."""
-    from games.selectors import snapshot
+def test_private_renders_follow_who_acted_and_who_is_awaited(club_setup) -> None:
+    """A Piles hand played to its end: a check renders the private frames of the one who checked and the
+    one now awaited (two), a new stage or bet everyone's, the last action (the next hand dealt) the new
+    hand's; the mean per action is printed."""
+    from games.live import render
+    from games.live.publish import announce_flush
 
-    a, b, c = club_setup.members
-    table, hand = await database_sync_to_async(dealt)(club_setup)
-    builds: list[tuple[int, int] | None] = []
-    original = snapshot.table_snapshot
-
-    def counted(**kwargs: Any) -> Any:
-        found = original(**kwargs)
-        builds.append((found.hand.pk, found.hand.version) if found.hand else None)
-        return found
-
-    monkeypatch.setattr(snapshot, "table_snapshot", counted)
-    sockets = [await open_table(table.pk, u) for u in (a, b, c, club_setup.organiser, a, b)]
-    recorder = ServerQueries()
-    recorder.install(monkeypatch)
-    for version, user in enumerate((a, b), start=1):  # the drop stays open: one version announced each
-        builds.clear()
-        await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=user, action={"type": "in"},
-                                                                 version=version - 1)
-        recorder.sql.clear()
-        recorder.recording = True
-        for comm in sockets:
-            while True:
-                message = await comm.receive_json_from(timeout=10)
-                if message["type"] == "table.html" and message["version"] >= version:
-                    break
-        await asyncio.sleep(0.2)
-        recorder.recording = False
-        assert builds == [(hand.pk, version)], builds
-        # What the one snapshot read is all there is: a few statements, not some per socket. While the
-        # hand is played, the table row and the last finished hand are not read again (the process's
-        # earlier snapshot of the hand has them): only what a step changes.
-        reads = [sql for _, sql in recorder.sql]
-        assert len(reads) <= 6, "\n".join(reads)
-        assert not [q for q in reads if 'FROM "games_table"' in q], "\n".join(reads)
-        assert not [q for q in reads if '"games_hand"."finished_at" IS NOT NULL' in q], "\n".join(reads)
-        print(f"version {version}: one snapshot, {len(reads)} statements for {len(sockets)} sockets")
-    for comm in sockets:
-        await comm.disconnect()
+    table, hand, users = piles_table(club_setup)
+    announce_flush()
+    script: list[tuple[int, str]] = []
+    for stage in range(1, 10):
+        for seat in PILES_ORDER:
+            script.append((seat, ("bet" if seat == 2 else "call") if stage == 1 else "check"))
+    script += [(1, "declare:pig"), (2, "declare:high"), (3, "declare:low")]
+    privates = []
+    for version, (seat, action) in enumerate(script):
+        render.renders.clear()
+        kind, _, choice = action.partition(":")
+        act(table, hand, users[seat], {"type": kind, **({"choice": choice} if choice else {})}, version)
+        announce_flush()
+        ends = version == len(script) - 1  # the hand ends and the next is dealt: a public frame of each
+        assert render.renders["public"] == (2 if ends else 1), (version, render.renders)
+        privates.append(render.renders["private"])
+    checks_within_a_stage = [n for (seat, action), n in zip(script, privates, strict=True)
+                             if action == "check" and seat != PILES_ORDER[-1]]
+    assert checks_within_a_stage and max(checks_within_a_stage) <= 2, privates
+    print(f"private renders per action: {privates}; mean {sum(privates) / len(privates):.2f} at three seats")
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_setup, monkeypatch) -> None:
     """Channels closes old database connections in its one shared sync thread before every message a
-    consumer handles; the table's sockets do their database work elsewhere, so an announced version
-    costs no such trip per socket (each would queue behind whatever runs in that thread)."""
+    consumer handles; the table's sockets forward frames with no database work, so a version costs no such
+    trip per socket (each would queue behind whatever runs in that thread)."""
     import channels.db
 
     a, b, c = club_setup.members
@@ -241,112 +247,14 @@ async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_set
         original(**kwargs)
 
     monkeypatch.setattr(channels.db, "close_old_connections", counted)
-    await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"},
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"},
                                                              version=0)
     trips.clear()  # the action's own call above ran through database_sync_to_async
     for comm in sockets:
-        while True:
-            message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and message["version"] == 1:
-                break
+        await _wait_public(1)(comm)
     assert trips == []
     for comm in sockets:
         await comm.disconnect()
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_at_a_hands_end_the_table_is_read_once_for_it_and_the_next_hand(club_setup, monkeypatch) -> None:
-    """The next hand is dealt in the transaction that ends a hand: the snapshot of the finished hand read
-    the table as it is after it, so the new hand's snapshot takes the table and the last hand from it."""
-    table, hand, users = await database_sync_to_async(piles_table)(club_setup)
-    sockets = [await open_table(table.pk, u) for u in users.values()]
-
-    async def act_and_wait(seat: int, kind: str, version: int) -> None:
-        await database_sync_to_async(services.hand_act)(table_id=table.pk, hand_id=hand.pk, user=users[seat],
-                                                        action=engine.action_from_dict({"type": kind}),
-                                                        version=version)
-        for comm in sockets:
-            while True:
-                message = await comm.receive_json_from(timeout=10)
-                if message["type"] == "table.html" and (message["hand"], message["version"]) >= (hand.pk, version + 1):
-                    break
-
-    await act_and_wait(2, "bet", 0)
-    await act_and_wait(3, "fold", 1)
-    recorder = ServerQueries()
-    recorder.install(monkeypatch)
-    recorder.recording = True
-    await database_sync_to_async(services.hand_act)(table_id=table.pk, hand_id=hand.pk, user=users[1],
-                                                    action=engine.action_from_dict({"type": "fold"}), version=2)
-    for comm in sockets:  # the finished hand, then the next one dealt
-        while True:
-            message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and message["hand"] != hand.pk:
-                break
-    await asyncio.sleep(0.2)
-    recorder.recording = False
-    table_reads = [sql for _, sql in recorder.sql if sql.lstrip().startswith("SELECT") and 'FROM "games_table"' in sql
-                   and "FOR UPDATE" not in sql]  # the action's own lock of the table row aside
-    assert len(table_reads) == 1, table_reads
-    for comm in sockets:
-        await comm.disconnect()
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_a_version_announced_again_or_late_is_not_read_or_sent_again(club_setup, monkeypatch) -> None:
-    """Announcements can come late (a sealed decision's versions follow each other at once) or twice: a
-    version this process has read, or an older one, costs no read, and a screen that shows it already
-    is sent nothing."""
-    from channels.layers import get_channel_layer
-
-    from games.broadcast import table_group
-
-    a, b, c = club_setup.members
-    table, hand = await database_sync_to_async(dealt)(club_setup)
-    sockets = [await open_table(table.pk, u) for u in (a, b, club_setup.organiser)]
-    for version, user in enumerate((a, b), start=1):
-        await database_sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=user, action={"type": "in"},
-                                                                 version=version - 1)
-        for comm in sockets:
-            while True:
-                message = await comm.receive_json_from(timeout=10)
-                if message["type"] == "table.html" and message["version"] >= version:
-                    break
-    recorder = ServerQueries()
-    recorder.install(monkeypatch)
-    recorder.recording = True
-    layer = get_channel_layer()
-    for version in (2, 1):  # the newest again, then one older
-        await layer.group_send(table_group(table.pk), {"type": "hand.version", "table": table.pk, "hand": hand.pk,
-                                                       "version": version})
-    for comm in sockets:
-        assert await comm.receive_nothing(timeout=0.5)
-    recorder.recording = False
-    assert [sql for _, sql in recorder.sql] == []
-    for comm in sockets:
-        await comm.disconnect()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_table_area_renders_from_a_snapshot_without_a_query(club_setup) -> None:
-    """Every member's and spectator's area, from one snapshot, sends no statement at all."""
-    from accounts.access import ClubAccess, membership_of
-    from games import live
-    from games.selectors import snapshot
-
-    a, b, c = club_setup.members
-    table, hand = dealt(club_setup)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
-    viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
-    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
-    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
-    assert held is not None
-    with CaptureQueriesContext(connection) as ctx:
-        areas = [live.table_area_html(snapshot=held, user=u, access=acc) for u, acc in zip(viewers, accesses,
-                                                                                            strict=True)]
-    assert ctx.captured_queries == [], [q["sql"] for q in ctx.captured_queries]
-    assert all('id="table-live"' in html for html in areas)
-    assert "Your cards" in areas[0] and "Your cards" not in areas[3]
 
 
 def _checked_out() -> int:
@@ -357,29 +265,24 @@ def _checked_out() -> int:
 
 @pytest.mark.django_db(transaction=True)
 async def test_sockets_the_server_closed_give_their_pooled_connections_back(club_setup) -> None:
-    """Sockets read the database in threads of their own, not in Channels' shared one. Sockets the
-    server closed (here: a member's oldest beyond the cap) whose clients never said goodbye, and every
-    other socket after a broadcast, leave no pooled connection checked out."""
-    from games.live import SOCKETS_PER_MEMBER
+    """Sockets read the database in threads of their own, not in Channels' shared one, and so does the
+    publisher. Sockets the server closed (here: a member's oldest beyond the cap) whose clients never said
+    goodbye, and every other socket after a version, leave no pooled connection checked out."""
+    from games.live.access import SOCKETS_PER_MEMBER
+    from games.live.publish import announce_flush
 
     a, b, c = club_setup.members
     table, hand = await database_sync_to_async(dealt)(club_setup)
     await database_sync_to_async(connections.close_all)()
     before = await database_sync_to_async(_checked_out)()
     sockets = [await open_table(table.pk, u) for u in [a] * (SOCKETS_PER_MEMBER + 3) + [b, c]]
-    closed = []
     for comm in sockets[:3]:
         message = await comm.receive_output(timeout=5)
         assert message["type"] == "websocket.close" and message["code"] == 4408, message
-        closed.append(comm)
-    for comm in sockets[3:]:  # a socket's own action goes through a thread of its own too
-        await comm.send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
-        break
+    await sockets[3].send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
     for comm in sockets[3:]:
-        while True:
-            message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and message["version"] >= 1:
-                break
+        await _wait_public(1)(comm)
+    await database_sync_to_async(announce_flush)()
     await asyncio.sleep(0.3)
     await database_sync_to_async(connections.close_all)()
     after = await database_sync_to_async(_checked_out)()
@@ -389,117 +292,38 @@ async def test_sockets_the_server_closed_give_their_pooled_connections_back(club
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_public_parts_of_the_area_are_rendered_once_per_snapshot(club_setup, monkeypatch) -> None:
-    """The hand's log is the same for every viewer: made once from a snapshot and inserted in every
-    member's area; each member's own part (their cards) stays theirs."""
-    from accounts.access import ClubAccess, membership_of
-    from games import live, presenters
-    from games.selectors import snapshot
-
-    a, b, c = club_setup.members
-    table, hand = dealt(club_setup)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
-    viewers = [User.objects.get(pk=u.pk) for u in (a, b, c, club_setup.organiser)]
-    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
-    logs: list[int] = []
-    original = presenters.log_with_timeouts
-
-    def counted(**kwargs: Any) -> list[str]:
-        logs.append(1)
-        return original(**kwargs)
-
-    monkeypatch.setattr(presenters, "log_with_timeouts", counted)
-    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
-    assert held is not None
-    areas = [live.table_area_html(snapshot=held, user=u, access=acc) for u, acc in zip(viewers, accesses, strict=True)]
-    assert len(logs) == 1
-    sections = {html[html.index('<section class="log"'):html.index("</section>", html.index('<section class="log"'))]
-                for html in areas}
-    assert len(sections) == 1
-    assert "Your cards" in areas[0] and "(you)" in areas[0]
-    assert "Your cards" not in areas[3] and "(you)" not in areas[3]
-
-
-def _seat_item(html: str, seat: int) -> str:
-    start = html.index(f'data-seat="{seat}"')
-    return html[html.rindex("<li", 0, start):html.index("</li>", start)]
-
-
-def _centre(html: str) -> str:
-    start = html.index('<div class="centre">')
-    return html[start:html.index('<ul class="ring', start)]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_two_members_areas_share_the_public_render_and_differ_only_in_their_own_parts(club_setup) -> None:
-    """From one snapshot: the board, pot and every seat but the viewer's own are made once and inserted
-    alike in each member's area; a member's own seat (their sealed choice, "(you)"), cards and buttons
-    stay theirs."""
-    from accounts.access import ClubAccess, membership_of
-    from games import live
-    from games.selectors import snapshot
-
-    a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
-    services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
-    hand = Hand.objects.get(table=table)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)  # A's sealed choice
-    viewers = [User.objects.get(pk=u.pk) for u in (a, b)]
-    accesses = [ClubAccess(club=table.club, membership=membership_of(user=u, club_id=table.club_id)) for u in viewers]
-    held = snapshot.table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
-    assert held is not None
-    area_a, area_b = (live.table_area_html(snapshot=held, user=u, access=acc)
-                      for u, acc in zip(viewers, accesses, strict=True))
-    parts = {k[1:3] for k in held.derived if isinstance(k, tuple) and k and k[0] == "public_part"}
-    seats = {k[1] for k in held.lasting if isinstance(k, tuple) and k and k[0] == "lasting_text"}
-    assert ("centre", None) in parts and {("seat", 1), ("seat", 2), ("seat", 3)} <= seats
-    # Made once: C's seat is the same text in both areas, and so are the board and the pot.
-    assert _seat_item(area_a, 3) == _seat_item(area_b, 3)
-    assert "decided" in _seat_item(area_a, 3) or "waiting" in _seat_item(area_a, 3)
-    assert _centre(area_a) == _centre(area_b)
-    # A's own seat: A sees their choice, B only that A decided; likewise B's seat.
-    assert "you chose in" in _seat_item(area_a, 1) and "(you)" in _seat_item(area_a, 1)
-    assert "you chose" not in _seat_item(area_b, 1) and "decided" in _seat_item(area_b, 1)
-    assert "(you)" not in _seat_item(area_b, 1)
-    assert "(you)" in _seat_item(area_b, 2) and "(you)" not in _seat_item(area_a, 2)
-    assert "Your cards" in area_a and "Your cards" in area_b
-    assert 'value="in"' not in area_a and 'value="in"' in area_b  # only B still decides
-
-
-@pytest.mark.django_db(transaction=True)
 async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setup, monkeypatch) -> None:
-    """An action sent over a socket and each version's snapshot run in the sockets' pool, and however many
-    calls come at once, no more threads than its few take them (more only wait for the interpreter's lock)."""
+    """An action sent over a socket and a sync run in the sockets' pool, and however many calls come at
+    once, no more threads than its few take them (more only wait for the interpreter's lock)."""
     import time
 
-    from games import consumers
+    from games.live import consumer
 
     a, b, c = club_setup.members
     table, hand = await database_sync_to_async(dealt)(club_setup)
     sockets = [await open_table(table.pk, u) for u in (a, b, c)]
     threads: list[str] = []
     for name in ("hand_act", "table_snapshot_read"):
-        original = getattr(consumers, name)
+        original = getattr(consumer, name)
 
         def recorded(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
             threads.append(threading.current_thread().name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(consumers, name, recorded)
+        monkeypatch.setattr(consumer, name, recorded)
     await sockets[0].send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
     for comm in sockets:
-        while True:
-            message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and message["version"] == 1:
-                break
-    assert len(threads) >= 2 and all(name.startswith("socket-db") for name in threads), threads
+        await _wait_public(1)(comm)
+    await sockets[1].send_json_to({"type": "sync"})
+    await _wait_public(1)(sockets[1])
+    assert len(threads) == 2 and all(name.startswith("socket-db") for name in threads), threads
 
     def busy() -> str:
         time.sleep(0.05)
         return threading.current_thread().name
 
-    at_once = await asyncio.gather(*[consumers._db_free(busy)() for _ in range(3 * consumers.SOCKET_DB_THREADS)])
-    assert len(set(at_once)) <= consumers.SOCKET_DB_THREADS
+    at_once = await asyncio.gather(*[consumer._db_free(busy)() for _ in range(3 * consumer.SOCKET_DB_THREADS)])
+    assert len(set(at_once)) <= consumer.SOCKET_DB_THREADS
     for comm in sockets:
         await comm.disconnect()
 
@@ -507,26 +331,26 @@ async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setu
 @pytest.mark.django_db(transaction=True)
 async def test_an_action_over_a_socket_takes_one_trip_to_the_pool(club_setup, monkeypatch) -> None:
     """The member's access stamp is read in the same worker-thread call that applies the action, not in
-    a call of its own before it; the version's broadcast reads the stamps once more in the process."""
-    from games import consumers
+    a call of its own before it; the version's frames read the stamps once more in the process."""
+    from games.live import consumer
 
     a, b, c = club_setup.members
     table, hand = await database_sync_to_async(dealt)(club_setup)
     comm = await open_table(table.pk, a)
     trips: list[str] = []
-    original = consumers._db_free
+    original = consumer._db_free
 
     def counted(func: Any) -> Any:
         trips.append(getattr(func, "__name__", repr(func)))
         return original(func)
 
-    monkeypatch.setattr(consumers, "_db_free", counted)
+    monkeypatch.setattr(consumer, "_db_free", counted)
     await comm.send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
     ok = shown = False
     while not (ok and shown):
         message = await comm.receive_json_from(timeout=10)
         ok = ok or message["type"] == "action.ok"
-        shown = shown or (message["type"] == "table.html" and message["version"] == 1)
+        shown = shown or (message["type"] == "table.public" and message["version"] == 1)
     assert trips.count("_act_if_allowed") == 1 and "hand_act" not in trips, trips
-    assert trips.count("access_stamps") <= 1, trips  # the broadcast's, once for the process
+    assert trips.count("access_stamps") <= 2, trips  # the public and the private frame's, once each in the process
     await comm.disconnect()

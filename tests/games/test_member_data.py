@@ -37,7 +37,7 @@ def test_a_member_downloads_their_own_data_and_sees_no_hidden_card(club_setup, c
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[ann, ben, cat])
     hand = services.table_start(table_id=table.pk, user=ann, deck=fixed_deck(HOLES, BOARD, button=1))
     for version, (user, choice) in enumerate(((ann, "in"), (ben, "in"), (cat, "out"))):
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": choice}, version=version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": choice}, version=version)
     chat_post(table_id=table.pk, user=ann, text="nice hand")
     response = client_for(ann).get("/account/data/download.json")
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]

@@ -35,9 +35,9 @@ def test_a_member_removed_mid_hand_does_not_stall_it_and_is_not_dealt_the_next(c
     assert c_seat not in engine.to_act(engine.state_from_json(hand.state))
     seat = Seat.objects.get(table=table, user=c)
     assert seat.sitting_out and seat.left_at is None  # dealt into the hand being played
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "out"}, version=hand.version)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "out"}, version=hand.version)
     hand.refresh_from_db()
-    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "out"}, version=hand.version)
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=hand.version)
     # Nobody in: the pot carries to a fresh deal, without c and without charging c an ante.
     following = Hand.objects.get(table=table, number=2)
     assert str(c_seat) not in following.players and set(following.players.values()) == {a.pk, b.pk}

@@ -81,7 +81,7 @@ def test_the_sweep_sends_nothing_the_task_sent_already(turn, mailoutbox) -> None
 def test_a_player_who_acted_first_gets_nothing(turn, mailoutbox) -> None:
     hand, player, seat = turn
     began(hand, seat, ago=600, deadline_in=60)  # the notice and the reminder were both due
-    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
     assert sweep_due_notices() == 0  # the next player's turn just began
     assert sweep_due_notices() == 0
     assert mailoutbox == []

@@ -38,7 +38,7 @@ def test_the_turn_notice_is_sent_once_with_an_absolute_link(turn, mailoutbox) ->
 @pytest.mark.django_db
 def test_no_notice_when_the_player_acted_within_the_grace_period(turn, mailoutbox) -> None:
     hand, player, seat = turn
-    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
     assert notify_turn(hand.pk, seat, 0) is False
     assert remind_turn(hand.pk, seat, 0) is False
     assert mailoutbox == []
@@ -76,7 +76,7 @@ def test_no_digest_before_the_members_hour_or_with_nothing_waiting(turn, mailout
     settings.TURN_DIGEST_HOUR = 24  # never reached
     assert send_daily_digests() == 0
     settings.TURN_DIGEST_HOUR = 0
-    services.hand_apply_action(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
     other = user_at(hand, awaited(hand)[0])
     prefer(other, User.TurnNotices.OFF)
     assert send_daily_digests() == 0  # the player's turn is over; the other chose no emails

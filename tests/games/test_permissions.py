@@ -18,12 +18,12 @@ def world(club_setup):
     rule_set = make_rule_set(club, club_setup.organiser, engine.PiranhaRules(), name="Open")
     open_table = make_table(club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=open_table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "out"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "out"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
     closed = make_table(club, club_setup.organiser, engine.PiranhaRules(), players=[a, b], spectators_allowed=False)
     closed_hand = services.table_start(table_id=closed.pk, user=a)
-    services.hand_apply_action(hand_id=closed_hand.pk, user=a, action={"type": "out"}, version=0)
-    services.hand_apply_action(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=closed_hand.pk, user=a, action={"type": "out"}, version=0)
+    services.hand_act(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
     users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
              PLAYER: a, ANON: None}
     from clubhouse.services import season_open

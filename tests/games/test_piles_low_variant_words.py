@@ -30,7 +30,7 @@ def _play_to_the_declarations(club_setup):
         if state.phase != "betting":
             return table, hand, users
         seat = engine.to_act(state)[0]
-        services.hand_apply_action(hand_id=hand.pk, user=users[seat], action={"type": "check"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=users[seat], action={"type": "check"}, version=hand.version)
 
 
 @pytest.mark.django_db
@@ -50,7 +50,7 @@ def test_two_claimed_the_high_half_but_no_high_qualified(club_setup, client_for,
     fixed_decks(fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=2))  # the next hand, dealt when this one ends
     for seat, choice in ((1, "high"), (2, "high"), (3, "low")):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=users[seat], action={"type": "declare", "choice": choice},
+        services.hand_act(hand_id=hand.pk, user=users[seat], action={"type": "declare", "choice": choice},
                                    version=hand.version)
     hand.refresh_from_db()
     outcome = engine.result(engine.state_from_json(hand.state))

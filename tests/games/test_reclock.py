@@ -117,6 +117,6 @@ async def test_the_open_screens_at_the_table_show_the_moved_clock(club_setup, cl
     for comm in screens:
         while True:
             message = await comm.receive_json_from(timeout=10)
-            if message["type"] == "table.html" and moved in message["html"]:
+            if message["type"] == "table.public" and moved in message["html"]:
                 break
         await comm.disconnect()

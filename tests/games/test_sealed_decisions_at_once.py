@@ -52,7 +52,7 @@ def table_at_the_decision(setup: Any, game: str) -> tuple[Table, Hand, int]:
     while not engine.is_sealed(_state(hand)):
         seat = awaited(hand)[0]
         before = hand.version
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
                                    version=hand.version)
     hand.refresh_from_db()
     assert sorted(awaited(hand)) == [1, 2, 3, 4] and before == hand.version - 1
@@ -65,19 +65,19 @@ def test_every_seat_deciding_against_the_same_version_counts(club_setup, game) -
     seen = hand.version
     choices = GAMES[game][1]
     for seat in (1, 2, 3):
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action=_action(choices[seat % 2]),
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action=_action(choices[seat % 2]),
                                    version=seen)
     assert awaited(hand) == [4] and hand.version == seen + 3
     logged = list(HandAction.objects.filter(hand=hand, sequence__gt=seen).order_by("sequence")
                   .values_list("seat", "is_timeout"))
     assert logged == [(1, False), (2, False), (3, False)]
     # The last seat too: the decisions are opened together and the hand ends.
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]), version=seen)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]), version=seen)
     hand.refresh_from_db()
     assert hand.is_finished and hand.version == seen + 4
     # A double click on the finished hand is refused.
     with pytest.raises(DomainError, match="moved on"):
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]),
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]),
                                    version=seen)
 
 
@@ -86,10 +86,10 @@ def test_a_second_decision_of_the_same_seat_is_refused(club_setup, game) -> None
     _, hand, _ = table_at_the_decision(club_setup, game)
     seen = hand.version
     choices = GAMES[game][1]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[0]), version=seen)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[0]), version=seen)
     for version in (seen, seen + 1):
         with pytest.raises(DomainError):
-            services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[1]),
+            services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[1]),
                                        version=version)
     assert _state(hand).decisions[1] != "" and hand.version == seen + 1
     assert HandAction.objects.filter(hand=hand, sequence__gt=seen).count() == 1
@@ -99,7 +99,7 @@ def test_a_second_decision_of_the_same_seat_is_refused(club_setup, game) -> None
 def test_a_decision_against_a_version_from_before_the_phase_began_is_refused(club_setup, game) -> None:
     _, hand, before = table_at_the_decision(club_setup, game)
     with pytest.raises(DomainError, match="moved on"):
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, 1), action=_action(GAMES[game][1][0]),
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, 1), action=_action(GAMES[game][1][0]),
                                    version=before)
     assert awaited(hand) == [1, 2, 3, 4] and hand.version == before + 1
 
@@ -111,13 +111,13 @@ def test_a_bet_against_an_older_version_is_still_refused(club_setup, game) -> No
     hand = services.table_start(table_id=table.pk, user=club_setup.organiser)
     seen = hand.version
     first = awaited(hand)[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, first), action={"type": "check"}, version=seen)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "check"}, version=seen)
     second = awaited(hand)[0]
     # It is that seat's turn now and a bet is legal, but it was chosen before the check it did not see.
     assert "bet" in {a.type for a in engine.legal_actions(_state(hand), second)}
     for action in ({"type": "bet"}, {"type": "check"}, {"type": "fold"}):
         with pytest.raises(DomainError, match="moved on"):
-            services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, second), action=action, version=seen)
+            services.hand_act(hand_id=hand.pk, user=user_at(hand, second), action=action, version=seen)
     assert hand.version == seen + 1 and awaited(hand) == [second]
 
 
@@ -167,7 +167,7 @@ def test_concurrent_decisions_from_parallel_connections_each_land_once(club_setu
     choices = GAMES[game][1]
     users = {seat: user_at(hand, seat) for seat in (1, 2, 3, 4)}
     tries = 3  # each seat clicks three times at once, all against the version it saw
-    done = race([(seat, partial(services.hand_apply_action, hand_id=hand.pk, user=users[seat],
+    done = race([(seat, partial(services.hand_act, hand_id=hand.pk, user=users[seat],
                                 action=_action(choices[k % 2]), version=seen))
                  for seat in users for k in range(tries)])
     taken, refused = done.went_through, done.refused

@@ -136,7 +136,7 @@ def test_sit_out_come_back_and_leave_between_hands(club_setup, client_for) -> No
     html = cc.post(f"/tables/{table.pk}/leave/", follow=True).content.decode()
     assert "you can leave when it ends" in html
     for user in (b, c, a):
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "out"},
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"},
                                    version=hand.version)
         hand.refresh_from_db()
     nxt = current_hand(table)
@@ -178,7 +178,7 @@ def test_when_players_leave_the_table_waits_for_more(club_setup) -> None:
     state = engine.state_from_json(hand.state)
     seat = engine.to_act(state)[0]
     user = a if seat == 1 else b
-    services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "fold"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=user, action={"type": "fold"}, version=0)
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN and table.hands.count() == 1
 

@@ -1,16 +1,17 @@
 """The table area's forms (templates/jinja2/games/area.jinja): on the page each carries the page's CSRF
-token and posts without JavaScript; the area a socket pushes carries none (the page's script adds it)."""
+token and posts without JavaScript; a private frame's carry none (the page's script adds it)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.access import ClubAccess, membership_of
-from games import engine, live, services
+from games import engine, services
+from games.live.render import private_frame
 from games.models import Hand
 from games.selectors.snapshot import table_snapshot_read
 from tests.games.helpers import fixed_deck, make_table
@@ -43,11 +44,10 @@ def test_the_pages_area_forms_carry_the_csrf_token_and_post_without_script(club_
 
     snapshot = table_snapshot_read(table_id=table.pk, hand_id=hand.pk)
     assert snapshot is not None
-    access = ClubAccess(club=table.club, membership=membership_of(user=b, club_id=table.club_id))
-    pushed = live.table_area_html(snapshot=snapshot, user=b, access=access)
+    pushed = "".join(json.loads(private_frame(snapshot, b))["parts"].values())
     assert "<form" in pushed and "csrfmiddlewaretoken" not in pushed
     # The away switch brings the member back where they pressed it: the page's own address (with its
-    # query), and the table's from a pushed area.
+    # query), and the table's from a private frame.
     table_path = reverse("games:table", args=[table.pk])
     assert f'name="next" value="{table_path}"' in pushed
     page = client.get(table_path + "?deck=four").content.decode()

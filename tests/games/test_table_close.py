@@ -23,7 +23,7 @@ def _drop(hand: Hand, decisions: dict[int, str]) -> None:
     for seat, decision in decisions.items():
         hand.refresh_from_db()
         user_id = hand.players[str(seat)]
-        services.hand_apply_action(hand_id=hand.pk, user=User.objects.get(pk=user_id),
+        services.hand_act(hand_id=hand.pk, user=User.objects.get(pk=user_id),
                                    action={"type": decision}, version=hand.version)
 
 

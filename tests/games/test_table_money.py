@@ -24,14 +24,14 @@ def test_each_seat_has_its_balance_and_sitting_net_in_one_query(club_setup, clie
     a, b, c = club_setup.members
     other = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=10), players=[b, a])
     hand = services.table_start(table_id=other.pk, user=b)
-    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "in"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "out"}, version=1)  # b takes 20
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "out"}, version=1)  # b takes 20
 
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
-    services.hand_apply_action(hand_id=hand.pk, user=c, action={"type": "out"}, version=2)  # a takes 75
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=c, action={"type": "out"}, version=2)  # a takes 75
 
     seats = list(Seat.objects.filter(table=table, left_at__isnull=True))
     with django_assert_num_queries(1):
@@ -49,8 +49,8 @@ def test_a_new_sitting_starts_at_zero(club_setup) -> None:
     a, b, _c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
-    services.hand_apply_action(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
     assert money_of(table)[b.pk] == (-25, -25)
     from django.utils import timezone
     Seat.objects.filter(table=table, user=b).update(accepted_at=timezone.now())

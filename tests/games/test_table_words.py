@@ -31,7 +31,7 @@ def play_a_hand_out(hand, users) -> None:
     """Everyone drops out: nobody in, the pot carries to a fresh deal (Piranha)."""
     for user in users:
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
 
 
 @pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_a_sealed_decision_is_said_once_on_the_seat_row(club_setup, client_for) 
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     html = client_for(b).get(f"/tables/{table.pk}/").content.decode()
     row = re.search(r'<li class="seat[^"]*" data-seat="1">(.*?)</li>', html, flags=re.S)
     assert row is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 
@@ -30,7 +31,7 @@ def test_the_deadline_follows_the_rule_sets_turn_clock(club_setup) -> None:
     assert before + timedelta(seconds=599) < hand.deadline < timezone.now() + timedelta(seconds=601)
     # A sealed drop has one clock for everyone: one decision does not restart it.
     deadline = hand.deadline
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     hand.refresh_from_db()
     assert hand.deadline == deadline
 
@@ -40,7 +41,7 @@ def test_a_timeout_applies_the_default_for_every_awaited_seat_once(club_setup) -
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is False  # the clock has not run out
     expire(hand)
     assert services.hand_apply_timeout(hand_id=hand.pk, version=0) is False  # the version moved on
@@ -72,6 +73,7 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
+    announce_flush()  # the deal's frames are out before the listener joins
     layer = get_channel_layer()
 
     async def listen_and_act() -> dict:
@@ -81,14 +83,16 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
 
         channel = await layer.new_channel()
         await layer.group_add(f"table.{table.pk}", channel)
-        await sync_to_async(services.hand_apply_action)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+        await sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
         message = await asyncio.wait_for(layer.receive(channel), timeout=5)
         await layer.group_discard(f"table.{table.pk}", channel)
         return message
 
     message = async_to_sync(listen_and_act)()
     assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
-    assert message == {"type": "hand.version", "table": table.pk, "hand": hand.pk, "version": 1}
+    frame = json.loads(message.pop("text"))
+    assert message == {"type": "table.public", "key": [table.pk, hand.pk, 1, 0]}
+    assert (frame["type"], frame["table"], frame["hand"], frame["version"]) == ("table.public", table.pk, hand.pk, 1)
 
 
 @pytest.mark.django_db(transaction=True)  # the announcement runs when the action's transaction commits
@@ -103,13 +107,13 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
                                            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
     channel_layers.backends.clear()
     try:
-        with caplog.at_level(logging.WARNING, logger="games.broadcast"):
-            services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+        with caplog.at_level(logging.WARNING, logger="games.live.publish"):
+            services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
             announce_flush()  # the process's sender sends (and fails) after the action has returned
     finally:
         channel_layers.backends.clear()
     assert Hand.objects.get(pk=hand.pk).version == 1  # the action stands
-    told = [r for r in caplog.records if r.name == "games.broadcast"]
+    told = [r for r in caplog.records if r.name == "games.live.publish"]
     assert [r.getMessage() for r in told] == [f"Could not announce table {table.pk} version 1"]
     assert told[0].exc_info is not None
     assert isinstance(told[0].exc_info[1], OSError | RedisError), told[0].exc_info  # Redis, not the database
@@ -138,12 +142,12 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
             if release.is_set():
                 break
             await asyncio.sleep(0.01)
-        sent.append(message.get("version", -1))
+        sent.append((message.get("key") or [None, None, -1])[2])
         await original(self, group, message)
 
     monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
     started = time.monotonic()
-    services.hand_apply_action(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     took = time.monotonic() - started
     assert sent == [], sent  # not sent yet, and the action has returned
     assert took < 1.5, took
@@ -164,7 +168,7 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         from tests.games.async_helpers import awaited, user_at
 
         for version in range(6):
-            services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
+            services.hand_act(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
                                        action={"type": "check"}, version=version)
 
     async def listen_and_play() -> list[int]:
@@ -178,8 +182,8 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         versions = []
         while len(versions) < 6:
             message = await asyncio.wait_for(layer.receive(channel), timeout=5)
-            if message["type"] == "hand.version":
-                versions.append(message["version"])
+            if message["type"] == "table.public":
+                versions.append(json.loads(message["text"])["version"])
         await layer.group_discard(f"table.{table.pk}", channel)
         return versions
 

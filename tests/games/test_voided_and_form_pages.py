@@ -3,6 +3,7 @@ settle-up forms work in a browser (distinct element ids, a date picker that show
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -27,7 +28,7 @@ def _won_hand(club_setup, fixed_decks):
     hand = services.table_start(table_id=table.pk, user=players[0])
     for seat, decision in ((1, "in"), (2, "out"), (3, "out")):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=players[seat - 1], action={"type": decision},
+        services.hand_act(hand_id=hand.pk, user=players[seat - 1], action={"type": decision},
                                    version=hand.version)
     hand.refresh_from_db()
     return table, hand
@@ -52,10 +53,10 @@ def test_the_last_hand_box_says_a_voided_hand_was_voided(club_setup, client_for)
     hand = services.table_start(table_id=table.pk, user=players[0])
     # The first to act bets and the others fold: the bettor takes the pot, nothing carries, hand 2 is dealt.
     bettor = awaited(hand)[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, bettor), action={"type": "bet"}, version=0)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, bettor), action={"type": "bet"}, version=0)
     while awaited(hand):
         seat = awaited(hand)[0]
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"},
                                    version=hand.version)
     assert current_hand(table).number == 2
     winner = user_at(hand, bettor).shown_name
@@ -103,6 +104,7 @@ def test_voiding_a_hand_tells_the_tables_sockets(club_setup, fixed_decks) -> Non
         return message
 
     message = async_to_sync(listen_and_void)()
-    assert message["type"] == "table.changed" and message["table"] == table.pk
+    frame = json.loads(message["text"])
+    assert message["type"] == frame["type"] == "table.public" and frame["table"] == table.pk and frame["full"]
     hand.refresh_from_db()
     assert hand.voided_at is not None

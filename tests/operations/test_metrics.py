@@ -76,10 +76,10 @@ def test_actions_timeouts_overdue_turns_and_the_ledger_are_counted(club_setup, u
     hand = services.table_start(table_id=table.pk, user=a)
     before = scrape()
     seat = engine.to_act(engine.state_from_json(hand.state))[0]
-    services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
                                version=hand.version)
     with pytest.raises(Exception):  # the same version again: refused
-        services.hand_apply_action(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
                                    version=hand.version)
     hand.refresh_from_db()
     expire(hand, ago=3600)  # a clock that ran out an hour ago and nobody applied: overdue
@@ -140,8 +140,8 @@ async def test_open_sockets_and_broadcast_latency(club_setup):
     opened = await database_sync_to_async(scrape)()
     assert value(opened, "club_open_sockets") == value(before, "club_open_sockets") + 2
     hand = await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
-    for comm in comms:  # each socket is pushed its member's table area of the new hand
-        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.html"
+    for comm in comms:  # each socket is sent the new hand's public frame
+        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.public"
                    and frame["hand"] == hand.pk):
             pass
     seen = await database_sync_to_async(scrape)()

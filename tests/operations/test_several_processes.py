@@ -55,18 +55,11 @@ def session_of(user: User) -> str:
 
 
 def announced(frame: str) -> tuple[int, int] | None:
-    """The (hand, version) a table socket's frame announces, whatever its payload carries beside them:
-    a JSON frame's ``hand`` and ``version``, or an HTML fragment's ``data-hand`` and ``data-version``."""
-    try:
-        data = json.loads(frame)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("version"), int) and isinstance(data.get("hand"), int):
-        return data["hand"], data["version"]
-    text = frame if data is None else json.dumps(data)
-    hand = re.search(r'data-hand(?:-id)?=\\?"(\d+)', text)
-    version = re.search(r'data-version=\\?"(\d+)', text)
-    return (int(hand.group(1)), int(version.group(1))) if hand and version else None
+    """The (hand, version) a table socket's public frame announces (None for any other frame)."""
+    data = json.loads(frame)
+    if data.get("type") != "table.public" or not isinstance(data.get("hand"), int):
+        return None  # the public frames: every version's, the same bytes on every screen (docs/live.md)
+    return data["hand"], data["version"]
 
 
 class Watcher:

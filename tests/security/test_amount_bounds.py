@@ -177,7 +177,7 @@ def test_an_uncapped_six_seat_piranha_table_keeps_dealing_past_the_pot_limit(clu
         for number, user in by_seat.items():
             hand.refresh_from_db()
             if number in engine.to_act(engine.state_from_json(hand.state)):
-                game_services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "in"},
+                game_services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"},
                                                 version=hand.version)
         hand.refresh_from_db()
         assert hand.finished_at is not None

@@ -72,7 +72,7 @@ def pages(club_setup) -> tuple[Client, list[str], dict[str, str]]:
     hand = services.table_start(table_id=table.pk, user=a)
     for user in (a, b):  # both in: the showdown ends the hand, the next is dealt
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "in"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"}, version=hand.version)
     ruling_adjust(club=club_setup.club, from_user=a, to_user=b, amount=100, reason="Rob is right", ruled_by=organiser)
     version = table.rule_version
     ids = {"club_id": club_setup.club.pk, "table_id": table.pk, "hand_id": hand.pk, "user_id": a.pk,

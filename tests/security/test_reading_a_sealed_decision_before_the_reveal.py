@@ -12,6 +12,7 @@ compared with the same seat deciding "in" by a click at a twin table (same playe
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from django.urls import reverse
 from accounts.models import Membership, User
 from accounts.services import membership_remove
 from games import engine, services
+from games.live.publish import announce_flush
 from games.models import Hand
 from games.services import advance
 from games.tasks import expire_turn
@@ -51,10 +53,10 @@ def _phase(hand: Hand) -> str:
     return str(hand.state["phase"])
 
 
-def prepare(club_setup: Any, way: str) -> tuple[int, int]:
+def prepare(club_setup: Any, way: str, choice: str = "out") -> tuple[int, int]:
     """A three-seat table (a, b, x) whose hand is one step before x decides; returns (table id, hand id).
 
-    ``advance``: x has set "out" in advance and the betting round waits for its last check (the step).
+    ``advance``: x has set ``choice`` in advance and the betting round waits for its last check (the step).
     Every other way: the betting round is over and the drop waits for everyone."""
     a, b, x = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, RULES, players=[a, b, x])
@@ -64,11 +66,12 @@ def prepare(club_setup: Any, way: str) -> tuple[int, int]:
         seats = awaited(hand)
         actor = user_at(hand, seats[0])
         if way == "advance" and not planned and actor.pk != x.pk:
-            advance.advance_set(hand_id=hand.pk, user=x, choice="out", version=hand.version)
+            advance.advance_set(hand_id=hand.pk, user=x, choice=choice, version=hand.version)
             planned = True
         if way == "advance" and planned and len(_checks_left(hand)) == 1:
             break  # the round's last check is the step under test
-        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+    announce_flush()  # the frames of the steps before are out before the observers' sockets open
     return table.pk, hand.pk
 
 
@@ -178,11 +181,12 @@ def check_frames(frames: list[dict[str, Any]], x_seat: int) -> None:
             assert all(e.get("kind") in {"ante", "check", "decided"} for e in view["events"] if e.get("seat") == x_seat)
 
 
-async def watch(club_setup: Any, way: str) -> Seen:
-    """Prepare a table, open the observers' sockets, let x decide by ``way``, and collect what they see."""
+async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
+    """Prepare a table, open the observers' sockets, let x decide by ``way`` (an advance action: ``choice``),
+    and collect what they see."""
     a, b, x = club_setup.members
     observers = [a, b, club_setup.organiser]
-    table_id, hand_id = await database_sync_to_async(prepare)(club_setup, way)
+    table_id, hand_id = await database_sync_to_async(prepare)(club_setup, way, choice)
     tables = {u.pk: await open_table(table_id, u) for u in observers}
     lobbies = {}
     for user in observers:
@@ -211,7 +215,9 @@ async def watch(club_setup: Any, way: str) -> Seen:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("way", WAYS)
 async def test_others_learn_only_decided_until_the_drop_is_opened(club_setup, way: str) -> None:
-    baseline = await watch(club_setup, "click")  # the twin table: x clicks "in"
+    # The twin table: x clicks "in"; where x's drop comes in the step that ends the betting round (an
+    # advance action), x set "in" in advance there (the round's end changes every seat's buttons alike).
+    baseline = await watch(club_setup, "advance", "in") if way == "advance" else await watch(club_setup, "click")
     seen = baseline if way == "click" else await watch(club_setup, way)
     assert seen.rows == baseline.rows
     assert seen.lobby_rows == baseline.lobby_rows
@@ -232,7 +238,7 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
     assert "clock ran out" not in page
     for user in (a, b):
         hand.refresh_from_db()
-        services.hand_apply_action(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
     hand.refresh_from_db()
     assert hand.is_finished
     story = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
@@ -249,7 +255,7 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     hand = services.table_start(table_id=table.pk, user=a)
     while _phase(hand) == "betting":
         actor = user_at(hand, awaited(hand)[0])
-        services.hand_apply_action(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=actor, action={"type": "check"}, version=hand.version)
     assert _phase(hand) == "declare"
     if way == "timeout":
         expire(hand, [seat_of(hand, x)])
@@ -260,3 +266,41 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     assert _phase(hand) == "declare" and seat_of(hand, x) not in awaited(hand)
     rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser])
     assert all("decided" in row for row in rows.values())
+
+
+_IDS = [(re.compile(r"/(tables|hands|clubs|versions)/\d+/"), r"/\1/N/"), (re.compile(r'"(table|hand)":\d+'), r'"\1":N'),
+        (re.compile(r'data-(hand-id|dismiss)=\\"\d+'), r"data-\1=N"), (re.compile(r"[0-9a-f]{64}"), "C"),
+        # The club balance: the twin table played second holds each member's ante of the first one too.
+        (re.compile(r"balance -?\$[0-9.,]+"), "balance B")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decisions_public_frame_is_byte_for_byte_the_same_whatever_the_choice(club_setup) -> None:
+    """x's drop at two twin tables, "in" at one and "out" at the other: the version's public frame is the
+    same bytes (so the same size) but for the tables' own ids, and only x is sent a private frame."""
+    from games.live import render
+    from games.live.publish import announce_flush
+    from games.selectors.snapshot import table_snapshot_read
+    from tests.games.helpers import fixed_deck
+    from tests.games.test_piranha_game import BOARD_1, HOLES_1
+
+    a, b, x = club_setup.members
+    tables = {choice: make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25),
+                                 players=[a, b, x]) for choice in ("in", "out")}
+    frames = {}
+    for choice, table in tables.items():
+        hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        announce_flush()
+        render.renders.clear()
+        services.hand_act(hand_id=hand.pk, user=x, action={"type": choice}, version=0)
+        announce_flush()
+        assert render.renders == {"public": 1, "private": 1}, render.renders
+        snapshot = table_snapshot_read(table_id=table.pk)
+        assert snapshot is not None
+        text = render.public_frame(snapshot)
+        for pattern, replacement in _IDS:
+            text = pattern.sub(replacement, text)
+        frames[choice] = text
+    assert "decided" in frames["in"]
+    assert frames["in"] == frames["out"], "\n".join(difflib.unified_diff(frames["in"].split("\\n"),
+                                                                        frames["out"].split("\\n"), lineterm=""))

@@ -10,7 +10,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from config.serve import web_command
-from games import consumers, engine, live, services
+from games import engine, services
+from games.live import access, frames
 from games.models import Table
 from tests.games.helpers import make_table
 from tests.games.test_consumers import (  # noqa: F401
@@ -35,9 +36,9 @@ def running_table(setup) -> Table:
 async def test_a_member_opening_many_sockets_has_the_oldest_closed(club_setup) -> None:
     table = await running_table(club_setup)
     member = club_setup.members[0]
-    sockets = [await open_table(table.pk, member) for _ in range(live.SOCKETS_PER_MEMBER)]
+    sockets = [await open_table(table.pk, member) for _ in range(access.SOCKETS_PER_MEMBER)]
     newest = await open_table(table.pk, member)
-    await expect_closed(sockets[0], consumers.CLOSE_REPLACED)
+    await expect_closed(sockets[0], frames.CLOSE_REPLACED)
     for comm in sockets[1:] + [newest]:  # the others stay open and answer
         await comm.send_json_to({"type": "ping"})
         assert (await comm.receive_json_from(timeout=5)) == {"type": "pong"}
@@ -77,7 +78,7 @@ def test_every_server_command_limits_frames_to_the_sockets_own_limit() -> None:
     for environ in ({}, {"FORWARDED_ALLOW_IPS": "10.0.0.2"}):
         command = web_command(host="127.0.0.1", port=8000, environ=environ, extra=["--lifespan", "off"])
         at = command.index("--ws-max-size")
-        assert int(command[at + 1]) == consumers.MAX_FRAME_BYTES, command
+        assert int(command[at + 1]) == frames.MAX_FRAME_BYTES, command
         assert command.count("--ws-max-size") == 1, command
     # Every place that serves the site goes through that launcher, never a bare uvicorn command.
     commands = {

@@ -1,0 +1,473 @@
+"""The table and lobby sockets (``ws/tables/<table_id>/``, ``ws/clubs/<club_id>/lobby/``): docs/live.md has
+the frames, the groups and the close codes.
+
+Thin by design: a socket checks its member's access (games/live/access.py), forwards the bytes of every
+frame its groups carry as they are (no database, no render, no encoding per socket), and hands actions
+and chat to the services. Only on connect and ``sync`` does it read and render: the one full render.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import connections
+from django.utils import timezone
+from django.utils.functional import empty
+from redis.exceptions import RedisError
+
+from accounts.access import is_member, membership_of
+from accounts.models import User
+from config import metrics
+from config.errors import DomainError
+from games import engine, presence
+from games.forms import ActRequest, act_request_parse
+from games.live import access
+from games.live.access import Refused
+from games.live.frames import (
+    CLOSE_FLOOD,
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_LOGGED_IN,
+    CLOSE_REPLACED,
+    CLOSE_TOO_BIG,
+    CLOSE_TRY_AGAIN,
+    FLOOD_COUNT,
+    MAX_FRAME_BYTES,
+    RATE_COUNT,
+    RATE_SECONDS,
+    encode,
+)
+from games.live.publish import club_group, member_group, members_with_parts, table_group
+from games.live.render import private_frame, public_frame
+from games.models import Hand
+from games.selectors.chat import chat_message_place, chat_payload, chat_recent
+from games.selectors.hands import hand_current, hand_view_for
+from games.selectors.snapshot import table_snapshot_read
+from games.selectors.tables import table_get, table_may_watch
+from games.services.chat import chat_hide, chat_post
+from games.services.hands import hand_act
+
+log = logging.getLogger(__name__)
+
+JOIN_ATTEMPTS = 3
+NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
+NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
+TRY_AGAIN = "Live updates are unavailable for a moment: reconnecting."
+SESSION_ENDED = "Your session has ended: log in again."
+
+_db = database_sync_to_async
+
+# The sockets' database work (actions, sync, access checks) runs in a pool of its own with a fixed number of
+# threads, whatever the machine's cores: six, as the loop's default gives two cores (bench/RESULTS.md).
+SOCKET_DB_THREADS = 6
+_socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
+
+
+def _db_free(func: Any) -> Any:
+    """``func`` run in a thread of the sockets' pool, not in Channels' one shared thread; each call gives
+    its pooled connections back when it ends (these threads never end a request that would)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return sync_to_async(run, thread_sensitive=False, executor=_socket_db)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_stamp_memo = access.Memo(256)  # the stamps of a table's members: one cache read per group message per process
+
+
+class _JsonConsumer(AsyncWebsocketConsumer):
+    """What both sockets share: size, rate, JSON and a known type checked on every message (errors to this
+    socket only), the member's socket cap and access."""
+
+    handlers: dict[str, str] = {}
+    user: User
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._recent: deque[float] = deque()
+        self._joined: list[str] = []
+        self._registered = False
+        self.stamp: int | None = None
+        self.expires: Any = None
+        self._opened = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """A socket opening while Redis is unreachable is told to try again, not failed with a server error."""
+        try:
+            await super().__call__(scope, receive, send)
+        except (OSError, RedisError):
+            if self._opened:
+                raise
+            log.warning("Refused a socket: Redis is unreachable", exc_info=True)
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN, "reason": TRY_AGAIN})
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before
+        every message: this consumer's database work gives its connections back itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        self._opened = True
+        await super().accept(subprotocol, headers)
+
+    async def refuse(self, code: int, reason: str) -> None:
+        """Accept and close at once, so the client sees the application close code and reason."""
+        await self.accept()
+        await self.close(code=code, reason=reason)
+
+    async def send_json(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=encode(payload))
+
+    async def send_error(self, message: str) -> None:
+        await self.send_json({"type": "error", "message": message})
+
+    async def join(self, group: str) -> bool:
+        """Join a group; a connection to Redis broken by a restart is re-opened on the next try; if Redis stays
+        down, refuse with "try again" and say False."""
+        for attempt in range(JOIN_ATTEMPTS):
+            try:
+                await self.channel_layer.group_add(group, self.channel_name)
+            except (OSError, RedisError):
+                if attempt + 1 == JOIN_ATTEMPTS:
+                    log.warning("Could not join %s: Redis is unreachable", group, exc_info=True)
+                    await self.refuse(CLOSE_TRY_AGAIN, TRY_AGAIN)
+                    return False
+                await asyncio.sleep(0.2 * (attempt + 1))
+            else:
+                self._joined.append(group)
+                return True
+        return False
+
+    async def open_groups(self, groups: list[str], *, logged_out: str) -> bool:
+        """A logged-in member (else refused with ``logged_out``) whom ``_verify`` lets in, joined to
+        ``groups``. False when refused (the socket is closed)."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.refuse(CLOSE_NOT_LOGGED_IN, logged_out)
+            return False
+        wrapped: Any = getattr(user, "_wrapped", empty)  # the member, not the scope's lazy wrapper of it
+        self.user = user if wrapped is empty else wrapped
+        self.expires = access.session_expiry(self.scope)
+        try:
+            await _db(self._verify_stamped)()
+        except Refused as exc:
+            await self.refuse(exc.code, exc.reason)
+            return False
+        for group in groups:
+            if not await self.join(group):
+                return False
+        return True
+
+    async def admit(self) -> None:
+        """Count this socket against its member's cap; the oldest beyond it are told to close."""
+        self._registered = True
+        await presence.socket_seen(self)
+        for channel in await _db_free(access.sockets_register)(self.user.pk, self.channel_name):
+            await self.channel_layer.send(channel, {"type": "socket.replaced"})
+
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        await self.close(code=CLOSE_REPLACED, reason="Too many open pages: this one was closed.")
+
+    async def disconnect(self, code: int) -> None:
+        for group in self._joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self._joined = []
+        if self._registered:
+            self._registered = False
+            await presence.socket_gone(self)
+            with contextlib.suppress(Exception):  # the entry ages out of the cache
+                await _db_free(access.sockets_unregister)(self.user.pk, self.channel_name)
+
+    def _count(self) -> int:
+        now = time.monotonic()
+        self._recent.append(now)
+        while self._recent and self._recent[0] < now - RATE_SECONDS:
+            self._recent.popleft()
+        return len(self._recent)
+
+    def _verify(self) -> None:
+        """The full check against the database (run in a worker thread); raises Refused."""
+        raise NotImplementedError
+
+    def _verify_stamped(self) -> None:
+        stamp = access.access_stamp(self.user.pk)
+        self._verify()
+        self.stamp = stamp
+
+    def _expired(self) -> bool:
+        return self.expires is not None and timezone.now() >= self.expires
+
+    def _stamp_holds(self, stamp: int | None | object) -> bool:
+        """Whether the member's stamp ``stamp`` (None: the cache holds none) is the one their access was
+        last checked at: then session and membership need no database check."""
+        return stamp is not None and stamp == self.stamp
+
+    async def still_allowed(self, stamp: int | None | object = ...) -> bool:
+        """Whether the session and membership still hold: no database work unless the member's stamp moved
+        (``stamp``: read already; default: read it now). Closes the socket and says False when either ended."""
+        try:
+            if self._expired():
+                raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+            if stamp is ...:
+                stamp = (await _db_free(access.access_stamps)([self.user.pk])).get(self.user.pk)
+            if not self._stamp_holds(stamp):
+                await _db(self._verify_stamped)()
+        except Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return False
+        return True
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_FRAME_BYTES:
+            await self.send_error(f"That message is too large (at most {MAX_FRAME_BYTES} bytes).")
+            await self.close(code=CLOSE_TOO_BIG, reason="Message too large.")
+            return
+        count = self._count()
+        if count > FLOOD_COUNT:
+            await self.close(code=CLOSE_FLOOD, reason="Too many messages.")
+            return
+        if count > RATE_COUNT:
+            await self.send_error("Too many messages: slow down.")
+            return
+        if text_data is None:
+            await self.send_error("Send JSON text frames.")
+            return
+        try:
+            message = json.loads(text_data)
+        except RecursionError:
+            await self.send_error("That message is nested too deeply.")
+            return
+        except ValueError:
+            await self.send_error("That message was not valid JSON.")
+            return
+        kind = message.get("type") if isinstance(message, dict) else None
+        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            await self.send_error("Unknown message type.")
+            return
+        try:
+            await getattr(self, handler)(message)
+        except Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        await presence.socket_seen(self)
+        await self.send_json({"type": "pong"})
+
+
+class TableConsumer(_JsonConsumer):
+    """A member's live table: the frames of its groups forwarded as they are, actions, chat, ``sync``."""
+
+    handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
+                "ping": "on_ping"}
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        user = self.scope.get("user")
+        groups = [table_group(self.table_id)]
+        if user is not None and user.is_authenticated:
+            groups.append(member_group(self.table_id, user.pk))
+        if not await self.open_groups(groups, logged_out="Log in to watch this table."):
+            return
+        access.socket_joined(self.table_id, self.channel_name, self.user.pk)
+        await self.accept()
+        await self.admit()
+        await self.send_everything(chat=True)
+
+    async def disconnect(self, code: int) -> None:
+        access.socket_left(getattr(self, "table_id", -1), self.channel_name)
+        await super().disconnect(code)
+
+    def _verify(self) -> None:
+        """Whether this user is still logged in and may watch the table now; else Refused. A table that is
+        not there and one the member may not see get the same code and words."""
+        if not access.session_still_logs_in(self.scope, self.user):
+            raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+        table = table_get(table_id=self.table_id)
+        if table is None or membership_of(user=self.user, club_id=table.club_id) is None:
+            raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
+        # The hand is looked up only where it matters: tables that keep spectators out.
+        hand = None if table.rule_version.spectators_allowed else hand_current(table=table)
+        if not table_may_watch(table=table, user=self.user, hand=hand):
+            raise Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
+        self.table = table
+
+    def _everything(self, chat: bool) -> list[str]:
+        """The one full render of this socket (on connect and ``sync``): its member's JSON view, the chat on
+        connect, this member's private frame when they have a part of their own, and the public frame."""
+        out = [encode(self._view_payload())]
+        if chat:
+            out.append(encode({"type": "chat.history",
+                               "messages": [chat_payload(m) for m in chat_recent(table=self.table)]}))
+        snapshot = table_snapshot_read(table_id=self.table_id)
+        if snapshot is not None:
+            at = time.time_ns()
+            if any(user.pk == self.user.pk for user in members_with_parts(snapshot)):
+                out.append(private_frame(snapshot, self.user, at=at))
+            out.append(public_frame(snapshot, at=at, full=True))
+        return out
+
+    async def send_everything(self, *, chat: bool = False) -> None:
+        for text in await _db_free(self._everything)(chat):
+            await self.send(text_data=text)
+
+    def _view_payload(self) -> dict[str, Any]:
+        """This user's JSON view of the hand being played (or the last one)."""
+        hand = hand_current(table=self.table)
+        if hand is None:
+            return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
+                    "finished": False, "your_turn": False, "view": None}
+        view = hand_view_for(hand=hand, user=self.user)
+        you = view.you
+        return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
+                "version": hand.version, "finished": hand.is_finished,
+                "your_turn": not hand.is_finished and you is not None and you in view.to_act,
+                "view": engine.view_to_json(view)}
+
+    # -- client messages --
+
+    async def on_sync(self, message: dict[str, Any]) -> None:
+        if await self.still_allowed():
+            await self.send_everything()
+
+    async def on_action(self, message: dict[str, Any]) -> None:
+        try:
+            act = act_request_parse(hand=message.get("hand"), version=message.get("version"),
+                                    action=message.get("action"))
+        except DomainError as exc:
+            if await self.still_allowed():
+                await self.send_error(str(exc))
+            return
+        try:
+            stamp, hand = await _db_free(self._act_if_allowed)(act)
+            if hand is None:  # the stamp moved or the session expired: the full check, then the action
+                if not await self.still_allowed(stamp):
+                    return
+                hand = await _db_free(self._act)(act)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+            return
+        await self.send_json({"type": "action.ok", "hand": hand.pk, "version": hand.version})
+
+    def _act_if_allowed(self, act: ActRequest) -> tuple[int | None, Hand | None]:
+        """The member's stamp, and the action applied when it has not moved (nor the session expired) since
+        their access was last checked: one trip to a worker thread for both. (stamp, None) when it moved."""
+        stamp = access.access_stamps([self.user.pk]).get(self.user.pk)
+        return stamp, self._act(act) if self._stamp_holds(stamp) and not self._expired() else None
+
+    def _act(self, act: ActRequest) -> Hand:
+        return hand_act(table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action,
+                        version=act.version)
+
+    async def on_chat(self, message: dict[str, Any]) -> None:
+        text = message.get("text")
+        if not isinstance(text, str):
+            await self.send_error("A chat message needs its text.")
+            return
+        if not await self.still_allowed():
+            return
+        try:
+            row = await _db_free(chat_post)(table_id=self.table_id, user=self.user, text=text)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+            return
+        await self.send_json({"type": "chat.ok", "id": row.pk})
+
+    async def on_chat_hide(self, message: dict[str, Any]) -> None:
+        message_id = message.get("id")
+        if not _is_int(message_id):
+            await self.send_error("Which message?")
+            return
+        if not await self.still_allowed():
+            return
+        try:
+            await _db_free(self._hide)(message_id)
+        except DomainError as exc:
+            await self.send_error(str(exc))
+
+    def _hide(self, message_id: int) -> None:
+        place = chat_message_place(message_id=message_id)
+        if place is None or place[0] != self.table_id:
+            raise DomainError("There is no such message at this table.")
+        chat_hide(message_id=message_id, user=self.user)
+
+    # -- group messages: forwarded as they are, once the member's access still holds --
+
+    async def _holds(self, key: Any) -> bool:
+        """Whether this member's access still holds, from the stamps of every member with a socket at this
+        table here, read once per group message per process (one cache read)."""
+        users = access.members_at(self.table_id) | {self.user.pk}
+        stamps: dict[int, int | None] = await _stamp_memo.get(
+            (self.table_id, key), lambda: _db_free(access.access_stamps)(users))
+        if self.user.pk not in stamps:  # joined after the read
+            stamps = await _db_free(access.access_stamps)([self.user.pk])
+        return await self.still_allowed(stamps.get(self.user.pk))
+
+    async def _forward(self, event: dict[str, Any]) -> None:
+        if await self._holds(tuple(event.get("key") or ()) + (event["type"],)):
+            await self.send(text_data=event["text"])
+            metrics.broadcast_observe(event)
+
+    async def table_public(self, event: dict[str, Any]) -> None:
+        await self._forward(event)
+
+    async def table_private(self, event: dict[str, Any]) -> None:
+        await self._forward(event)
+
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        if await self._holds(("chat", event["message"].get("id"))):  # ended sessions hear no more chat
+            await self.send_json({"type": "chat.message", "message": event["message"]})
+
+    async def chat_hidden(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat.hidden", "id": event["id"]})
+
+
+class LobbyConsumer(_JsonConsumer):
+    """A club's lobby: ``lobby.changed`` whenever tables, seats or turns change; the page re-renders its list."""
+
+    handlers = {"ping": "on_ping", "sync": "on_sync"}
+
+    async def connect(self) -> None:
+        self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
+        if not await self.open_groups([club_group(self.club_id)], logged_out="Log in to see the tables."):
+            return
+        await self.accept()
+        await self.admit()
+
+    def _verify(self) -> None:
+        """Still logged in and a member of the club; else Refused (no such club: the same code and words)."""
+        if not access.session_still_logs_in(self.scope, self.user):
+            raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+        if not is_member(user=self.user, club_id=self.club_id):
+            raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
+
+    async def on_sync(self, message: dict[str, Any]) -> None:
+        if await self.still_allowed():
+            await self.send_json({"type": "lobby.changed"})
+
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        if await self.still_allowed():
+            await self.send_json({"type": "lobby.changed"})
