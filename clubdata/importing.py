@@ -73,7 +73,9 @@ UPLOAD_LIMITS = ImportLimits(upload_bytes=64 * MB, total_bytes=1024 * MB, file_b
 OPERATOR_LIMITS = ImportLimits(upload_bytes=4096 * MB, total_bytes=32768 * MB, file_bytes=16384 * MB,
                                line_bytes=8 * MB, small_file_bytes=MB, entries=64, hand_id_ahead=50_000_000)
 
-SEQUENCE_STEP = 1_000_000  # ids taken from a sequence per statement, well within the statement timeout
+SEQUENCE_STEP = 250_000  # ids taken from a sequence per statement: about 0.3 s, well within any statement timeout
+#: an upload's statements (the results of every hand it brings are derived in one) may take longer than a page's
+UPLOAD_STATEMENT_TIMEOUT = "30s"
 
 
 @dataclass
@@ -164,10 +166,7 @@ def _object(data: bytes, where: str) -> dict[str, Any]:
 
 
 def _manifest(reader: _Reader) -> dict[str, Any]:
-    try:
-        manifest = reader.json_file("manifest.json")
-    except ArchiveError as exc:
-        raise ArchiveError(f"The file has no readable manifest.json ({exc}): it is not a club export.") from exc
+    manifest = reader.json_file("manifest.json")
     if manifest.get("format") != FORMAT:
         raise ArchiveError("The file is not a club export of this site.")
     if manifest.get("format_version") != FORMAT_VERSION:
@@ -365,7 +364,7 @@ def _checked(reader: _Reader, check: Callable[[], _T]) -> _T:
     except ArchiveError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, ValidationError) as exc:
-        raise ArchiveError(f"{reader.where}: {_problem(exc)}.") from exc
+        raise ArchiveError(f"{reader.where}: {_problem(exc).rstrip('.')}.") from exc
 
 
 # --- the import -------------------------------------------------------------------------------------
@@ -386,13 +385,18 @@ def club_import_upload(*, source: IO[bytes], into: Club, by: User,
     """An organiser's upload into their empty club ``into``: the file speaks for ``by`` only (the module's
     docstring). ``result.invite`` lists the addresses to invite once the transaction has committed.
     Raises ArchiveError naming the file and line it refuses."""
-    return _import(source=source, into=into, people=_people_for(by), limits=limits)
+    return _import(source=source, into=into, people=_people_for(by), limits=limits,
+                   statement_timeout=UPLOAD_STATEMENT_TIMEOUT)
 
 
-def _import(*, source: IO[bytes] | str, into: Club | None, people: People, limits: ImportLimits) -> ImportResult:
+def _import(*, source: IO[bytes] | str, into: Club | None, people: People, limits: ImportLimits,
+            statement_timeout: str = "") -> ImportResult:
     reader = _Reader(source, limits)
     try:
         with transaction.atomic():
+            if statement_timeout:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [statement_timeout])
             return _import_all(reader, into, people)
     except DatabaseError as exc:
         cause = getattr(getattr(exc, "__cause__", None), "diag", None)
@@ -443,7 +447,7 @@ def _import_all(reader: _Reader, into: Club | None, people: People) -> ImportRes
     from clubhouse.results import hand_results_backfill
 
     reader.where = ""
-    hand_results_backfill()
+    hand_results_backfill(club_id=club.pk)
     for name, n in result.counts.items():
         expected = manifest.get("counts", {}).get(name)
         if expected is not None and expected != n:
