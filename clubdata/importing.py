@@ -22,11 +22,14 @@ A hand keeps its id (its card openings bind it) only where that id is free and w
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from typing import IO, Any, TypeVar
@@ -96,6 +99,7 @@ class _Reader:
     def __init__(self, source: IO[bytes] | str, limits: ImportLimits) -> None:
         self.limits = limits
         self.read_total = 0
+        _check_directory(source, limits)
         try:
             self.zip = zipfile.ZipFile(source)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
@@ -153,6 +157,31 @@ class _Reader:
         if pending.strip():
             self.where, self.line = f"{name}, line {number + 1}", number + 1
             yield _object(pending, self.where)
+
+
+_END = struct.Struct("<4s4H2LH")  # the zip's end of central directory record (APPNOTE 4.3.16)
+DIRECTORY_MAX = 64 * 1024  # an export's directory of about twenty files takes about 2 KB
+
+
+def _check_directory(source: IO[bytes] | str, limits: ImportLimits) -> None:
+    """Refuse a zip whose directory is larger than an export's before ``zipfile`` reads it: it keeps an
+    object for every entry listed, and a directory can list millions in a small upload. Also refuses
+    ZIP64 (an export never needs it)."""
+    with open(source, "rb") if isinstance(source, str) else nullcontext(source) as stream:
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell()
+        if size > limits.upload_bytes:
+            raise ArchiveError(f"The file is larger than {limits.upload_bytes // MB:,} MB, more than this site imports.")
+        tail_at = max(0, size - (_END.size + 65535))
+        stream.seek(tail_at)
+        tail = stream.read()
+        stream.seek(0)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _END.size:
+        raise ArchiveError("The file is not a zip file.")
+    directory_size = _END.unpack_from(tail, at)[5]
+    if directory_size > DIRECTORY_MAX or (at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07"):
+        raise ArchiveError("The zip lists more files than a club export holds.")
 
 
 def _object(data: bytes, where: str) -> dict[str, Any]:
