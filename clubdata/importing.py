@@ -66,15 +66,18 @@ class ImportLimits:
     line_bytes: int  # one record (one line)
     small_file_bytes: int  # manifest.json and data/club.json
     entries: int  # files in the zip
+    rows: int  # records in all its files
     hand_id_ahead: int  # how far past the id sequence a hand may keep its id
 
 
 #: an organiser's upload, read by a web process capped at 512 MB (docker-compose.yml)
 UPLOAD_LIMITS = ImportLimits(upload_bytes=64 * MB, total_bytes=1024 * MB, file_bytes=512 * MB, line_bytes=MB,
-                             small_file_bytes=64 * 1024, entries=64, hand_id_ahead=1_000_000)
+                             small_file_bytes=64 * 1024, entries=64, rows=1_000_000,
+                             hand_id_ahead=1_000_000)
 #: the operator's restore (manage.py club_import), run beside the site with a longer statement timeout
 OPERATOR_LIMITS = ImportLimits(upload_bytes=4096 * MB, total_bytes=32768 * MB, file_bytes=16384 * MB,
-                               line_bytes=8 * MB, small_file_bytes=MB, entries=64, hand_id_ahead=50_000_000)
+                               line_bytes=8 * MB, small_file_bytes=MB, entries=64, rows=200_000_000,
+                               hand_id_ahead=50_000_000)
 
 SEQUENCE_STEP = 250_000  # ids taken from a sequence per statement: about 0.3 s, well within any statement timeout
 #: an upload's statements (the results of every hand it brings are derived in one) may take longer than a page's
@@ -109,6 +112,7 @@ class _Reader:
                                f"{limits.entries}.")
         self.where = ""  # "data/hands.jsonl, line 12": the record being read, for a refusal
         self.line = 0  # its line number
+        self.rows = 0
 
     def close(self) -> None:
         self.zip.close()
@@ -140,6 +144,12 @@ class _Reader:
         self.where = name
         return _object(data, name)
 
+    def _count_row(self) -> None:
+        self.rows += 1
+        if self.rows > self.limits.rows:
+            raise ArchiveError(f"{self.where}: the export holds more than {self.limits.rows:,} records, more than "
+                               f"this site imports at once.")
+
     def lines(self, name: str) -> Iterator[dict[str, Any]]:
         """Each line of a JSON-lines file as an object; ``self.where`` names it while it is handled."""
         pending, number = b"", 0
@@ -150,12 +160,14 @@ class _Reader:
                 number += 1
                 if line.strip():
                     self.where, self.line = f"{name}, line {number}", number
+                    self._count_row()
                     yield _object(line, self.where)
             if len(pending) > self.limits.line_bytes:
                 raise ArchiveError(f"{name}, line {number + 1}: longer than {self.limits.line_bytes // 1024:,} KB, "
                                    f"longer than any record of a club export.")
         if pending.strip():
             self.where, self.line = f"{name}, line {number + 1}", number + 1
+            self._count_row()
             yield _object(pending, self.where)
 
 
@@ -462,13 +474,14 @@ def _import_all(reader: _Reader, into: Club | None, people: People) -> ImportRes
     people(reader, club, ids["users"], result)
     result.counts["members"] = len(ids["users"])
     next_games: list[tuple[int, int]] = []
-    entry_sums: dict[int, tuple[int, str]] = {}
+    entry_sums: dict[int, tuple[int, int]] = {}  # entry -> (the sum of its postings, the line of the first)
     for kind in KINDS:
         ids[kind.name] = {}
         result.counts[kind.name] = _import_kind(reader, kind, club, ids, next_games, entry_sums)
-    unbalanced = [where for total, where in entry_sums.values() if total != 0]
+    unbalanced = [line for total, line in entry_sums.values() if total != 0]
     if unbalanced:
-        raise ArchiveError(f"{unbalanced[0]}: the postings of this journal entry do not sum to zero.")
+        raise ArchiveError(f"data/postings.jsonl, line {unbalanced[0]}: the postings of this journal entry do not "
+                           f"sum to zero.")
     for table_id, next_id in next_games:
         Table.objects.filter(pk=ids["tables"][table_id]).update(next_game_id=ids["tables"].get(next_id))
     # Each player's result of each hand is derived from the action log and the books (the clubhouse's
@@ -571,6 +584,8 @@ def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
                 f"WHERE t.id = v.id", [[pk for pk, _ in rows], [stamped[name] for _, stamped in rows]])
 
 
+#: the kinds other records name (their old ids are mapped to the new)
+NAMED_KINDS = frozenset(target for kind in KINDS for target in kind.refs.values())
 CLUB_OWNED = (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season, ClubExport)
 
 
@@ -621,10 +636,13 @@ def _user(ids: dict[str, dict[int, int]], old: Any) -> int:
 
 
 def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[int, int]],
-                 next_games: list[tuple[int, int]], entry_sums: dict[int, tuple[int, str]]) -> int:
+                 next_games: list[tuple[int, int]], entry_sums: dict[int, tuple[int, int]]) -> int:
+    """Read one kind's file in batches. The old ids of a kind that others name are kept (``ids``); of the
+    others only the ids seen, to refuse one given twice."""
     mapping = ids[kind.name]
+    named = kind.name in NAMED_KINDS
     batch: list[tuple[int, models.Model, dict[str, Any]]] = []
-    seen: set[int] = set()
+    seen: set[int] = set()  # a named kind's: only its batch's (the rest are in ``mapping``)
     count, first_line = 0, 0
 
     def flush() -> None:
@@ -636,8 +654,9 @@ def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[in
             if kind.name == "hands":
                 _keep_hand_ids(batch, reader.limits)
             kind.model._default_manager.bulk_create(objs)
-        for old_id, obj, _ in batch:
-            mapping[old_id] = obj.pk
+        if named:
+            mapping.update((old_id, obj.pk) for old_id, obj, _ in batch)
+            seen.clear()
         _restamp(kind, [(obj.pk, stamped) for _, obj, stamped in batch])
         batch.clear()
 
@@ -645,7 +664,7 @@ def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[in
         where = reader.where
         obj, stamped = _checked(reader, partial(_record, kind, row, club, ids, flush))
         reader.where = where
-        if row["id"] in seen:
+        if row["id"] in seen or row["id"] in mapping:
             raise ArchiveError(f"{where}: the id {row['id']} is given twice.")
         seen.add(row["id"])
         if not batch:
@@ -653,8 +672,8 @@ def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[in
         if kind.name == "tables" and row.get("next_game_id"):
             next_games.append((row["id"], row["next_game_id"]))
         if kind.name == "postings":
-            total, where = entry_sums.get(obj.entry_id, (0, reader.where))  # type: ignore[attr-defined]
-            entry_sums[obj.entry_id] = (total + obj.amount, where)  # type: ignore[attr-defined]
+            total, line = entry_sums.get(obj.entry_id, (0, reader.line))  # type: ignore[attr-defined]
+            entry_sums[obj.entry_id] = (total + obj.amount, line)  # type: ignore[attr-defined]
         batch.append((row["id"], obj, stamped))
         count += 1
         if len(batch) >= BATCH:
