@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import zipfile
 from pathlib import Path
@@ -152,3 +153,11 @@ def test_a_zip_listing_thousands_of_files_is_refused_before_they_are_listed(clie
     response = client_for(User.objects.get(username="dan")).post(f"/clubs/{club_id}/data/import/", {
         "file": SimpleUploadedFile("club.zip", out.getvalue(), content_type="application/zip")})
     assert response.status_code == 400 and "lists more files than a club export holds" in response.content.decode()
+
+
+def test_the_proxy_cuts_a_body_just_above_an_imports_limit():
+    """A chunked upload says no length: the proxy counts it (Caddy's request_body, sizes in MiB)."""
+    caddyfile = (Path(__file__).resolve().parents[2] / "deploy" / "Caddyfile").read_text()
+    size = re.search(r"request_body \{\s*max_size (\d+)MiB\s*\}", caddyfile)
+    assert size is not None
+    assert UPLOAD_LIMITS.upload_bytes < int(size.group(1)) * MB <= UPLOAD_LIMITS.upload_bytes + 2 * MB
