@@ -332,7 +332,7 @@ def _people_as_accounts(reader: _Reader, club: Club, users: dict[int, int], resu
             _checked(reader, partial(user.clean_fields, exclude=["password"]))
             user.save()
             result.new_users.append(user.username)
-        _map_user(users, row["id"], user.pk)
+        _map_user(reader, users, row["id"], user.pk)
         if row["role"]:
             membership, created = Membership.objects.get_or_create(user=user, club=club,
                                                                    defaults={"role": row["role"]})
@@ -353,11 +353,13 @@ def _people_for(uploader: User) -> People:
             email = (row["email"] or "").strip()
             if (not claimed and uploader.email and email.lower() == uploader.email.lower()
                     and row["username"] == uploader.username):
-                _map_user(users, row["id"], uploader.pk)
+                _map_user(reader, users, row["id"], uploader.pk)
                 claimed = True
                 continue
+            if row["id"] in users:
+                raise ArchiveError(f"{reader.where}: the id {row['id']} is given twice.")
             placeholder = _placeholder(reader, club, row)
-            _map_user(users, row["id"], placeholder.pk)
+            _map_user(reader, users, row["id"], placeholder.pk)
             result.placeholders.append(placeholder.shown_name)
             if row["role"] and email and _valid_email(email) and email.lower() not in result.invite:
                 result.invite.append(email.lower())
@@ -384,9 +386,9 @@ def _valid_email(email: str) -> bool:
     return True
 
 
-def _map_user(users: dict[int, int], old: int, new: int) -> None:
+def _map_user(reader: _Reader, users: dict[int, int], old: int, new: int) -> None:
     if old in users:
-        raise ValueError(f"the id {old} is given twice")
+        raise ArchiveError(f"{reader.where}: the id {old} is given twice.")
     users[old] = new
 
 

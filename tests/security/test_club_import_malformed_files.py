@@ -66,6 +66,7 @@ CASES = [
      "data/tables.jsonl, line 1"),
     ("an unbalanced posting", lambda d: rewritten(d, {"data/postings.jsonl": _unbalance}),
      "data/postings.jsonl, line 1"),
+    ("a member given twice", lambda d: rewritten(d, {"data/members.jsonl": _twice}), "data/members.jsonl, line 2"),
     ("a table given twice", lambda d: rewritten(d, {"data/tables.jsonl": _twice}), "data/tables.jsonl, line 2"),
     ("a hand with bad salts", lambda d: rewritten(d, {"data/hands.jsonl": _first(
         lambda r: r.update(salts=["zz"] * 52))}), "data/hands.jsonl, line 1"),
