@@ -255,28 +255,44 @@ def _check_rules(rules: Any) -> None:
 
 
 def _check_hand(values: dict[str, Any]) -> None:
-    """What the hand's pages read: a state the engine reads, a deck of 52 cards, salts and a commitment of
-    the hand's scheme. A hand still being played is refused: an export holds finished hands only."""
+    """What the hand's pages read: a state the engine reads, dealt to the hand's players, and a deck
+    committed by the hand's scheme. A hand still being played is refused: an export holds finished hands."""
     if values.get("finished_at") is None:
         raise ValueError("the hand has not finished; an export holds finished hands only")
     try:
-        engine.state_from_json(values["state"])
-        deck = values["deck"]
-        if not isinstance(deck, list) or len(deck) != 52 or not all(isinstance(c, str) for c in deck):
-            raise ValueError("the deck must list 52 cards")
-        if len(set(to_cards(deck))) != 52:
-            raise ValueError("the deck must hold each card once")
-        if values["scheme"] == engine.SCHEME_MERKLE:
-            engine.check_salts(values["salts"])
-        elif not isinstance(values["salt"], str) or not values["salt"]:
-            raise ValueError("the hand needs its salt")
+        _check_state(values)
+        _check_deck(values)
     except (engine.EngineError, TypeError, AttributeError) as exc:
         raise ValueError(str(exc)) from exc
-    if not isinstance(values["commitment"], str) or not _HEX64.fullmatch(values["commitment"]):
-        raise ValueError("the commitment must be 64 lowercase hex digits")
+
+
+PER_SEAT = ("hole", "paid", "status", "decisions", "last_action")  # the state's tuples indexed like ``seats``
+
+
+def _check_state(values: dict[str, Any]) -> None:
+    state = engine.state_from_json(values["state"])
     players = values["players"]
     if not isinstance(players, dict) or not players:
         raise ValueError("the hand must name its players")
+    if sorted(state.seats) != sorted(int(seat) for seat in players):
+        raise ValueError("the hand's state and its players name different seats")
+    if any(len(getattr(state, name)) != len(state.seats) for name in PER_SEAT if hasattr(state, name)):
+        raise ValueError("the hand's state does not hold one entry per seat")
+
+
+def _check_deck(values: dict[str, Any]) -> None:
+    """A deck of 52 different cards with its scheme's salts and a commitment of 64 hex digits."""
+    deck = values["deck"]
+    if not isinstance(deck, list) or len(deck) != 52 or not all(isinstance(c, str) for c in deck):
+        raise ValueError("the deck must list 52 cards")
+    if len(set(to_cards(deck))) != 52:
+        raise ValueError("the deck must hold each card once")
+    if values["scheme"] == engine.SCHEME_MERKLE:
+        engine.check_salts(values["salts"])
+    elif not isinstance(values["salt"], str) or not values["salt"]:
+        raise ValueError("the hand needs its salt")
+    if not isinstance(values["commitment"], str) or not _HEX64.fullmatch(values["commitment"]):
+        raise ValueError("the commitment must be 64 lowercase hex digits")
 
 
 def _check_fields(obj: models.Model) -> None:

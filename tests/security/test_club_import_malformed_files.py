@@ -72,6 +72,8 @@ CASES = [
         lambda r: r.update(salts=["zz"] * 52))}), "data/hands.jsonl, line 1"),
     ("a hand with a state the engine cannot read", lambda d: rewritten(d, {"data/hands.jsonl": _first(
         lambda r: r.update(state={"game": "piranha", "seats": "all"}))}), "data/hands.jsonl, line 1"),
+    ("a hand whose state seats someone it does not name", lambda d: rewritten(d, {"data/hands.jsonl": _first(
+        lambda r: r.update(players={"1": next(iter(r["players"].values()))}))}), "data/hands.jsonl, line 1"),
     ("a hand with a card twice", lambda d: rewritten(d, {"data/hands.jsonl": _first(
         lambda r: r.update(deck=[r["deck"][0]] * 52))}), "data/hands.jsonl, line 1"),
     ("a hand still being played", lambda d: rewritten(d, {"data/hands.jsonl": _first(
