@@ -14,19 +14,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
-WEB = "5s"  # the web and socket processes (config.serve), and the tests
+WEB = "5s"  # the web and socket processes (config.serve runs uvicorn), and the tests
 WORKER = "60s"  # Celery worker and beat
-COMMAND = "10min"  # manage.py: migrations (the owner role) and the operator's commands
+COMMAND = "10min"  # manage.py (migrations as the owner role, the operator's commands), scripts, benchmarks
+
+WEB_SERVERS = frozenset({"uvicorn", "daphne", "gunicorn", "hypercorn", "pytest", "py.test"})
 
 
 def process_timeout(argv: Sequence[str]) -> str:
-    """The statement timeout of this process, from the program it runs as (``sys.argv``)."""
+    """The statement timeout of this process, from the program it runs as (``sys.argv``: a script, or a
+    package's ``__main__.py`` under ``python -m``)."""
     program = PurePath(argv[0]) if argv else PurePath("")
-    if program.name == "manage.py":
-        return COMMAND
-    if program.name == "celery" or "celery" in program.parts:
+    names = {program.name, program.parent.name if program.name == "__main__.py" else ""}
+    if names & WEB_SERVERS:
+        return WEB
+    if "celery" in names:
         return WORKER
-    return WEB
+    return COMMAND
 
 
 def statement_timeout(argv: Sequence[str], environ: Mapping[str, str]) -> str:

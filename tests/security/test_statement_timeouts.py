@@ -1,7 +1,7 @@
 """No statement had a time limit: a file's huge id made one statement run for as long as it liked, after the
 client had left. Every connection now sets ``statement_timeout`` by the kind of process
 (config/database/timeouts.py): 5 s for the web processes, 60 s for Celery, 10 min for manage.py
-(migrations as the owner role, the operator's commands)."""
+(migrations as the owner role, the operator's commands) and scripts."""
 
 from __future__ import annotations
 
@@ -34,8 +34,10 @@ def test_the_application_roles_statements_end_after_a_few_seconds():
 def test_each_kind_of_process_has_its_stated_timeout():
     assert process_timeout(["/app/manage.py", "migrate"]) == COMMAND == "10min"
     assert process_timeout(["/usr/local/bin/celery", "-A", "config", "worker"]) == WORKER == "60s"
-    assert process_timeout(["/usr/bin/python", "-m", "uvicorn"]) == WEB
-    assert process_timeout(["/venv/bin/pytest"]) == WEB
+    assert process_timeout(["/venv/bin/celery"]) == process_timeout(["/venv/lib/celery/__main__.py"]) == WORKER
+    assert process_timeout(["/venv/lib/python3.11/site-packages/uvicorn/__main__.py", "config.asgi:application"]) == WEB
+    assert process_timeout(["/venv/bin/pytest"]) == process_timeout(["/venv/lib/pytest/__main__.py"]) == WEB
+    assert process_timeout(["bench/players.py"]) == COMMAND
     assert statement_timeout(["manage.py"], {"DATABASE_STATEMENT_TIMEOUT": "2min"}) == "2min"
 
 
