@@ -37,6 +37,7 @@ from typing import IO, Any, TypeVar
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import DatabaseError, connection, models, transaction
+from psycopg.errors import QueryCanceled
 
 from accounts.models import Club, Membership, User
 from accounts.services import club_name_error
@@ -458,9 +459,14 @@ def _import(*, source: IO[bytes] | str, into: Club | None, people: People, limit
                     cursor.execute("SELECT set_config('statement_timeout', %s, true)", [statement_timeout])
             return _import_all(reader, into, people)
     except DatabaseError as exc:
-        cause = getattr(getattr(exc, "__cause__", None), "diag", None)
+        where = reader.where or "The file"
+        if isinstance(exc.__cause__, QueryCanceled):
+            raise ArchiveError(f"{where}: the import took longer than this site allows a step of it "
+                               f"({statement_timeout or 'its statement timeout'}); the site's operator can "
+                               f"import a club this large (manage.py club_import).") from exc
+        cause = getattr(exc.__cause__, "diag", None)
         detail = getattr(cause, "message_primary", None) or "the database refused it"
-        raise ArchiveError(f"{reader.where or 'The file'}: this site cannot take the record ({detail}).") from exc
+        raise ArchiveError(f"{where}: this site cannot take the record ({detail}).") from exc
     finally:
         reader.close()
 

@@ -161,3 +161,24 @@ def test_the_proxy_cuts_a_body_just_above_an_imports_limit():
     size = re.search(r"request_body \{\s*max_size (\d+)MiB\s*\}", caddyfile)
     assert size is not None
     assert UPLOAD_LIMITS.upload_bytes < int(size.group(1)) * MB <= UPLOAD_LIMITS.upload_bytes + 2 * MB
+
+
+@pytest.mark.django_db
+def test_an_import_step_past_its_statement_timeout_is_refused_with_a_reason(busy_club, monkeypatch):  # noqa: F811
+    from clubdata import importing
+
+    from .club_files import export_of as export
+
+    data = export(busy_club.club)
+    club_id = _organiser_of_an_empty_club()
+    from accounts.models import Club, User
+
+    def slow_step(**kwargs):  # one step of the import that runs past the limit, whatever the machine's speed
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_sleep(0.5)")
+
+    monkeypatch.setattr(importing, "UPLOAD_STATEMENT_TIMEOUT", "200ms")
+    monkeypatch.setattr("clubhouse.results.hand_results_backfill", slow_step)
+    with pytest.raises(importing.ArchiveError, match="took longer than this site allows a step of it"):
+        importing.club_import_upload(source=io.BytesIO(data), into=Club.objects.get(pk=club_id),
+                                     by=User.objects.get(username="dan"))
