@@ -19,9 +19,7 @@ from accounts.access import club_access
 from accounts.models import User
 from games.selectors.hands import club_exports_recent
 
-from . import archive, leaving, member
-
-IMPORT_MAX_BYTES = 500 * 1024 * 1024
+from . import archive, importing, leaving, member
 
 
 def _me(request: HttpRequest) -> User:
@@ -71,21 +69,36 @@ def club_data_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
 @login_required
 @require_POST
 def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
+    """An upload speaks for its uploader only (clubdata/importing.py): the others in the file come in as named
+    placeholders and the file's members with an address are invited."""
     access = club_access(request, club_id, organiser=True)
+    most = importing.UPLOAD_LIMITS.upload_bytes
+    too_large = f"That file is larger than {most // importing.MB} MB, more than this site imports."
+    if int(request.META.get("CONTENT_LENGTH") or 0) > most:  # refused before the body is read
+        return _club_data_page(request, club_id, error=too_large, status=413)
     upload = request.FILES.get("file")
     if upload is None:
         return _club_data_page(request, club_id, error="Choose the zip file of a club export.", status=400)
-    if upload.size and upload.size > IMPORT_MAX_BYTES:
-        return _club_data_page(request, club_id, error="That file is larger than 500 MB.", status=400)
+    if upload.size and upload.size > most:
+        return _club_data_page(request, club_id, error=too_large, status=413)
+    me = _me(request)
     try:
-        result = archive.club_import(source=upload, into=access.club, by=_me(request))
+        result = importing.club_import_upload(source=upload, into=access.club, by=me)
     except archive.ArchiveError as exc:
         return _club_data_page(request, club_id, error=str(exc), status=400)
     imported = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in result.counts.items() if n)
     messages.success(request, f"Imported: {imported}.")
-    if result.new_users:
-        messages.info(request, f"New accounts ({', '.join(result.new_users)}) have no password yet: they set one "
-                               f"with 'Forgot your password?' on the login page.")
+    if result.placeholders:
+        messages.info(request, f"The others named in the file came in as named placeholders, not as anyone's "
+                               f"account: {', '.join(result.placeholders[:20])}"
+                               f"{' and more' if len(result.placeholders) > 20 else ''}.")
+    invited, skipped = importing.import_invitations_send(club=access.club, by=me, emails=result.invite,
+                                                         site_url=request.build_absolute_uri("/"))
+    if invited:
+        messages.info(request, f"{invited} member{'s' if invited != 1 else ''} of the file "
+                               f"{'were' if invited != 1 else 'was'} invited to join, at their own address.")
+    if skipped:
+        messages.warning(request, "Not invited: " + "; ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else ""))
     return redirect("clubdata:club_data", club_id=access.club.pk)
 
 

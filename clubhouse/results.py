@@ -48,12 +48,16 @@ ON CONFLICT (hand_id, user_id) DO NOTHING
 """
 
 
-def hand_results_backfill() -> int:
-    """Write the result rows of every finished hand that has none yet, and add them to their weeks
-    (migrations, benchmarks). Returns how many result rows there are."""
+def hand_results_backfill(*, club_id: int | None = None) -> int:
+    """Write the result rows of every finished hand that has none yet (of one club's tables, with
+    ``club_id``: an import touches no other club's figures), and add them to their weeks (migrations,
+    benchmarks, imports). Returns how many result rows there are."""
     from .migrations._week_sql import _ADD_WEEK, _WEEK_COLUMNS, _WEEK_SUMS
 
-    inserted = FILL.format(where="NOT EXISTS (SELECT 1 FROM clubhouse_handresult x WHERE x.hand_id = h.id)")
+    where = "NOT EXISTS (SELECT 1 FROM clubhouse_handresult x WHERE x.hand_id = h.id)"
+    if club_id is not None:
+        where += f" AND t.club_id = {int(club_id)}"
+    inserted = FILL.format(where=where)
     inserted = inserted.replace(
         "ON CONFLICT (hand_id, user_id) DO NOTHING",
         "ON CONFLICT (hand_id, user_id) DO NOTHING RETURNING hand_id, club_id, user_id, game, finished_at, "

@@ -4,6 +4,7 @@ comes from the environment (12-factor); see docs/settings-and-security.md for th
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -11,6 +12,9 @@ import django_stubs_ext
 import jinja2
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
+
+from config.database.timeouts import COMMAND as COMMAND_STATEMENT_TIMEOUT
+from config.database.timeouts import connection_options, statement_timeout
 
 # Lets `forms.ModelForm[Club]` and other generic Django classes be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -134,6 +138,13 @@ DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", "")
 DATABASE_APP_ROLE = str(DATABASES["default"].get("USER") or "")
 if DATABASE_OWNER_URL:
     DATABASES["owner"] = dj_database_url.parse(DATABASE_OWNER_URL)
+# Every statement ends within a stated time (config/database/timeouts.py): 5 s in the web processes,
+# 60 s in Celery, 10 min for manage.py (migrations as the owner, the operator's commands).
+DATABASE_STATEMENT_TIMEOUT = statement_timeout(sys.argv, os.environ)
+DATABASES["default"]["OPTIONS"]["options"] = connection_options(DATABASE_STATEMENT_TIMEOUT)
+if "owner" in DATABASES:
+    DATABASES["owner"].setdefault("OPTIONS", {})["options"] = connection_options(
+        os.environ.get("DATABASE_STATEMENT_TIMEOUT", "").strip() or COMMAND_STATEMENT_TIMEOUT)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

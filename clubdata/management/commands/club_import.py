@@ -7,7 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Club
-from clubdata.archive import ArchiveError, club_import
+from clubdata.archive import ArchiveError
+from clubdata.importing import club_import
 
 
 class Command(BaseCommand):
