@@ -6,14 +6,16 @@
 
 Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of
 four: the strong, the solid and the beginner player (games/engine/players) and the random one,
-seated in a fresh random order for each game, the button moving each hand. Each decision is the
-player's policy on its seat's view. A Piranha game runs until one player alone stays in (the pot
-carries from hand to hand, piranha.txt 3.3, 4.3); a Piles game is one hand (more while the pot
-carries). Decks are shuffled from a seeded source, so a run can be repeated.
+the button moving each hand. Each decision is the player's policy on its seat's view. A Piranha
+game runs until one player alone stays in (the pot carries from hand to hand, piranha.txt 3.3,
+4.3); a Piles game is one hand (more while the pot carries). Each deal is played in duplicate:
+four games from the same seed (the same cards hand by hand), the players' order around the table
+rotated so each sits in each seat once. Decks are shuffled from a seeded source, so a run can be
+repeated.
 
 Prints each player's net per hand (cents) with a 95% interval, and the strong player's margin
-over the beginner and over the random player (the interval must not cross zero), from the games
-as independent samples (the net of a game over its hands, a ratio estimate with its delta-method
+over the beginner and over the random player (the interval must not cross zero), from the deals
+as independent samples (the net of a deal over its hands, a ratio estimate with its delta-method
 standard error). Then the CPU time of one decision at each strength, mean and 95th percentile
 (the strong player must stay under 50 ms). Not a timed test.
 """
@@ -42,13 +44,13 @@ GAMES: dict[str, Rules] = {
     "piranha": PiranhaRules(match_cap=500),
     "piles": PilesRules(),
 }
-DEFAULT_HANDS = {"piranha": 6000, "piles": 2000}
+DEFAULT_HANDS = {"piranha": 4000, "piles": 1500}
 LIMIT_MS = 50.0
 
 
 @dataclass
 class Tally:
-    """Per player: the net and the hands of each game; the CPU time of each decision."""
+    """Per player: the net and the hands of each deal (four games); the CPU time of each decision."""
 
     nets: dict[str, list[int]] = field(default_factory=dict)
     hands: list[int] = field(default_factory=list)
@@ -61,14 +63,17 @@ def shuffled(rng: random.Random) -> list[str]:
     return deck
 
 
-def play_game(rules: Rules, rng: random.Random, tally: Tally) -> None:
-    """One game: hands until the pot no longer carries (Piranha: until one player alone is in)."""
-    order = list(TABLE)
-    rng.shuffle(order)
+def play_game(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict[str, int], int, dict[str, list[int]]]:
+    """One game with the players seated in ``order``: hands until the pot no longer carries
+    (Piranha: until one player alone is in). The decks, the first button and the players' sources
+    of randomness all come from ``seed``. Returns each player's net, the hands played and the CPU
+    nanoseconds of each decision by strength."""
+    rng = random.Random(seed)
     seats = list(range(1, len(order) + 1))
     at = dict(zip(seats, order, strict=True))
     rngs = {s: random.Random(rng.getrandbits(64)) for s in seats}
     net = {p.strength: 0 for p in order}
+    cpu: dict[str, list[int]] = {p.strength: [] for p in order}
     carry, number, button = 0, 1, rng.choice(seats)
     while True:
         state, _ = new_hand(rules, seats=seats, button=button, deck=shuffled(rng), carry_pot=carry,
@@ -79,7 +84,7 @@ def play_game(rules: Rules, rng: random.Random, tally: Tally) -> None:
             seen = view(state, seat)
             start = time.process_time_ns()
             action = player.act(seen, rules, rngs[seat])
-            tally.cpu_ns.setdefault(player.strength, []).append(time.process_time_ns() - start)
+            cpu[player.strength].append(time.process_time_ns() - start)
             state, _ = apply(state, seat, action)
         outcome = result(state)
         assert outcome is not None
@@ -92,14 +97,32 @@ def play_game(rules: Rules, rng: random.Random, tally: Tally) -> None:
         number += 1
         button = seats[(seats.index(button) + 1) % len(seats)]
     assert sum(net.values()) == 0, "chips are conserved over a game"
-    tally.hands.append(number)
-    for strength, value in net.items():
+    return net, number, cpu
+
+
+def play_deal(rules: Rules, rng: random.Random, tally: Tally) -> None:
+    """One deal played in duplicate: the same cards (the same seed) once with each player in
+    each seat, the players' order around the table rotated; the four games count as one sample,
+    so the luck of the cards largely cancels out of the differences between players."""
+    order = list(TABLE)
+    rng.shuffle(order)
+    seed = rng.getrandbits(64)
+    nets = {p.strength: 0 for p in order}
+    hands = 0
+    for turn in range(len(order)):
+        net, played, cpu = play_game(rules, order[turn:] + order[:turn], seed)
+        hands += played
+        for strength, value in net.items():
+            nets[strength] += value
+            tally.cpu_ns.setdefault(strength, []).extend(cpu[strength])
+    tally.hands.append(hands)
+    for strength, value in nets.items():
         tally.nets.setdefault(strength, []).append(value)
 
 
 def per_hand(nets: Sequence[float], hands: Sequence[int]) -> tuple[float, float]:
-    """Net per hand over the games and the half-width of its 95% interval (ratio estimate,
-    delta method: the games are the independent samples)."""
+    """Net per hand over the deals and the half-width of its 95% interval (ratio estimate,
+    delta method: the deals are the independent samples)."""
     n = len(nets)
     ratio = sum(nets) / sum(hands)
     mean_hands = sum(hands) / n
@@ -116,7 +139,8 @@ def p95(values: Sequence[int]) -> float:
 def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
     """Print the game's table; True when the strong player's margins are both above zero."""
     total = sum(tally.hands)
-    print(f"\n## {game.capitalize()}: {total:,} hands in {len(tally.hands):,} games, {seconds:.0f} s of CPU")
+    print(f"\n## {game.capitalize()}: {total:,} hands in {len(tally.hands):,} deals of four games, "
+          f"{seconds:.0f} s of CPU")
     print(f"rules: {rules.to_dict()}\n")
     print(f"{'player':<22}{'net per hand (cents)':>22}{'95% interval':>24}")
     for p in TABLE:
@@ -158,7 +182,7 @@ def main() -> None:
         target = args.hands or DEFAULT_HANDS[game]
         start = time.process_time()
         while sum(tally.hands) < target:
-            play_game(rules, rng, tally)
+            play_deal(rules, rng, tally)
         ok = report(game, rules, tally, time.process_time() - start) and ok
     print("\nall margins above zero and the strong player fast enough" if ok else "\nFAILED: see above")
     sys.exit(0 if ok else 1)

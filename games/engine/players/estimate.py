@@ -28,6 +28,13 @@ ALL_CARDS: tuple[Card, ...] = tuple(card(c) for c in FULL_DECK)
 STAYS_IN_FROM = TWO_PAIR << 20
 
 
+def looser_in(pot: int, cap: int | None) -> float:
+    """The chance an opponent without two pair stays in all the same: some do in any pot, and more
+    as the pot grows past what a loser pays (a big pot is cheap to contest)."""
+    times = pot / cap if cap else 1.0
+    return min(0.7, max(0.15, 0.15 + 0.2 * (times - 1)))
+
+
 def unseen(known: Sequence[Card]) -> list[Card]:
     """The cards a seat that knows ``known`` cannot see, in deck order."""
     seen = set(known)
@@ -52,7 +59,8 @@ class PiranhaEstimate:
 
     win: the share of the showdowns this hand wins (a tie counts its share) against the hands that
     stay in; alone: the chance that no other seat stays in (the pot is then won uncontested);
-    stay_value: the expected cents of staying in over dropping (dropping costs nothing more).
+    stay_value: the expected cents staying in gains over dropping (which costs nothing more), with
+    a fair share of what goes into the next pot counted back.
     """
 
     samples: int
@@ -70,6 +78,10 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
     cap = view.rules.match_cap if isinstance(view.rules, PiranhaRules) else None
     pool = unseen(hole + up)
     down = 5 - len(up)
+    # what a seat pays, or leaves in the pot by dropping when nobody stays in, goes into the next
+    # pot, of which it may expect its share back
+    comeback = 1 / (opponents + 1)
+    loose = looser_in(view.pot, cap)
     total = 0.0
     won = 0.0
     showdowns = 0
@@ -78,17 +90,17 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
         dealt = rng.sample(pool, down + 4 * opponents)
         board = up + dealt[:down]
         hands = [dealt[k:k + 4] for k in range(down, len(dealt), 4)]
-        ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM]
+        ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM or rng.random() < loose]
         if not ins:
             alone += 1
-            total += view.pot
+            total += view.pot * (1 - comeback)
             continue
         showdowns += 1
         mine = best_any_key(hole + board)[0]
         keys = [best_any_key(h + board)[0] for h in ins]
         best = max(keys)
         if mine < best:
-            total -= match_within_limit(view.pot, cap, len(ins) + 1 - keys.count(best))
+            total -= match_within_limit(view.pot, cap, len(ins) + 1 - keys.count(best)) * (1 - comeback)
             continue
         winners = 1 + keys.count(mine)
         share = 1.0 / winners
