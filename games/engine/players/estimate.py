@@ -5,9 +5,11 @@ hands, the cards face down, the undealt deck) is alike to it. Each sample deals 
 cards at random from a ``random.Random`` the caller passes in, and plays the hand out with
 ``evaluate.py``. Nothing here reads a state: only what a ``HandView`` shows.
 
-The others are modelled the same simple way in both games: in Piranha an opponent stays in
-with two pair or better on the three up cards (about two hands in five); in Piles an opponent
-declares low with a qualifying low of seven or better and a high below a flush, else high.
+The others are modelled simply. In Piranha an opponent stays in with two pair or better on the
+three up cards (about two hands in five), and without it now and then, more often as the pot
+grows past the cap (which matches how often the players here stay in, as bench/players.py
+plays them); in Piles an opponent declares low with a qualifying low of seven or better and a
+high below a flush, else high.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def looser_in(pot: int, cap: int | None) -> float:
     """The chance an opponent without two pair stays in all the same: some do in any pot, and more
     as the pot grows past what a loser pays (a big pot is cheap to contest)."""
     times = pot / cap if cap else 1.0
-    return min(0.7, max(0.15, 0.15 + 0.2 * (times - 1)))
+    return min(0.7, max(0.15, 0.15 + 0.2 * (times - 1)))  # 0.15 up to the cap, 0.55 at three times it
 
 
 def unseen(known: Sequence[Card]) -> list[Card]:
