@@ -83,11 +83,11 @@ def worth_continuing(view: HandView, equity: float) -> bool:
 def decide(view: HandView, budget: int, rng: Random) -> tuple[Action, PilesEstimate]:
     """The simulating players' choice and the estimate it rests on; ``budget``: hands evaluated
     (each deal evaluates every hand still in, so more rivals mean fewer deals)."""
+    require_turn(view)
     samples = max(MIN_SAMPLES, stage_budget(view, budget) // (rivals(view) + 1))
     estimate = piles_estimate(view, samples, rng)
     if view.phase == "declare":
         return declaration(view, declare_choice(estimate)), estimate
-    require_turn(view)
     plan = betting_plan(view, estimate.equity)
     move = aggressive if plan == "value" else passive if plan == "continue" else cautious
     return move(view), estimate

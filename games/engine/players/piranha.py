@@ -15,7 +15,7 @@ from ..evaluate import PAIR, TRIPS, TWO_PAIR, best_any_key
 from ..hand_view import HandView
 from ..rules import Rules
 from .estimate import PiranhaEstimate, my_cards, piranha_estimate
-from .moves import Policy, aggressive, cautious, first_legal, passive
+from .moves import Policy, aggressive, cautious, first_legal, passive, require_turn
 
 #: deals of the unseen cards each simulating strength uses per decision
 SAMPLES = {"solid": 150, "strong": 600}
@@ -41,7 +41,9 @@ def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
 
 
 def decide(view: HandView, samples: int, rng: Random) -> tuple[Action, PiranhaEstimate]:
-    """The simulating players' choice and the estimate it rests on."""
+    """The simulating players' choice and the estimate it rests on; raises IllegalAction when the
+    view offers its seat no action."""
+    require_turn(view)
     estimate = piranha_estimate(view, samples, rng)
     staying_pays = estimate.stay_value > 0
     if view.phase == "drop":
