@@ -118,8 +118,8 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
 class PilesEstimate:
     """Each half and each declaration, from ``samples`` deals of the unseen cards.
 
-    high / low: the chance this hand's best high (its best qualifying low) beats every other
-    hand's, a tie counting its share (0 when no low of its can qualify); declare_high,
+    high / low: the chance this hand wins the high half (the low half) against the others that
+    would claim it, a tie counting its share (0 when no low of its can qualify); declare_high,
     declare_low, declare_pig: the expected share of the pot each declaration wins against the
     others' modelled declarations (piles.txt 4.2-4.4; a pig must win both halves, 4.3).
     """
@@ -185,16 +185,12 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
         sq1, sq2, row = _board_with(view.board, dealt[:down])
         my_high = piles_best_high(hole, sq1, sq2, row, variant)
         my_low = piles_best_low(hole, sq1, sq2, row, variant)
-        highs: list[HandValue | LowValue | None] = []
-        lows: list[HandValue | LowValue | None] = []
         high_side: list[HandValue | LowValue | None] = []
         low_side: list[HandValue | LowValue | None] = []
         for k in range(down, len(dealt), 5):
             hand = dealt[k:k + 5]
             high = piles_best_high(hand, sq1, sq2, row, variant)
             low = piles_best_low(hand, sq1, sq2, row, variant)
-            highs.append(high)
-            lows.append(low)
             if _declares_low(high, low):
                 low_side.append(low)
             else:
@@ -203,8 +199,8 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
         other_high = any(v is not None for v in high_side)
         high_half = _beats(my_high, high_side)
         low_half = _beats(my_low, low_side)
-        sums[0] += _beats(my_high, highs)
-        sums[1] += _beats(my_low, lows)
+        sums[0] += high_half
+        sums[1] += low_half
         # a half with no qualifying claimant goes to the other half (DESIGN.md)
         sums[2] += high_half * (0.5 if other_low else 1.0)
         sums[3] += low_half * (0.5 if other_high else 1.0)
