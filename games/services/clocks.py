@@ -15,8 +15,8 @@ from django.utils import timezone
 from accounts.models import User
 from games import clock as turn_clock
 from games import engine
-from games.live.publish import table_changed_publish
 from games.clock import clock_deadline
+from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
 

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
-from games.live.publish import table_changed_publish
 from games.errors import TableRefused
+from games.live.publish import table_changed_publish
 from games.models import Hand, Table
 from ledger.models import Ruling
 from ledger.services import ledger_return_pot
