@@ -66,7 +66,6 @@ TRY_AGAIN = "Live updates are unavailable for a moment: reconnecting."
 SESSION_ENDED = "Your session has ended: log in again."
 
 
-
 def _db(func: Any) -> Any:
     """``func`` in Channels' shared sync thread (its statements counted when run for a group message)."""
     return database_sync_to_async(metrics.socket_statements_counted(func))
