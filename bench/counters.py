@@ -3,8 +3,9 @@ allowed by default) before and after a phase: what the server did per version an
 bots cannot see. With several uvicorn workers the bench sets ``PROMETHEUS_MULTIPROC_DIR`` so that a scrape
 adds up every worker's counts.
 
-``LIVE`` names the counters the bench looks for, in one place (the live wing is asked to expose them in
-config/metrics.py); a counter the site does not expose is printed as "not exposed".
+``LIVE`` names the counters the bench looks for, in one place (the live wing counts them in config/metrics.py;
+docs/live.md "Counters"); a counter the site does not expose is printed as "not exposed". A socket's own full
+render on connect or ``sync`` counts as ``kind="sync"``, which the bench does not read.
 """
 
 from __future__ import annotations

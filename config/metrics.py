@@ -13,11 +13,13 @@ whichever worker, container or host applied the timeout.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -41,6 +43,12 @@ ACTION_SECONDS = Histogram("club_action_seconds", "Time to apply one player acti
 BROADCAST_SECONDS = Histogram("club_broadcast_seconds",
                               "From a version's announcement (after commit) to its frame sent on a socket.",
                               buckets=LATENCY_BUCKETS)
+LIVE_VERSIONS = Counter("club_live_versions", "Hand versions published to the live table (one public frame each).")
+LIVE_RENDERS = Counter("club_live_renders", "Live table frames rendered, by kind: public and private (the publisher), "
+                       "sync (a socket's full render on connect or sync), socket (a socket for a group message).",
+                       ["kind"])
+LIVE_SOCKET_STATEMENTS = Counter("club_live_socket_statements",
+                                 "Database statements sockets ran while handling a group message.")
 OPEN_SOCKETS = Gauge("club_open_sockets", "Websockets open (tables and lobbies).", multiprocess_mode="livesum")
 
 TIMEOUT_KEYS = {"task": "timeouts:task", "sweep": "timeouts:sweep"}
@@ -69,6 +77,57 @@ def timed_action(fn: Callable[P, R]) -> Callable[P, R]:
         return result
 
     return wrapper
+
+
+# What a socket is doing in this task or thread: handling a group message ("socket") or its own full render
+# ("sync"); None elsewhere (the publisher). Context variables follow the work into sync_to_async's threads.
+SOCKET_FORWARDING, SOCKET_SYNC = "socket", "sync"
+_socket_work: ContextVar[str | None] = ContextVar("socket_work", default=None)
+_RENDERS = {kind: LIVE_RENDERS.labels(kind=kind) for kind in ("public", "private", SOCKET_SYNC, SOCKET_FORWARDING)}
+
+
+@contextlib.contextmanager
+def socket_work(kind: str) -> Iterator[None]:
+    """Within: renders count as ``kind`` (SOCKET_FORWARDING or SOCKET_SYNC), and with SOCKET_FORWARDING the
+    statements of ``socket_statements_counted`` functions count too."""
+    token = _socket_work.set(kind)
+    try:
+        yield
+    finally:
+        _socket_work.reset(token)
+
+
+def live_rendered(kind: str) -> str:
+    """Count one live frame rendered: ``kind`` ("public" or "private") in the publisher, else what the socket
+    rendering it is doing; the kind counted."""
+    counted = _socket_work.get() or kind
+    _RENDERS[counted].inc()
+    return counted
+
+
+def live_version_published() -> None:
+    LIVE_VERSIONS.inc()
+
+
+def _statement_counted(execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: Any) -> Any:
+    LIVE_SOCKET_STATEMENTS.inc()
+    return execute(sql, params, many, context)
+
+
+def socket_statements_counted(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` (run in a worker thread) with its statements counted when a socket runs it for a group
+    message; otherwise as it is."""
+
+    @functools.wraps(func)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _socket_work.get() != SOCKET_FORWARDING:
+            return func(*args, **kwargs)
+        from django.db import connection
+
+        with connection.execute_wrapper(_statement_counted):
+            return func(*args, **kwargs)
+
+    return run
 
 
 def stamped(message: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from accounts.models import User
 from games import engine, presenters
 from games.models import Hand
-from games.selectors.advance import advance_for, advance_split
+from games.selectors.advance import advance_split
 from games.selectors.hands import hand_seat_of
 from games.selectors.snapshot import TableSnapshot
 from games.services import advance
@@ -44,10 +44,11 @@ def _user(context: Mapping[str, Any]) -> User | None:
     return user if isinstance(user, User) else None
 
 
-def _snapshot(context: Mapping[str, Any], hand: Hand | None) -> TableSnapshot | None:
-    """The context's table snapshot (presenters.hand_page puts it there) when it shows ``hand``."""
-    snapshot = context.get("snapshot")
-    return snapshot if isinstance(snapshot, TableSnapshot) and hand is not None and snapshot.hand is hand else None
+def _snapshot(context: Mapping[str, Any]) -> TableSnapshot:
+    """The context's table snapshot: presenters.hand_page puts it there, showing the context's ``hand``."""
+    snapshot = context["snapshot"]
+    assert isinstance(snapshot, TableSnapshot)
+    return snapshot
 
 
 def clock_time(moment: Any, fmt: str) -> str:
@@ -122,13 +123,9 @@ def advance_panel(context: Any) -> Markup:
     if seat is None:
         return Markup("")
     currency = getattr(context.get("club"), "currency", "USD")
-    snapshot = _snapshot(context, hand)
-    if snapshot is not None:
-        state = snapshot.state
-        mine = advance_split(snapshot.advance_rows_of(user.pk))
-    else:
-        state = engine.state_from_json(hand.state)
-        mine = advance_for(hand=hand, user=user)
+    snapshot = _snapshot(context)
+    state = snapshot.state
+    mine = advance_split(snapshot.advance_rows_of(user.pk))  # this member's rows only
     view = context.get("view")  # the member's own view, already made for their area
     choices = advance.choices_for(state, seat, currency, view=view if isinstance(view, engine.HandView) else None)
     if not (choices or mine["pending"] or mine["cancelled"]):
@@ -145,5 +142,6 @@ def advance_panel(context: Any) -> Markup:
 def marked_log(context: Any, lines: list[str], hand: Hand | None) -> list[str]:
     """``lines`` (one per event of the hand, in order) with each timeout marked, as
     ``presenters.log_with_timeouts`` allows (not a sealed decision's before the reveal)."""
-    snapshot = _snapshot(context, hand)
-    return presenters.log_with_timeouts(hand=hand, lines=lines, steps=snapshot.steps if snapshot else None)
+    if hand is None:
+        return lines
+    return presenters.log_with_timeouts(hand=hand, lines=lines, steps=_snapshot(context).steps)

@@ -16,7 +16,7 @@ from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
-from games.selectors.hands import hand_action_steps, hand_card_seat, hand_sealed_open
+from games.selectors.hands import hand_card_seat, hand_sealed_open
 from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
 from games.words import event_words, raise_to_label, rules_in_words
@@ -59,37 +59,34 @@ def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...]
 TIMEOUT_MARK = "(clock ran out)"
 
 
-def log_with_timeouts(*, hand: Hand | None, lines: list[str],
-                      steps: list[tuple[str, int, bool]] | None = None) -> list[str]:
+def log_with_timeouts(*, hand: Hand | None, lines: list[str], steps: list[tuple[str, int, bool]]) -> list[str]:
     """``lines`` (one per event of ``hand``, in order: the deal's, then each action's) with the first line
     of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
     still closed: the default of a timeout (and of an away or removed member) is fixed by the house
-    rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's
-    ``hand_action_steps`` when already read (a snapshot's)."""
+    rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's applied
+    actions (``TableSnapshot.steps``)."""
     if hand is None or not lines:
         return lines
     sealed = hand_sealed_open(hand=hand)
     out = list(lines)
     index = len(hand.deal_events or [])
-    for first_event, events, is_timeout in steps if steps is not None else hand_action_steps(hand=hand):
+    for first_event, events, is_timeout in steps:
         if is_timeout and not (sealed and first_event == "decided") and index < len(out):
             out[index] = f"{out[index]} {TIMEOUT_MARK}"
         index += events
     return out
 
 
-def turn_clocks_for(*, hand: Hand | None, user: User | None,
-                    snapshot: TableSnapshot | None = None) -> list[dict[str, Any]]:
+def turn_clocks_for(*, snapshot: TableSnapshot, user: User | None) -> list[dict[str, Any]]:
     """The clocks the table page shows ``user``: each awaited seat's deadline, with an "away" badge.
 
     While a sealed decision is open only ``user``'s own clock is shown: another seat's exact deadline
     (quiet hours make them differ) would tell that a seat which decided at that moment timed out, and
-    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once.
-    ``snapshot``: the table's snapshot showing ``hand`` (no query), else read here."""
+    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once. No query:
+    everything comes from ``snapshot``."""
+    hand = snapshot.hand
     if hand is None or hand.is_finished:
         return []
-    if snapshot is None or snapshot.hand is not hand:
-        snapshot = table_snapshot(table=hand.table, hand=hand)
     sealed = hand_sealed_open(hand=hand)
     names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
     away = {u.pk for u in snapshot.hand_users.values() if u.away}
@@ -139,7 +136,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
-    out["clocks"] = turn_clocks_for(hand=hand, user=user, snapshot=snapshot)  # for the seats
+    out["clocks"] = turn_clocks_for(snapshot=snapshot, user=user)  # for the seats
     shown = {c["seat"] for c in public["public_clocks"]}
     out["own_clocks"] = [c for c in out["clocks"] if c["seat"] not in shown]  # one's own while sealed
     return out
@@ -210,7 +207,7 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
-    out["public_clocks"] = turn_clocks_for(hand=hand, user=None, snapshot=snapshot)
+    out["public_clocks"] = turn_clocks_for(snapshot=snapshot, user=None)
     out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)

@@ -65,7 +65,11 @@ NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
 TRY_AGAIN = "Live updates are unavailable for a moment: reconnecting."
 SESSION_ENDED = "Your session has ended: log in again."
 
-_db = database_sync_to_async
+
+def _db(func: Any) -> Any:
+    """``func`` in Channels' shared sync thread (its statements counted when run for a group message)."""
+    return database_sync_to_async(metrics.socket_statements_counted(func))
+
 
 # The sockets' database work (actions, sync, access checks) runs in a pool of its own with a fixed number of
 # threads, whatever the machine's cores: six, as the loop's default gives two cores (bench/RESULTS.md).
@@ -77,9 +81,11 @@ def _db_free(func: Any) -> Any:
     """``func`` run in a thread of the sockets' pool, not in Channels' one shared thread; each call gives
     its pooled connections back when it ends (these threads never end a request that would)."""
 
+    counted = metrics.socket_statements_counted(func)
+
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            return counted(*args, **kwargs)
         finally:
             connections.close_all()
 
@@ -126,7 +132,11 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if message["type"].startswith("websocket."):
+            await handler(message)
+            return
+        with metrics.socket_work(metrics.SOCKET_FORWARDING):  # a group message: counted renders and statements
+            await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         self._opened = True
@@ -331,7 +341,9 @@ class TableConsumer(_JsonConsumer):
         return out
 
     async def send_everything(self, *, chat: bool = False) -> None:
-        for text in await _db_free(self._everything)(chat):
+        with metrics.socket_work(metrics.SOCKET_SYNC):
+            texts = await _db_free(self._everything)(chat)
+        for text in texts:
             await self.send(text_data=text)
 
     def _view_payload(self) -> dict[str, Any]:

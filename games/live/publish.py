@@ -190,6 +190,7 @@ def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_
 def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
     snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
     if snapshot is not None:
+        metrics.live_version_published()
         groups_send(version_frames(snapshot, after, club_id, public_only=public_only),
                     about=f"table {hand.table_id} version {hand.version}")
 

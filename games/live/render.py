@@ -15,13 +15,15 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import User
+from config import metrics
 from games.area import AREA, jinja_template, seat_row_html
 from games.live.frames import PRIVATE, PUBLIC, encode
 from games.presenters import hand_page
 from games.selectors.snapshot import TableSnapshot
 
 PARTS = ("own_hand", "seat_actions")  # the area's data-part slots a private frame fills
-renders: Counter[str] = Counter()  # "public" and "private" frames rendered by this process (tests, bench)
+# Frames rendered by this process by kind (tests); each also counts in club_live_renders_total (config/metrics.py).
+renders: Counter[str] = Counter()
 
 
 def _zone(user: User) -> Any:
@@ -47,7 +49,7 @@ def order_key(snapshot: TableSnapshot, at: int) -> dict[str, Any]:
 def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) -> str:
     """The table's public frame, encoded: what every viewer sees alike (``full``: every seated member's own
     part changed too)."""
-    renders["public"] += 1
+    renders[metrics.live_rendered("public")] += 1
     hand = snapshot.hand
     with timezone.override(zoneinfo.ZoneInfo("UTC")):
         values = _values(snapshot, None)
@@ -63,7 +65,7 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
 
 def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
     """``user``'s private frame, encoded: their own parts of the area and their own seat row."""
-    renders["private"] += 1
+    renders[metrics.live_rendered("private")] += 1
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         values = _values(snapshot, user)
         parts = {name: jinja_template(f"games/area/{name}.jinja").render(values) for name in PARTS

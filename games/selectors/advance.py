@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import User
 from games.models import AdvanceAction, Hand
 from games.selectors.rows import Columns, rows_fetch
 
@@ -27,14 +26,9 @@ def advance_rows(*, hand_id: int) -> list[AdvanceAction]:
     return [_ADVANCE.build(row) for row in rows_fetch(_ALL_SQL, [hand_id])]
 
 
-def advance_for(*, hand: Hand, user: User) -> dict[str, Any]:
-    """The owner's own advance actions in ``hand``: pending ones, and cancellations to tell them about
-    (those with a reason, newer than any later choice of the same kind)."""
-    return advance_split(list(AdvanceAction.objects.filter(hand=hand, user=user).order_by("-pk")))
-
-
 def advance_split(rows: list[AdvanceAction]) -> dict[str, Any]:
-    """``advance_for`` of one member's rows of a hand, newest first (already read)."""
+    """One member's own advance actions from their rows of a hand, newest first: pending ones, and
+    cancellations to tell them about (those with a reason, newer than any later choice of the same kind)."""
     pending = [r for r in rows if r.status == AdvanceAction.Status.PENDING]
     cancelled = []
     seen_kinds: set[str] = set()

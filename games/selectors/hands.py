@@ -140,14 +140,6 @@ def hand_actions(*, hand: Hand) -> QuerySet[HandAction]:
     return hand.actions.select_related("user").order_by("sequence")
 
 
-def hand_action_steps(*, hand: Hand) -> list[tuple[str, int, bool]]:
-    """Each applied action of ``hand`` in order, as (the kind of its first event, how many events it
-    logged, whether the clock took it): what the log needs to mark timeouts. A sealed decision's first
-    event is "decided", whatever the action (a Piles declaration's default is a plain fold)."""
-    rows = hand.actions.order_by("sequence").values_list("events", "is_timeout")
-    return [(str((events or [{}])[0].get("kind")), len(events or []), bool(timeout)) for events, timeout in rows]
-
-
 def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict[int, User]:
     """Seat number -> the member dealt in there, by the hand's own player list (never by who sits in that
     chair now); one query, none when ``known`` (user id -> member, already read) holds them all."""

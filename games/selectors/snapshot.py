@@ -31,7 +31,7 @@ class TableSnapshot:
     state: Any  # the hand's engine state, parsed once (None without a hand)
     seats: list[Seat]
     hand_users: dict[int, User]  # seat -> member dealt in there (hand players)
-    steps: list[tuple[str, int, bool]]  # selectors.hand_action_steps
+    steps: list[tuple[str, int, bool]]  # per action: first event's kind, events, timed out
     advance_rows: list[AdvanceAction]  # every member's, newest first: hand out only one's own
     previous: Hand | None  # the last finished hand before ``hand`` (only while ``hand`` is played)
     previous_users: dict[int, User]
@@ -188,5 +188,6 @@ def _seats_read(table_id: int) -> list[Seat]:
 
 def _steps_read(hand_id: int) -> list[tuple[str, int, bool]]:
     """Each action of the hand in order: its first event's kind, how many events it logged, whether the
-    clock took it (presenters.log_with_timeouts)."""
+    clock took it (presenters.log_with_timeouts). A sealed decision's first event is "decided", whatever
+    the action (a Piles declaration's default is a plain fold)."""
     return [(str(kind), int(count), bool(timeout)) for kind, count, timeout in rows_fetch(_STEPS_SQL, [hand_id])]

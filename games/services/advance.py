@@ -1,7 +1,7 @@
 """Advance actions: what a player chose to do when their turn comes, set before it comes.
 
-Private to their owner: stored in ``AdvanceAction`` rows, read only through ``advance_for``
-(games/selectors/advance.py, filtered by the owner), never put in a hand view, never sent through a
+Private to their owner: stored in ``AdvanceAction`` rows, read for the table area only as the
+owner's own rows (``TableSnapshot.advance_rows_of``, games/selectors/advance.py ``advance_split``), never put in a hand view, never sent through a
 group, and setting one changes neither the hand's version nor anything another member can see.
 
 Choices (``kind`` "bet" for the next betting turn, "sealed" for the drop or the declaration):

@@ -20,7 +20,7 @@ from accounts.access import is_member
 from accounts.models import User
 from config.errors import DomainError
 from config.text import text_problem
-from games.broadcast import groups_send, table_group
+from games.live.publish import groups_send, table_group
 from games.models import ChatMessage, Table
 from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 from accounts.models import User
 from games import clock as turn_clock
 from games import engine
-from games.broadcast import table_changed_announce
 from games.clock import clock_deadline
+from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
 
@@ -108,6 +108,6 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
             on_commit_work([(hand, hand.version)])  # expire_turn again; no new turn notices
             # The version stays, so the open screens (which skip a version they show already) are told the
             # table changed: each reads the moved clock afresh.
-            transaction.on_commit(partial(table_changed_announce, hand.table_id, hand.table.club_id))
+            transaction.on_commit(partial(table_changed_publish, hand.table_id, hand.table.club_id))
             moved += 1
     return moved

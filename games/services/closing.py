@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
-from games.broadcast import table_changed_announce
 from games.errors import TableRefused
+from games.live.publish import table_changed_publish
 from games.models import Hand, Table
 from ledger.models import Ruling
 from ledger.services import ledger_return_pot
@@ -48,5 +48,5 @@ def table_close(*, table_id: int, user: User, reason: str) -> Ruling:
         table.seats.filter(left_at__isnull=True).update(left_at=now)
         table.status, table.finished_at, table.carry_pot = Table.Status.FINISHED, now, 0
         table.save(update_fields=["status", "finished_at", "carry_pot"])
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
     return ruling

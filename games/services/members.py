@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.broadcast import table_changed_announce
+from games.live.publish import table_changed_publish
 from games.models import Hand, Seat, Table
 from games.selectors.hands import hand_seat_of
 from games.services.hands import hand_apply_due
@@ -51,7 +51,7 @@ def hands_member_removed(*, user: User, club_id: int) -> int:
                 # A seat dealt into the hand being played is not announced: a seat change followed at
                 # once by that seat's decision would tell the others it took the default (a sealed
                 # decision stays sealed); the table shows the seat as it is at its next version.
-                transaction.on_commit(partial(table_changed_announce, table.pk, club_id))
+                transaction.on_commit(partial(table_changed_publish, table.pk, club_id))
     hands = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id=club_id,
                                 table_id__in=table_ids)
     return _apply_due_where_dealt_in(hands=hands, user=user)

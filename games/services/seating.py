@@ -16,8 +16,8 @@ from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
 from config.text import text_problem
-from games.broadcast import lobby_announce, table_changed_announce
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
+from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.rulesets import rule_version_freeze
 from ledger.services import balance_of
@@ -91,7 +91,7 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
         if table.seats.filter(number=number, left_at__isnull=True).exists():
             raise SeatRefused(f"Seat {number} is taken; choose another.")
         _check_credit(table.club, user)
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         try:
             with transaction.atomic():
                 return Seat.objects.create(table=table, user=user, number=number,
@@ -105,7 +105,7 @@ def seat_sit_out(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if not seat.sitting_out:
             seat.sitting_out = True
             seat.save(update_fields=["sitting_out"])
@@ -117,7 +117,7 @@ def seat_sit_in(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if seat.sitting_out:
             _check_credit(table.club, user)
             seat.sitting_out = False
@@ -130,7 +130,7 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if _in_current_hand(table, seat):
             raise SeatRefused("You are in the hand being played: you can leave when it ends. "
                               "Sit out to skip the hands after it.")
@@ -168,5 +168,5 @@ def table_new_game(*, table_id: int, user: User) -> Table:
         seat_take(table_id=new.pk, user=user, number=seat.number, version_id=new.rule_version_id)
         old.next_game = new
         old.save(update_fields=["next_game"])
-        transaction.on_commit(partial(table_changed_announce, old.pk, old.club_id))
+        transaction.on_commit(partial(table_changed_publish, old.pk, old.club_id))
         return new

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.broadcast import table_changed_announce
+from games.live.publish import table_changed_publish
 from games.models import Hand, Table
 from ledger.models import JournalEntry
 from ledger.services import ledger_reverse_hand, table_pot_balance
@@ -42,5 +42,5 @@ def hand_void(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
                 table.status, table.finished_at = Table.Status.OPEN, None
                 fields += ["status", "finished_at"]
             table.save(update_fields=fields)
-        transaction.on_commit(partial(table_changed_announce, table.pk, table.club_id))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
     return entries

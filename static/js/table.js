@@ -181,6 +181,8 @@
     send({ type: "sync" });
   }
 
+  function versionOnly(key) { return { hand: key.hand, version: key.version, at: 0 }; }
+
   function onPublic(msg) {
     var key = keyOf(msg);
     // Never go back, nor behind this member's own acknowledged action: an area from between (another
@@ -189,7 +191,8 @@
     if (acked && cmp(key, acked) < 0) return;
     var fresh = fragment(msg.html).getElementById("table-live");
     if (!fresh) return;
-    var moved = !pub || cmp(key, keyOf(pub)) > 0;
+    // (a new version, not the frame a connect, a sync or a seat change sends at the version shown)
+    var moved = cmp(versionOnly(key), versionOnly(shownKey())) > 0;
     pub = msg;
     live().replaceWith(fresh);
     refresh();
@@ -292,6 +295,9 @@
   }
 
   // ---- the socket ----
+  function liveAgain() {
+    if (ws && ws.readyState === WebSocket.OPEN && statusEl.classList.contains("reconnecting")) setStatus("");
+  }
   function send(payload) {
     if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(payload)); return true; }
     return false;
@@ -311,6 +317,7 @@
     ws.onmessage = function (event) {
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
+      liveAgain();
       switch (msg.type) {
         case "table.public": onPublic(msg); break;
         case "table.private": onPrivate(msg); break;
@@ -375,8 +382,10 @@
     if (document.visibilityState === "visible" && !ws && !stopped) { clearTimeout(retryTimer); attempts = 0; connect(); }
   });
 
-  // The network went away: say so at once, before the socket notices.
+  // The network went away: say so at once, before the socket notices. Back with the socket still open (or
+  // a frame arriving through it): the table is live again, so the words go.
   window.addEventListener("offline", function () { if (!stopped) setStatus("Offline, reconnecting\u2026", "reconnecting"); });
+  window.addEventListener("online", liveAgain);
 
   // The page as loaded is rendered whole for this member: their own part, as new as the area, is in it.
   function pageParts() {

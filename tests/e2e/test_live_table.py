@@ -304,3 +304,37 @@ def test_an_area_older_than_ones_own_acknowledged_action_is_not_shown(asgi_serve
     assert pa.not_reloaded()
     pa.context.close()
     pb.context.close()
+
+
+def test_the_offline_banner_goes_when_the_network_is_back_and_the_socket_lived(asgi_server, browser,
+                                                                               screenshots) -> None:
+    """The network drops for three seconds and comes back without the socket closing: the banner says
+    "Offline" meanwhile and goes when the network is back, or when the next update arrives."""
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    pa = Player(browser, asgi_server, a, DESKTOP)
+    pb = Player(browser, asgi_server, b, PHONE)
+    for p in (pa, pb):
+        p.open(table)
+        p.wait_version(hand, 0)
+    banner = pb.page.locator("#live-status")
+
+    pb.context.set_offline(True)
+    expect(banner).to_have_text("Offline, reconnecting…", timeout=WAIT_MS)
+    pb.page.wait_for_timeout(3000)
+    screenshots(pb.page, "offline-socket-alive")
+    pb.context.set_offline(False)
+    pb.wait_live()  # the socket lived through it
+    expect(banner).to_be_hidden(timeout=3000)
+
+    # The browser says "offline" with the socket still carrying updates: the next update clears the banner.
+    pb.page.evaluate("window.dispatchEvent(new Event('offline'))")
+    expect(banner).to_have_text("Offline, reconnecting…")
+    pa.act("in")
+    pb.wait_version(hand, 1)
+    expect(banner).to_be_hidden(timeout=3000)
+    screenshots(pb.page, "update-clears-the-banner")
+    assert pb.not_reloaded()
+    pa.context.close()
+    pb.context.close()

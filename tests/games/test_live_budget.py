@@ -354,3 +354,71 @@ async def test_an_action_over_a_socket_takes_one_trip_to_the_pool(club_setup, mo
     assert trips.count("_act_if_allowed") == 1 and "hand_act" not in trips, trips
     assert trips.count("access_stamps") <= 2, trips  # the public and the private frame's, once each in the process
     await comm.disconnect()
+
+
+def _live_counts() -> dict[Any, float]:
+    """The site's /metrics as the bench reads them."""
+    from tests.operations.test_metrics import scrape
+
+    return scrape()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_live_counters_the_bench_reads_move_as_the_work_is_done(club_setup) -> None:
+    """One action with four sockets open: one version published, one public render, one private render (the
+    one who decided), nothing rendered and no statement by any socket. A member whose access stamp moved has
+    their sockets re-check it against the database at the next group message: those statements count. A
+    ``sync`` is a socket's own full render, counted apart."""
+    from bench.counters import difference
+    from games.live.access import access_bump
+    from games.live.publish import announce_flush
+
+    a, b, c = club_setup.members
+    table, hand = await database_sync_to_async(dealt)(club_setup)
+    sockets = [await open_table(table.pk, u) for u in (a, b, c, club_setup.organiser)]
+
+    async def counted_around(user: User, version: int) -> tuple[dict[str, float | None], dict[Any, float]]:
+        await database_sync_to_async(announce_flush)()
+        before = await database_sync_to_async(_live_counts)()
+        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": "in"},
+                                                        version=version - 1)
+        for comm in sockets:
+            await _wait_public(version)(comm)
+        await asyncio.sleep(0.2)
+        after = await database_sync_to_async(_live_counts)()
+        return difference(before, after), after
+
+    counts, after = await counted_around(a, 1)
+    assert counts == {"versions": 1, "public renders": 1, "private renders": 1, "socket renders": 0,
+                      "socket statements": 0, "applied": 1}, counts
+
+    await database_sync_to_async(access_bump)(c.pk)  # c's password changed, say
+    counts, after = await counted_around(b, 2)
+    assert counts["socket statements"] and counts["socket statements"] > 0, counts  # c's socket checked again
+    assert counts["socket renders"] == 0 and counts["public renders"] == 1, counts
+
+    await sockets[0].send_json_to({"type": "sync"})
+    await _wait_public(2)(sockets[0])
+    synced = await database_sync_to_async(_live_counts)()
+    sync_renders = ("club_live_renders_total", (("kind", "sync"),))
+    assert synced[sync_renders] - after[sync_renders] == 2  # a's private frame and the public one
+    assert difference(after, synced)["public renders"] == 0
+    for comm in sockets:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_render_made_while_a_socket_handles_a_group_message_counts_as_the_sockets(club_setup) -> None:
+    """The forwarding path renders nothing; were it ever to, the counter the bench reads would say so."""
+    from config import metrics
+    from games.live import render
+    from games.selectors.snapshot import table_snapshot_read
+
+    table, _hand = dealt(club_setup)
+    snapshot = table_snapshot_read(table_id=table.pk)
+    assert snapshot is not None
+    render.renders.clear()
+    with metrics.socket_work(metrics.SOCKET_FORWARDING):
+        render.public_frame(snapshot)
+    render.public_frame(snapshot)
+    assert render.renders == {"socket": 1, "public": 1}

@@ -13,7 +13,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from games import engine, services
-from games.broadcast import announce_flush
+from games.live.publish import announce_flush
 from games.models import Hand, HandAction
 from tests.games.helpers import make_table
 
