@@ -7,7 +7,9 @@ Screenshots of each step: test-artifacts/<test name>/.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -338,3 +340,47 @@ def test_the_offline_banner_goes_when_the_network_is_back_and_the_socket_lived(a
     assert pb.not_reloaded()
     pa.context.close()
     pb.context.close()
+
+
+NOTIFY_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "notify.js"
+
+
+def _public_html(table: Table) -> str:
+    from games.live import render
+    from games.live.publish import announce_flush
+    from games.selectors.snapshot import table_snapshot_read
+
+    announce_flush()
+    snapshot = table_snapshot_read(table_id=table.pk)
+    assert snapshot is not None
+    return str(json.loads(render.public_frame(snapshot))["html"])
+
+
+def test_a_sealed_decision_makes_the_same_sound_whatever_the_choice(transactional_db, browser) -> None:
+    """The sound a page picks from one public frame to the next (static/js/notify.js) after a seat decides its
+    drop "in" at one table and "out" at its twin is the same: no sound tells the choice before the reveal.
+    The reveal itself, public to all, does make one."""
+    from tests.games.test_piranha_game import BOARD_1, HOLES_1
+
+    club, organiser, (a, b, x) = club_with_players()
+    frames: dict[str, list[str]] = {}
+    for choice in ("in", "out"):
+        table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b, x])
+        hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
+        before = _public_html(table)
+        services.hand_act(hand_id=hand.pk, user=x, action={"type": choice}, version=0)
+        after = _public_html(table)
+        for user in (a, b):
+            hand.refresh_from_db()
+            services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"}, version=hand.version)
+        frames[choice] = [before, after, _public_html(table)]
+    page = browser.new_page()
+    page.set_content("<!doctype html><title>frames</title>")
+    page.add_script_tag(path=str(NOTIFY_JS))
+    pick = """([a, b]) => { const area = (html) => new DOMParser().parseFromString(html, "text/html").getElementById("table-live");
+        return window.tableFeel.soundFor(window.tableFeel.facts(area(a)), window.tableFeel.facts(area(b))); }"""
+    sounds = {choice: [page.evaluate(pick, [f[0], f[1]]), page.evaluate(pick, [f[1], f[2]])]
+              for choice, f in frames.items()}
+    page.close()
+    assert sounds["in"][0] == sounds["out"][0], sounds
+    assert sounds["in"][1] is not None and sounds["out"][1] is not None, sounds  # the reveal is heard

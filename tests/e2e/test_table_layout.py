@@ -218,3 +218,64 @@ def test_a_piles_hand_played_on_a_phone_without_scrolling(asgi_server, browser, 
     expect(phone.page.locator("section.previous")).to_have_count(0)
     for p in by_seat.values():
         p.context.close()
+
+
+WIDE = [{"width": 1366, "height": 900}, {"width": 1920, "height": 1080}]
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    expect(page.locator(selector)).to_be_visible(timeout=WAIT_MS)  # (not while a frame swaps the area)
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return dict(box)
+
+
+def test_on_a_wide_screen_the_log_and_chat_sit_beside_the_felt(asgi_server, browser, screenshots) -> None:
+    """At 1366 and 1920 px the hand's log and the chat are to the right of the felt, level with it; on a
+    phone they stay below it. axe finds nothing in light or dark at either width."""
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25, match_cap=50), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES, BOARD, button=1))
+    for viewport in WIDE:
+        p = Player(browser, asgi_server, a, viewport)
+        p.open(table)
+        p.wait_version(hand, 0)
+        felt = _box(p.page, "#table-live .felt")
+        for side in ("#table-live .log", "#chat"):
+            box = _box(p.page, side)
+            assert box["x"] >= felt["x"] + felt["width"], (viewport, side, box, felt)
+            assert box["y"] < felt["y"] + felt["height"], (viewport, side, box, felt)
+        assert _box(p.page, "#table-live .log")["y"] < _box(p.page, "#chat")["y"]
+        both_schemes(screenshots, p.page, f"wide-{viewport['width']}")
+        for scheme in ("light", "dark"):
+            p.page.emulate_media(color_scheme=scheme)
+            assert_accessible(p.page, f"the table at {viewport['width']} px in {scheme}")
+        p.page.emulate_media(color_scheme="light")
+        p.context.close()
+
+    phone = Player(browser, asgi_server, b, PHONE)
+    phone.open(table)
+    phone.wait_version(hand, 0)
+    felt = _box(phone.page, "#table-live .felt")
+    for below in ("#table-live .log", "#chat"):
+        assert _box(phone.page, below)["y"] >= felt["y"] + felt["height"], below
+    phone.context.close()
+
+
+def test_motion_only_when_switched_on_and_never_under_reduced_motion(asgi_server, browser) -> None:
+    """A turned card moves only for a member who switched motion on for this device, and not at all when the
+    device asks for reduced motion."""
+    club, organiser, (a, b, c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25, match_cap=50), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES, BOARD, button=1))
+    cases = [("1", "no-preference", "card-dealt"), ("1", "reduce", "none"), ("0", "no-preference", "none")]
+    for switched, preference, animation in cases:
+        p = Player(browser, asgi_server, a, DESKTOP)
+        p.context.add_init_script(f"localStorage.setItem('notify.motion', '{switched}');")
+        p.page.emulate_media(reduced_motion=preference)  # type: ignore[arg-type]
+        p.open(table)
+        p.wait_version(hand, 0)
+        name = p.page.evaluate("""() => { const c = document.querySelector('#table-live .felt .board .card:not(.back)');
+            c.classList.add('dealt'); return getComputedStyle(c).animationName; }""")
+        assert name == animation, (switched, preference, name)
+        p.context.close()
