@@ -39,12 +39,17 @@ def _switch_on(player: Player, server: Any, sound: bool, browser: bool) -> None:
                                    f" localStorage.setItem('notify.browser', '{on[browser]}');")
 
 
-def test_a_background_table_tab_sounds_and_notifies_when_the_turn_comes(asgi_server, browser) -> None:
+def _piles_for_two() -> tuple[Any, Any, Any, Any]:
+    """A Piles hand of two members: the table, the hand, who acts first and who second."""
     club, organiser, (a, b, _c) = club_with_players()
     table = make_table(club, organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
     first = user_at(hand, awaited(hand)[0])
-    second = b if first.pk == a.pk else a
+    return table, hand, first, (b if first.pk == a.pk else a)
+
+
+def test_a_background_table_tab_sounds_and_notifies_when_the_turn_comes(asgi_server, browser) -> None:
+    table, hand, first, second = _piles_for_two()
     waiting = Player(browser, asgi_server, second, PHONE)  # switched both on
     quiet = Player(browser, asgi_server, first, DESKTOP)  # switched neither on
     _switch_on(waiting, asgi_server, sound=True, browser=True)
@@ -102,3 +107,33 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
                            timeout=WAIT_MS)
     assert page.evaluate("window.__notes") == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
     context.close()
+
+
+# Before any page script: a record of every sound played.
+COUNT_SOUNDS = """
+window.__sounds = 0;
+var RealAudio = window.AudioContext;
+window.AudioContext = function () { window.__sounds += 1; return new RealAudio(); };
+"""
+
+
+def test_a_card_turned_sounds_only_for_the_member_who_switched_it_on(asgi_server, browser) -> None:
+    table, hand, first, second = _piles_for_two()
+    hearing, quiet = Player(browser, asgi_server, first, DESKTOP), Player(browser, asgi_server, second, DESKTOP)
+    hearing.context.add_init_script(COUNT_SOUNDS + "localStorage.setItem('notify.sound.card', '1');")
+    quiet.context.add_init_script(COUNT_SOUNDS)
+    for p in (hearing, quiet):
+        p.open(table)
+        p.wait_version(hand, 0)
+    up = hearing.page.locator("#table-live .felt .board .card:not(.back)").count()
+    hearing.act("check")
+    quiet.wait_version(hand, 1)
+    quiet.act("check")
+    for p in (hearing, quiet):
+        p.wait_version(hand, 2)
+        expect(p.page.locator("html")).to_have_attribute("data-last-sound", "card", timeout=WAIT_MS)
+    assert hearing.page.locator("#table-live .felt .board .card:not(.back)").count() > up
+    assert hearing.page.evaluate("window.__sounds") == 1
+    assert quiet.page.evaluate("window.__sounds") == 0
+    for p in (hearing, quiet):
+        p.context.close()
