@@ -137,3 +137,20 @@ def test_a_card_turned_sounds_only_for_the_member_who_switched_it_on(asgi_server
     assert quiet.page.evaluate("window.__sounds") == 0
     for p in (hearing, quiet):
         p.context.close()
+
+
+def test_the_sound_and_motion_switches_are_kept_per_device(asgi_server, browser) -> None:
+    _club, _organiser, (a, _b, _c) = club_with_players()
+    desk, other = Player(browser, asgi_server, a, DESKTOP), Player(browser, asgi_server, a, DESKTOP)
+    for p in (desk, other):
+        p.page.goto(f"{asgi_server.url}/account/notifications/")
+    for box in ("#notify-sound-card", "#notify-sound-win", "#notify-motion"):
+        desk.page.check(box)
+    desk.page.reload()
+    for box in ("#notify-sound-card", "#notify-sound-win", "#notify-motion"):
+        expect(desk.page.locator(box)).to_be_checked()
+        expect(other.page.locator(box)).not_to_be_checked()  # another browser of the same member
+    expect(desk.page.locator("#notify-sound-bet")).not_to_be_checked()
+    assert desk.page.evaluate("localStorage.getItem('notify.sound.card')") == "1"
+    for p in (desk, other):
+        p.context.close()
