@@ -47,11 +47,6 @@ def my_tables(*, user: User) -> list[MyTableRow]:
     return waiting + others
 
 
-def my_tables_waiting_count(*, user: User) -> int:
-    """How many of the member's tables await their decision (the header's count)."""
-    return sum(1 for r in my_tables(user=user) if r.my_turn)
-
-
 def _names(table_ids: list[int], hands: Iterable[Hand]) -> dict[int, str]:
     """Shown names by user id: of everyone seated at the tables or dealt into their hands (one query)."""
     dealt = {int(u) for h in hands for u in h.players.values()}
