@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
 
 from accounts.access import club_access
 from accounts.money import money
@@ -16,6 +19,7 @@ from games.forms import TableForm
 from games.models import Table
 from games.presenters import hand_page
 from games.selectors.hands import hand_current
+from games.selectors.mine import my_tables
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
 from ledger import selectors as ledger_selectors
@@ -28,7 +32,28 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
     return render(request, "games/lobby.html", {
         "club": access.club, "access": access, "rows": table_list_open(club=access.club, user=member(request)),
         "finished": table_list_finished(club=access.club), "form": form, "title": "Tables",
+        **_my_tables_context(request),
     })
+
+
+def _my_tables_context(request: HttpRequest) -> dict[str, Any]:
+    """The My tables block's rows, and the clubs whose lobby sockets tell it when to re-fetch."""
+    rows = my_tables(user=member(request))
+    return {"my_rows": rows, "my_club_ids": " ".join(sorted({str(r.table.club_id) for r in rows}))}
+
+
+@login_required
+@require_GET
+def my_tables_page(request: HttpRequest) -> HttpResponse:
+    """Every table of the member's clubs where they sit, what needs them first."""
+    return render(request, "games/my_tables.html", {"title": "My tables", **_my_tables_context(request)})
+
+
+@login_required
+@require_GET
+def my_tables_block(request: HttpRequest) -> HttpResponse:
+    """The My tables block alone: static/js/lobby.js re-fetches it when a lobby socket says a table changed."""
+    return render(request, "games/_my_tables.html", _my_tables_context(request))
 
 
 @login_required

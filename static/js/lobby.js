@@ -1,54 +1,85 @@
-/* The live lobby: on {"type": "lobby.changed"} re-fetch the lobby page and swap its table list
- * (#lobby-live), so lobby.html stays the one place that renders it. Reconnects with capped,
+/* The live lobby and My tables: on {"type": "lobby.changed"} from a club's lobby socket, re-fetch the
+ * blocks fed by that club and swap them: #lobby-live (from the lobby page itself, so lobby.html stays
+ * the one place that renders it) and #my-tables-live (from its data-source, for the clubs in its
+ * data-club-ids). At most MAX_SOCKETS lobby sockets (the member's socket cap is shared with their
+ * tables); the clubs beyond them are re-fetched every minute instead. Reconnects with capped,
  * jittered exponential backoff; re-renders after a reconnect. Close codes: docs/live.md. */
 (function () {
   "use strict";
-  var root = document.getElementById("lobby-live");
-  if (!root || !("WebSocket" in window) || !window.fetch || !window.DOMParser) return;
-  var clubId = root.dataset.clubId;
+  if (!("WebSocket" in window) || !window.fetch || !window.DOMParser) return;
   var FINAL = { 4401: true, 4403: true, 4404: true };
-  var ws = null, attempts = 0, opened = false, busy = false, again = false, pingTimer = null;
+  var MAX_SOCKETS = 3;
+  var blocks = [];  // {id, source, clubs: {id: true}, busy, again}
 
-  function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
-    fetch(window.location.pathname, { credentials: "same-origin", headers: { "X-Requested-With": "lobby.js" } })
+  function block(id, source, clubs) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    var set = {};
+    clubs.forEach(function (c) { if (c) set[c] = true; });
+    blocks.push({ id: id, source: source, clubs: set, busy: false, again: false });
+  }
+  var lobby = document.getElementById("lobby-live");
+  if (lobby) block("lobby-live", window.location.pathname, [lobby.dataset.clubId]);
+  var mine = document.getElementById("my-tables-live");
+  if (mine) block("my-tables-live", mine.dataset.source, (mine.dataset.clubIds || "").split(" ")
+    .concat(lobby ? [lobby.dataset.clubId] : []));
+
+  function refresh(b) {
+    if (b.busy) { b.again = true; return; }
+    b.busy = true;
+    fetch(b.source, { credentials: "same-origin", headers: { "X-Requested-With": "lobby.js" } })
       .then(function (r) { if (!r.ok || r.redirected) throw new Error(String(r.status)); return r.text(); })
       .then(function (html) {
-        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("lobby-live");
-        var current = document.getElementById("lobby-live");
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(b.id);
+        var current = document.getElementById(b.id);
         if (fresh && current) current.replaceWith(document.importNode(fresh, true));
       })
       .catch(function () { /* the next change or reconnect tries again */ })
-      .then(function () { busy = false; if (again) { again = false; refresh(); } });
+      .then(function () { b.busy = false; if (b.again) { b.again = false; refresh(b); } });
+  }
+  function changed(clubId) { blocks.forEach(function (b) { if (b.clubs[clubId]) refresh(b); }); }
+
+  function connect(clubId) {
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var ws = null, attempts = 0, opened = false, pingTimer = null;
+    function open() {
+      ws = new WebSocket(scheme + window.location.host + "/ws/clubs/" + clubId + "/lobby/");
+      wire();
+    }
+    function wire() {
+      ws.onopen = function () {
+        attempts = 0;
+        if (opened) changed(clubId);  // changes made while we were away
+        opened = true;
+        document.body.dataset.lobbyLive = "open";
+        // Keeps the member counted as present (no "your turn" email while the page is open).
+        clearInterval(pingTimer);
+        pingTimer = setInterval(function () { ws.send(JSON.stringify({ type: "ping" })); }, 25000);
+      };
+      ws.onmessage = function (event) {
+        var msg;
+        try { msg = JSON.parse(event.data); } catch (e) { return; }
+        if (msg.type === "lobby.changed") changed(clubId);
+      };
+      ws.onclose = function (event) {
+        clearInterval(pingTimer);
+        document.body.dataset.lobbyLive = "closed";
+        if (FINAL[event.code]) return;
+        var delay = Math.min(30000, 500 * Math.pow(2, attempts)) * (0.5 + Math.random() / 2);
+        attempts += 1;
+        setTimeout(open, delay);
+      };
+    }
+    open();
   }
 
-  function connect() {
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    ws = new WebSocket(scheme + window.location.host + "/ws/clubs/" + clubId + "/lobby/");
-    ws.onopen = function () {
-      attempts = 0;
-      if (opened) refresh();  // changes made while we were away
-      opened = true;
-      document.body.dataset.lobbyLive = "open";
-      // Keeps the member counted as present (no "your turn" email while the page is open).
-      clearInterval(pingTimer);
-      pingTimer = setInterval(function () { if (ws) ws.send(JSON.stringify({ type: "ping" })); }, 25000);
-    };
-    ws.onmessage = function (event) {
-      var msg;
-      try { msg = JSON.parse(event.data); } catch (e) { return; }
-      if (msg.type === "lobby.changed") refresh();
-    };
-    ws.onclose = function (event) {
-      clearInterval(pingTimer);
-      ws = null;
-      document.body.dataset.lobbyLive = "closed";
-      if (FINAL[event.code]) return;
-      var delay = Math.min(30000, 500 * Math.pow(2, attempts)) * (0.5 + Math.random() / 2);
-      attempts += 1;
-      setTimeout(connect, delay);
-    };
+  var clubs = [];
+  if (lobby) clubs.push(lobby.dataset.clubId);
+  if (mine) (mine.dataset.clubIds || "").split(" ").forEach(function (c) {
+    if (c && clubs.indexOf(c) < 0) clubs.push(c);
+  });
+  clubs.slice(0, MAX_SOCKETS).forEach(connect);
+  if (clubs.length > MAX_SOCKETS && mine) {
+    setInterval(function () { blocks.forEach(function (b) { if (b.id === "my-tables-live") refresh(b); }); }, 60000);
   }
-  connect();
 })();

@@ -144,6 +144,7 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     # A member's own notices and the web app files: tests/games/test_notify_pages.py checks each of them.
     outside |= {f"games:{name}" for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe",
                                              "manifest", "service_worker")}
+    outside |= {"games:my_tables", "games:my_tables_block"}  # a member's own tables: tests/games/test_my_tables.py
     names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
         f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns} | {
         f"clubdata:{p.name}" for p in clubdata_urls.urlpatterns}
