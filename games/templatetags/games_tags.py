@@ -35,8 +35,8 @@ def duration(seconds: Any) -> str:
 def card(code: str | None, plays: str = "") -> SafeString:
     """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back.
 
-    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, raised
-    and marked ▲ (css/cards.css), and said in its name: "seven of clubs, plays in the high".
+    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, raised,
+    outlined and marked ▲ by css/cards.css, and said in its name: "seven of clubs, plays in the high".
     """
     return _card_html(str(code) if code else "", str(plays or ""))
 
@@ -51,8 +51,8 @@ def _card_html(code: str, plays: str = "") -> SafeString:
         return mark_safe('<span class="card">?</span>')  # noqa: S308
     if plays:
         said = f"{c.label}, {plays}"
-        return format_html('<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}'
-                           '<span class="plays-mark" aria-hidden="true">▲</span></span>', c.suit, said, said, c.pretty)
+        return format_html('<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}</span>',
+                           c.suit, said, said, c.pretty)
     return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
 
 
