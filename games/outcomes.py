@@ -24,8 +24,8 @@ def _who(seat: int, names: Mapping[int, str]) -> str:
 @dataclass(frozen=True)
 class ShownRow:
     """A hand shown at the end of a hand as the page lists it: whose (``who``, "Seat n" for a seat nobody
-    holds now), whether it won, its hole cards and what it made (Piranha: ``name`` and ``full_name``;
-    Piles: what it ``declared`` and its best ``high`` and ``low``)."""
+    holds now), whether it won, its hole cards and what it made (Piranha: ``name``, ``full_name`` and the
+    five ``cards`` that make it; Piles: what it ``declared`` and its best ``high`` and ``low``)."""
 
     seat: int
     who: str
@@ -36,6 +36,19 @@ class ShownRow:
     declared: str | None = None
     high: engine.HighHand | None = None
     low: engine.LowHand | None = None
+    cards: tuple[str, ...] = ()
+
+    @property
+    def hole_marks(self) -> list[tuple[str, str]]:
+        """Each hole card with where it plays ("plays", "plays in the high", "... the high and the low";
+        "": it does not), for the card tag's ``plays``."""
+        if self.name is not None:
+            return [(c, "plays" if c in self.cards else "") for c in self.hole]
+        high = set(self.high.cards) if self.high else set()
+        low = set(self.low.cards) if self.low else set()
+        halves = {(True, True): "plays in the high and the low", (True, False): "plays in the high",
+                  (False, True): "plays in the low", (False, False): ""}
+        return [(c, halves[c in high, c in low]) for c in self.hole]
 
 
 def showdown_rows(result: engine.Outcome | None, names: Mapping[int, str]) -> list[ShownRow]:
@@ -44,7 +57,7 @@ def showdown_rows(result: engine.Outcome | None, names: Mapping[int, str]) -> li
         return []
     winners = set(result.winners)
     return [ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
-                     name=h.name, full_name=h.full_name) if isinstance(h, engine.PiranhaShown) else
+                     name=h.name, full_name=h.full_name, cards=h.cards) if isinstance(h, engine.PiranhaShown) else
             ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
                      declared=h.declared, high=h.high, low=h.low)
             for h in result.hands]

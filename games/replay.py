@@ -14,13 +14,14 @@ only, marked as opened by the ruling. Nothing else is added: a folded or dropped
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from accounts.models import User
 from accounts.money import money
 from games import engine
 from games.models import Hand
+from games.outcomes import ShownRow, showdown_rows
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
 from games.selectors.hands import hand_actions, hand_card_seat, hand_closed_positions, hand_player_names
 from games.selectors.proof import hand_dispute_opened
@@ -42,6 +43,7 @@ class ReplayStep:
     view: engine.HandView  # the engine's view for the viewer's seat at this step (cards as they were seen)
     seat_rows: list[dict[str, Any]]
     ruled: bool = False  # hole cards opened after the hand by an organiser's ruling are shown
+    shown: list[ShownRow] = field(default_factory=list)  # the last step: the hands shown, what plays marked
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,8 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
              for p in (result.payouts if result else ())]
     if result is not None and result.next_pot:
         lines.append({"text": f"{money(result.next_pot, currency)} goes into the next pot.", "timeout": False})
-    steps.append(ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled))
+    steps.append(ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled,
+                            shown=showdown_rows(result, names)))
     return steps
 
 

@@ -35,7 +35,7 @@ class HighHand:
 
     name: str
     full_name: str
-    cards: tuple[str, ...]
+    cards: tuple[str, ...] = ()  # outcomes stored before the five were kept read as none
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class LowHand:
     """A best qualifying low (piles.txt 1.3, 4.4): its name and its five cards."""
 
     name: str
-    cards: tuple[str, ...]
+    cards: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class PiranhaShown:
     hole: tuple[str, ...]
     name: str
     full_name: str
-    cards: tuple[str, ...]
+    cards: tuple[str, ...] = ()  # the five that make ``name``, of hole and board
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,19 +32,27 @@ def duration(seconds: Any) -> str:
 
 
 @register.simple_tag
-def card(code: str | None) -> SafeString:
-    """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back."""
-    return _card_html(str(code) if code else "")
+def card(code: str | None, plays: str = "") -> SafeString:
+    """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back.
+
+    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, raised,
+    outlined and marked ▲ by css/cards.css, and said in its name: "seven of clubs, plays in the high".
+    """
+    return _card_html(str(code) if code else "", str(plays or ""))
 
 
-@functools.lru_cache(maxsize=128)  # 52 cards, a back and a few malformed codes: each built once
-def _card_html(code: str) -> SafeString:
+@functools.lru_cache(maxsize=512)  # 52 cards, each plain or playing in a few ways, a back: each built once
+def _card_html(code: str, plays: str = "") -> SafeString:
     if not code:
         return mark_safe('<span class="card back" role="img" aria-label="face-down card"></span>')  # noqa: S308
     try:
         c = Card.parse(code)
     except CardError:
         return mark_safe('<span class="card">?</span>')  # noqa: S308
+    if plays:
+        said = f"{c.label}, {plays}"
+        return format_html('<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}</span>',
+                           c.suit, said, said, c.pretty)
     return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
 
 

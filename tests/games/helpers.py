@@ -91,7 +91,7 @@ def card_labels_in(html: str) -> set[str]:
     """Every card label rendered on a page (aria-label of a .card span), leaving out the last hand's
     showdown (public once that hand is over, and from another deck)."""
     html = re.sub(r'<section class="previous".*?</section>', "", html, flags=re.S)
-    return set(re.findall(r'class="card suit-[cdhs]" role="img" aria-label="([a-z ]+)"', html))
+    return set(re.findall(r'class="card suit-[cdhs][^"]*" role="img" aria-label="([a-z ]+)[",]', html))
 
 
 _ATTRIBUTE = re.compile(r'\s[\w:-]+\s*=\s*(?:"([^"]*)"|\'([^\']*)\')')

@@ -114,7 +114,7 @@ def test_a_full_game_of_piranha_ends_in_an_uncontested_drop(club_setup, client_f
         page = client.get(f"/tables/{table.pk}/").content.decode()
         prev = re.search(r'<section class="previous".*?</section>', page, re.S)
         assert prev and "Won by" in prev.group(0)
-        shown = set(re.findall(r'aria-label="([a-z ]+)"', prev.group(0)))
+        shown = set(re.findall(r'aria-label="([a-z ]+)[",]', prev.group(0)))
         assert set(labels(HOLES_1[1] + HOLES_1[2])) <= shown
         assert not set(labels(HOLES_1[3])) & shown
     # Ledger after hand 1 (hand 2 is dealt at once, so its ante is posted too).
