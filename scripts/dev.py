@@ -233,6 +233,9 @@ def main() -> int:
     if not args or args[0] not in {"run", "test", "setup", "manage"}:
         print(__doc__)
         return 2
+    if args[0] in {"run", "manage"}:
+        # The development profile, set before anything imports config: config/celery.py would set production.
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     ensure_venv()
     if not in_venv():
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *args])

@@ -9,6 +9,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -40,3 +41,22 @@ def test_without_a_profile_or_a_secret_key_it_refuses_to_start(entry) -> None:
     done = run(ENTRIES[entry])
     assert done.returncode != 0 and "SECRET_KEY" in done.stderr
     assert "DEBUG True" not in done.stdout
+
+
+
+def test_the_run_command_runs_the_development_profile() -> None:
+    """`scripts/dev.py run` names the development profile before anything imports config (whose Celery app
+    sets the production one). Pointed at a database that does not exist, its first step (migrate) must fail
+    for want of that database, not for want of a production SECRET_KEY."""
+    url = urlsplit(os.environ["DATABASE_URL"])
+    missing = urlunsplit(url._replace(path="/no_such_database"))
+    done = run(["scripts/dev.py", "run"], DATABASE_URL=missing, REDIS_URL=os.environ["REDIS_URL"], PORT="8997")
+    assert done.returncode != 0
+    assert "no_such_database" in done.stderr, done.stderr[-3000:]
+    assert "SECRET_KEY" not in done.stderr, done.stderr[-3000:]
+
+
+def test_the_manage_command_runs_the_development_profile() -> None:
+    done = run(["scripts/dev.py", "manage", "shell", "-c", PRINT])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "PROFILE config.settings.local" in done.stdout
