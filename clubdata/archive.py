@@ -424,10 +424,3 @@ def club_is_empty(*, club: Club) -> str:
         return ""
     return (f"{club.name} already has {', '.join(found)}. An export is imported only into an empty club "
             f"(no rule sets, tables or books yet): make a new club and import there.")
-
-
-def club_import(**kwargs: Any) -> Any:
-    """The operator's restore: ``clubdata.importing.club_import`` (the import lives there)."""
-    from .importing import club_import as restore
-
-    return restore(**kwargs)

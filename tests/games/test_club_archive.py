@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from accounts.models import Club, Membership, User
-from clubdata.archive import ArchiveError, club_export, club_import
+from clubdata.archive import ArchiveError, club_export
+from clubdata.importing import club_import
 from games import engine, services
 from games.models import Hand, HandAction, Table
 from games.services.chat import chat_post

@@ -11,7 +11,8 @@ from django.test import Client
 
 from accounts.models import Membership, User
 from accounts.tokens import api_token_create
-from clubdata.archive import club_export, club_import
+from clubdata.archive import club_export
+from clubdata.importing import club_import
 from games import engine, services
 from games.models import ChatMessage, Seat
 from games.services.chat import chat_post

@@ -78,7 +78,7 @@ def test_the_club_export_and_the_mails_tell_no_decision(scene: Scene) -> None:  
 
 
 def test_an_imported_copy_keeps_the_decisions_closed(scene: Scene, client_for) -> None:  # noqa: F811
-    from clubdata.archive import club_import
+    from clubdata.importing import club_import
     from games.models import Hand
 
     out = io.BytesIO()

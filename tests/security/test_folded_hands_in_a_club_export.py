@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from clubdata.archive import club_export, club_import
+from clubdata.archive import club_export
+from clubdata.importing import club_import
 from games import engine, services
 from games.engine import verify
 from games.engine.cards import FULL_DECK
