@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import counters, play, stack  # noqa: E402 - the project's root is on the path now
+from bench import bots, counters, play, stack  # noqa: E402 - the project's root is on the path now
 from bench.screens import FRAME, OK, REFUSED, STALE, Key, Screen, Turn, action_message, turn_of_area  # noqa: E402
 from bench.stack import BARE_TABLE_SQL, SEATS, SWITCHES  # noqa: E402
 
@@ -215,10 +215,18 @@ class Floor:
     """Every bot of a server, the phase they play, and per table how many players left the hand (the bots
     keep two in: bench/play.py)."""
 
+    chooser: bots.Chooser | None = None  # the engine's players (main sets it; None: the screen's choice)
+
     def __init__(self, seed: int) -> None:
         self.phase: Phase | None = None
         self.gone: dict[int, tuple[int, int]] = {}
         self.rng = random.Random(seed)
+
+    async def choose(self, turn: Turn, user_id: int, table: int) -> str | None:
+        may_leave = self.may_leave(table, turn.hand)
+        if self.chooser is None:
+            return play.choose(turn, self.rng, may_leave=may_leave)
+        return await self.chooser.choose(turn, user_id, may_leave=may_leave)
 
     def may_leave(self, table: int, hand: int) -> bool:
         held, count = self.gone.get(table, (hand, 0))
@@ -235,6 +243,7 @@ class Bot:
     def __init__(self, floor: Floor, seat: dict[str, Any]) -> None:
         self.floor = floor
         self.table = int(seat["table"])
+        self.user = int(seat["user"])
         self.session = str(seat["session"])
         self.screen = Screen()
         self.watched = Watched()
@@ -321,10 +330,12 @@ class Bot:
         if turn is None or not phase.acting or self.in_flight is not None:
             phase.unused(self.table, due)
             return
-        value = play.choose(turn, self.floor.rng, may_leave=self.floor.may_leave(self.table, turn.hand))
-        if value is None:
+        deciding = time.monotonic()
+        value = await self.floor.choose(turn, self.user, self.table)
+        if value is None or not phase.acting or self.in_flight is not None:
             phase.unused(self.table, due)
             return
+        due += time.monotonic() - deciding  # a player's thinking is not the server's latency
         if play.leaves(value):
             self.floor.left(self.table, turn.hand, 1)
         self.in_flight = (phase, due, value, (turn.hand, turn.version), time.monotonic())
@@ -533,8 +544,10 @@ async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Pha
     print_row(row, used, elapsed, len(phase.made))
     if phase.chosen:
         total = sum(phase.chosen.values())
-        print("    the bots chose: " + ", ".join(f"{kind} {count / total:.0%}" for kind, count in
-                                                  phase.chosen.most_common()), flush=True)
+        chooser = floor.chooser
+        by = f" (the engine's {'/'.join(chooser.strengths)} players {chooser.share():.0%})" if chooser else ""
+        print(f"    the bots chose{by}: " + ", ".join(f"{kind} {count / total:.0%}" for kind, count in
+                                                      phase.chosen.most_common()), flush=True)
     for words, count in phase.error_words.most_common(3):
         print(f"    {count} x {words!r}", flush=True)
     return row
@@ -844,6 +857,9 @@ def main() -> None:
     parser.add_argument("--drain", type=float, default=DRAIN, help="longest wait for a phase's actions to arrive")
     parser.add_argument("--seed", type=int, default=27, help="the bots' choices and the arrival times")
     parser.add_argument("--soak", type=float, default=0.0, help="instead: a soak of this many seconds")
+    parser.add_argument("--players", default=",".join(bots.STRENGTHS),
+                        help="the engine's players the seats take turns at (default beginner,solid); 'screen': "
+                             "the screen's weighted choice (bench/play.py)")
     parser.add_argument("--soak-rate", type=float, default=30.0, help="the soak's offered load (default 30/s)")
     args = parser.parse_args()
     args.seconds, args.soak = min(args.seconds, 3600.0), min(args.soak, 4 * 3600.0)  # bounded, whatever is asked
@@ -859,8 +875,12 @@ def main() -> None:
         print(f"setting up {args.tables * SEATS} members, {args.tables} tables x {SEATS} seats ...", flush=True)
         seats = stack.make_club(env, args.tables)
         pids = stack.service_pids()
+        if args.players != "screen":
+            Floor.chooser = bots.Chooser(env["DATABASE_URL"], tuple(args.players.split(",")), args.seed)
         (run_soak if args.soak else run_load)(procs, env, seats, pids, args)
     finally:
+        if Floor.chooser is not None:
+            Floor.chooser.close()
         procs.stop_all()
         stack.celery_purge(env)
         try:
