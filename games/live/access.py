@@ -2,16 +2,14 @@
 
 Session and membership are checked against the database when a socket opens, and afterwards only when the
 member's access stamp in the cache moved: ``access_bump`` runs on logout, any change of the account (a new
-password) and any membership made, changed or ended (wired in ``GamesConfig.ready``). The stamps of every
-member with a socket at a table are read once per group message per process (one cache read), so
-forwarding a frame costs no database. A member keeps at most ``SOCKETS_PER_MEMBER`` sockets open.
+password) and any membership made, changed or ended (wired in ``GamesConfig.ready``). The publisher reads the stamps of a
+table's players once per version and sends them with the frames, so forwarding a frame costs no database
+and no cache read (a spectator's socket reads its own stamp). A member keeps at most ``SOCKETS_PER_MEMBER`` sockets open.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from importlib import import_module
 from typing import Any
 
@@ -82,49 +80,7 @@ def session_expiry(scope: dict[str, Any]) -> Any:
         return None
 
 
-class Memo:
-    """At most one computation per key in flight or done; the newest ``size`` keys are kept (the stamps read
-    once per group message per process)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._done: OrderedDict[Any, asyncio.Future[Any]] = OrderedDict()
-
-    async def get(self, key: Any, compute: Callable[[], Awaitable[Any]]) -> Any:
-        future = self._done.get(key)
-        if future is None:
-            future = asyncio.ensure_future(compute())
-            self._done[key] = future
-            while len(self._done) > self.size:
-                self._done.popitem(last=False)
-        try:
-            return await asyncio.shield(future)
-        except Exception:
-            if self._done.get(key) is future:
-                del self._done[key]
-            raise
-
-
-# ---- sockets of this process by table, and each member's sockets everywhere ---------------------
-
-_at_table: dict[int, dict[str, int]] = {}  # table id -> {channel name: user id}
-
-
-def socket_joined(table_id: int, channel: str, user_id: int) -> None:
-    _at_table.setdefault(table_id, {})[channel] = user_id
-
-
-def socket_left(table_id: int, channel: str) -> None:
-    sockets = _at_table.get(table_id)
-    if sockets is not None:
-        sockets.pop(channel, None)
-        if not sockets:
-            _at_table.pop(table_id, None)
-
-
-def members_at(table_id: int) -> set[int]:
-    return set(_at_table.get(table_id, {}).values())
-
+# ---- each member's sockets everywhere ------------------------------------------------------------
 
 def sockets_register(user_id: int, channel: str) -> list[str]:
     """Note a member's new socket; return the channels of their oldest sockets beyond the cap (to close)."""

@@ -96,9 +96,6 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_stamp_memo = access.Memo(256)  # the stamps of a table's members: one cache read per group message per process
-
-
 class _JsonConsumer(AsyncWebsocketConsumer):
     """What both sockets share: size, rate, JSON and a known type checked on every message (errors to this
     socket only), the member's socket cap and access."""
@@ -302,14 +299,9 @@ class TableConsumer(_JsonConsumer):
             groups.append(member_group(self.table_id, user.pk))
         if not await self.open_groups(groups, logged_out="Log in to watch this table."):
             return
-        access.socket_joined(self.table_id, self.channel_name, self.user.pk)
         await self.accept()
         await self.admit()
         await self.send_everything(chat=True)
-
-    async def disconnect(self, code: int) -> None:
-        access.socket_left(getattr(self, "table_id", -1), self.channel_name)
-        await super().disconnect(code)
 
     def _verify(self) -> None:
         """Whether this user is still logged in and may watch the table now; else Refused. A table that is
@@ -428,18 +420,14 @@ class TableConsumer(_JsonConsumer):
 
     # -- group messages: forwarded as they are, once the member's access still holds --
 
-    async def _holds(self, key: Any) -> bool:
-        """Whether this member's access still holds, from the stamps of every member with a socket at this
-        table here, read once per group message per process (one cache read)."""
-        users = access.members_at(self.table_id) | {self.user.pk}
-        stamps: dict[int, int | None] = await _stamp_memo.get(
-            (self.table_id, key), lambda: _db_free(access.access_stamps)(users))
-        if self.user.pk not in stamps:  # joined after the read
-            stamps = await _db_free(access.access_stamps)([self.user.pk])
-        return await self.still_allowed(stamps.get(self.user.pk))
+    async def _holds(self, stamps: dict[str, int | None] | None = None) -> bool:
+        """Whether this member's access still holds, from their stamp as the publisher read it with the frame
+        (games/live/publish.py); a socket whose member it does not name (a spectator) reads its own."""
+        key = str(self.user.pk)
+        return await (self.still_allowed(stamps[key]) if stamps and key in stamps else self.still_allowed())
 
     async def _forward(self, event: dict[str, Any]) -> None:
-        if await self._holds(tuple(event.get("key") or ()) + (event["type"],)):
+        if await self._holds(event.get("stamps")):
             await self.send(text_data=event["text"])
             metrics.broadcast_observe(event)
 
@@ -450,7 +438,7 @@ class TableConsumer(_JsonConsumer):
         await self._forward(event)
 
     async def chat_message(self, event: dict[str, Any]) -> None:
-        if await self._holds(("chat", event["message"].get("id"))):  # ended sessions hear no more chat
+        if await self._holds():  # ended sessions hear no more chat
             await self.send_json({"type": "chat.message", "message": event["message"]})
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:

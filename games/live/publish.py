@@ -32,6 +32,7 @@ from django.db import connections
 
 from accounts.models import User
 from config import metrics
+from games.live.access import access_stamps
 from games.live.frames import PRIVATE, PUBLIC, carried
 from games.live.render import private_frame, public_frame
 from games.models import Hand
@@ -151,13 +152,17 @@ def _in_publisher(job: Callable[[], None], about: str) -> None:
 
 
 def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: bool) -> Batch:
-    """The private frames of ``members`` (to each member's group), then the public frame."""
+    """The private frames of ``members`` (to each member's group), then the public frame. Each carries the
+    access stamps of the players it goes to, read here once for the table, so that a socket forwarding it
+    needs no cache read of its own (games/live/access.py)."""
     table_id = snapshot.table.pk
-    hand = snapshot.hand
-    key = [table_id, hand.pk if hand else None, hand.version if hand else None, at]
+    stamps = {str(user_id): stamp for user_id, stamp
+              in access_stamps(user.pk for user in members_with_parts(snapshot)).items()}
     out: Batch = [(member_group(table_id, user.pk), {**carried(PRIVATE, private_frame(snapshot, user, at=at)),
-                                                     "key": key}) for user in members]
-    out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)), "key": key}))
+                                                     "stamps": {str(user.pk): stamps.get(str(user.pk))}})
+                  for user in members]
+    out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)),
+                                        "stamps": stamps}))
     return out
 
 
@@ -189,10 +194,9 @@ def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_
 
 def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
     snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
-    if snapshot is not None:
-        metrics.live_version_published()
-        groups_send(version_frames(snapshot, after, club_id, public_only=public_only),
-                    about=f"table {hand.table_id} version {hand.version}")
+    metrics.live_version_published()
+    groups_send(version_frames(snapshot, after, club_id, public_only=public_only),
+                about=f"table {hand.table_id} version {hand.version}")
 
 
 def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:

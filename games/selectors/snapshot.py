@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from accounts.models import Club, User
+from accounts.models import User
 from games import engine
-from games.models import AdvanceAction, Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
+from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
@@ -88,22 +88,23 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
                          previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
 
 
-def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot | None:
-    """The snapshot of the table of ``hand`` showing it, from the hand and state the caller committed: the
-    table, its seats and what the hand's area shows beside them are read (None: the table is gone)."""
-    table = _table_read(hand.table_id)
-    if table is None:
-        return None
+def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot:
+    """The snapshot of the table of ``hand`` showing it, from the hand, its table (with its club) and the state
+    the caller committed: what the hand's area shows beside them is read."""
+    table = hand.table  # loaded with the hand by the committing transaction (games/services/locking.py)
+    if table.rule_version_id == hand.rule_version_id and not Table.rule_version.is_cached(table):
+        table.rule_version = hand.rule_version  # the usual case: the house rules the hand is played under
     return table_snapshot(table=table, hand=hand, state=state)
 
 
 def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSnapshot | None:
     """The table and hand ``hand_id`` of it (None, or a hand of another table: its newest hand) read
     afresh, as a snapshot; None when the table is gone."""
-    hand = _hand_read(table_id, hand_id) if hand_id is not None else None
-    table = _table_read(table_id)
+    table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
+             .filter(pk=table_id).first())
     if table is None:
         return None
+    hand = _hand_read(table_id, hand_id) if hand_id is not None else None
     if hand is None:
         hand = _newest_hand_read(table_id)
     if hand is not None:
@@ -117,24 +118,12 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSn
 _HAND = Columns(Hand, "h")
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
-_TABLE, _NEXT_GAME = Columns(Table, "t"), Columns(Table, "n")
-_CLUB = Columns(Club, "c")
-_RULE_VERSION, _RULE_SET = Columns(RuleSetVersion, "v"), Columns(RuleSet, "r")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
 _PREVIOUS_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
                       "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
                       "ORDER BY h.number DESC LIMIT 1")
 _NEWEST_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
                     "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1")
-# The table with its club, house rules and next game: what a hand's end or a seat change makes every
-# server process read again (the ORM's select_related of the same, built afresh each time, cost more).
-_TABLE_SQL = (f"SELECT {_TABLE.sql}, {_CLUB.sql}, {_RULE_VERSION.sql}, {_RULE_SET.sql}, {_NEXT_GAME.sql} "  # noqa: S608
-              f'FROM "{Table._meta.db_table}" t '
-              f'JOIN "{Club._meta.db_table}" c ON c.id = t.club_id '
-              f'JOIN "{RuleSetVersion._meta.db_table}" v ON v.id = t.rule_version_id '
-              f'JOIN "{RuleSet._meta.db_table}" r ON r.id = v.rule_set_id '
-              f'LEFT JOIN "{Table._meta.db_table}" n ON n.id = t.next_game_id '
-              "WHERE t.id = %s")
 _SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
               f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
               "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number")
@@ -157,22 +146,6 @@ def _previous_hand_read(table_id: int, number: int) -> Hand | None:
     """The last finished hand of the table before hand ``number``."""
     rows = rows_fetch(_PREVIOUS_HAND_SQL, [table_id, number])
     return _HAND.build(rows[0]) if rows else None
-
-
-def _table_read(table_id: int) -> Table | None:
-    """The table with its club, house rules (version and set) and next game loaded, as
-    ``select_related("club", "rule_version__rule_set", "next_game")`` loads them; None when it is gone."""
-    rows = rows_fetch(_TABLE_SQL, [table_id])
-    if not rows:
-        return None
-    table, club, version, rule_set, next_game = rows_split(rows[0], _TABLE, _CLUB, _RULE_VERSION, _RULE_SET,
-                                                           _NEXT_GAME)
-    assert isinstance(table, Table) and isinstance(club, Club) and isinstance(version, RuleSetVersion)
-    assert isinstance(rule_set, RuleSet) and isinstance(next_game, Table)
-    version.rule_set = rule_set
-    table.club, table.rule_version = club, version
-    table.next_game = next_game if next_game.pk is not None else None  # all NULL without one (the left join)
-    return table
 
 
 def _seats_read(table_id: int) -> list[Seat]:

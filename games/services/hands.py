@@ -86,6 +86,9 @@ def _after_hand(*, hand: Hand, state: Any, created_by: User | None, played: bool
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
     """
     table = table_lock_with_rules(table_id=hand.table_id)
+    if Hand.table.is_cached(hand) and Table.club.is_cached(hand.table):
+        table.club = hand.table.club  # read with the hand: not again for its frames
+    hand.table = table  # the hand carries its table as this transaction leaves it (games/live/publish.py)
     outcome = engine.result(state)
     table.hands_played += 1
     table.carry_pot = outcome.next_pot if outcome is not None else 0

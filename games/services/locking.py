@@ -8,7 +8,7 @@ from functools import partial
 from django.db import transaction
 from django.db.models import Model
 
-from accounts.models import User
+from accounts.models import Club, User
 from games import engine
 from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
@@ -18,11 +18,13 @@ from games.selectors.states import hand_state, hand_state_remember
 
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
                                     Columns(Table, "t"))
+_CLUB = Columns(Club, "c")
 # The hand by id at its table, when the player is a member of the table's club; with its rule version, their
-# rule set and the table (read, not locked: only the hand row is).
+# rule set, the table and its club (read, not locked: only the hand row is). The table's frames are rendered
+# from these after the commit (games/live/publish.py), so they are not read again.
 _MEMBER_HAND_SQL = (
-    f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql} "  # noqa: S608 - fixed columns
-    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id '
+    f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql}, {_CLUB.sql} "  # noqa: S608 - fixed columns
+    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id JOIN "accounts_club" c ON c.id = t.club_id '
     'JOIN "accounts_membership" m ON m.club_id = t.club_id AND m.user_id = %s '
     'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
     "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
@@ -56,13 +58,15 @@ def table_lock_with_rules(*, table_id: int) -> Table:
 
 def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
     """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
-    its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
+    its rule version (and their rule set) and its table with its club loaded, or None (no such hand there, or
+    not a member).
     One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
     rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
     if not rows:
         return None
-    hand, rules, rule_set, table = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE)
+    hand, rules, rule_set, table, club = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE, _CLUB)
     assert isinstance(hand, Hand) and isinstance(table, Table)
+    Table.club.field.set_cached_value(table, club)
     Hand.rule_version.field.set_cached_value(hand, _with_rule_set(rules, rule_set))
     Hand.table.field.set_cached_value(hand, table)
     return hand
