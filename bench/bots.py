@@ -1,6 +1,6 @@
 """The bench's bots choose through the engine's computer players (games/engine/players/), so that the
-load plays hands that look like real play: bets, raises, calls, folds, drops and declarations as a
-beginner or a solid player makes them.
+load plays hands that look like real play: bets, raises, calls, folds, drops and declarations as the
+beginner (by default) or the solid player makes them.
 
 A decision runs in a process of its own (one ``ProcessPoolExecutor`` worker), away from the bots' event
 loop and from the server, so its CPU is neither the server's measured time nor a delay of the screens'
@@ -20,7 +20,10 @@ from typing import Any
 from bench import play
 from bench.screens import Turn
 
-STRENGTHS = ("beginner", "solid")  # seats alternate between these (--players)
+# The seats' strengths by default (--players): the beginner plays by its hand's face value, about 0.1 ms a
+# decision, so the one worker process keeps up with any load the server takes; the solid player simulates
+# (3 to 5 ms a decision), and on a shared two-core machine its worker became the bench's own bottleneck.
+STRENGTHS = ("beginner",)
 _HAND_SQL = ("SELECT h.version, h.players, h.state, v.rules FROM games_hand h "
              "JOIN games_rulesetversion v ON v.id = h.rule_version_id WHERE h.id = %s")
 

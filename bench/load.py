@@ -11,7 +11,9 @@ Piranha with its betting round, half Piles), each dealt its first hand (bench/st
 count it serves the site with the production command (and a Celery worker), opens one websocket per seat
 (each logged in with its own session) and lets a bot per seat play: it reads its screen from its socket
 (bench/screens.py, the one module that knows the frames) and, when the hand waits for it, chooses among
-the actions offered by its hand's strength (bench/play.py: bets, raises, calls, folds, drops, declares).
+the actions offered as the engine's computer player of its strength would (bench/bots.py; the beginner by
+default: bets, raises, calls, folds, drops, declares), or by its hand's strength as the screen words it
+(bench/play.py) when the player's choice is not offered.
 Then the bare app (bench/bare_app.py: one INSERT and one SELECT per message, a group send to six sockets)
 runs under the same command. The sockets stay open across a server's phases:
 
@@ -858,7 +860,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=27, help="the bots' choices and the arrival times")
     parser.add_argument("--soak", type=float, default=0.0, help="instead: a soak of this many seconds")
     parser.add_argument("--players", default=",".join(bots.STRENGTHS),
-                        help="the engine's players the seats take turns at (default beginner,solid); 'screen': "
+                        help="the engine's players the seats take turns at, e.g. beginner,solid (default beginner); 'screen': "
                              "the screen's weighted choice (bench/play.py)")
     parser.add_argument("--soak-rate", type=float, default=30.0, help="the soak's offered load (default 30/s)")
     args = parser.parse_args()
