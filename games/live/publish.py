@@ -6,9 +6,10 @@ sends the encoded bytes: privates to ``member.<table>.<user>`` first, then the p
 ``table.<id>``, then ``lobby.changed`` to the club. A seat change, a ruling or a clock moved makes a
 ``full`` frame: every seated member's private frame with it.
 
-Two threads per process keep the committing thread free and the frames in order: the publisher (reads what
-the hand's area shows beside the hand, renders, encodes) and the sender (one event loop, one channel-layer
-connection, sends in the order handed over). Registered with ``transaction.on_commit``; never raises: a
+Threads of their own keep the committing thread free and each table's frames in order: the publishers
+(``PUBLISHERS`` per process, each table always to the same one: reads what the hand's area shows beside the
+hand, renders, encodes) and the sender (one event loop, one channel-layer connection, sends in the order
+handed over). Registered with ``transaction.on_commit``; never raises: a
 Redis hiccup must not break an action that has committed (a lost frame is seen at the next one, and the
 screen asks ``sync``).
 """
@@ -127,15 +128,24 @@ def groups_send(messages: Batch, *, about: str) -> None:
 
 # ---- the publisher: read, render, encode once ----------------------------------------------------
 
-_publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish")
+# Publisher threads per process. A table is always published by the same one, so its frames stay in order,
+# while another table's version need not wait for this one's reads (round trips to the database).
+PUBLISHERS = 3
+
+
+def _publisher_threads() -> list[ThreadPoolExecutor]:
+    return [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"publish-{n}") for n in range(PUBLISHERS)]
+
+
+_publishers = _publisher_threads()
 _pid = os.getpid()
 
 
-def _in_publisher(job: Callable[[], None], about: str) -> None:
-    """Run ``job`` in this process's publisher thread, after the jobs handed over before it."""
-    global _publisher, _pid
-    if _pid != os.getpid():  # a forked child (a Celery worker's process): a thread of its own
-        _publisher, _pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish"), os.getpid()
+def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
+    """Run ``job`` in the publisher thread of table ``table_id``, after the jobs handed over before it."""
+    global _publishers, _pid
+    if _pid != os.getpid():  # a forked child (a Celery worker's process): threads of its own
+        _publishers, _pid = _publisher_threads(), os.getpid()
 
     def run() -> None:
         try:
@@ -146,7 +156,7 @@ def _in_publisher(job: Callable[[], None], about: str) -> None:
             connections.close_all()  # the thread's pooled connection goes back after each job
 
     try:
-        _publisher.submit(run)
+        _publishers[table_id % PUBLISHERS].submit(run)
     except RuntimeError:  # the process is ending: its screens resync on reconnect
         log.warning("Could not publish %s: the process is ending", about)
 
@@ -207,7 +217,7 @@ def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:
         if hand.version == after:
             continue  # nothing new (a clock moved: a full frame follows)
         followed = i + 1 < len(touched)
-        _in_publisher(partial(_publish_version, hand, after, club_id, public_only=followed),
+        _in_publisher(hand.table_id, partial(_publish_version, hand, after, club_id, public_only=followed),
                       f"table {hand.table_id} version {hand.version}")
 
 
@@ -220,7 +230,7 @@ def table_changed_publish(table_id: int, club_id: int) -> None:
         batch = [] if snapshot is None else _frames(snapshot, members_with_parts(snapshot), at=at, full=True)
         groups_send([*batch, (club_group(club_id), {"type": "lobby.changed"})], about=f"a change at table {table_id}")
 
-    _in_publisher(job, f"a change at table {table_id}")
+    _in_publisher(table_id, job, f"a change at table {table_id}")
 
 
 def lobby_announce(club_id: int) -> None:
@@ -233,7 +243,8 @@ def announce_flush(timeout: float = 10) -> None:
     (tests, and a clean process exit)."""
     if _pid == os.getpid():
         with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
-            _publisher.submit(lambda: None).result(timeout=timeout)
+            for published in [publisher.submit(lambda: None) for publisher in _publishers]:
+                published.result(timeout=timeout)
     done: Future[None] = Future()
     _sender.submit([], "nothing", done)
     done.result(timeout=timeout)
