@@ -2,9 +2,10 @@
 
 Session and membership are checked against the database when a socket opens, and afterwards only when the
 member's access stamp in the cache moved: ``access_bump`` runs on logout, any change of the account (a new
-password) and any membership made, changed or ended (wired in ``GamesConfig.ready``). The publisher reads the stamps of a
-table's players once per version and sends them with the frames, so forwarding a frame costs no database
-and no cache read (a spectator's socket reads its own stamp). A member keeps at most ``SOCKETS_PER_MEMBER`` sockets open.
+password) and any membership made, changed or ended (wired in ``GamesConfig.ready``). The publisher reads
+the stamps of a table's players once per version and sends them with the frames, so forwarding a frame
+costs no database and no cache read (a spectator's socket reads its own stamp). A member keeps at most
+``SOCKETS_PER_MEMBER`` sockets open.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A ``TableSnapshot`` holds a table as of one moment: the table (club, house rules
 seats with their members, the hand shown with its parsed engine state, the names and away flags of
 the hand's players, its action steps (for the timeout marks of the log), the advance actions set in
 it, the previous finished hand and the ruling that closed the table. The process that commits a version
-makes one (``table_snapshot_of``, from the hand and state it holds) and renders the public frame and the
+makes one (``table_snapshot_of``, from the hand, its table and club and the state its transaction holds,
+reading only the rest) and renders the public frame and the
 changed members' private frames from it (games/live/publish.py); a socket's ``sync`` and the page read
 one. It holds every member's advance actions: only ``advance_rows_of`` hands them out, one member's own.
 """
