@@ -135,27 +135,24 @@ def test_a_step_updates_its_hand_and_logs_its_action_in_one_statement_as_the_orm
 
 
 @pytest.mark.django_db
-def test_the_table_and_its_newest_hand_are_read_for_a_snapshot_as_the_orm_reads_them(club_setup) -> None:
+def test_the_locking_statement_loads_the_table_and_its_club_as_the_orm_reads_them(club_setup) -> None:
+    """The action's one locking statement also loads the hand's table and club, which its frames are rendered
+    from after the commit (games/live/publish.py); the newest hand a snapshot shows is read as the ORM does."""
     from games.models import Table
     from games.selectors import snapshot
+    from games.services.locking import hand_lock_for_member
 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     later = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     services.table_start(table_id=table.pk, user=a)
-    for next_game in (None, later):  # without a next game (all its columns NULL) and with one
-        Table.objects.filter(pk=table.pk).update(next_game=next_game)
-        orm = Table.objects.select_related("club", "rule_version__rule_set", "next_game").get(pk=table.pk)
-        with CaptureQueriesContext(connection) as ctx:  # one statement, and the related rows loaded with it
-            read = snapshot._table_read(table.pk)
-            assert read is not None
-            assert _values(read) == _values(orm)
-            assert _values(read.club) == _values(orm.club)
-            assert _values(read.rule_version) == _values(orm.rule_version)
-            assert _values(read.rule_version.rule_set) == _values(orm.rule_version.rule_set)
-            assert (read.next_game and _values(read.next_game)) == (orm.next_game and _values(orm.next_game))
-        assert len(ctx.captured_queries) == 1
-    assert snapshot._table_read(later.pk + 1000) is None
     newest = Hand.objects.filter(table=table).order_by("-number").first()
+    assert newest is not None
+    orm = Table.objects.select_related("club").get(pk=table.pk)
+    with transaction.atomic(), CaptureQueriesContext(connection) as ctx:
+        locked = hand_lock_for_member(table_id=table.pk, hand_id=newest.pk, user=a)
+        assert locked is not None
+        assert _values(locked.table) == _values(orm) and _values(locked.table.club) == _values(orm.club)
+    assert len([q for q in ctx.captured_queries if q["sql"].startswith("SELECT")]) == 1
     assert _values(snapshot._newest_hand_read(table.pk)) == _values(newest)
     assert snapshot._newest_hand_read(later.pk) is None  # no hand dealt there yet
