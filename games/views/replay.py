@@ -56,17 +56,7 @@ def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     hand, access, steps = found
-    raw = request.GET.get("step")
-    status = 200
-    index = 0
-    error = ""
-    if raw is not None:
-        if not _STEP.fullmatch(raw):
-            error, status = f"“Step” must be a whole number from 0 to {len(steps) - 1}; here is the deal.", 400
-        elif int(raw) >= len(steps):
-            raise Http404(f"This hand has steps 0 to {len(steps) - 1}.")
-        else:
-            index = int(raw)
+    index, error, status = step_asked(request, len(steps))
     step = steps[index]
     return render(request, "games/hand_replay.html", {
         **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
@@ -83,8 +73,25 @@ def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     _hand, access, steps = found
+    return steps_json(request, steps, access.club)
+
+
+def step_asked(request: HttpRequest, count: int) -> tuple[int, str, int]:
+    """The step ``?step=N`` asks for among ``count``: (index, error for the page, status); 404 past the last."""
+    raw = request.GET.get("step")
+    if raw is None:
+        return 0, "", 200
+    if not _STEP.fullmatch(raw):
+        return 0, f"“Step” must be a whole number from 0 to {count - 1}; here is the deal.", 400
+    if int(raw) >= count:
+        raise Http404(f"This hand has steps 0 to {count - 1}.")
+    return int(raw), "", 200
+
+
+def steps_json(request: HttpRequest, steps: list[ReplayStep], club: Any) -> JsonResponse:
+    """Every step as {index, kind, title, html}: the html is the step's table picture as the page draws it."""
     response = JsonResponse({"steps": [
-        {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, access.club)}
+        {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, club)}
         for s in steps]})
     response["Cache-Control"] = "private, no-store"
     return response
