@@ -126,3 +126,16 @@ def test_a_finished_hand_has_its_replay_instead(club_setup) -> None:
     assert client_for(a).get(f"/hands/{hand.pk}/so-far/")["Location"] == f"/hands/{hand.pk}/replay/"
     assert client_for(a).get(f"/hands/{hand.pk}/so-far.json").status_code == 409
     assert client_for(club_setup.outsider).get(f"/hands/{hand.pk}/so-far/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_where_spectators_are_kept_out_only_the_players_step_back(club_setup) -> None:
+    a, b, x = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, GAMES["piranha"], players=[a, b],
+                       spectators_allowed=False)
+    hand = services.table_start(table_id=table.pk, user=a)
+    for suffix in ("so-far/", "so-far.json"):
+        assert client_for(a).get(f"/hands/{hand.pk}/{suffix}").status_code == 200
+        for watcher in (x, club_setup.organiser):
+            response = client_for(watcher).get(f"/hands/{hand.pk}/{suffix}")
+            assert response.status_code == 403 and "keep spectators out" in response.content.decode()
