@@ -16,7 +16,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 
 from games.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
 from games.views.common import deck_context, finished_hand, member
@@ -52,28 +51,40 @@ def _step_html(request: HttpRequest, step: ReplayStep, club: Any) -> str:
 
 @login_required
 def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
-    found = _steps(request, hand_id)
+    return step_page(request, _steps(request, hand_id), "games/hand_replay.html")
+
+
+@login_required
+def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
+    return steps_answer(request, _steps(request, hand_id, as_json=True))
+
+
+def step_page(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse, template: str,
+              *, so_far: str = "") -> HttpResponse:
+    """The page of the step ``?step=N`` asks for (or the answer ``found`` is already)."""
     if isinstance(found, HttpResponse):
         return found
     hand, access, steps = found
     index, error, status = step_asked(request, len(steps))
     step = steps[index]
-    return render(request, "games/hand_replay.html", {
+    return render(request, template, {
         **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
         "count": len(steps), "last": len(steps) - 1, "error": error,
-        "json_url": reverse("games:hand_replay_json", args=[hand.pk]),
-        "title": f"{hand.table.name}: hand {hand.number}, step {index}", **deck_context(request),
+        "title": f"{hand.table.name}: hand {hand.number}{so_far}, step {index}", **deck_context(request),
     }, status=status)
 
 
-@login_required
-def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
-    """Every step as {index, kind, title, html}: the html is the step's table picture as the page draws it."""
-    found = _steps(request, hand_id, as_json=True)
+def steps_answer(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse) -> HttpResponse:
+    """Every step as {index, kind, title, html} (the html is the step's table picture as the page draws it),
+    or the answer ``found`` is already."""
     if isinstance(found, HttpResponse):
         return found
     _hand, access, steps = found
-    return steps_json(request, steps, access.club)
+    response = JsonResponse({"steps": [
+        {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, access.club)}
+        for s in steps]})
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def step_asked(request: HttpRequest, count: int) -> tuple[int, str, int]:
@@ -86,12 +97,3 @@ def step_asked(request: HttpRequest, count: int) -> tuple[int, str, int]:
     if int(raw) >= count:
         raise Http404(f"This hand has steps 0 to {count - 1}.")
     return int(raw), "", 200
-
-
-def steps_json(request: HttpRequest, steps: list[ReplayStep], club: Any) -> JsonResponse:
-    """Every step as {index, kind, title, html}: the html is the step's table picture as the page draws it."""
-    response = JsonResponse({"steps": [
-        {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, club)}
-        for s in steps]})
-    response["Cache-Control"] = "private, no-store"
-    return response

@@ -12,16 +12,16 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from accounts.access import club_access
-from games.replay import ReplayMismatch, ReplayStep, hand_so_far, step_context
+from games.replay import ReplayMismatch, ReplayStep, hand_so_far
 from games.selectors.hands import hand_get
 from games.selectors.tables import table_may_watch
-from games.views.common import deck_context, forbidden, member
-from games.views.replay import NO_REPLAY, step_asked, steps_json
+from games.views.common import forbidden, member
+from games.views.replay import NO_REPLAY, step_page, steps_answer
 
 logger = logging.getLogger(__name__)
 
@@ -51,17 +51,7 @@ def _steps(request: HttpRequest, hand_id: int, *, as_json: bool) -> tuple[Any, A
 @login_required
 @require_GET
 def hand_so_far_page(request: HttpRequest, hand_id: int) -> HttpResponse:
-    found = _steps(request, hand_id, as_json=False)
-    if isinstance(found, HttpResponse):
-        return found
-    hand, access, steps = found
-    index, error, status = step_asked(request, len(steps))
-    step = steps[index]
-    response = render(request, "games/hand_so_far.html", {
-        **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
-        "last": len(steps) - 1, "error": error,
-        "title": f"{hand.table.name}: hand {hand.number} so far, step {index}", **deck_context(request),
-    }, status=status)
+    response = step_page(request, _steps(request, hand_id, as_json=False), "games/hand_so_far.html", so_far=" so far")
     response["Cache-Control"] = "private, no-store"
     return response
 
@@ -69,8 +59,4 @@ def hand_so_far_page(request: HttpRequest, hand_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def hand_so_far_json(request: HttpRequest, hand_id: int) -> HttpResponse:
-    found = _steps(request, hand_id, as_json=True)
-    if isinstance(found, HttpResponse):
-        return found
-    _hand, access, steps = found
-    return steps_json(request, steps, access.club)
+    return steps_answer(request, _steps(request, hand_id, as_json=True))

@@ -123,6 +123,40 @@ def step_back_through_the_hand(guest: Any, shot: Any, hidden: list[str], name: s
     expect(dialog).to_be_hidden()
 
 
+def ann_decides_sealed(guests: list[Any], table: Any, hand: Hand, choice: str, viewer: Any, shot: Any, name: str,
+                       *, telling: list[str]) -> None:
+    """Ann makes her sealed decision: the others' tables show only "decided", and so does ``viewer``'s My
+    tables, opened meanwhile, with none of the ``telling`` words (the sealed decision still open)."""
+    hand.refresh_from_db()
+    guests[0].act(choice)
+    wait_all(guests, hand, hand.version + 1)
+    for g in guests[1:]:
+        expect(g.page.locator('#table-live [data-seat="1"] .seat-state')).to_have_text("decided")
+    mine = viewer.context.new_page()
+    mine.goto(f"{viewer.server.url}/tables/mine/")
+    row = mine.locator(f'#my-tables-live li[data-table-id="{table.pk}"]')
+    expect(row).to_contain_text("has decided")
+    said = row.inner_text().lower()
+    assert not [word for word in telling if re.search(rf"\b{word}\b", said)], said
+    both_schemes_clean(mine, shot, name)
+    mine.close()
+
+
+def the_others_decide(guests: list[Any], table: Any, hand: Hand, ben: str, olive: str) -> Hand:
+    """Ben decides at his desk, then Olive on the phone (its buttons on screen): the showdown; every page
+    shows the next hand with the last one's result above it. Returns the next hand."""
+    hand.refresh_from_db()
+    guests[1].act(ben)
+    wait_all(guests, hand, hand.version + 1)
+    buttons_in_viewport(guests[2].page, PHONE["height"])
+    guests[2].act(olive)
+    for g in guests:
+        expect(g.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
+    nxt = Hand.objects.get(table=table, number=2)
+    wait_all(guests, nxt, 0)
+    return nxt
+
+
 def switch_on(guest: Any, boxes: list[str]) -> None:
     """The per-device switches on the Notifications page (sound of a card turned, motion)."""
     guest.page.goto(f"{guest.server.url}/account/notifications/")
@@ -182,26 +216,11 @@ def _piles_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot: A
     step_back_through_the_hand(olive_g, shot, others, "phone-piles")
 
     # Ann declares: the others see only "decided", on the table and on My tables (the sealed decision open).
-    ann_g.act("declare:high")
-    wait_all(guests, hand, hand.version + 1)
-    for g in (ben_g, olive_g):
-        expect(g.page.locator('#table-live [data-seat="1"] .seat-state')).to_have_text("decided")
-    mine = ben_g.context.new_page()
-    mine.goto(f"{ben_g.server.url}/tables/mine/")
-    row = mine.locator(f'#my-tables-live li[data-table-id="{table.pk}"]')
-    expect(row).to_contain_text("has decided")
-    assert "high" not in row.inner_text().lower().replace("the high", "")
-    both_schemes_clean(mine, shot, "desk-1920-my-tables-sealed-declaration")
-    mine.close()
+    ann_decides_sealed(guests, table, hand, "declare:high", ben_g, shot, "desk-1920-my-tables-sealed-declaration",
+                       telling=["high", "low", "pig"])
 
-    ben_g.act("declare:high")
-    wait_all(guests, hand, hand.version + 1)
-    buttons_in_viewport(olive_g.page, PHONE["height"])
-    olive_g.act("declare:low")
-    nxt = Hand.objects.filter(table=table, number=2)
+    the_others_decide(guests, table, hand, "declare:high", "declare:low")
     for g in guests:
-        expect(g.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
-        g.wait_version(nxt.get(), 0)
         previous = g.page.locator("section.previous")
         expect(previous.locator(".reasons")).to_contain_text(
             "No high qualified (a high must be a full house or better), so the low takes the whole pot.")  # fix 2
@@ -237,17 +256,8 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
     olive_g.wait_live()
     expect(banner).to_be_hidden(timeout=3000)
 
-    ann_g.act("in")
-    wait_all(guests, hand, 1)
-    for g in (ben_g, olive_g):
-        expect(g.page.locator('#table-live [data-seat="1"] .seat-state')).to_have_text("decided")
-    mine = olive_g.context.new_page()
-    mine.goto(f"{olive_g.server.url}/tables/mine/")
-    row = mine.locator(f'#my-tables-live li[data-table-id="{table.pk}"]')
-    expect(row).to_contain_text("has decided")
-    assert "stays in" not in row.inner_text() and "drops" not in row.inner_text()
-    both_schemes_clean(mine, shot, "phone-my-tables-sealed-drop")
-    mine.close()
+    ann_decides_sealed(guests, table, hand, "in", olive_g, shot, "phone-my-tables-sealed-drop",
+                       telling=["stays", "drops", "chose"])
     ben_g.press("#table-live a[data-so-far]")  # the hand so far during the drop, at the 1920 desk
     dialog = ben_g.page.locator("#so-far")
     expect(dialog.locator(".replay-lines")).to_contain_text(f"{ann_g.user.shown_name} has decided.", timeout=WAIT_MS)
@@ -256,13 +266,8 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
     ben_g.page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
 
-    ben_g.act("out")
-    wait_all(guests, hand, 2)
-    olive_g.act("in")
-    nxt = Hand.objects.filter(table=table, number=2)
+    second = the_others_decide(guests, table, hand, "out", "in")
     for g in guests:
-        expect(g.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
-        g.wait_version(nxt.get(), 0)
         reasons = g.page.locator("section.previous .reasons")
         expect(reasons).to_contain_text(f"{ann_g.user.shown_name} has the best high hand")
         five_per_shown_hand(g.page)
@@ -274,7 +279,6 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
         both_schemes_clean(g.page, shot, name)
 
     # Hand 2, into which Olive's match went, is played out (all drop: its pot carries to hand 3).
-    second = nxt.get()
     while not second.is_finished:
         seat = awaited(second)[0]
         services.hand_act(hand_id=second.pk, user=guests[seat - 1].user, action={"type": "out"},
@@ -285,8 +289,9 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
 
 def _the_organisers_round(server: Any, browser: Any, club: Any, organiser: Any, piles: Any, piranha: Any,
                           ann_g: Any, shot: Any) -> None:
-    """The organiser closes Piranha mid-hand 3 (fix 5), tries to void hand 1 under the finished hand 2 (fix 7), invites (fixes 4 and 9) and
-    reads the ledger (fixes 6, 8 and 10) and the rules (fix 11); the Appearance switch; axe on each page."""
+    """The organiser closes Piranha mid-hand 3 (fix 5), tries to void hand 1 under the finished hand 2 (fix 7),
+    invites (fixes 4 and 9), reads the ledger (fixes 6, 8 and 10) and the rules (fix 11); the Appearance
+    switch; axe on each page."""
     from tests.conftest import ClubSetup
     from tests.ledger.test_money_in_table_pots import _pot_where_everyone_sits_out
 
