@@ -11,6 +11,7 @@
   var error = dialog.querySelector("[data-error]");
   var prev = dialog.querySelector('[data-go="prev"]');
   var next = dialog.querySelector('[data-go="next"]');
+  var live = dialog.querySelector('[data-go="live"]');
   var steps = [];
   var index = 0;
   var opener = null;
@@ -24,18 +25,17 @@
     next.disabled = to === steps.length - 1;
   }
 
-  function fail(message, link) {
+  function fail(message, href, words) {
     steps = [];
     holder.textContent = "";
     error.textContent = message + " ";
-    if (link) {
-      var a = document.createElement("a");
-      a.href = link;
-      a.textContent = "Its replay";
-      error.appendChild(a);
-    }
+    var a = document.createElement("a");
+    a.href = href;
+    a.textContent = words;
+    error.appendChild(a);
     error.hidden = false;
     prev.disabled = next.disabled = true;
+    live.focus();
   }
 
   function open(link) {
@@ -44,14 +44,19 @@
     fetch(link.dataset.soFar, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) { return r.json().then(function (data) { return { ok: r.ok, data: data }; }); })
       .then(function (got) {
-        if (!got.ok) { fail(got.data.error || "The steps could not be read.", got.data.replay); return; }
+        if (!got.ok) {
+          if (got.data.replay) { fail(got.data.error, got.data.replay, "Its replay"); }
+          else { fail(got.data.error || "The steps could not be read.", link.href, "The steps as a page"); }
+          return;
+        }
         steps = got.data.steps;
         lastOut.textContent = String(steps.length - 1);
         show(steps.length - 1);  // from where the table stands now, back
+        (prev.disabled ? live : prev).focus();
       })
-      .catch(function () { fail("The steps could not be read; the link opens them as a page."); });
+      .catch(function () { fail("The steps could not be read here.", link.href, "The steps as a page"); });
     if (!dialog.open) { dialog.showModal(); }
-    prev.focus();
+    live.focus();
   }
 
   function backToLive() {
@@ -60,11 +65,13 @@
 
   dialog.addEventListener("close", function () {
     holder.textContent = "";
-    if (opener && document.contains(opener)) { opener.focus(); }
+    // Back where it was opened: the link, or its copy in a live area redrawn since.
+    var back = opener && document.contains(opener) ? opener : document.querySelector("#table-live a[data-so-far]");
+    if (back) { back.focus(); }
   });
   prev.addEventListener("click", function () { show(index - 1); });
   next.addEventListener("click", function () { show(index + 1); });
-  dialog.querySelector('[data-go="live"]').addEventListener("click", backToLive);
+  live.addEventListener("click", backToLive);
   dialog.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) { return; }
     if (e.key === "ArrowLeft") { e.preventDefault(); show(index - 1); }
