@@ -1,5 +1,8 @@
 """A finished hand step by step, as one member saw it live (the hand replay).
 
+While a hand is played, ``hand_so_far`` gives the same steps up to now (the deal and each action), as the
+viewer may see them now, for the table's "hand so far".
+
 The stored deal and action log are played again through the engine; each step is the engine's own
 view of that moment for the viewer's seat (``engine.view(state, seat)``; None for everyone who was
 not dealt in), so a step holds exactly what the viewer's table showed then: their own hole cards, the
@@ -111,6 +114,14 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
     seat = hand_card_seat(hand=hand, user=user)
     names = hand_player_names(hand=hand)
     states = _state_steps(hand)
+    steps = _play_steps(hand, states, seat=seat, names=names, currency=currency)
+    steps.append(_final_step(hand, states, seat=seat, names=names, is_organiser=is_organiser, currency=currency))
+    return steps
+
+
+def _play_steps(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *, seat: int | None,
+                names: dict[int, str], currency: str) -> list[ReplayStep]:
+    """The deal and one step per logged action, each as ``seat`` saw it (None: the public view)."""
     steps: list[ReplayStep] = []
     for index, (state, row) in enumerate(states):
         view = _picture(engine.view(state, seat), result=False)
@@ -123,6 +134,12 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
         lines = _lines(row.events, row, seat=seat, names=names, currency=currency)
         steps.append(ReplayStep(index, ACTION, f"{who}: action {index} of {len(states) - 1}", lines, view,
                                 _seat_rows(view, names, over=False)))
+    return steps
+
+
+def _final_step(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *, seat: int | None,
+                names: dict[int, str], is_organiser: bool, currency: str) -> ReplayStep:
+    """The showdown and payouts, with what an organiser's ruling opened to this viewer."""
     final = _picture(engine.view(states[-1][0], seat), result=True)
     rows = _seat_rows(final, names, over=True)
     ruled = _ruling_opens(hand=hand, seat=seat, is_organiser=is_organiser)
@@ -138,9 +155,18 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
              for p in (result.payouts if result else ())]
     if result is not None and result.next_pot:
         lines.append({"text": f"{money(result.next_pot, currency)} goes into the next pot.", "timeout": False})
-    steps.append(ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled,
-                            shown=showdown_rows(result, names)))
-    return steps
+    return ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled,
+                      shown=showdown_rows(result, names))
+
+
+def hand_so_far(*, hand: Hand, user: User, currency: str) -> list[ReplayStep]:
+    """The steps of ``hand`` while it is played, as ``user`` may see them now (the caller checked they may
+    watch the table): the deal and each action up to now, each the engine's view for the viewer's own seat
+    (None for a spectator), so no hidden card and no sealed choice but one's own; no showdown step, since
+    nothing has been shown yet."""
+    seat = hand_card_seat(hand=hand, user=user)
+    states = _state_steps(hand)
+    return _play_steps(hand, states, seat=seat, names=hand_player_names(hand=hand), currency=currency)
 
 
 def _ruling_opens(*, hand: Hand, seat: int | None, is_organiser: bool) -> bool:

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .api import views as api_views
-from .views import advance, cards, chat, hands, notices, replay, rules, seating, tables, voiding
+from .views import advance, cards, chat, hands, notices, replay, rules, seating, so_far, tables, voiding
 
 app_name = "games"
 urlpatterns = [
@@ -32,6 +32,8 @@ urlpatterns = [
     path("hands/<int:hand_id>/open/", hands.hand_dispute, name="hand_dispute"),
     path("hands/<int:hand_id>/replay/", replay.hand_replay_page, name="hand_replay"),
     path("hands/<int:hand_id>/replay.json", replay.hand_replay_json, name="hand_replay_json"),
+    path("hands/<int:hand_id>/so-far/", so_far.hand_so_far_page, name="hand_so_far"),
+    path("hands/<int:hand_id>/so-far.json", so_far.hand_so_far_json, name="hand_so_far_json"),
     path("cards/colours/", cards.deck_colours, name="deck_colours"),
     path("appearance/", cards.appearance, name="appearance"),
     path("tables/<int:table_id>/chat/", chat.chat_send, name="chat_send"),

@@ -29,8 +29,8 @@ class MyTableRow:
 
 def my_tables(*, user: User) -> list[MyTableRow]:
     """The tables of the member's clubs (memberships now) where they hold a seat, not finished: those awaiting
-    them first (soonest clock first), then the others (latest activity first). Five queries, whatever the
-    number of tables."""
+    them first (soonest clock first), then the others (latest activity first). Four queries (tables, hands, last
+    actions, names), whatever the number of tables."""
     clubs = Membership.objects.filter(user=user).values("club_id")
     tables = list(Table.objects.filter(club_id__in=clubs, seats__user=user, seats__left_at__isnull=True)
                   .exclude(status=Table.Status.FINISHED).select_related("club").distinct())

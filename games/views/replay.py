@@ -16,7 +16,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 
 from games.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
 from games.views.common import deck_context, finished_hand, member
@@ -52,34 +51,32 @@ def _step_html(request: HttpRequest, step: ReplayStep, club: Any) -> str:
 
 @login_required
 def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
-    found = _steps(request, hand_id)
-    if isinstance(found, HttpResponse):
-        return found
-    hand, access, steps = found
-    raw = request.GET.get("step")
-    status = 200
-    index = 0
-    error = ""
-    if raw is not None:
-        if not _STEP.fullmatch(raw):
-            error, status = f"“Step” must be a whole number from 0 to {len(steps) - 1}; here is the deal.", 400
-        elif int(raw) >= len(steps):
-            raise Http404(f"This hand has steps 0 to {len(steps) - 1}.")
-        else:
-            index = int(raw)
-    step = steps[index]
-    return render(request, "games/hand_replay.html", {
-        **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
-        "count": len(steps), "last": len(steps) - 1, "error": error,
-        "json_url": reverse("games:hand_replay_json", args=[hand.pk]),
-        "title": f"{hand.table.name}: hand {hand.number}, step {index}", **deck_context(request),
-    }, status=status)
+    return step_page(request, _steps(request, hand_id), "games/hand_replay.html")
 
 
 @login_required
 def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
-    """Every step as {index, kind, title, html}: the html is the step's table picture as the page draws it."""
-    found = _steps(request, hand_id, as_json=True)
+    return steps_answer(request, _steps(request, hand_id, as_json=True))
+
+
+def step_page(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse, template: str,
+              *, so_far: str = "") -> HttpResponse:
+    """The page of the step ``?step=N`` asks for (or the answer ``found`` is already)."""
+    if isinstance(found, HttpResponse):
+        return found
+    hand, access, steps = found
+    index, error, status = step_asked(request, len(steps))
+    step = steps[index]
+    return render(request, template, {
+        **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
+        "count": len(steps), "last": len(steps) - 1, "error": error,
+        "title": f"{hand.table.name}: hand {hand.number}{so_far}, step {index}", **deck_context(request),
+    }, status=status)
+
+
+def steps_answer(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse) -> HttpResponse:
+    """Every step as {index, kind, title, html} (the html is the step's table picture as the page draws it),
+    or the answer ``found`` is already."""
     if isinstance(found, HttpResponse):
         return found
     _hand, access, steps = found
@@ -88,3 +85,15 @@ def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
         for s in steps]})
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+def step_asked(request: HttpRequest, count: int) -> tuple[int, str, int]:
+    """The step ``?step=N`` asks for among ``count``: (index, error for the page, status); 404 past the last."""
+    raw = request.GET.get("step")
+    if raw is None:
+        return 0, "", 200
+    if not _STEP.fullmatch(raw):
+        return 0, f"“Step” must be a whole number from 0 to {count - 1}; here is the deal.", 400
+    if int(raw) >= count:
+        raise Http404(f"This hand has steps 0 to {count - 1}.")
+    return int(raw), "", 200

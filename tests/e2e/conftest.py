@@ -129,9 +129,9 @@ def screenshots(request):
     folder.mkdir(parents=True, exist_ok=True)
     counter = iter(range(1, 10_000))
 
-    def shot(page, name: str) -> Path:
+    def shot(page, name: str, *, full_page: bool = True) -> Path:
         path = folder / f"{next(counter):02d}-{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return shot

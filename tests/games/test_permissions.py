@@ -83,6 +83,11 @@ MATRIX = [
     ("get", "/hands/{ch}/replay/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
     ("get", "/hands/{h}/replay.json", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     ("get", "/hands/{ch}/replay.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    # The hand so far: who may watch the table; a finished hand sends to its replay (the JSON: 409).
+    ("get", "/hands/{h}/so-far/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("get", "/hands/{ch}/so-far/", {MEMBER: 403, ORGANISER: 403, PLAYER: 302}),
+    ("get", "/hands/{h}/so-far.json", {MEMBER: 409, ORGANISER: 409, PLAYER: 409}),
+    ("get", "/hands/{ch}/so-far.json", {MEMBER: 403, ORGANISER: 403, PLAYER: 409}),
     ("post", "/hands/{h}/open/", {MEMBER: 403, PLAYER: 403, ORGANISER: 302}),
     ("get", "/tables/{ct}/sit/", {MEMBER: 200}),
     # The clubhouse: results, seasons, the night's summary, how to play (every member; seasons by organisers).
