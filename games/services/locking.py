@@ -18,14 +18,16 @@ from games.selectors.states import hand_state, hand_state_remember
 
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
                                     Columns(Table, "t"))
-# The hand by id at its table, when the player is a member of the table's club; with its rule version, their
-# rule set and the table (read, not locked: only the hand row is).
+# The hand by id at its table, when the player is a member of the table's club (or a computer player, at a
+# practice table: games/services/practice.py); with its rule version, their rule set and the table (read, not
+# locked: only the hand row is).
 _MEMBER_HAND_SQL = (
     f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql} "  # noqa: S608 - fixed columns
     'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id '
-    'JOIN "accounts_membership" m ON m.club_id = t.club_id AND m.user_id = %s '
     'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
-    "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
+    "WHERE h.id = %s AND h.table_id = %s AND (EXISTS (SELECT 1 FROM \"accounts_membership\" m "
+    "WHERE m.club_id = t.club_id AND m.user_id = %s) OR (t.practice AND EXISTS (SELECT 1 FROM "
+    "\"games_computerplayer\" c WHERE c.user_id = %s))) LIMIT 1 FOR UPDATE OF h")
 
 
 # The table row and its rule version row locked, with the rule set (the game, for the books) only read: what
@@ -55,10 +57,11 @@ def table_lock_with_rules(*, table_id: int) -> Table:
 
 
 def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
-    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
+    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club (or a computer
+    player and the table a practice table); return it with
     its rule version (and their rule set) and its table loaded, or None (no such hand there, or not a member).
     One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
-    rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
+    rows = rows_fetch(_MEMBER_HAND_SQL, [hand_id, table_id, user.pk, user.pk])
     if not rows:
         return None
     hand, rules, rule_set, table = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE)

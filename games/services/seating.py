@@ -78,6 +78,8 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
     """
     with transaction.atomic():
         table = _locked_table(table_id)
+        if table.practice:  # one member and computer players (PostgreSQL refuses a second member too)
+            raise SeatRefused("A practice table seats only the member who opened it: open your own from the lobby.")
         if not is_member(user=user, club_id=table.club_id):
             raise SeatRefused("Only members of the club can sit at its tables.")
         if table.status == Table.Status.FINISHED:
@@ -156,6 +158,8 @@ def table_new_game(*, table_id: int, user: User) -> Table:
     """
     with transaction.atomic():
         old = _locked_table(table_id)
+        if old.practice:
+            raise TableRefused("Open another practice table from the lobby.")
         if old.status != Table.Status.FINISHED:
             raise TableRefused("This game is still going on.")
         if old.next_game_id is not None:

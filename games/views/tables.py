@@ -22,6 +22,7 @@ from games.selectors.hands import hand_current
 from games.selectors.mine import my_tables
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
+from games.views.practice import PracticeForm
 from ledger import selectors as ledger_selectors
 
 
@@ -31,7 +32,8 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
     form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
     return render(request, "games/lobby.html", {
         "club": access.club, "access": access, "rows": table_list_open(club=access.club, user=member(request)),
-        "finished": table_list_finished(club=access.club), "form": form, "title": "Tables",
+        "finished": table_list_finished(club=access.club, user=member(request)), "form": form, "title": "Tables",
+        "practice_form": PracticeForm(club_id=access.club.pk),
         **_my_tables_context(request),
     })
 
