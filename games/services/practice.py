@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -131,24 +132,28 @@ def practice_open(*, club: Club, user: User, game: str, computers: int, strength
 # ---- computer turns --------------------------------------------------------------------------
 
 def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
-    """For each (hand id, version) just committed at a practice table: one ``computer_turn`` task for each
-    computer seat whose turn began at that version, after ``PRACTICE_PAUSE_SECONDS`` (a human-like pause).
-    Returns how many were sent. Runs after the commit."""
+    """For each hand just committed at a practice table (id, version): one ``computer_turn`` task for each turn
+    of a computer seat now awaited, sent once per turn (the cache remembers it), after about
+    ``PRACTICE_PAUSE_SECONDS`` (a human-like pause). Returns how many were sent. Runs after the commit."""
     from games.tasks import computer_turn
 
     sent = 0
-    for hand_id, version in hands:
-        hand = Hand.objects.filter(pk=hand_id, version=version, finished_at__isnull=True).first()
+    for hand_id, _version in hands:
+        hand = Hand.objects.filter(pk=hand_id, finished_at__isnull=True, voided_at__isnull=True).first()
         if hand is None:
-            continue  # moved on already: the commit that moved it schedules its own turns
+            continue
         machines = _computer_seats(hand)
         for seat in engine.to_act(hand_state(hand)):
-            began = (hand.clocks or {}).get(str(seat), {}).get("since", version)
-            if seat in machines and int(began) == version:
-                computer_turn.apply_async(kwargs={"hand_id": hand_id, "version": version, "seat": seat},
+            began = (hand.clocks or {}).get(str(seat), {}).get("since", hand.version)
+            key = f"computer-turn:{hand_id}:{hand.commitment[:16]}:{seat}:{began}"
+            if seat in machines and cache.add(key, 1, timeout=_TURN_KEPT):
+                computer_turn.apply_async(kwargs={"hand_id": hand_id, "version": hand.version, "seat": seat},
                                           countdown=_pause())
                 sent += 1
     return sent
+
+
+_TURN_KEPT = 3600  # seconds a sent turn is remembered: far longer than any pause
 
 
 def _pause() -> float:
