@@ -143,6 +143,8 @@ def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
         if hand is None:
             continue
         machines = _computer_seats(hand)
+        if not _member_playing(hand, machines):
+            continue  # the computers wait for their member (practice_wake when they are back)
         for seat in engine.to_act(hand_state(hand)):
             began = (hand.clocks or {}).get(str(seat), {}).get("since", hand.version)
             key = f"computer-turn:{hand_id}:{hand.commitment[:16]}:{seat}:{began}"
@@ -154,6 +156,19 @@ def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
 
 
 _TURN_KEPT = 3600  # seconds a sent turn is remembered: far longer than any pause
+
+
+def _member_playing(hand: Hand, machines: dict[int, ComputerPlayer]) -> bool:
+    """Whether the hand's member is dealt in and not away: else the computers would play on by themselves."""
+    members = [int(uid) for seat, uid in hand.players.items() if int(seat) not in machines]
+    return User.objects.filter(pk__in=members, away=False).exists()
+
+
+def practice_wake(*, table: Table) -> int:
+    """Send the turns of the computers the member's practice hand waits for (none sent while they were away, or
+    lost); a turn sent already is not sent again. Returns how many were sent."""
+    hand = hand_current(table=table) if table.practice else None
+    return computer_turns_schedule([(hand.pk, hand.version)]) if hand is not None else 0
 
 
 def _pause() -> float:

@@ -103,10 +103,13 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
 
 
 def seat_sit_out(*, table_id: int, user: User) -> Seat:
-    """Sit out from the next hand on (the current hand, if dealt in, is played out)."""
+    """Sit out from the next hand on (the current hand, if dealt in, is played out). Not at a practice table,
+    whose computer players would play on by themselves."""
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
+        if table.practice:
+            raise SeatRefused("At a practice table the computers wait for you: just leave the page.")
         transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if not seat.sitting_out:
             seat.sitting_out = True

@@ -16,7 +16,7 @@ from games.selectors.states import hand_state
 from games.services import practice
 from games.services.hands import hand_act
 from games.services.notices import turn_notice_send, turn_notices_sweep
-from games.services.seating import seat_take, table_new_game
+from games.services.seating import seat_sit_out, seat_take, table_new_game
 from ledger.models import Account, JournalEntry
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.practice_helpers import plain_action, play_out
@@ -129,6 +129,23 @@ def test_a_practice_table_seats_no_second_member_and_has_no_next_game(club_setup
         seat_take(table_id=table.pk, user=club_setup.members[1], number=4, version_id=table.rule_version_id)
     with pytest.raises(TableRefused, match="practice"):
         table_new_game(table_id=table.pk, user=club_setup.members[0])
+    with pytest.raises(SeatRefused, match="computers wait for you"):  # they would play on by themselves
+        seat_sit_out(table_id=table.pk, user=club_setup.members[0])
+
+
+@pytest.mark.django_db
+def test_the_computers_wait_while_their_member_is_away_and_play_once_they_are_back(club_setup, client_for) -> None:
+    member = club_setup.members[0]
+    table = _open(club_setup, "piranha", computers=3)
+    hand = Hand.objects.get(table=table)  # the drop: every seat awaited
+    member.away = True
+    member.save(update_fields=["away"])
+    assert practice.computer_turns_schedule([(hand.pk, hand.version)]) == 0
+    member.away = False
+    member.save(update_fields=["away"])
+    assert practice.practice_wake(table=table) == 3
+    assert practice.practice_wake(table=table) == 0  # each turn is sent once
+    assert client_for(member).get(reverse("games:table", args=[table.pk])).status_code == 200
 
 
 @pytest.mark.django_db
