@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -14,28 +11,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
 from config.errors import DomainError
-from games.forms import VersionChoiceField
-from games.models import Game, RuleSetVersion
+from games.forms import PracticeForm
 from games.services import practice
 from games.views.common import member, table_access
-
-
-class PracticeForm(forms.Form):
-    game = forms.ChoiceField(choices=Game.choices)
-    rule_version = VersionChoiceField(queryset=RuleSetVersion.objects.none(), required=False,
-                                      empty_label="The defaults", label="House rules")
-    computers = forms.TypedChoiceField(label="Computer players", coerce=int, initial=3,
-                                       choices=[(n, str(n)) for n in range(1, practice.MAX_COMPUTERS + 1)])
-    strength = forms.ChoiceField(label="They play", initial="strong",
-                                 choices=[(s, s.capitalize()) for s in practice.STRENGTHS])
-
-    def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        from games.selectors.rules import rule_versions_latest
-
-        field = self.fields["rule_version"]
-        assert isinstance(field, forms.ModelChoiceField)
-        field.queryset = rule_versions_latest(club_id=club_id)
 
 
 @login_required
