@@ -200,3 +200,15 @@ def test_the_lobby_opens_a_practice_table_only_its_member_sees(club_setup, clien
     others = client_for(other)
     assert table.name not in others.get(reverse("games:lobby", args=[club_setup.club.pk])).content.decode()
     assert others.get(reverse("games:table", args=[table.pk])).status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_practice_table_neither_holds_up_nor_joins_the_club_export(club_setup) -> None:
+    import io
+
+    from clubdata.archive import club_export, club_export_refusal
+
+    _open(club_setup, "piles", computers=1)  # a hand being played, always
+    assert club_export_refusal(club=club_setup.club) == ""
+    manifest = club_export(club=club_setup.club, out=io.BytesIO(), reason="A copy for the club's records")
+    assert manifest["counts"]["tables"] == manifest["counts"]["hands"] == manifest["counts"]["seats"] == 0
