@@ -138,12 +138,14 @@ def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
 
     Postings too: the journal lists them by id, and the posting trigger stamps each account's
     sequence numbers again in that order (the order they were first posted in)."""
+    # Practice tables are their member's own, not the club's records (games/services/practice.py).
+    table, hand = Q(table__club=club, table__practice=False), Q(hand__table__club=club, hand__table__practice=False)
     by_club: dict[str, Q] = {
-        "rule_sets": Q(club=club), "rule_versions": Q(rule_set__club=club), "tables": Q(club=club),
-        "seats": Q(table__club=club), "hands": Q(table__club=club), "hand_actions": Q(hand__table__club=club),
-        "chat": Q(table__club=club), "accounts": Q(club=club), "rulings": Q(club=club),
+        "rule_sets": Q(club=club), "rule_versions": Q(rule_set__club=club), "tables": Q(club=club, practice=False),
+        "seats": table, "hands": table, "hand_actions": hand,
+        "chat": table, "accounts": Q(club=club), "rulings": Q(club=club),
         "settlements": Q(club=club), "entries": Q(club=club), "postings": Q(club=club),
-        "disputes": Q(hand__table__club=club), "seasons": Q(club=club), "exports": Q(club=club),
+        "disputes": hand, "seasons": Q(club=club), "exports": Q(club=club),
     }
     return kind.model._default_manager.filter(by_club[kind.name]).order_by("pk")
 
@@ -170,7 +172,7 @@ def _row(kind: Kind, obj: models.Model) -> dict[str, Any]:
 
 def club_export_refusal(*, club: Club) -> str:
     """Why the club can't be exported now ("" when it can): a hand is being played."""
-    playing = list(Hand.objects.filter(table__club=club, finished_at__isnull=True)
+    playing = list(Hand.objects.filter(table__club=club, table__practice=False, finished_at__isnull=True)
                    .select_related("table").order_by("table__name")[:5])
     if not playing:
         return ""
@@ -202,7 +204,7 @@ def club_export(*, club: Club, out: IO[bytes], reason: str, by: User | None = No
         refusal = club_export_refusal(club=club)
         if refusal:
             raise ArchiveError(refusal)
-        hands = Hand.objects.filter(table__club=club, finished_at__isnull=False).count()
+        hands = Hand.objects.filter(table__club=club, table__practice=False, finished_at__isnull=False).count()
         ClubExport.objects.create(club=club, exported_by=by, reason=reason, hands=hands)
         manifest = _write(club=club, out=out, by=by, reason=reason)
     logger.info("club %s exported by %s", club.pk, by.username if by else "a management command")

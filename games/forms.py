@@ -18,6 +18,7 @@ from games import engine
 from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
 from games.models import Game, Hand, PushChoice, RuleSetVersion
+from games.services.practice import MAX_COMPUTERS, STRENGTHS
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
@@ -239,11 +240,16 @@ class TableForm(forms.Form):
 
     def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from games.selectors.rules import rule_versions_latest
+        _offer_club_rule_versions(self, club_id)
 
-        field = self.fields["rule_version"]
-        assert isinstance(field, forms.ModelChoiceField)
-        field.queryset = rule_versions_latest(club_id=club_id)
+
+def _offer_club_rule_versions(form: forms.Form, club_id: int) -> None:
+    """Offer the newest version of each of the club's agreements in ``form``'s ``rule_version``."""
+    from games.selectors.rules import rule_versions_latest
+
+    field = form.fields["rule_version"]
+    assert isinstance(field, forms.ModelChoiceField)
+    field.queryset = rule_versions_latest(club_id=club_id)
 
 
 class SeatForm(forms.Form):
@@ -359,3 +365,19 @@ class PushChoiceForm(forms.ModelForm):
     class Meta:
         model = PushChoice
         fields = ["turn", "reminder", "digest"]
+
+
+class PracticeForm(forms.Form):
+    """A practice table from the lobby (games/services/practice.py checks each choice again)."""
+
+    game = forms.ChoiceField(choices=Game.choices)
+    rule_version = VersionChoiceField(queryset=RuleSetVersion.objects.none(), required=False,
+                                      empty_label="The defaults", label="House rules")
+    computers = forms.TypedChoiceField(label="Computer players", coerce=int, initial=3,
+                                       choices=[(n, str(n)) for n in range(1, MAX_COMPUTERS + 1)])
+    strength = forms.ChoiceField(label="They play", initial="strong",
+                                 choices=[(s, s.capitalize()) for s in STRENGTHS])
+
+    def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _offer_club_rule_versions(self, club_id)

@@ -74,6 +74,9 @@ class Table(models.Model):
     stopped_at_hand = models.PositiveIntegerField(
         null=True, blank=True, help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
                                          "until a player starts the table again.")
+    # DESIGN.md "Engine contract": a practice table (one member and computer players) never touches the books.
+    # Set when the table is opened and never changed (PostgreSQL refuses: migration 0012).
+    practice = models.BooleanField(default=False, help_text="One member against computer players; no money moves.")
 
     def __str__(self) -> str:
         return self.name
@@ -104,6 +107,19 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} at {self.table} seat {self.number}"
+
+
+class ComputerPlayer(models.Model):
+    """The account a computer player sits and acts under (games/services/practice.py): never a member of a club,
+    never able to log in, and seated only at practice tables (PostgreSQL refuses otherwise: migration 0012).
+    ``strength`` names its policy in games/engine/players."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="computer")
+    strength = models.CharField(max_length=10)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"computer player {self.user_id} ({self.strength})"
 
 
 class Hand(models.Model):

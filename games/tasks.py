@@ -18,6 +18,9 @@ remind_turn                 the reminder, shortly before a turn's clock runs out
 sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost
                             ``notify_turn`` / ``remind_turn``, from each seat's clock ("began")
 send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
+computer_turn               a computer player's turn at a practice table, a short pause after it began
+                            (games/services/practice.py): acts once through ``hand_act``, or not at all
+                            when that turn is over
 push_notice                 one notice by Web Push, on ``PUSH_QUEUE`` (a worker of its own): never inside the
                             alarm or a sweep, so a push service that never answers holds no clock up
 ==========================  ====================================================================
@@ -130,3 +133,11 @@ def schedule_turns(work: list[dict[str, Any]]) -> None:
     queued from then): each hand's alarm rings now and sets itself for what is due."""
     for item in work:
         hand_alarm.apply_async(kwargs={"hand_id": int(item["hand_id"]), "at": timezone.now().isoformat()})
+
+
+@shared_task(acks_late=True)
+def computer_turn(hand_id: int, version: int, seat: int) -> bool:
+    """A computer player's turn at a practice table; nothing when that turn is over (a duplicate, a late task)."""
+    from games.services.practice import computer_act
+
+    return computer_act(hand_id=hand_id, version=version, seat=seat)

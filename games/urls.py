@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .api import views as api_views
-from .views import advance, cards, chat, hands, notices, replay, rules, seating, so_far, tables, voiding
+from .views import advance, cards, chat, hands, notices, practice, replay, rules, seating, so_far, tables, voiding
 
 app_name = "games"
 urlpatterns = [
@@ -12,6 +12,8 @@ urlpatterns = [
     path("clubs/<int:club_id>/rules/versions/<int:version_id>/", rules.rule_version_detail, name="rule_version"),
     path("clubs/<int:club_id>/tables/", tables.lobby, name="lobby"),
     path("clubs/<int:club_id>/tables/new/", tables.table_new, name="table_new"),
+    path("clubs/<int:club_id>/practice/", practice.practice_new, name="practice_new"),
+    path("tables/<int:table_id>/coach/", practice.practice_coach, name="practice_coach"),
     path("tables/mine/", tables.my_tables_page, name="my_tables"),
     path("tables/mine/block/", tables.my_tables_block, name="my_tables_block"),
     path("tables/<int:table_id>/", tables.table_detail, name="table"),

@@ -155,8 +155,11 @@ _USER = Columns(User, "u")
 # Each player of a hand, whether they are a member of a club, and whether any advance action of the hand is
 # pending: the action's path asks on every step, after it locked the hand (so the answer holds for the
 # transaction: advance actions are set only under the hand's lock).
+# A computer player (games/services/practice.py) counts as a member: it sits only at practice tables (migration
+# 0012).
 _PLAYERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
-                'WHERE m.club_id = %s AND m.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
+                'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
+                'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
                 'WHERE a.hand_id = %s AND a.status = %s) FROM "accounts_user" u WHERE u.id = ANY(%s)')
 
 

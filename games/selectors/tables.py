@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from accounts.models import Club, User
 from games.models import Hand, Seat, Table
 from games.selectors.hands import hand_seat_of, hand_to_act
@@ -19,6 +21,8 @@ def table_get(*, table_id: int) -> Table | None:
 def table_may_watch(*, table: Table, user: User, hand: Hand | None = None) -> bool:
     """Who sees a table (pages and sockets alike): anyone in the club where the house rules allow
     spectators; otherwise its seated players and those dealt into ``hand``."""
+    if table.practice:  # its member's alone
+        return seat_of(table=table, user=user) is not None
     if table.rule_version.spectators_allowed:
         return True
     if seat_of(table=table, user=user) is not None:
@@ -42,14 +46,19 @@ def table_list_open(*, club: Club, user: User | None = None) -> list[LobbyRow]:
     With ``user``: the tables whose hand awaits them first, then those where they sit, then the rest;
     newest first within each group.
     """
-    tables = list(Table.objects.filter(club=club).exclude(status=Table.Status.FINISHED)
+    tables = list(Table.objects.filter(_not_others_practice(user), club=club).exclude(status=Table.Status.FINISHED)
                   .select_related("rule_version__rule_set").order_by("-created_at"))
     rows = [_lobby_row(t, user) for t in tables]
     return sorted(rows, key=lambda r: 0 if r.my_turn else 1 if r.seated else 2)  # stable: keeps newest first
 
 
-def table_list_finished(*, club: Club, limit: int = 20) -> list[Table]:
-    return list(Table.objects.filter(club=club, status=Table.Status.FINISHED)
+def _not_others_practice(user: User | None) -> Q:
+    """Money tables, and the practice tables ``user`` opened (another member's practice is theirs alone)."""
+    return Q(practice=False) | Q(created_by_id=user.pk if user is not None else None)
+
+
+def table_list_finished(*, club: Club, user: User | None = None, limit: int = 20) -> list[Table]:
+    return list(Table.objects.filter(_not_others_practice(user), club=club, status=Table.Status.FINISHED)
                 .select_related("rule_version__rule_set").order_by("-finished_at")[:limit])
 
 
@@ -73,5 +82,5 @@ TABLE_PAGE_SIZE = 50
 def table_page(*, club: Club, before: int | None = None, size: int = TABLE_PAGE_SIZE) -> tuple[list[Table], int | None]:
     """One page of every table of the club (open, running and finished), newest first, paged by key (the
     table's id): those below ``before``. Returns the page and the ``before`` of the next page, or None."""
-    return keyset_page(Table.objects.filter(club=club).select_related("rule_version__rule_set"),
+    return keyset_page(Table.objects.filter(club=club, practice=False).select_related("rule_version__rule_set"),
                        key="pk", before=before, size=size)

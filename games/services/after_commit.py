@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from games.live.publish import versions_publish
@@ -33,6 +33,9 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id))
     if alarms:
         transaction.on_commit(partial(_schedule, alarms))
+    if hand.table.practice:  # the tables of one transaction's hands are all this one
+        transaction.on_commit(partial(_computer_turns, [(h.pk, h.version) for h, _after in touched
+                                                        if not h.is_finished]))
 
 
 # A hand's alarm (games/services/alarms.py): one Celery message per hand at a time, not three per action.
@@ -98,6 +101,20 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
     (for a socket: the worker thread its answer waits on) waits on no cache or broker. An alarm lost with
     the process is made good by the beat's sweeps (games/tasks.py)."""
     _publisher.submit(_publish, alarms)
+
+
+def _computer_turns(hands: list[tuple[int, int]]) -> None:
+    """Send the computer players' turns of a committed practice transaction (games/services/practice.py), from
+    the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
+    def send() -> None:
+        from games.services.practice import computer_turns_schedule
+        try:
+            computer_turns_schedule(hands)
+        except Exception:  # noqa: BLE001 - the action is committed; the clock's default is the backstop
+            log.warning("Could not send the computer players' turns of hands %s", hands, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's connection goes back after each job
+    _publisher.submit(send)
 
 
 def turn_work_flush() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Membership, User
 from config.statements import Insert, Update, UpdateInsert
 from games import engine
 from games.errors import TableRefused
-from games.models import Hand, Seat, Table
+from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
 from games.services.locking import hand_state_committed
@@ -26,8 +27,9 @@ def deck_for_new_hand() -> list[str]:
 
 def active_seats(table: Table) -> list[Seat]:
     """Open seats dealt into the next hand: not sitting out, and still members of the club."""
-    return list(table.seats.filter(left_at__isnull=True, sitting_out=False,
-                                   user__memberships__club_id=table.club_id)
+    member = Exists(Membership.objects.filter(user_id=OuterRef("user_id"), club_id=table.club_id))
+    computer = Exists(ComputerPlayer.objects.filter(user_id=OuterRef("user_id")))  # practice tables only (0012)
+    return list(table.seats.filter(member | computer, left_at__isnull=True, sitting_out=False)
                 .select_related("user").order_by("number"))
 
 
@@ -40,13 +42,15 @@ _SEAT, _USER = Columns(Seat, "s"), Columns(User, "u")
 _LEAVE_AND_ACTIVE_SQL = (
     'WITH gone AS (UPDATE "games_seat" SET "left_at" = %s, "sitting_out" = true '  # noqa: S608 - fixed columns
     'WHERE "table_id" = %s AND "left_at" IS NULL AND NOT ("user_id" IN '
-    '(SELECT "user_id" FROM "accounts_membership" WHERE "club_id" = %s))), '
+    '(SELECT "user_id" FROM "accounts_membership" WHERE "club_id" = %s) '
+    'OR "user_id" IN (SELECT "user_id" FROM "games_computerplayer"))), '
     'next AS MATERIALIZED (SELECT COUNT(*) AS "earlier", '
     'nextval(pg_get_serial_sequence(\'"games_hand"\', \'id\')) AS "id" FROM "games_hand" WHERE "table_id" = %s) '
     f'SELECT {_SEAT.sql}, {_USER.sql}, next."earlier", next."id" '
-    'FROM "games_seat" s JOIN "accounts_user" u ON u."id" = s."user_id" '
-    'JOIN "accounts_membership" m ON m."user_id" = s."user_id" AND m."club_id" = %s CROSS JOIN next '
-    'WHERE s."table_id" = %s AND s."left_at" IS NULL AND NOT s."sitting_out" ORDER BY s."number"')
+    'FROM "games_seat" s JOIN "accounts_user" u ON u."id" = s."user_id" CROSS JOIN next '
+    'WHERE s."table_id" = %s AND s."left_at" IS NULL AND NOT s."sitting_out" AND (EXISTS (SELECT 1 FROM '
+    '"accounts_membership" m WHERE m."user_id" = s."user_id" AND m."club_id" = %s) OR EXISTS (SELECT 1 FROM '
+    '"games_computerplayer" c WHERE c."user_id" = s."user_id")) ORDER BY s."number"')
 
 
 def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], int, int]:
@@ -54,8 +58,8 @@ def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], i
     table had and an id for its next hand (0 and 0 when no seat is active). One statement written once.
     Expects the table row locked in an open transaction."""
     seats, earlier, hand_id = [], 0, 0
-    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.pk, table.club_id,
-                                                  table.pk]):
+    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.pk, table.pk,
+                                                  table.club_id]):
         seat, user = rows_split(row, _SEAT, _USER)
         Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)

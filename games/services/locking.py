@@ -19,15 +19,17 @@ from games.selectors.states import hand_state, hand_state_remember
 _HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
                                     Columns(Table, "t"))
 _CLUB = Columns(Club, "c")
-# The hand by id at its table, when the player is a member of the table's club; with its rule version, their
-# rule set, the table and its club (read, not locked: only the hand row is). The table's frames are rendered
-# from these after the commit (games/live/publish.py), so they are not read again.
+# The hand by id at its table, when the player is a member of the table's club (or a computer player, at a
+# practice table: games/services/practice.py); with its rule version, their rule set, the table and its club
+# (read, not locked: only the hand row is). The table's frames are rendered from these after the commit
+# (games/live/publish.py), so they are not read again.
 _MEMBER_HAND_SQL = (
     f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql}, {_CLUB.sql} "  # noqa: S608 - fixed columns
     'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id JOIN "accounts_club" c ON c.id = t.club_id '
-    'JOIN "accounts_membership" m ON m.club_id = t.club_id AND m.user_id = %s '
     'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
-    "WHERE h.id = %s AND h.table_id = %s LIMIT 1 FOR UPDATE OF h")
+    "WHERE h.id = %s AND h.table_id = %s AND (EXISTS (SELECT 1 FROM \"accounts_membership\" m "
+    "WHERE m.club_id = t.club_id AND m.user_id = %s) OR (t.practice AND EXISTS (SELECT 1 FROM "
+    "\"games_computerplayer\" cp WHERE cp.user_id = %s))) LIMIT 1 FOR UPDATE OF h")
 
 
 # The table row and its rule version row locked, with the rule set (the game, for the books) only read: what
@@ -57,11 +59,11 @@ def table_lock_with_rules(*, table_id: int) -> Table:
 
 
 def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | None:
-    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club; return it with
-    its rule version (and their rule set) and its table with its club loaded, or None (no such hand there, or
-    not a member).
+    """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club (or a computer
+    player and the table a practice table); return it with its rule version (and their rule set) and its table
+    with its club loaded, or None (no such hand there, or not a member).
     One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
-    rows = rows_fetch(_MEMBER_HAND_SQL, [user.pk, hand_id, table_id])
+    rows = rows_fetch(_MEMBER_HAND_SQL, [hand_id, table_id, user.pk, user.pk])
     if not rows:
         return None
     hand, rules, rule_set, table, club = rows_split(rows[0], _HAND, _RULES, _RULE_SET, _TABLE, _CLUB)

@@ -78,8 +78,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     from games.push import PushMessage, push_enqueue, push_wanted
 
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
-    if hand is None or not _waiting_turn(hand, seat, since):
-        return False
+    if hand is None or hand.table.practice or not _waiting_turn(hand, seat, since):
+        return False  # practice never sends a notice (DESIGN.md "Engine contract"; PostgreSQL refuses one too)
     user = hand_seat_users(hand=hand).get(seat)
     if user is None or not user.is_active or user.away:
         return False
@@ -183,7 +183,7 @@ class WaitingTable:
 def tables_waiting_for(*, user: User) -> list[WaitingTable]:
     """Tables whose current hand waits for ``user``'s decision, soonest clock first."""
     hands = (Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
-                                 table__seats__user=user, table__seats__left_at__isnull=True)
+                                 table__practice=False, table__seats__user=user, table__seats__left_at__isnull=True)
              .select_related("table__club").distinct())
     out = []
     for hand in hands:

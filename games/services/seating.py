@@ -78,6 +78,8 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
     """
     with transaction.atomic():
         table = _locked_table(table_id)
+        if table.practice:  # one member and computer players (PostgreSQL refuses a second member too)
+            raise SeatRefused("A practice table seats only the member who opened it: open your own from the lobby.")
         if not is_member(user=user, club_id=table.club_id):
             raise SeatRefused("Only members of the club can sit at its tables.")
         if table.status == Table.Status.FINISHED:
@@ -101,10 +103,13 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
 
 
 def seat_sit_out(*, table_id: int, user: User) -> Seat:
-    """Sit out from the next hand on (the current hand, if dealt in, is played out)."""
+    """Sit out from the next hand on (the current hand, if dealt in, is played out). Not at a practice table,
+    whose computer players would play on by themselves."""
     with transaction.atomic():
         table = _locked_table(table_id)
         seat = _my_seat(table, user)
+        if table.practice:
+            raise SeatRefused("At a practice table the computers wait for you: just leave the page.")
         transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if not seat.sitting_out:
             seat.sitting_out = True
@@ -156,6 +161,8 @@ def table_new_game(*, table_id: int, user: User) -> Table:
     """
     with transaction.atomic():
         old = _locked_table(table_id)
+        if old.practice:
+            raise TableRefused("Open another practice table from the lobby.")
         if old.status != Table.Status.FINISHED:
             raise TableRefused("This game is still going on.")
         if old.next_game_id is not None:

@@ -21,7 +21,9 @@ from games.presenters import hand_page
 from games.selectors.hands import hand_current
 from games.selectors.mine import my_tables
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
+from games.services import practice
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
+from games.views.practice import PracticeForm
 from ledger import selectors as ledger_selectors
 
 
@@ -31,7 +33,8 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
     form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
     return render(request, "games/lobby.html", {
         "club": access.club, "access": access, "rows": table_list_open(club=access.club, user=member(request)),
-        "finished": table_list_finished(club=access.club), "form": form, "title": "Tables",
+        "finished": table_list_finished(club=access.club, user=member(request)), "form": form, "title": "Tables",
+        "practice_form": PracticeForm(club_id=access.club.pk),
         **_my_tables_context(request),
     })
 
@@ -81,6 +84,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     hand = hand_current(table=table)
     if not table_may_watch(table=table, user=user, hand=hand):
         return forbidden(request, table, access)
+    if table.practice:
+        practice.practice_wake(table=table)
     context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     return render(request, "games/table.html", {

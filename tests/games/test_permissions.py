@@ -50,6 +50,10 @@ MATRIX = [
     ("post", "/clubs/{club}/tables/new/", {MEMBER: 200, ORGANISER: 200}),
     ("get", "/tables/{t}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     ("get", "/tables/{t}/sit/", {MEMBER: 200, ORGANISER: 200}),
+    # Practice: any member opens one (an empty form goes back to the lobby with a message); the coach speaks
+    # at practice tables only (tests/games/test_practice.py), so a money table refuses it to everyone.
+    ("post", "/clubs/{club}/practice/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
+    ("post", "/tables/{t}/coach/", {MEMBER: 403, ORGANISER: 403, PLAYER: 403}),
     ("post", "/tables/{t}/sit/", {MEMBER: 200, ORGANISER: 200}),
     ("post", "/tables/{t}/sit-out/", {MEMBER: 302, PLAYER: 302}),
     ("get", "/tables/{t}/sit-out/", {MEMBER: 405}),
