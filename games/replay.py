@@ -23,7 +23,13 @@ from games import engine
 from games.models import Hand
 from games.outcomes import ShownRow, showdown_rows
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
-from games.selectors.hands import hand_actions, hand_card_seat, hand_closed_positions, hand_player_names
+from games.selectors.hands import (
+    hand_actions,
+    hand_card_seat,
+    hand_closed_positions,
+    hand_deck_dealt,
+    hand_player_names,
+)
 from games.selectors.proof import hand_dispute_opened
 from games.words import event_words
 
@@ -59,7 +65,7 @@ class _Logged:
 def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
     """The state after the deal and after each logged action (with that action's record)."""
     stored = engine.state_from_json(hand.state)
-    state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
+    state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
                                carry_pot=stored.carry_pot, hand_number=stored.hand_number)
     out: list[tuple[engine.State, _Logged | None]] = [(state, None)]
     for row in hand_actions(hand=hand):

@@ -206,7 +206,7 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
         dealt = _field(item, "dealt") if order is not None else None
         if order is not None and (isinstance(dealt, bool) or not isinstance(dealt, int) or not 0 <= dealt < DECK_SIZE):
             raise ProofError("an opening's dealt index is a whole number from 0 to 51")
-        if order is not None and order[dealt] != position:
+        if order is not None and isinstance(dealt, int) and order[dealt] != position:
             problems.append(f"position {position} ({card}) was not dealt at {item['dealt']} by the cut")
         if position in positions:
             problems.append(f"position {position} is opened twice")
