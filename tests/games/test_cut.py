@@ -1,0 +1,170 @@
+"""The cut (DESIGN.md "Engine contract"): decks committed ahead, cuts from the seated members, and a deal
+that is the committed deck permuted by the root and every cut received; the proof checks through it."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+from django.db import IntegrityError, transaction
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import engine, services
+from games.engine import verify
+from games.models import DealCut, DeckAhead, Hand
+from games.services.cuts import CUTS_PER_MEMBER, CutRefused, cut_take
+from tests.games.helpers import make_table, post_action, proof_in
+
+ROOTS = st.binary(min_size=32, max_size=32).map(bytes.hex)
+CUTS = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), max_size=12)
+
+
+# --- the public shuffle ---------------------------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(ROOTS, CUTS)
+def test_the_cut_is_a_bijection_and_both_implementations_agree(root, cuts) -> None:
+    order = engine.cut_order(root, cuts)
+    assert sorted(order) == list(range(52))
+    assert list(order) == verify.cut_order(root, cuts)
+
+
+def test_every_cut_and_its_place_change_the_deal() -> None:
+    root, a, b = secrets.token_hex(32), secrets.token_hex(16), secrets.token_hex(16)
+    orders = {engine.cut_order(root, cuts) for cuts in ([], [a], [b], [a, b], [b, a])}
+    assert len(orders) == 5
+    assert engine.cut_order(root, [a]) != engine.cut_order(secrets.token_hex(32), [a])
+
+
+def test_a_cut_out_of_its_form_is_refused_by_both() -> None:
+    root = secrets.token_hex(32)
+    for cuts in (["ab"], ["G" * 32], [secrets.token_hex(16).upper()]):
+        with pytest.raises(engine.EngineError):
+            engine.cut_order(root, cuts)
+        with pytest.raises(verify.ProofError):
+            verify.cut_order(root, cuts)
+
+
+# --- the table's decks and cuts ----------------------------------------------------------------------
+
+@pytest.fixture
+def table(club_setup):
+    a, b, _c = club_setup.members
+    return make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b])
+
+
+@pytest.mark.django_db
+def test_a_table_commits_its_first_decks_before_anyone_can_cut(table) -> None:
+    decks = list(DeckAhead.objects.filter(table=table).order_by("number"))
+    assert [d.number for d in decks] == [1, 2]
+    for d in decks:
+        assert d.root == engine.merkle_root(d.hand_id, d.deck, d.salts) and d.dealt_at is None
+
+
+@pytest.mark.django_db
+def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client_for) -> None:
+    a, b, _ = club_setup.members
+    ahead = DeckAhead.objects.get(table=table, number=1)
+    cuts = [cut_take(table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)).cut for u in (a, b, a)]
+    hand = services.table_start(table_id=table.pk, user=a)
+    assert hand.pk == ahead.hand_id and hand.scheme == engine.SCHEME_CUT and hand.commitment == ahead.root
+    assert [c["cut"] for c in hand.cuts] == cuts and [c["by"] for c in hand.cuts] == [a.pk, b.pk, a.pk]
+    state = engine.state_from_json(hand.state)
+    assert list(state.deck) == [ahead.deck[p] for p in engine.cut_order(ahead.root, cuts)]
+    # The cuts closed at the deal; the next deals' roots are published already.
+    with pytest.raises(CutRefused, match="not coming"):
+        cut_take(table_id=table.pk, user=b, number=1, value=secrets.token_hex(16))
+    assert set(DeckAhead.objects.filter(table=table, dealt_at__isnull=True).values_list("number", flat=True)) == {2, 3}
+    for who in (a, b):
+        post_action(client_for(who), hand, "in")
+        hand.refresh_from_db()
+    assert hand.is_finished
+    html = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
+    proof = proof_in(html)
+    assert [c["cut"] for c in proof["cuts"]] == cuts and proof["cuts"][1]["by"] == b.shown_name
+    assert verify.check_export(proof) == [] and len(proof["openings"]) >= 9
+    assert "dealt without a cut" not in html and b.shown_name in html
+    # A card claimed at another dealt place fails, though its leaf still matches the root.
+    moved = dict(proof, openings=[dict(proof["openings"][0], dealt=(proof["openings"][0]["dealt"] + 1) % 52)])
+    assert verify.check_export(moved) != []
+
+
+@pytest.mark.django_db
+def test_a_hand_nobody_cut_says_so(table, club_setup, client_for) -> None:
+    a, b, _ = club_setup.members
+    hand = services.table_start(table_id=table.pk, user=a)
+    assert hand.cuts == [] and hand.scheme == engine.SCHEME_CUT
+    for who in (a, b):
+        post_action(client_for(who), hand, "in")
+        hand.refresh_from_db()
+    html = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
+    assert "This hand was dealt without a cut" in html
+    assert verify.check_export(proof_in(html)) == []
+
+
+@pytest.mark.django_db
+def test_only_seated_members_cut_only_coming_deals_a_few_times_each(table, club_setup) -> None:
+    a, _b, c = club_setup.members
+    with pytest.raises(CutRefused, match="seated"):
+        cut_take(table_id=table.pk, user=c, number=1, value=secrets.token_hex(16))
+    with pytest.raises(CutRefused, match="seated"):
+        cut_take(table_id=table.pk, user=club_setup.outsider, number=1, value=secrets.token_hex(16))
+    for bad in ("0" * 31, "0" * 33, "Z" * 32, 12, None, "A" * 32, "0" * 10_000):
+        with pytest.raises(CutRefused, match="128"):
+            cut_take(table_id=table.pk, user=a, number=1, value=bad)
+    for number in (0, 3, 10**12, True, "1", None):
+        with pytest.raises(CutRefused):
+            cut_take(table_id=table.pk, user=a, number=number, value=secrets.token_hex(16))
+    for _ in range(CUTS_PER_MEMBER):
+        cut_take(table_id=table.pk, user=a, number=2, value=secrets.token_hex(16))
+    with pytest.raises(CutRefused, match="already"):
+        cut_take(table_id=table.pk, user=a, number=2, value=secrets.token_hex(16))
+    assert DealCut.objects.filter(user=a).count() == CUTS_PER_MEMBER
+
+
+@pytest.mark.django_db
+def test_postgres_keeps_a_published_deck_and_its_closed_cuts(table, club_setup) -> None:
+    a = club_setup.members[0]
+    ahead = DeckAhead.objects.get(table=table, number=1)
+    swapped = [ahead.deck[1], ahead.deck[0], *ahead.deck[2:]]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DeckAhead.objects.filter(pk=ahead.pk).update(deck=swapped)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DeckAhead.objects.filter(pk=ahead.pk).update(number=7)
+    cut_take(table_id=table.pk, user=a, number=1, value=secrets.token_hex(16))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DealCut.objects.filter(deck=ahead).update(value="0" * 32)
+    hand = services.table_start(table_id=table.pk, user=a)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DealCut.objects.create(deck=ahead, user=a, value=secrets.token_hex(16))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Hand.objects.filter(pk=hand.pk).update(cuts=[])
+
+
+def test_a_deck_changed_after_its_root_fails_the_proof() -> None:
+    hand_id, deck, salts = 77, list(engine.shuffled_deck()), [secrets.token_hex(16) for _ in range(52)]
+    root = engine.merkle_root(hand_id, deck, salts)
+    cuts = [secrets.token_hex(16)]
+    order = engine.cut_order(root, cuts)
+    changed = [deck[1], deck[0], *deck[2:]]  # the site swaps two cards after publishing the root
+    for committed, expect_ok in ((deck, True), (changed, False)):
+        openings = [{**o.to_dict(), "dealt": list(order).index(o.position)}
+                    for o in engine.openings(hand_id, committed, salts, [0, 1, 5])]
+        problems = verify.check_export({"scheme": verify.SCHEME_CUT, "hand_id": hand_id, "root": root,
+                                        "cuts": [{"cut": c, "by": "A", "at": ""} for c in cuts],
+                                        "openings": openings})
+        assert (problems == []) is expect_ok
+
+
+@pytest.mark.django_db
+def test_the_plain_form_cuts_without_javascript(table, club_setup, client_for) -> None:
+    a = club_setup.members[0]
+    response = client_for(a).post(f"/tables/{table.pk}/cut/", {"deal": "1", "cut": "the cat sat on the mat"})
+    assert response.status_code == 302
+    cut = DealCut.objects.get(user=a)
+    assert cut.deck.number == 1 and engine.is_cut_value(cut.value)
+    listed = client_for(a).get(f"/tables/{table.pk}/cut/").json()
+    assert [d["deal"] for d in listed["deals"]] == [1, 2] and "deck" not in str(listed)
+    page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
+    assert DeckAhead.objects.get(table=table, number=2).root in page and "you cut it" in page
