@@ -359,6 +359,8 @@ class DeckAhead(models.Model):
     root = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
     dealt_at = models.DateTimeField(null=True, blank=True, help_text="Cuts close when the deck is dealt.")
+    wait_until = models.DateTimeField(null=True, blank=True, help_text=(
+        "House rule cut_required: this deal waits for a cut until then, and is then dealt without one."))
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="deck_ahead_one_per_deal")]

@@ -111,6 +111,7 @@ class Migration(migrations.Migration):
                 ('root', models.CharField(max_length=64)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('dealt_at', models.DateTimeField(blank=True, help_text='Cuts close when the deck is dealt.', null=True)),
+                ('wait_until', models.DateTimeField(blank=True, help_text='House rule cut_required: this deal waits for a cut until then, and is then dealt without one.', null=True)),
                 ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decks_ahead', to='games.table')),
             ],
         ),

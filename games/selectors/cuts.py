@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from accounts.models import User
@@ -12,8 +13,15 @@ def decks_coming(*, table: Table) -> list[dict[str, Any]]:
     """The table's deals whose decks are committed and not dealt yet, first coming first: {deal, root, at}.
     Only roots: a coming deck's cards and salts never leave the database before its hand ends."""
     rows = (DeckAhead.objects.filter(table=table, dealt_at__isnull=True).order_by("number")
-            .values_list("number", "root", "created_at"))
-    return [{"deal": number, "root": root, "at": at.isoformat()} for number, root, at in rows]
+            .values_list("number", "root", "created_at", "wait_until"))
+    return [{"deal": number, "root": root, "at": at.isoformat(), "waits_until": until.isoformat() if until else None}
+            for number, root, at, until in rows]
+
+
+def deal_wait_until(*, table_id: int) -> datetime | None:
+    """Until when the table's next deal waits for a cut (house rule ``cut_required``); None: it does not."""
+    return (DeckAhead.objects.filter(table_id=table_id, dealt_at__isnull=True, wait_until__isnull=False)
+            .order_by("number").values_list("wait_until", flat=True).first())
 
 
 def cuts_made(*, table: Table, user: User) -> dict[int, int]:

@@ -12,6 +12,8 @@ which the deal also locks before it reads the cuts, so a cut is either in the de
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -20,7 +22,9 @@ from django.utils import timezone
 from accounts.models import User
 from config.errors import DomainError
 from games import engine
-from games.models import DealCut, DeckAhead, Seat, Table
+from games.errors import TableRefused
+from games.models import DealCut, DeckAhead, Hand, Seat, Table
+from games.services.after_commit import on_commit_work
 from games.services.proof import deal_salts
 
 DECKS_AHEAD = 2  # the next deal and the one after: a cut can reach a deal dealt the moment a hand ends
@@ -30,6 +34,16 @@ _NEXT_HAND_ID = "SELECT nextval(pg_get_serial_sequence('\"games_hand\"', 'id'))"
 
 class CutRefused(DomainError):
     pass
+
+
+class DealWaitsForCut(TableRefused):
+    """House rule ``cut_required``: the deal waits until a seated player's browser has cut it."""
+
+    def __init__(self, *, until: datetime | None) -> None:
+        when = f" until {until:%H:%M} UTC on {until:%d %b}" if until is not None else ""
+        super().__init__("The house rules require a cut before each deal: it waits for a seated player's browser "
+                         f"to cut it (keep the table open){when}, then is dealt without one.")
+        self.until = until
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,50 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
     return ahead, cuts
 
 
+def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> datetime | None:
+    """Under the house rule ``cut_required``: when deal ``number`` has no cut yet, the moment until which it
+    waits for one (one turn clock from the first time it was due; its alarm set on commit), else None (deal
+    it now: it was cut, or it waited its clock out). Expects the table row locked."""
+    if not rules.cut_required:
+        return None
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None or DealCut.objects.filter(deck=ahead).exists():
+        return None
+    now = timezone.now()
+    if ahead.wait_until is None:
+        ahead.wait_until = now + timedelta(seconds=rules.turn_seconds)
+        ahead.save(update_fields=["wait_until"])
+        transaction.on_commit(partial(_wait_alarm, table_id=table.pk, number=number, at=ahead.wait_until))
+    return ahead.wait_until if now < ahead.wait_until else None
+
+
+def _wait_alarm(*, table_id: int, number: int, at: datetime) -> None:
+    from games.tasks import deal_after_cut_wait  # tasks import services: the task is named here, on commit
+
+    deal_after_cut_wait.apply_async((table_id, number), eta=at)
+
+
+def deal_waiting_deal(*, table_id: int, number: int) -> Hand | None:
+    """Deal ``number`` of a table that waited for a cut (house rule ``cut_required``), once it was cut or its
+    clock ran out; None when it is not waiting any more (dealt, the table moved on) or still waits.
+    Idempotent: the alarm and each cut call it. Opens the durable transaction and locks the table row."""
+    from games.services.dealing import hand_deal  # the deal imports this module
+    from games.services.hands import hand_settle
+
+    with transaction.atomic(durable=True):
+        table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
+        waiting = DeckAhead.objects.filter(table_id=table_id, number=number, dealt_at__isnull=True,
+                                           wait_until__isnull=False).exists()
+        if (table is None or not waiting or table.status == Table.Status.FINISHED
+                or table.hands.filter(finished_at__isnull=True).exists() or table.hands.count() != number - 1):
+            return None
+        hand = hand_deal(table=table, created_by=None)
+        if hand is not None:
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None,
+                                       after=-1))
+    return hand
+
+
 def deck_ahead_set_aside(*, table: Table, number: int) -> None:
     """Close the cuts of deal ``number`` without dealing its deck (a test's fixed deck took its place).
     Expects the table row locked."""
@@ -111,5 +169,7 @@ def cut_take(*, table_id: int, user: User, number: object, value: object) -> Cut
                 cut = DealCut.objects.create(deck=ahead, user=user, value=str(value))
         except IntegrityError as exc:
             raise CutRefused("That cut was received already.") from exc
+        if ahead.wait_until is not None:  # the deal waited for a cut (house rule): it goes now
+            transaction.on_commit(partial(deal_waiting_deal, table_id=table_id, number=ahead.number))
     return CutReceipt(table_id=table_id, number=ahead.number, root=ahead.root, cut=cut.value,
                       at=cut.received_at.isoformat(), id=cut.pk)

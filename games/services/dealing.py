@@ -15,7 +15,7 @@ from games.errors import TableRefused
 from games.models import Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
-from games.services.cuts import deck_ahead_deal, deck_ahead_set_aside, decks_ahead_fill
+from games.services.cuts import deal_waits_for_cut, deck_ahead_deal, deck_ahead_set_aside, decks_ahead_fill
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
@@ -136,6 +136,10 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
         deck_ahead_set_aside(table=table, number=number)
         cuts: list[dict[str, Any]] = []
         committed, salts, cards = fixed, deal_salts(), fixed
+    elif deal_waits_for_cut(table=table, number=number, rules=rules):  # house rule: the deal waits for a cut
+        table.status = Table.Status.OPEN
+        table_save(table, _fields("status", also=also_save))
+        return None
     else:
         ahead, cuts = deck_ahead_deal(table=table, number=number)
         hand_id, committed, salts = ahead.hand_id, list(ahead.deck), list(ahead.salts)

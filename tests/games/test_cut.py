@@ -4,16 +4,19 @@ that is the committed deck permuted by the root and every cut received; the proo
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import engine, services
 from games.engine import verify
 from games.models import DealCut, DeckAhead, Hand
-from games.services.cuts import CUTS_PER_MEMBER, CutRefused, cut_take
+from games.services.cuts import CUTS_PER_MEMBER, CutRefused, DealWaitsForCut, cut_take
+from games.tasks import deal_after_cut_wait
 from tests.games.helpers import make_table, post_action, proof_in
 
 ROOTS = st.binary(min_size=32, max_size=32).map(bytes.hex)
@@ -168,3 +171,49 @@ def test_the_plain_form_cuts_without_javascript(table, club_setup, client_for) -
     assert [d["deal"] for d in listed["deals"]] == [1, 2] and "deck" not in str(listed)
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
     assert DeckAhead.objects.get(table=table, number=2).root in page and "you cut it" in page
+
+
+# --- house rule: a deal waits for a cut ------------------------------------------------------------------
+
+@pytest.fixture
+def cut_table(club_setup):
+    a, b, _c = club_setup.members
+    rules = engine.PiranhaRules(ante=25, cut_required=True, turn_seconds=600)
+    return make_table(club_setup.club, club_setup.organiser, rules, players=[a, b])
+
+
+@pytest.mark.django_db
+def test_a_required_cut_makes_the_deal_wait_and_a_cut_deals_it(cut_table, club_setup, client_for,
+                                                                 django_capture_on_commit_callbacks) -> None:
+    a, b, _ = club_setup.members
+    with pytest.raises(DealWaitsForCut, match="require a cut before each deal"):
+        services.table_start(table_id=cut_table.pk, user=a)
+    assert not Hand.objects.filter(table=cut_table).exists()
+    ahead = DeckAhead.objects.get(table=cut_table, number=1)
+    assert ahead.wait_until is not None and ahead.dealt_at is None
+    page = client_for(a).get(f"/tables/{cut_table.pk}/").content.decode()
+    assert "waits for a cut (house rule)" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        receipt = cut_take(table_id=cut_table.pk, user=b, number=1, value=secrets.token_hex(16))
+    hand = Hand.objects.get(table=cut_table, number=1)
+    assert [c["cut"] for c in hand.cuts] == [receipt.cut] and hand.pk == ahead.hand_id
+
+
+@pytest.mark.django_db
+def test_a_required_cut_waits_one_clock_then_deals_without_one(cut_table, club_setup) -> None:
+    a = club_setup.members[0]
+    with pytest.raises(DealWaitsForCut):
+        services.table_start(table_id=cut_table.pk, user=a)
+    assert deal_after_cut_wait(cut_table.pk, 1) is False  # its clock has not run out: still waiting
+    DeckAhead.objects.filter(table=cut_table, number=1).update(wait_until=timezone.now() - timedelta(seconds=1))
+    assert deal_after_cut_wait(cut_table.pk, 1) is True
+    assert deal_after_cut_wait(cut_table.pk, 1) is False  # twice: the second changes nothing
+    hand = Hand.objects.get(table=cut_table)
+    assert hand.cuts == [] and hand.scheme == engine.SCHEME_CUT
+
+
+def test_the_house_rule_is_stored_only_when_agreed() -> None:
+    assert "cut_required" not in engine.PiranhaRules().to_dict()
+    assert engine.PilesRules(cut_required=True).to_dict()["cut_required"] is True
+    assert engine.rules_from_dict(engine.PilesRules(cut_required=True).to_dict()).cut_required is True
+    assert engine.PiranhaRules(cut_required="yes").validate() == ["Requiring a cut must be yes or no"]  # type: ignore[arg-type]
