@@ -35,7 +35,7 @@ def hands_dealt_to(*, user: User) -> Any:
     return (Hand.objects.annotate(dealt=RawSQL(
         "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
         (str(user.pk),), output_field=BooleanField())).filter(dealt=True)
-        .select_related("table__club", "table__rule_version__rule_set").order_by("pk"))
+        .select_related("table__club", "table__rule_version__rule_set").order_by("started_at", "pk"))
 
 
 def member_data(*, user: User) -> dict[str, Any]:

@@ -141,10 +141,16 @@ def deal_waiting_deal(*, table_id: int, number: int) -> Hand | None:
     return hand
 
 
-def deck_ahead_set_aside(*, table: Table, number: int) -> None:
-    """Close the cuts of deal ``number`` without dealing its deck (a test's fixed deck took its place).
-    Expects the table row locked."""
-    DeckAhead.objects.filter(table=table, number=number, dealt_at__isnull=True).update(dealt_at=timezone.now())
+def deck_ahead_set_aside(*, table: Table, number: int) -> int | None:
+    """Close the cuts of deal ``number`` without dealing its deck (a test's fixed deck took its place); the
+    id reserved for its hand (None: no deck was committed), so hand ids still follow the deals. Expects the
+    table row locked."""
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None:
+        return None
+    ahead.dealt_at = timezone.now()
+    ahead.save(update_fields=["dealt_at"])
+    return ahead.hand_id
 
 
 def cut_take(*, table_id: int, user: User, number: object, value: object) -> CutReceipt:

@@ -133,7 +133,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     number = earlier + 1
     fixed = list(deck) if deck is not None else fixed_dealt_order()
     if fixed is not None:
-        deck_ahead_set_aside(table=table, number=number)
+        hand_id = deck_ahead_set_aside(table=table, number=number) or hand_id
         cuts: list[dict[str, Any]] = []
         committed, salts, cards = fixed, deal_salts(), fixed
     elif deal_waits_for_cut(table=table, number=number, rules=rules):  # house rule: the deal waits for a cut
