@@ -9,26 +9,15 @@ PostgreSQL's guards over them.
   salts. The deal's guard (0007, 0010) keeps ``cuts`` fixed like the rest of the commitment.
 """
 
+import importlib
+
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+# The deal's guard of 0010 over one more column; its text is that migration's own.
+_hand_guard = importlib.import_module("games.migrations.0010_hand_closed_leaves")._guard
 _HAND_COLUMNS = ["commitment", "scheme", "salt", "salts", "deck", "closed_leaves"]
-_HAND_GUARD = r"""
-CREATE OR REPLACE FUNCTION games_hand_commitment_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF OLD.commitment <> '' AND (NEW.{cols}) IS DISTINCT FROM (OLD.{old_cols}) THEN
-        RAISE EXCEPTION 'the deal of hand % is committed and never changes', OLD.id
-            USING ERRCODE = 'integrity_constraint_violation';
-    END IF;
-    RETURN NEW;
-END $$;
-"""
-
-
-def _hand_guard(columns: list[str]) -> str:
-    return _HAND_GUARD.format(cols=", NEW.".join(columns), old_cols=", OLD.".join(columns))
-
 
 FORWARD = _hand_guard([*_HAND_COLUMNS, "cuts"]) + r"""
 CREATE FUNCTION games_deckahead_bound() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -7,17 +7,15 @@ import hashlib
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from accounts.access import club_access
 from config.errors import DomainError
 from games import engine
 from games.selectors.cuts import decks_coming
-from games.selectors.tables import table_get
 from games.services.cuts import CutRefused, cut_take
-from games.views.common import member
+from games.views.common import member, table_access
 
 WORDS_MAX = 200
 
@@ -33,10 +31,7 @@ def cut_from_words(words: str) -> str:
 @login_required
 def deal_cut(request: HttpRequest, table_id: int) -> HttpResponse:
     """GET: the coming deals' roots (JSON). POST: cut one of them (a seated member's plain form)."""
-    table = table_get(table_id=table_id)
-    if table is None:
-        raise Http404("No such table.")
-    club_access(request, table.club_id)
+    table, _access = table_access(request, table_id)
     if request.method == "GET":
         response = JsonResponse({"table": table.pk, "deals": decks_coming(table=table)})
         response["Cache-Control"] = "no-store"

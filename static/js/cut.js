@@ -154,7 +154,8 @@
     if (source) checkOwnCuts(JSON.parse(source.textContent));
   }
 
-  window.homeClubCut = { cutOrder: cutOrder, stored: stored };
+  window.homeClubCut = { cutOrder: cutOrder, stored: stored,
+                         bytes: { concat: concat, fromHex: fromHex, toHex: toHex, sha256: sha256 } };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -13,24 +13,9 @@
   var SALT = /^[0-9a-f]{32}$/;
   var HASH = /^[0-9a-f]{64}$/;
 
-  function concat(parts) {
-    var size = parts.reduce(function (n, p) { return n + p.length; }, 0);
-    var out = new Uint8Array(size);
-    var at = 0;
-    parts.forEach(function (p) { out.set(p, at); at += p.length; });
-    return out;
-  }
-  function fromHex(hex) {
-    var out = new Uint8Array(hex.length / 2);
-    for (var i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
-    return out;
-  }
-  function toHex(bytes) {
-    return Array.from(bytes).map(function (b) { return b.toString(16).padStart(2, "0"); }).join("");
-  }
-  function sha256(bytes) {
-    return window.crypto.subtle.digest("SHA-256", bytes).then(function (d) { return new Uint8Array(d); });
-  }
+  // The byte helpers are cut.js's (loaded first on the hand page).
+  var bytes = window.homeClubCut.bytes;
+  var concat = bytes.concat, fromHex = bytes.fromHex, toHex = bytes.toHex, sha256 = bytes.sha256;
   function u64(n) {
     var out = new Uint8Array(8);
     var big = BigInt(n);
