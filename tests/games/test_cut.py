@@ -88,6 +88,8 @@ def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client
     assert [c["cut"] for c in proof["cuts"]] == cuts and proof["cuts"][1]["by"] == b.shown_name
     assert verify.check_export(proof) == [] and len(proof["openings"]) >= 9
     assert "dealt without a cut" not in html and b.shown_name in html
+    deal_step = client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"]
+    assert "The sealed deck was cut by" in deal_step and b.shown_name in deal_step
     # A card claimed at another dealt place fails, though its leaf still matches the root.
     moved = dict(proof, openings=[dict(proof["openings"][0], dealt=(proof["openings"][0]["dealt"] + 1) % 52)])
     assert verify.check_export(moved) != []
@@ -103,6 +105,7 @@ def test_a_hand_nobody_cut_says_so(table, club_setup, client_for) -> None:
         hand.refresh_from_db()
     html = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
     assert "This hand was dealt without a cut" in html
+    assert "Dealt without a cut" in client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"]
     assert verify.check_export(proof_in(html)) == []
 
 
