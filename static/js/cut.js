@@ -121,7 +121,7 @@
         }).catch(function () { /* the next poll tries again */ });
     }
     poll();
-    window.setInterval(poll, 5000);
+    window.setInterval(poll, 15000);  // a root is published a deal ahead, so this is soon enough
     document.addEventListener("visibilitychange", poll);
   }
 

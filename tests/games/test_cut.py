@@ -3,8 +3,12 @@ that is the committed deck permuted by the root and every cut received; the proo
 
 from __future__ import annotations
 
+import json
 import secrets
+import subprocess
+import sys
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -19,6 +23,7 @@ from games.services.cuts import CUTS_PER_MEMBER, CutRefused, DealWaitsForCut, cu
 from games.tasks import deal_after_cut_wait
 from tests.games.helpers import make_table, post_action, proof_in
 
+VERIFY = Path(verify.__file__)  # runs on its own, with the standard library alone
 ROOTS = st.binary(min_size=32, max_size=32).map(bytes.hex)
 CUTS = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), max_size=12)
 
@@ -66,7 +71,7 @@ def test_a_table_commits_its_first_decks_before_anyone_can_cut(table) -> None:
 
 
 @pytest.mark.django_db
-def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client_for) -> None:
+def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client_for, tmp_path) -> None:
     a, b, _ = club_setup.members
     ahead = DeckAhead.objects.get(table=table, number=1)
     cuts = [cut_take(table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)).cut for u in (a, b, a)]
@@ -90,6 +95,13 @@ def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client
     assert "dealt without a cut" not in html and b.shown_name in html
     deal_step = client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"]
     assert "The sealed deck was cut by" in deal_step and b.shown_name in deal_step
+    # The standalone checker, run on its own as a member would, says the deal went through the cuts.
+    proof_file = tmp_path / "hand.json"
+    proof_file.write_text(json.dumps(proof))
+    run = subprocess.run([sys.executable, str(VERIFY), str(proof_file)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "dealt through 3 cut(s)" in run.stdout, run.stdout + run.stderr
+    mine = client_for(a).get("/account/data/download.json").json()["cuts"]  # a member's own data: their cuts
+    assert [(c["deal"], c["cut"]) for c in mine] == [(1, cuts[0]), (1, cuts[2])]
     # A card claimed at another dealt place fails, though its leaf still matches the root.
     moved = dict(proof, openings=[dict(proof["openings"][0], dealt=(proof["openings"][0]["dealt"] + 1) % 52)])
     assert verify.check_export(moved) != []
