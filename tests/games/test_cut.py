@@ -8,7 +8,9 @@ import secrets
 import subprocess
 import sys
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -21,7 +23,7 @@ from games.engine import verify
 from games.models import DealCut, DeckAhead, Hand
 from games.services.cuts import CUTS_PER_MEMBER, CutRefused, DealWaitsForCut, cut_take
 from games.tasks import deal_after_cut_wait
-from tests.games.helpers import make_table, post_action, proof_in
+from tests.games.helpers import make_table, post_action, proof_in, race
 
 VERIFY = Path(verify.__file__)  # runs on its own, with the standard library alone
 ROOTS = st.binary(min_size=32, max_size=32).map(bytes.hex)
@@ -232,3 +234,19 @@ def test_the_house_rule_is_stored_only_when_agreed() -> None:
     assert engine.PilesRules(cut_required=True).to_dict()["cut_required"] is True
     assert engine.rules_from_dict(engine.PilesRules(cut_required=True).to_dict()).cut_required is True
     assert engine.PiranhaRules(cut_required="yes").validate() == ["Requiring a cut must be yes or no"]  # type: ignore[arg-type]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cuts_racing_the_deal_are_either_in_it_or_refused(club_setup) -> None:
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    calls: list[tuple[object, Any]] = [("deal", partial(services.table_start, table_id=table.pk, user=a))]
+    calls += [((u.pk, n), partial(cut_take, table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)))
+              for u in (a, b, c) for n in range(3)]
+    done = race(calls)
+    assert done.errors == [] and "deal" in done.went_through
+    assert all("not coming" in r for r in done.refused)
+    hand = Hand.objects.get(table=table, number=1)
+    recorded = list(DealCut.objects.filter(deck__table=table, deck__number=1).order_by("pk").values_list("value", flat=True))
+    assert [c["cut"] for c in hand.cuts] == recorded  # every cut received before the deal, and no other
+    assert len(recorded) == len(done.went_through) - 1
