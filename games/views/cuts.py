@@ -14,8 +14,9 @@ from django.urls import reverse
 from config.errors import DomainError
 from games import engine
 from games.selectors.cuts import decks_coming
+from games.selectors.tables import table_may_watch
 from games.services.cuts import CutRefused, cut_take
-from games.views.common import member, table_access
+from games.views.common import forbidden, member, table_access
 
 WORDS_MAX = 200
 
@@ -31,8 +32,10 @@ def cut_from_words(words: str) -> str:
 @login_required
 def deal_cut(request: HttpRequest, table_id: int) -> HttpResponse:
     """GET: the coming deals' roots (JSON). POST: cut one of them (a seated member's plain form)."""
-    table, _access = table_access(request, table_id)
+    table, access = table_access(request, table_id)
     if request.method == "GET":
+        if not table_may_watch(table=table, user=member(request)):
+            return forbidden(request, table, access)
         response = JsonResponse({"table": table.pk, "deals": decks_coming(table=table)})
         response["Cache-Control"] = "no-store"
         return response
