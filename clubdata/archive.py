@@ -59,6 +59,7 @@ from games.selectors.hands import (
     HIDDEN_DECISION,
     hand_action_shown,
     hand_closed_positions,
+    hand_committed_positions,
     hand_sealed_open,
     sealed_action_hidden,
 )
@@ -335,11 +336,12 @@ def hand_row_closed(*, hand: Hand, row: dict[str, Any], unopened: dict[int, Hand
     decision never opened (a table closed during it) has each decision made told as "decided", and is
     noted in ``unopened`` for its action log (``action_row_sealed``)."""
     state = engine.state_from_json(hand.state)
-    opened = set(engine.opened_positions(state, None))
+    opened = hand_committed_positions(hand=hand, state=state, seat=None)
     held = hand_closed_positions(hand=hand)  # a hand read from an export: its leaves are all this site has
     closed = [i for i in range(len(hand.deck)) if i not in opened or i in held]
     hidden = {hand.deck[i] for i in closed}
-    if hand.scheme == engine.SCHEME_MERKLE:
+    row["cuts"] = list(hand.cuts or [])  # the cut: every cut the deal used, and who made it (a user id)
+    if hand.scheme in (engine.SCHEME_MERKLE, engine.SCHEME_CUT):
         row["closed_leaves"] = {str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i])
                                 for i in closed}
         row["salts"] = [None if i in closed else salt for i, salt in enumerate(hand.salts)]
@@ -387,8 +389,10 @@ def hand_values_closed(*, values: dict[str, Any], row: dict[str, Any]) -> None:
     values["salts"] = [salt or "" for salt in row["salts"] or []]
     state = dict(row["state"])
     try:
+        order = values["deck"] if values["scheme"] != engine.SCHEME_CUT else engine.deck_dealt(
+            values["deck"], values["commitment"], [c["cut"] for c in row.get("cuts") or []])
         dealt, _ = engine.new_hand(engine.rules_from_dict(state["rules"]), seats=state["seats"],
-                                   button=state["button"], deck=values["deck"], carry_pot=state["carry_pot"],
+                                   button=state["button"], deck=order, carry_pot=state["carry_pot"],
                                    hand_number=state["hand_number"])
     except (engine.EngineError, KeyError, TypeError) as exc:
         raise ArchiveError(f"Hand #{row['id']} cannot be dealt again from its file: the file is damaged.") from exc

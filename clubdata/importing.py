@@ -300,8 +300,9 @@ def _check_deck(values: dict[str, Any]) -> None:
         raise ValueError("the deck must list 52 cards")
     if len(set(to_cards(deck))) != 52:
         raise ValueError("the deck must hold each card once")
-    closed = _closed_positions(values.get("closed_leaves"), merkle=values["scheme"] == engine.SCHEME_MERKLE)
-    if values["scheme"] == engine.SCHEME_MERKLE:
+    merkle = values["scheme"] in (engine.SCHEME_MERKLE, engine.SCHEME_CUT)
+    closed = _closed_positions(values.get("closed_leaves"), merkle=merkle)
+    if merkle:
         salts = values["salts"]
         if not isinstance(salts, list) or len(salts) != 52:
             raise ValueError("the hand needs 52 salts")
@@ -686,11 +687,30 @@ def _record(kind: Kind, row: dict[str, Any], club: Club, ids: dict[str, dict[int
             raise ValueError(str(exc)) from exc
         _check_hand(values)
         values["players"] = {str(int(seat)): _user(ids, uid) for seat, uid in row["players"].items()}
+        values["cuts"] = _cuts(row.get("cuts"), ids, cut=values["scheme"] == engine.SCHEME_CUT)
     if kind.name == "tables" and row.get("next_game_id") is not None:
         _check_id(row["next_game_id"], "next_game_id")
     obj = kind.model(**values)
     _check_fields(obj)
     return obj, {name: values[name] for name in kind.stamped}
+
+
+MAX_CUTS = 256  # a deal's cuts: at most 3 per seated member (games/services/cuts.py), with room
+
+
+def _cuts(cuts: Any, ids: dict[str, dict[int, int]], *, cut: bool) -> list[dict[str, Any]]:
+    """A hand's cuts, each {cut, by, at} with its maker's id mapped; only a hand of the cut's scheme has any."""
+    if not cuts:
+        return []
+    if not cut or not isinstance(cuts, list) or len(cuts) > MAX_CUTS:
+        raise ValueError("only a hand dealt through the cut lists cuts, and at most a few hundred")
+    out = []
+    for c in cuts:
+        if not isinstance(c, dict) or not engine.is_cut_value(c.get("cut")) or not isinstance(c.get("at"), str) \
+                or len(c["at"]) > 40:
+            raise ValueError("a cut is {cut: 32 hex digits, by: a member, at: an instant}")
+        out.append({"cut": c["cut"], "by": _user(ids, c.get("by")), "at": c["at"]})
+    return out
 
 
 def _user(ids: dict[str, dict[int, int]], old: Any) -> int:

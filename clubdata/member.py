@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.models import Membership, User
 from games import engine
-from games.models import ChatMessage, Hand, HandAction
+from games.models import ChatMessage, DealCut, Hand, HandAction
 from games.selectors.hands import hand_view_for
 from ledger.models import Account, Posting, Settlement
 
@@ -35,7 +35,7 @@ def hands_dealt_to(*, user: User) -> Any:
     return (Hand.objects.annotate(dealt=RawSQL(
         "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
         (str(user.pk),), output_field=BooleanField())).filter(dealt=True)
-        .select_related("table__club", "table__rule_version__rule_set").order_by("pk"))
+        .select_related("table__club", "table__rule_version__rule_set").order_by("started_at", "pk"))
 
 
 def member_data(*, user: User) -> dict[str, Any]:
@@ -72,11 +72,14 @@ def member_data(*, user: User) -> dict[str, Any]:
                     "amount_cents": s.amount, "paid_on": _plain(s.paid_on), "note": s.note, "status": s.status}
                    for s in (Settlement.objects.filter(payer=user) | Settlement.objects.filter(payee=user))
                    .select_related("club", "payer", "payee").order_by("pk")]
+    cuts = [{"club": c.deck.table.club.name, "table": c.deck.table.name, "deal": c.deck.number,
+             "root": c.deck.root, "cut": c.value, "at": _plain(c.received_at), "dealt": c.deck.dealt_at is not None}
+            for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")]
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
         "profile": {name: _plain(getattr(user, name)) for name in profile_fields},
         "memberships": [{"club": m.club.name, "club_id": m.club_id, "role": m.role, "joined_at": _plain(m.joined_at),
                          "balance_cents": accounts[m.club_id].balance if m.club_id in accounts else 0}
                         for m in memberships],
-        "statements": statements, "hands": hands, "chat": chat, "settlements": settlements,
+        "statements": statements, "hands": hands, "chat": chat, "settlements": settlements, "cuts": cuts,
     }

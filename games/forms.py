@@ -73,6 +73,9 @@ class RuleSetForm(forms.Form):
                                       help_text="How long each player has to act (10 seconds to 7 days).")
     clock_unit = forms.ChoiceField(label="Clock unit", choices=CLOCK_UNITS)
     spectators_allowed = forms.BooleanField(label="Club members who are not seated may watch", required=False)
+    cut_required = forms.BooleanField(
+        label="Deal only once a seated player's browser has cut the deal", required=False,
+        help_text="A deal nobody cut waits, one turn clock at most, then is dealt without a cut.")
 
     def __init__(self, *args: Any, currency: str = "USD", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,14 +142,15 @@ class PiranhaRulesForm(RuleSetForm):
         ("split", "The game ends and the pot is split among those dealt in")])
 
     field_order = ["name", "ante", "ante_each_hand", "match_cap", "betting_round", "bet_size", "max_raises",
-                   "nobody_in", "max_seats", "clock_amount", "clock_unit", "spectators_allowed"]
+                   "nobody_in", "max_seats", "clock_amount", "clock_unit", "spectators_allowed",
+                   "cut_required"]
 
     def build_rules(self) -> engine.PiranhaRules:
         d = self.cleaned_data
         return engine.PiranhaRules(
             ante=d["ante"], ante_each_hand=bool(d["ante_each_hand"]), match_cap=d.get("match_cap"),
             betting_round=bool(d.get("betting_round")), bet_size=d["bet_size"], max_raises=d["max_raises"],
-            nobody_in=d["nobody_in"], turn_seconds=self.turn_seconds() or 0)
+            nobody_in=d["nobody_in"], turn_seconds=self.turn_seconds() or 0, cut_required=bool(d.get("cut_required")))
 
     @classmethod
     def initial_from(cls, rules: engine.PiranhaRules) -> dict[str, Any]:
@@ -155,6 +159,7 @@ class PiranhaRulesForm(RuleSetForm):
             "match_cap": None if rules.match_cap is None else units_from_cents(rules.match_cap),
             "betting_round": rules.betting_round, "bet_size": units_from_cents(rules.bet_size),
             "max_raises": rules.max_raises, "nobody_in": rules.nobody_in, **cls.clock_initial(rules.turn_seconds),
+            "cut_required": rules.cut_required,
         }
 
 
@@ -184,7 +189,8 @@ class PilesRulesForm(RuleSetForm):
 
     field_order = ["name", "forced", "ante", "small_blind", "big_blind",
                    *[f"stage_{n}" for n in range(1, 10)], "max_raises", "low_variant", "pig_tie_counts",
-                   "declare_timeout", "max_seats", "clock_amount", "clock_unit", "spectators_allowed"]
+                   "declare_timeout", "max_seats", "clock_amount", "clock_unit", "spectators_allowed",
+                   "cut_required"]
 
     def build_rules(self) -> engine.PilesRules:
         d = self.cleaned_data
@@ -192,7 +198,8 @@ class PilesRulesForm(RuleSetForm):
             forced=d["forced"], ante=d["ante"], small_blind=d["small_blind"], big_blind=d["big_blind"],
             stage_bets=tuple(int(d[f"stage_{n}"]) for n in range(1, 10)), max_raises=d["max_raises"],
             low_variant=bool(d.get("low_variant")), pig_tie_counts=bool(d.get("pig_tie_counts")),
-            declare_timeout=d["declare_timeout"], turn_seconds=self.turn_seconds() or 0)
+            declare_timeout=d["declare_timeout"], turn_seconds=self.turn_seconds() or 0,
+            cut_required=bool(d.get("cut_required")))
 
     @classmethod
     def initial_from(cls, rules: engine.PilesRules) -> dict[str, Any]:
@@ -201,7 +208,7 @@ class PilesRulesForm(RuleSetForm):
             "small_blind": units_from_cents(rules.small_blind), "big_blind": units_from_cents(rules.big_blind),
             "max_raises": rules.max_raises, "low_variant": rules.low_variant,
             "pig_tie_counts": rules.pig_tie_counts, "declare_timeout": rules.declare_timeout,
-            **cls.clock_initial(rules.turn_seconds),
+            **cls.clock_initial(rules.turn_seconds), "cut_required": rules.cut_required,
         }
         for n, bet in enumerate(rules.stage_bets, start=1):
             out[f"stage_{n}"] = units_from_cents(bet)

@@ -136,7 +136,8 @@ class Hand(models.Model):
     # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
     scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
                               choices=[("deck-sha256", "One commitment of the whole deck"),
-                                       ("merkle-sha256-v1", "One commitment per card (Merkle root)")])
+                                       ("merkle-sha256-v1", "One commitment per card (Merkle root)"),
+                                       ("merkle-sha256-cut-v1", "Committed ahead, dealt through the players' cuts")])
     salt = models.CharField(max_length=64, blank=True)
     salts = models.JSONField(default=list, blank=True,
                              help_text="One 128-bit salt per deck position; each opened only by right.")
@@ -147,6 +148,10 @@ class Hand(models.Model):
     # the older scheme, which has no leaves). Such a card is never shown or opened.
     closed_leaves = models.JSONField(default=dict, blank=True,
                                      help_text="Deck position -> leaf hash of a card this site does not hold.")
+    # Scheme "merkle-sha256-cut-v1": ``deck`` and ``salts`` are the deck as committed ahead (DeckAhead); the
+    # order dealt is that deck permuted by the root and these cuts (games/engine/verify.py), each
+    # {"cut": 32 hex digits, "by": user id, "at": ISO instant} in the order received. Empty: dealt without a cut.
+    cuts = models.JSONField(default=list, blank=True, help_text="The cuts this hand was dealt through.")
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
@@ -353,3 +358,43 @@ class PushChoice(models.Model):
 
     def __str__(self) -> str:
         return f"push choices of {self.user_id}"
+
+
+class DeckAhead(models.Model):
+    """A table's deck for a coming deal, drawn and committed before anyone may cut it (issue: the cut).
+
+    Only ``root`` is ever published while it waits; the cards and salts go to the hand dealt from it
+    (``hand_id`` is that hand's id, reserved now, since every leaf binds it). PostgreSQL keeps a root bound
+    to its deal number and closes the cuts once it is dealt (migration 0012)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="decks_ahead")
+    number = models.PositiveIntegerField(help_text="The deal number at the table this deck is for.")
+    hand_id = models.BigIntegerField(unique=True, help_text="The id the hand dealt from this deck takes.")
+    deck = models.JSONField(help_text="The committed order; never shown before its hand ends.")
+    salts = models.JSONField(help_text="One 128-bit salt per position; opened only by right.")
+    root = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    dealt_at = models.DateTimeField(null=True, blank=True, help_text="Cuts close when the deck is dealt.")
+    wait_until = models.DateTimeField(null=True, blank=True, help_text=(
+        "House rule cut_required: this deal waits for a cut until then, and is then dealt without one."))
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="deck_ahead_one_per_deal")]
+
+    def __str__(self) -> str:
+        return f"{self.table} deal {self.number} root {self.root[:12]}"
+
+
+class DealCut(models.Model):
+    """A seated member's random cut of a coming deal, as received (never edited: migration 0012)."""
+
+    deck = models.ForeignKey(DeckAhead, on_delete=models.CASCADE, related_name="cuts")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    value = models.CharField(max_length=32)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deck", "user", "value"], name="deal_cut_once")]
+
+    def __str__(self) -> str:
+        return f"cut {self.value[:8]} of {self.deck}"

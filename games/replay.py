@@ -26,8 +26,14 @@ from games import engine
 from games.models import Hand
 from games.outcomes import ShownRow, showdown_rows
 from games.presenters import TIMEOUT_MARK, action_label, piles_board
-from games.selectors.hands import hand_actions, hand_card_seat, hand_closed_positions, hand_player_names
-from games.selectors.proof import hand_dispute_opened
+from games.selectors.hands import (
+    hand_actions,
+    hand_card_seat,
+    hand_closed_positions,
+    hand_deck_dealt,
+    hand_player_names,
+)
+from games.selectors.proof import hand_cuts_named, hand_dispute_opened
 from games.words import event_words
 
 DEAL, ACTION, RESULT = "deal", "action", "result"
@@ -62,7 +68,7 @@ class _Logged:
 def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
     """The state after the deal and after each logged action (with that action's record)."""
     stored = engine.state_from_json(hand.state)
-    state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
+    state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
                                carry_pot=stored.carry_pot, hand_number=stored.hand_number)
     out: list[tuple[engine.State, _Logged | None]] = [(state, None)]
     for row in hand_actions(hand=hand):
@@ -109,6 +115,16 @@ def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
     return replace(view, legal_actions=(), betting=None, events=(), result=view.result if result else None)
 
 
+def _cut_lines(hand: Hand) -> list[dict[str, Any]]:
+    """The cut of a hand dealt through one (scheme "merkle-sha256-cut-v1"): who cut, or that nobody did."""
+    if hand.scheme != engine.SCHEME_CUT:
+        return []
+    cutters = list(dict.fromkeys(c["by"] for c in hand_cuts_named(hand=hand)))
+    text = (f"The sealed deck was cut by {', '.join(cutters)} before the deal." if cutters
+            else "Dealt without a cut: nobody's browser cut this deal.")
+    return [{"text": text, "timeout": False}]
+
+
 def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) -> list[ReplayStep]:
     """Every step of the finished ``hand`` as ``user`` saw it (the caller checked they may see the hand)."""
     seat = hand_card_seat(hand=hand, user=user)
@@ -127,7 +143,7 @@ def _play_steps(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *
         view = _picture(engine.view(state, seat), result=False)
         if row is None:
             deal = [engine.event_from_json(e) for e in hand.deal_events or []]
-            lines = _lines(deal, None, seat=seat, names=names, currency=currency)
+            lines = [*_cut_lines(hand), *_lines(deal, None, seat=seat, names=names, currency=currency)]
             steps.append(ReplayStep(index, DEAL, "The deal", lines, view, _seat_rows(view, names, over=False)))
             continue
         who = "You" if row.seat == seat else names.get(row.seat, f"Seat {row.seat}")

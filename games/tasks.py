@@ -44,6 +44,14 @@ SWEEP_BATCH = 200
 
 
 @shared_task(acks_late=True)
+def deal_after_cut_wait(table_id: int, number: int) -> bool:
+    """Deal a deal that waited for a cut (house rule) once its clock ran out; a no-op if it was dealt."""
+    from games.services.cuts import deal_waiting_deal
+
+    return deal_waiting_deal(table_id=table_id, number=number) is not None
+
+
+@shared_task(acks_late=True)
 def expire_turn(hand_id: int, version: int) -> bool:
     """Apply the default action if that version of the hand still waits and its clock ran out."""
     from games.services.hands import hand_apply_timeout

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .api import views as api_views
-from .views import advance, cards, chat, hands, notices, practice, replay, rules, seating, so_far, tables, voiding
+from .views import advance, cards, chat, cuts, hands, notices, practice, replay, rules, seating, so_far, tables, voiding
 
 app_name = "games"
 urlpatterns = [
@@ -28,6 +28,7 @@ urlpatterns = [
     path("tables/<int:table_id>/advance/", advance.advance_set, name="advance_set"),
     path("tables/<int:table_id>/advance/withdraw/", advance.advance_cancel, name="advance_cancel"),
     path("tables/<int:table_id>/hands/", hands.hand_history, name="hand_history"),
+    path("tables/<int:table_id>/cut/", cuts.deal_cut, name="deal_cut"),
     path("hands/<int:hand_id>/", hands.hand_detail, name="hand_detail"),
     path("clubs/<int:club_id>/ledger/rulings/void/", voiding.ruling_void, name="ruling_void"),
     path("hands/<int:hand_id>/proof.json", hands.hand_proof_json, name="hand_proof_json"),

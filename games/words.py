@@ -142,6 +142,9 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
     seconds = int(rules.get("turn_seconds", 86400))
     out.append(f"Each turn has a clock of {duration(seconds)}; when it runs out the player checks if that is "
                f"free and otherwise folds, and {timeout}.")
+    if rules.get("cut_required"):
+        out.append("Each deal waits until a seated player's browser has cut it, one turn clock at most; "
+                   "after that it is dealt without a cut.")
     out.append("Club members who are not seated may watch the table." if spectators_allowed
                else "Only seated players may see the table.")
     return out

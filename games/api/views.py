@@ -38,6 +38,7 @@ from games.selectors.hands import (
     hand_view_for,
     sealed_action_hidden,
 )
+from games.selectors.proof import hand_cuts_named
 from games.selectors.tables import table_get, table_may_watch, table_page
 from ledger import selectors as ledger_selectors
 
@@ -260,7 +261,8 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
     return {
         "id": hand.pk, "table": {"id": hand.table_id, "name": hand.table.name}, "number": hand.number,
         "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
-        "voided": hand.voided_at is not None, "commitment": hand.commitment,
+        "voided": hand.voided_at is not None, "commitment": hand.commitment, "scheme": hand.scheme,
+        "cuts": hand_cuts_named(hand=hand) if hand.scheme == engine.SCHEME_CUT else [],
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
         "your_seat": mine,
         "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,

@@ -4,7 +4,7 @@ Public API (others code against these names):
 
 cards       Card, parse_cards, format_cards, shuffled_deck, deck_commitment,
             new_salt, verify_commitment (the whole-deck commitment of older hands)
-commitment  merkle_root, openings, Opening, verify_opening, opened_positions, check_salts, leaf_hex
+commitment  merkle_root, cut_order, deck_dealt, is_cut_value, openings, Opening, verify_opening, opened_positions, check_salts, leaf_hex
             (one salted leaf per deck position; the encoding is in verify.py)
 evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
@@ -42,10 +42,14 @@ from .cards import (
     verify_commitment,
 )
 from .commitment import (
+    SCHEME_CUT,
     SCHEME_DECK,
     SCHEME_MERKLE,
     Opening,
     check_salts,
+    cut_order,
+    deck_dealt,
+    is_cut_value,
     leaf_hex,
     merkle_root,
     openings,
@@ -239,7 +243,7 @@ __all__ = [
     "DeclareOpen", "DropOpen", "Fold", "HandView", "HighHand", "HighLow", "LowHand", "MatchPayment", "Outcome",
     "Payout", "PilesBoard", "PilesOutcome", "PilesShown", "PiranhaOutcome", "PiranhaShown", "SeatView", "Showdown",
     "ShownHand", "Turn", "event_from_json", "event_to_json", "result_to_json", "view_to_json",
-    "SCHEME_DECK", "SCHEME_MERKLE", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
+    "SCHEME_CUT", "SCHEME_DECK", "SCHEME_MERKLE", "cut_order", "deck_dealt", "is_cut_value", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
     "IllegalAction", "LowValue", "Opening", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
     "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over", "is_sealed", "sealed_actions",
     "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import re
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +27,10 @@ from .errors import EngineError
 # deliberately a second, separate implementation (standard library only, runnable on its own), so
 # whoever checks a proof need not trust this code; tests hold the two (and the page's script) together.
 SCHEME_MERKLE = "merkle-sha256-v1"
+SCHEME_CUT = "merkle-sha256-cut-v1"  # the same leaves, committed ahead; dealt through the players' cuts
+CUT_TAG = b"home-club/cut-v1"
+CUT_BYTES = 16  # 128 bits a cut
+_CUT = re.compile(r"^[0-9a-f]{32}$")
 SCHEME_DECK = "deck-sha256"  # older hands: one SHA-256 of the whole deck order and one salt
 TAG = b"home-club/deal-v1"
 DECK_SIZE = 52
@@ -49,7 +55,8 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     """SHA-256(0x01 | left | right)."""
     return hashlib.sha256(b"\x01" + left + right).digest()
 
-__all__ = ["DECK_SIZE", "SALT_BYTES", "SCHEME_DECK", "SCHEME_MERKLE", "Opening", "check_salts", "leaf_hex",
+__all__ = ["CUT_BYTES", "DECK_SIZE", "SALT_BYTES", "SCHEME_CUT", "SCHEME_DECK", "SCHEME_MERKLE", "cut_order",
+           "deck_dealt", "is_cut_value", "Opening", "check_salts", "leaf_hex",
            "merkle_root", "openings", "positions_shown", "verify_opening"]
 
 
@@ -152,3 +159,37 @@ def positions_shown(deck: Sequence[str], shown: Iterable[str | None]) -> tuple[i
         return tuple(sorted(where[c] for c in seen))
     except KeyError as exc:
         raise EngineError(f"The view shows a card that is not in the deck: {exc}") from exc
+
+
+def is_cut_value(value: object) -> bool:
+    """Whether ``value`` has a cut's form: 32 lowercase hex digits (128 bits)."""
+    return isinstance(value, str) and _CUT.match(value) is not None
+
+
+def _cut_stream(root: str, cuts: Sequence[str]) -> Iterable[int]:
+    """The public shuffle's 32-bit words: SHA-256 in counter mode over the seed of root and cuts."""
+    if not isinstance(root, str) or not _HEX64.match(root) or not all(is_cut_value(c) for c in cuts) \
+            or len(cuts) >= 2 ** 16:
+        raise EngineError("Cannot cut this deal: the root or a cut is out of its form")
+    seed = hashlib.sha256(bytes([3]) + CUT_TAG + bytes.fromhex(root) + struct.pack(">H", len(cuts))
+                          + b"".join(bytes.fromhex(c) for c in cuts)).digest()
+    for counter in itertools.count():
+        yield from struct.unpack(">8I", hashlib.sha256(bytes([4]) + CUT_TAG + seed + struct.pack(">I", counter)).digest())
+
+
+def cut_order(root: str, cuts: Sequence[str]) -> tuple[int, ...]:
+    """The committed position of each card in the order it is dealt: a Fisher-Yates shuffle of the 52
+    positions driven by ``_cut_stream``, each draw unbiased by rejection (verify.py has the bytes)."""
+    words = iter(_cut_stream(root, cuts))
+    order = list(range(DECK_SIZE))
+    for top in reversed(range(1, DECK_SIZE)):
+        span = top + 1
+        fair = (1 << 32) - (1 << 32) % span  # words at or above this would favour the small remainders
+        pick = next(w for w in words if w < fair) % span
+        order[top], order[pick] = order[pick], order[top]
+    return tuple(order)
+
+
+def deck_dealt(committed: Sequence[str], root: str, cuts: Sequence[str]) -> tuple[str, ...]:
+    """The order in which the ``committed`` deck (root ``root``) is dealt after ``cuts``."""
+    return tuple(committed[p] for p in cut_order(root, cuts))

@@ -65,6 +65,17 @@ def _turn_errors(turn_seconds: object) -> list[str]:
     return []
 
 
+def _cut_errors(cut_required: object) -> list[str]:
+    return [] if isinstance(cut_required, bool) else ["Requiring a cut must be yes or no"]
+
+
+def _cut_default_left_out(rules: dict[str, Any]) -> dict[str, Any]:
+    """Rules as stored: ``cut_required`` only when agreed, so versions agreed before it read the same."""
+    if rules.get("cut_required") is False:
+        del rules["cut_required"]
+    return rules
+
+
 @dataclass(frozen=True, slots=True)
 class PiranhaRules:
     """Piranha house rules. Defaults are DESIGN.md's.
@@ -77,6 +88,7 @@ class PiranhaRules:
     nobody_in: "carry" = the pot carries to a fresh deal; "split" = the game ends
         and the pot is split among those dealt in (piranha.txt 3.4, DESIGN.md).
     turn_seconds: the turn clock (the service runs it; the engine only records it).
+    cut_required: a deal waits, one turn clock at most, until a seated player's browser has cut it.
     """
 
     ante: int = 25
@@ -87,6 +99,7 @@ class PiranhaRules:
     max_raises: int = 3
     nobody_in: str = "carry"
     turn_seconds: int = 86400
+    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (DESIGN.md, the cut)
 
     game = "piranha"
     min_players = 2
@@ -107,10 +120,11 @@ class PiranhaRules:
         if self.nobody_in not in ("carry", "split"):
             errors.append("When nobody stays in, the pot either carries or is split")
         errors += _turn_errors(self.turn_seconds)
+        errors += _cut_errors(self.cut_required)
         return errors
 
     def to_dict(self) -> dict[str, Any]:
-        return {"game": self.game, **asdict(self)}
+        return _cut_default_left_out({"game": self.game, **asdict(self)})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PiranhaRules:
@@ -129,6 +143,7 @@ class PilesRules:
         every low card five or lower, high must be a full house or better.
     pig_tie_counts: a pig that ties for a half still wins it (DESIGN.md option).
     declare_timeout: "fold" or "high", the default declaration when the clock runs out.
+    cut_required: a deal waits, one turn clock at most, until a seated player's browser has cut it.
     """
 
     forced: str = "ante"
@@ -141,6 +156,7 @@ class PilesRules:
     pig_tie_counts: bool = False
     declare_timeout: str = "fold"
     turn_seconds: int = 86400
+    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (DESIGN.md, the cut)
 
     game = "piles"
     min_players = 2
@@ -170,12 +186,13 @@ class PilesRules:
         if self.declare_timeout not in ("fold", "high"):
             errors.append("A declaration that times out either folds or declares high")
         errors += _turn_errors(self.turn_seconds)
+        errors += _cut_errors(self.cut_required)
         return errors
 
     def to_dict(self) -> dict[str, Any]:
         out = {"game": self.game, **asdict(self)}
         out["stage_bets"] = list(self.stage_bets)
-        return out
+        return _cut_default_left_out(out)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PilesRules:

@@ -20,6 +20,25 @@ read as a node, an empty slot or a leaf of another hand or position. An opening 
 ``i`` is (card, salt, path): the path lists the 6 sibling hashes from the leaf up; at level
 ``k`` the sibling is on the left when bit ``k`` of ``i`` is 1.
 
+Scheme "merkle-sha256-cut-v1" (hands dealt with the cut) commits the deck the same way, but the deck is
+drawn and its root published before the deal, and the order in which the cards are dealt is that
+committed deck permuted by a public function of the root and the players' cuts:
+
+    cut_tag   = b"home-club/cut-v1"                                    16 bytes
+    seed      = SHA-256(0x03 | cut_tag | root as 32 bytes | number of cuts as 2 bytes big-endian
+                        | each cut as 16 bytes, in the order the site received them)
+    block_j   = SHA-256(0x04 | cut_tag | seed | j as 4 bytes big-endian), j = 0, 1, 2, ...
+    words     = the blocks' bytes read as 32-bit big-endian unsigned words, in order
+    order     = [0, 1, ..., 51]; for i = 51 down to 1: bound = i + 1,
+                limit = 2**32 - (2**32 mod bound); take the next word w, skipping every w >= limit
+                (so each k is equally likely); k = w mod bound; swap order[i] and order[k]
+
+``order[d]`` is the committed position of the card dealt ``d``-th (0 first). A hand with no cut
+uses the same function with no cut (it says so: the site alone chose that deal). Each opening of
+this scheme names its committed ``position`` and the ``dealt`` index it came out at, and the check
+is that ``order[dealt] == position``: a card proved at its committed place is where the public
+shuffle put it. Nothing of the permutation needs a closed card.
+
 Hands dealt before this scheme carry scheme "deck-sha256": the commitment is SHA-256 of the UTF-8
 text ``" ".join(deck) + ":" + salt``. The whole deck and the salt are opened only to a viewer who
 saw every hand of it, or by an organiser's ruling; to anyone else "deck" and "salt" are null.
@@ -32,11 +51,15 @@ import hmac
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 SCHEME_MERKLE = "merkle-sha256-v1"
 SCHEME_DECK = "deck-sha256"
+SCHEME_CUT = "merkle-sha256-cut-v1"
+CUT_TAG = b"home-club/cut-v1"
+CUT_BYTES = 16
+MAX_CUTS = 65535
 TAG = b"home-club/deal-v1"
 DECK_SIZE = 52
 DEPTH = 6  # 2**6 = 64 leaves hold the 52 positions
@@ -92,6 +115,43 @@ def opening_holds(root: str, hand_id: int, position: int, card: str, salt: str, 
     return hmac.compare_digest(got, bytes.fromhex(root))
 
 
+def cut_seed(root: str, cuts: Sequence[str]) -> bytes:
+    """SHA-256(0x03 | cut_tag | root | number of cuts | cuts): the seed of the public shuffle."""
+    if not isinstance(root, str) or not _HASH.match(root):
+        raise ProofError("the root is 64 lowercase hex digits")
+    if not isinstance(cuts, (list, tuple)) or len(cuts) > MAX_CUTS:
+        raise ProofError(f"cuts must be a list of at most {MAX_CUTS}")
+    if not all(isinstance(c, str) and _SALT.match(c) for c in cuts):
+        raise ProofError("a cut is 32 lowercase hex digits (128 bits)")
+    return hashlib.sha256(b"\x03" + CUT_TAG + bytes.fromhex(root) + len(cuts).to_bytes(2, "big")
+                          + b"".join(bytes.fromhex(c) for c in cuts)).digest()
+
+
+def _words(seed: bytes) -> Iterator[int]:
+    """The 32-bit big-endian words of SHA-256(0x04 | cut_tag | seed | j) for j = 0, 1, 2, ..."""
+    j = 0
+    while True:
+        block = hashlib.sha256(b"\x04" + CUT_TAG + seed + j.to_bytes(4, "big")).digest()
+        for at in range(0, 32, 4):
+            yield int.from_bytes(block[at:at + 4], "big")
+        j += 1
+
+
+def cut_order(root: str, cuts: Sequence[str]) -> list[int]:
+    """The committed position of each card in the order dealt (Fisher-Yates, unbiased by rejection)."""
+    words = _words(cut_seed(root, cuts))
+    order = list(range(DECK_SIZE))
+    for i in range(DECK_SIZE - 1, 0, -1):
+        bound = i + 1
+        limit = 2 ** 32 - (2 ** 32 % bound)
+        w = next(words)
+        while w >= limit:
+            w = next(words)
+        k = w % bound
+        order[i], order[k] = order[k], order[i]
+    return order
+
+
 def deck_commitment_holds(deck: Sequence[str], salt: str, commitment: str) -> bool:
     """The scheme of older hands: SHA-256 of the deck codes joined by spaces, ':', the salt."""
     if not isinstance(deck, (list, tuple)) or not all(isinstance(c, str) for c in deck):
@@ -127,8 +187,9 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
         if sorted(deck or []) != sorted(set(deck or [])) or len(deck or []) != DECK_SIZE:
             problems.append("the deck does not hold 52 different cards")
         return problems
-    if scheme != SCHEME_MERKLE:
+    if scheme not in (SCHEME_MERKLE, SCHEME_CUT):
         raise ProofError(f"unknown scheme {scheme!r}")
+    order = cut_order(_field(data, "root"), _cut_values(_field(data, "cuts"))) if scheme == SCHEME_CUT else None
     openings = data.get("openings")
     if not isinstance(openings, list):
         raise ProofError("openings must be a list")
@@ -142,6 +203,11 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
         position, card = _field(item, "position"), _field(item, "card")
         if not opening_holds(root, hand_id, position, card, _field(item, "salt"), _field(item, "path")):
             problems.append(f"position {position} ({card}) does not match the root")
+        dealt = _field(item, "dealt") if order is not None else None
+        if order is not None and (isinstance(dealt, bool) or not isinstance(dealt, int) or not 0 <= dealt < DECK_SIZE):
+            raise ProofError("an opening's dealt index is a whole number from 0 to 51")
+        if order is not None and isinstance(dealt, int) and order[dealt] != position:
+            problems.append(f"position {position} ({card}) was not dealt at {item['dealt']} by the cut")
         if position in positions:
             problems.append(f"position {position} is opened twice")
         if card in cards:
@@ -149,6 +215,13 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
         positions.add(position)
         cards.add(card)
     return problems
+
+
+def _cut_values(cuts: Any) -> list[str]:
+    """The cuts' values, in order, from the export's list of {cut, by, at}."""
+    if not isinstance(cuts, list) or not all(isinstance(c, Mapping) for c in cuts):
+        raise ProofError("cuts must be a list of objects")
+    return [_field(c, "cut") for c in cuts]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,6 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = "the whole deck (older scheme: one commitment of the deck order)"
     else:
         what = f"{len(data['openings'])} opened card(s) against root {data['root']}"
+    if data["scheme"] == SCHEME_CUT:
+        cuts = len(data["cuts"])
+        what += f", dealt through {cuts} cut(s)" if cuts else ", dealt WITHOUT a cut (the site alone chose the deal)"
     if problems:
         for p in problems:
             print(f"FAIL: {p}")

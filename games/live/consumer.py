@@ -55,6 +55,7 @@ from games.selectors.hands import hand_current, hand_view_for
 from games.selectors.snapshot import table_snapshot_read
 from games.selectors.tables import table_get, table_may_watch
 from games.services.chat import chat_hide, chat_post
+from games.services.cuts import cut_take
 from games.services.hands import hand_act
 
 log = logging.getLogger(__name__)
@@ -289,7 +290,7 @@ class TableConsumer(_JsonConsumer):
     """A member's live table: the frames of its groups forwarded as they are, actions, chat, ``sync``."""
 
     handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
-                "ping": "on_ping"}
+                "ping": "on_ping", "cut": "on_cut"}
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -385,6 +386,19 @@ class TableConsumer(_JsonConsumer):
     def _act(self, act: ActRequest) -> Hand:
         return hand_act(table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action,
                         version=act.version)
+
+    async def on_cut(self, message: dict[str, Any]) -> None:
+        """A seated member's cut of a coming deal (games/services/cuts.py); answered with its receipt."""
+        if not await self.still_allowed():
+            return
+        try:
+            receipt = await _db_free(cut_take)(table_id=self.table_id, user=self.user,
+                                               number=message.get("deal"), value=message.get("cut"))
+        except DomainError as exc:
+            deal = message.get("deal") if type(message.get("deal")) is int else None
+            await self.send_json({"type": "cut.refused", "deal": deal, "error": str(exc)})
+            return
+        await self.send_json({"type": "cut.ok", "receipt": receipt.to_dict()})
 
     async def on_chat(self, message: dict[str, Any]) -> None:
         text = message.get("text")

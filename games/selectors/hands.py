@@ -68,6 +68,26 @@ def hand_closed_positions(*, hand: Hand) -> dict[int, str]:
     return {int(position): str(leaf) for position, leaf in (hand.closed_leaves or {}).items()}
 
 
+def hand_cut_values(*, hand: Hand) -> list[str]:
+    """The cuts ``hand`` was dealt through, in the order received (none for a hand of an older scheme)."""
+    return [str(c["cut"]) for c in hand.cuts or []]
+
+
+def hand_deck_dealt(*, hand: Hand) -> list[str]:
+    """The order ``hand``'s cards were dealt in: its committed deck cut by root and cuts (scheme
+    "merkle-sha256-cut-v1", games/engine/verify.py); older schemes committed the dealt order itself."""
+    if hand.scheme != engine.SCHEME_CUT:
+        return list(hand.deck)
+    return list(engine.deck_dealt(hand.deck, hand.commitment, hand_cut_values(hand=hand)))
+
+
+def hand_committed_positions(*, hand: Hand, state: engine.State, seat: int | None) -> set[int]:
+    """The committed deck positions of the cards ``seat``'s view of the finished ``hand`` shows
+    (``engine.opened_positions`` names them in the order dealt; the cut moved them)."""
+    where = {card: i for i, card in enumerate(hand.deck)}
+    return {where[state.deck[p]] for p in engine.opened_positions(state, seat)}
+
+
 def hand_card_seat(*, hand: Hand, user: User) -> int | None:
     """The seat whose view of ``hand`` ``user`` gets: their own (``hand_seat_of``), unless the hand came from
     a club export without their hole cards (the cards there are stand-ins): then None, the public view."""
@@ -76,7 +96,7 @@ def hand_card_seat(*, hand: Hand, user: User) -> int | None:
     if seat is None or not closed:
         return seat
     state = engine.state_from_json(hand.state)
-    where = {card: i for i, card in enumerate(state.deck)}
+    where = {card: i for i, card in enumerate(hand.deck)}  # closed positions are committed positions
     own = state.hole[state.seats.index(seat)]
     return None if any(where[card] in closed for card in own) else seat
 

@@ -8,7 +8,13 @@ from typing import Any
 from accounts.models import User
 from games import engine
 from games.models import Hand, HandDispute
-from games.selectors.hands import hand_closed_positions, hand_player_names, hand_seat_of
+from games.selectors.hands import (
+    hand_closed_positions,
+    hand_committed_positions,
+    hand_cut_values,
+    hand_player_names,
+    hand_seat_of,
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class HandProof:
     dispute: HandDispute | None
     may_open: bool  # an organiser who may still open the hand by a ruling
     deck_shown: bool = False  # an older hand's whole deck, to a viewer who may see every card of it
+    cuts: list[dict[str, Any]] | None = None  # scheme "merkle-sha256-cut-v1": {cut, by (a name), at}, in order
 
     def export(self) -> dict[str, Any]:
         """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
@@ -39,6 +46,8 @@ class HandProof:
         if self.scheme == engine.SCHEME_DECK:
             return {**head, "commitment": hand.commitment, "deck": list(hand.deck), "salt": hand.salt}
         out = {**head, "root": hand.commitment, "openings": self.openings}
+        if self.scheme == engine.SCHEME_CUT:
+            out["cuts"] = self.cuts or []
         if self.dispute is not None:
             out["ruling"] = {"reason": self.dispute.reason, "by": self.dispute.ruled_by.shown_name,
                              "at": self.dispute.created_at.isoformat()}
@@ -60,10 +69,14 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
                          may_open=is_organiser and dispute is None and not closed,
                          deck_shown=not closed and (dispute is not None or _sees_every_hole_card(state, seat)))
     names = hand_player_names(hand=hand)
-    public = set(engine.opened_positions(state, None)) - set(closed)
-    own = set(engine.opened_positions(state, seat)) - public - set(closed) if seat is not None else set()
+    public = hand_committed_positions(hand=hand, state=state, seat=None) - set(closed)
+    own = hand_committed_positions(hand=hand, state=state, seat=seat) - public - set(closed) \
+        if seat is not None else set()
     ruled = set(range(len(hand.deck))) - public - own - set(closed) if dispute is not None else set()
     holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
+    cut = hand.scheme == engine.SCHEME_CUT
+    dealt_at = {p: d for d, p in enumerate(engine.cut_order(hand.commitment, hand_cut_values(hand=hand)))} \
+        if cut else {}
     out = []
     for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled, closed):
         seat_of_card = holder.get(o.card)
@@ -74,9 +87,18 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
             why = "board"
         else:
             why = "your hole card" if o.position in own else f"shown by {whose}"
-        out.append({**o.to_dict(), "opened_as": why})
+        out.append({**o.to_dict(), **({"dealt": dealt_at[o.position]} if cut else {}), "opened_as": why})
     return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
-                     may_open=is_organiser and dispute is None and not closed)
+                     may_open=is_organiser and dispute is None and not closed,
+                     cuts=hand_cuts_named(hand=hand) if cut else None)
+
+
+def hand_cuts_named(*, hand: Hand) -> list[dict[str, Any]]:
+    """The cuts ``hand`` was dealt through, in order: {cut, by (the member's shown name), at}."""
+    ids = {c.get("by") for c in hand.cuts or []}
+    names = {u.pk: u.shown_name for u in User.objects.filter(pk__in=[i for i in ids if isinstance(i, int)])}
+    return [{"cut": c["cut"], "by": names.get(c.get("by"), "a former member"), "at": c.get("at")}
+            for c in hand.cuts or []]
 
 
 def _sees_every_hole_card(state: engine.State, seat: int | None) -> bool:

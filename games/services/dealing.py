@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -15,14 +16,21 @@ from games.errors import TableRefused
 from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
+from games.services.cuts import deal_waits_for_cut, deck_ahead_deal, deck_ahead_set_aside, decks_ahead_fill
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from ledger.services import ledger_post_hand_events
 
 
 def deck_for_new_hand() -> list[str]:
-    """A fresh deck from the engine's CSPRNG shuffle, once per hand (DESIGN.md "Engine contract")."""
+    """A fresh deck from the engine's CSPRNG shuffle, once per deal, committed ahead of it (games/services/cuts.py)."""
     return list(engine.shuffled_deck())
+
+
+def fixed_dealt_order() -> list[str] | None:
+    """None: the deal is cut from the deck committed ahead. Tests (the ``fixed_decks`` fixture) return the
+    order the cards are dealt in; such a hand is committed at its deal under scheme "merkle-sha256-v1"."""
+    return None
 
 
 def active_seats(table: Table) -> list[Seat]:
@@ -104,10 +112,11 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     """Deal the table's next hand to every active seat; None (table back to waiting) with too few.
 
     Expects an open transaction holding the table row's lock (select_for_update).
-    ``deck``: a fixed deck order (tests); by default a fresh CSPRNG shuffle. ``also_save``: fields of
-    ``table`` the caller changed, saved with the table's own changes here (one statement).
-    Publishes the Merkle root of one salted leaf per deck position (games/engine/verify.py) and
-    keeps the deck and the salts, which are opened card by card only by right (games/services/proof.py).
+    ``deck``: a fixed order to deal (tests); by default the deck committed ahead for this deal, cut by every
+    cut received for it (games/services/cuts.py). ``also_save``: fields of ``table`` the caller changed, saved
+    with the table's own changes here (one statement). The hand keeps the committed deck, its salts and
+    root (one salted leaf per position, games/engine/verify.py) and the cuts; cards are opened one by one
+    only by right (games/services/proof.py).
     """
     dealt = hand_deal_to(table=table, created_by=created_by, deck=deck, also_save=also_save)
     return dealt[0] if dealt is not None else None
@@ -125,9 +134,20 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
         return None
     numbers = [s.number for s in seats]
     button = _next_button(table.button, numbers, first=earlier == 0)
-    cards = list(deck) if deck is not None else deck_for_new_hand()
-    salts = deal_salts()
     number = earlier + 1
+    fixed = list(deck) if deck is not None else fixed_dealt_order()
+    if fixed is not None:
+        hand_id = deck_ahead_set_aside(table=table, number=number) or hand_id
+        cuts: list[dict[str, Any]] = []
+        committed, salts, cards = fixed, deal_salts(), fixed
+    elif deal_waits_for_cut(table=table, number=number, rules=rules):  # house rule: the deal waits for a cut
+        table.status = Table.Status.OPEN
+        table_save(table, _fields("status", also=also_save))
+        return None
+    else:
+        ahead, cuts = deck_ahead_deal(table=table, number=number)
+        hand_id, committed, salts = ahead.hand_id, list(ahead.deck), list(ahead.salts)
+        cards = list(engine.deck_dealt(committed, ahead.root, [c["cut"] for c in cuts]))
     try:
         state, events = engine.new_hand(rules, seats=numbers, button=button, deck=cards,
                                         carry_pot=table.carry_pot, hand_number=number)
@@ -139,8 +159,8 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     hand = Hand(
         pk=hand_id, table=table, number=number, rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
-        deck=list(state.deck), scheme=engine.SCHEME_MERKLE, salts=salts,
-        commitment=engine.merkle_root(hand_id, state.deck, salts),
+        deck=committed, scheme=engine.SCHEME_MERKLE if fixed is not None else engine.SCHEME_CUT, salts=salts,
+        commitment=engine.merkle_root(hand_id, committed, salts), cuts=cuts,
         state=engine.state_to_json(state), deal_events=event_dicts, version=0,
         deadline=earliest_deadline(clocks), clocks=clocks)
     table.status = Table.Status.RUNNING
@@ -149,6 +169,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     table.stopped_at_hand = None
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
+    decks_ahead_fill(table=table, first=number + 1)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state

@@ -19,6 +19,7 @@ from config.text import text_problem
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
+from games.services.cuts import decks_ahead_fill
 from games.services.rulesets import rule_version_freeze
 from ledger.services import balance_of
 
@@ -36,7 +37,9 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
             raise TableRefused("Choose one of the club's house-rule versions.")
         rule_version_freeze(version=version)
         transaction.on_commit(partial(lobby_announce, club.pk))
-        return Table.objects.create(club=club, name=name.strip() or "Table", rule_version=version, created_by=user)
+        table = Table.objects.create(club=club, name=name.strip() or "Table", rule_version=version, created_by=user)
+        decks_ahead_fill(table=table, first=1)  # the first deal's root is published before anyone can cut it
+        return table
 
 
 def _locked_table(table_id: int) -> Table:

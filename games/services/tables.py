@@ -10,7 +10,9 @@ from accounts.models import User
 from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Table
+from games.selectors.cuts import deal_wait_until
 from games.services.after_commit import on_commit_work
+from games.services.cuts import DealWaitsForCut
 from games.services.dealing import active_seats, hand_deal
 from games.services.hands import hand_settle
 
@@ -39,6 +41,9 @@ def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None)
                 hand = hand_deal(table=table, created_by=user, deck=deck)
         except IntegrityError:
             raise TableRefused("This table is already playing.") from None
-        assert hand is not None
-        on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user, after=-1))
+        if hand is not None:
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user,
+                                       after=-1))
+    if hand is None:  # the deal's wait for a cut is recorded (committed); it is dealt when cut or timed out
+        raise DealWaitsForCut(until=deal_wait_until(table_id=table_id))
     return hand

@@ -3,6 +3,7 @@
 //   leaf  = SHA-256(0x00 | "home-club/deal-v1" | hand_id (8 bytes, big-endian) | position (1 byte)
 //                   | card code (2 ASCII bytes) | salt (16 bytes))
 //   empty = SHA-256(0x02 | tag), node = SHA-256(0x01 | left | right), 64 leaves, path of 6.
+// Scheme "merkle-sha256-cut-v1" also checks each card's dealt index through the cut (cut.js, cutOrder).
 // Hands of the older scheme ("deck-sha256"): SHA-256 of the deck codes joined by spaces, ":", the salt.
 (function () {
   "use strict";
@@ -12,24 +13,9 @@
   var SALT = /^[0-9a-f]{32}$/;
   var HASH = /^[0-9a-f]{64}$/;
 
-  function concat(parts) {
-    var size = parts.reduce(function (n, p) { return n + p.length; }, 0);
-    var out = new Uint8Array(size);
-    var at = 0;
-    parts.forEach(function (p) { out.set(p, at); at += p.length; });
-    return out;
-  }
-  function fromHex(hex) {
-    var out = new Uint8Array(hex.length / 2);
-    for (var i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
-    return out;
-  }
-  function toHex(bytes) {
-    return Array.from(bytes).map(function (b) { return b.toString(16).padStart(2, "0"); }).join("");
-  }
-  function sha256(bytes) {
-    return window.crypto.subtle.digest("SHA-256", bytes).then(function (d) { return new Uint8Array(d); });
-  }
+  // The byte helpers are cut.js's (loaded first on the hand page).
+  var bytes = window.homeClubCut.bytes;
+  var concat = bytes.concat, fromHex = bytes.fromHex, toHex = bytes.toHex, sha256 = bytes.sha256;
   function u64(n) {
     var out = new Uint8Array(8);
     var big = BigInt(n);
@@ -68,13 +54,18 @@
       if (seenCards[o.card]) twice.push("card " + o.card);
       seenPositions[o.position] = seenCards[o.card] = true;
     });
-    return Promise.all(data.openings.map(function (o) {
+    // Scheme "merkle-sha256-cut-v1": each card must also have been dealt where the public cut put it.
+    var cut = data.scheme === "merkle-sha256-cut-v1";
+    var ordered = cut ? window.homeClubCut.cutOrder(data.root, (data.cuts || []).map(function (c) { return c.cut; }))
+                      : Promise.resolve(null);
+    return ordered.then(function (order) { return Promise.all(data.openings.map(function (o) {
       return checkOpening(data.root, data.hand_id, o).then(function (ok) {
+        if (order && order[o.dealt] !== o.position) ok = false;
         var cell = rows[String(o.position)];
         if (cell) { cell.textContent = ok ? "\u2713 matches" : "\u2717 does not match"; cell.className = ok ? "check ok" : "check bad"; }
         return ok;
       });
-    })).then(function (results) {
+    })); }).then(function (results) {
       var bad = results.filter(function (ok) { return !ok; }).length;
       if (bad || twice.length) {
         out.textContent = "Mismatch: " + bad + " of " + results.length + " opened cards do not match the root" +

@@ -9,6 +9,7 @@ import pytest
 
 from games import engine, services
 from games.models import Hand
+from games.selectors.hands import hand_committed_positions
 from tests.accounts.factories import MembershipFactory
 from tests.conftest import ClubSetup
 from tests.games.helpers import fixed_deck, make_table
@@ -95,7 +96,7 @@ def test_a_spectator_and_a_player_verify_the_openings_in_the_browser(asgi_server
 def test_a_changed_salt_fails_in_the_browser(asgi_server, browser, screenshots) -> None:
     hand, spectator, _ = finished_hand()
     state = engine.state_from_json(hand.state)
-    opened = engine.opened_positions(state, None)
+    opened = sorted(hand_committed_positions(hand=hand, state=state, seat=None))
     salt = hand.salts[opened[0]]
     changed = ("0" if salt[0] != "0" else "1") + salt[1:]
     context, page, problems = open_page(browser, asgi_server, spectator, hand, tamper=(salt, changed))

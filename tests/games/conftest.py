@@ -11,15 +11,15 @@ from games.services import dealing
 
 @pytest.fixture
 def fixed_decks(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[str]], None]]:
-    """Queue fixed decks for the hands dealt automatically after one ends (the first comes from ``deck=``).
+    """Queue fixed orders for the hands dealt automatically after one ends (the first comes from ``deck=``):
+    each sets the order the cards are dealt in (after the cut), and such a hand is committed at its deal.
 
-    Replaces only where the next deck comes from; every other part runs for real.
+    Replaces only where the dealt order comes from; every other part runs for real.
     """
     queue: list[list[str]] = []
-    real = dealing.deck_for_new_hand
 
-    def next_deck() -> list[str]:
-        return queue.pop(0) if queue else real()
+    def next_deck() -> list[str] | None:
+        return queue.pop(0) if queue else None
 
-    monkeypatch.setattr(dealing, "deck_for_new_hand", next_deck)
+    monkeypatch.setattr(dealing, "fixed_dealt_order", next_deck)
     yield queue.append

@@ -17,6 +17,7 @@ from clubdata.archive import ArchiveError, club_export
 from clubdata.importing import club_import
 from games import engine, services
 from games.models import Hand, HandAction, Table
+from games.selectors.hands import hand_committed_positions
 from games.services.chat import chat_post
 from games.services.voiding import hand_void
 from games.simulate import simulation_run
@@ -131,7 +132,7 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
     for before_hand, after_hand in zip(old_hands, new_hands, strict=True):
         # The file held only the cards opened to everyone: those come back where they were, the others as
         # stand-ins with their leaves, under the root published at the deal.
-        opened = set(engine.opened_positions(engine.state_from_json(before_hand.state), None))
+        opened = hand_committed_positions(hand=before_hand, state=engine.state_from_json(before_hand.state), seat=None)
         closed = {int(p) for p in after_hand.closed_leaves}
         assert closed == set(range(52)) - opened and not before_hand.closed_leaves
         assert [after_hand.deck[i] for i in sorted(opened)] == [before_hand.deck[i] for i in sorted(opened)]
@@ -153,7 +154,7 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
             replayed += 1
             assert ([_text(s["html"]) for s in replays[1].json()["steps"]]
                     == [_text(s["html"]) for s in replays[0].json()["steps"]])
-        if before_hand.scheme == engine.SCHEME_MERKLE:  # each page names the export that took its deck
+        if before_hand.scheme != engine.SCHEME_DECK:  # each page names the export that took its deck
             assert "Moving to a new host" in after.content.decode()
         assert (list(HandAction.objects.filter(hand=after_hand).values_list("sequence", "action", "created_at"))
                 == list(HandAction.objects.filter(hand=before_hand).values_list("sequence", "action", "created_at")))
@@ -308,7 +309,7 @@ def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_hold
     assert manifest["counts"]["exports"] == 1
     # A member who played none of these hands reads the export on every finished hand's page.
     reader = client_for(MembershipFactory(club=club).user)
-    for hand in finished.filter(scheme=engine.SCHEME_MERKLE):
+    for hand in finished.exclude(scheme=engine.SCHEME_DECK):
         page = reader.get(f"/hands/{hand.pk}/").content.decode()
         assert "In the club's export files" in page and "Moving to a new host" in page, hand.pk
     assert "Moving to a new host" in organiser.get(f"/clubs/{club.pk}/data/").content.decode()
@@ -353,7 +354,7 @@ def test_random_hands_of_both_games_come_back_without_their_closed_cards(club_se
     new_hands = Hand.objects.filter(table__club=new).order_by("table__created_at", "table__pk", "number")
     replayed = 0
     for before, after in zip(old_hands, new_hands, strict=True):
-        public = engine.opened_positions(engine.state_from_json(before.state), None)
+        public = sorted(hand_committed_positions(hand=before, state=engine.state_from_json(before.state), seat=None))
         assert [after.deck[i] for i in public] == [before.deck[i] for i in public]
         steps = [watcher.get(f"/hands/{h.pk}/replay.json") for h in (before, after)]
         assert steps[0].status_code == steps[1].status_code

@@ -22,6 +22,7 @@ from accounts.models import User
 from games import engine
 from games.engine.verify import check_export
 from games.models import Hand
+from games.selectors.hands import hand_committed_positions
 from tests.accounts.factories import MembershipFactory
 from tests.games.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture
 
@@ -122,5 +123,5 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
         # The hand kept its id: every card opened there (the board, the hands shown) verifies against the
         # root published at the deal, its path running through the leaves of the cards the file left out.
         assert check_export(proof) == [] and proof["root"] == hand.commitment
-        public = engine.opened_positions(engine.state_from_json(hand.state), None)
+        public = sorted(hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None))
         assert [o["position"] for o in proof["openings"]] == list(public)

@@ -74,6 +74,9 @@ MATRIX = [
     ("post", "/tables/{t}/chat/", {MEMBER: 302, ORGANISER: 302, PLAYER: 302}),
     ("post", "/chat/{m}/hide/", {MEMBER: 302, PLAYER: 302, ORGANISER: 302}),
     ("get", "/tables/{t}/hands/", {MEMBER: 200, PLAYER: 200}),
+    ("get", "/tables/{t}/cut/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/tables/{ct}/cut/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("post", "/tables/{t}/cut/", {MEMBER: 302, PLAYER: 302}),
     ("get", "/hands/{h}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     # Spectators not allowed: the players see it, other members get 403.
     ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),

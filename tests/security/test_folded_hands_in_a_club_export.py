@@ -23,6 +23,7 @@ from games import engine, services
 from games.engine import verify
 from games.engine.cards import FULL_DECK
 from games.models import Hand
+from games.selectors.hands import hand_committed_positions
 from games.services.closing import table_close
 from tests.games.conftest import fixed_decks  # noqa: F401 - the fixture
 from tests.games.helpers import hidden_cards_in, proof_in
@@ -68,7 +69,7 @@ def test_the_export_holds_a_dropped_hand_as_leaf_hashes_only(played: Played, tmp
     assert len(rows) == 2  # the hand played, and the next one the closing stopped
     for hand in Hand.objects.filter(pk__in=rows):
         row = rows[hand.pk]
-        public = engine.opened_positions(engine.state_from_json(hand.state), None)
+        public = sorted(hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None))
         named = _strings(row).union(*(_strings(a) for a in actions if a["hand_id"] == hand.pk))
         assert named & set(FULL_DECK) == {hand.deck[i] for i in public}, hand.number
         assert sorted(int(p) for p in row["closed_leaves"]) == sorted(set(range(52)) - set(public))
@@ -105,7 +106,7 @@ def test_the_imported_club_shows_no_dropped_card_even_to_who_held_it(played: Pla
                 for step in steps.json()["steps"]:
                     assert hidden_cards_in(step["html"], left_out) == set()
             proof = client.get(f"/hands/{hand.pk}/proof.json").json()
-            public = engine.opened_positions(engine.state_from_json(hand.state), None)
+            public = sorted(hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None))
             assert [o["position"] for o in proof["openings"]] == [p for p in public if str(p) not in
                                                                   hand.closed_leaves]
         with pytest.raises(services.proof.DisputeRefused, match="club export"):

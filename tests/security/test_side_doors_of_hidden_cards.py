@@ -28,6 +28,7 @@ from clubdata.archive import club_export
 from games import engine
 from games.engine.cards import FULL_DECK
 from games.models import Hand, Table
+from games.selectors.hands import hand_committed_positions
 from games.services.closing import table_close
 from games.tasks import expire_turn
 from tests.games.async_helpers import expire, seat_of
@@ -201,7 +202,7 @@ def test_the_club_export_holds_only_what_everyone_saw(scene: Scene) -> None:
     rows = {r["id"]: r for r in map(json.loads, archive.read("data/hands.jsonl").decode().splitlines())}
     actions = [json.loads(line) for line in archive.read("data/hand_actions.jsonl").decode().splitlines()]
     for hand in (scene.folded, scene.stopped):
-        public = {hand.deck[i] for i in engine.opened_positions(engine.state_from_json(hand.state), None)}
+        public = {hand.deck[i] for i in hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None)}
         named = _strings(rows[hand.pk]) | set().union(*(_strings(a) for a in actions if a["hand_id"] == hand.pk))
         assert named & set(FULL_DECK) == public, f"hand {hand.number} names cards not opened to everyone"
     stopped = [a for a in actions if a["hand_id"] == scene.stopped.pk]

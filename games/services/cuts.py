@@ -1,0 +1,181 @@
+"""The cut: decks committed ahead of their deals, and the seated members' cuts of them.
+
+DESIGN.md "Engine contract": a table keeps ``DECKS_AHEAD`` decks drawn ahead, each bound to its deal number
+and to the id its hand will take (every leaf binds it), with only its Merkle root published. While a deal
+is coming, each seated member's browser sends a random 128-bit cut; at the deal every cut received is used
+and the order dealt is the committed deck permuted by the root and the cuts (games/engine/verify.py).
+
+Lock order: the table row (the deal holds it), then the deck's row. ``cut_take`` locks only the deck's row,
+which the deal also locks before it reads the cuts, so a cut is either in the deal or refused as late.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from config.errors import DomainError
+from games import engine
+from games.errors import TableRefused
+from games.models import DealCut, DeckAhead, Hand, Seat, Table
+from games.services.after_commit import on_commit_work
+from games.services.proof import deal_salts
+
+DECKS_AHEAD = 2  # the next deal and the one after: a cut can reach a deal dealt the moment a hand ends
+CUTS_PER_MEMBER = 3  # per deal: a second device or a reload may cut again; more is noise
+_NEXT_HAND_ID = "SELECT nextval(pg_get_serial_sequence('\"games_hand\"', 'id'))"
+
+
+class CutRefused(DomainError):
+    pass
+
+
+class DealWaitsForCut(TableRefused):
+    """House rule ``cut_required``: the deal waits until a seated player's browser has cut it."""
+
+    def __init__(self, *, until: datetime | None) -> None:
+        when = f" until {until:%H:%M} UTC on {until:%d %b}" if until is not None else ""
+        super().__init__("The house rules require a cut before each deal: it waits for a seated player's browser "
+                         f"to cut it (keep the table open){when}, then is dealt without one.")
+        self.until = until
+
+
+@dataclass(frozen=True)
+class CutReceipt:
+    """The acknowledgement a browser keeps with its cut: the deal, its root, the cut, when it was received."""
+
+    table_id: int
+    number: int
+    root: str
+    cut: str
+    at: str
+    id: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table_id, "deal": self.number, "root": self.root, "cut": self.cut, "at": self.at,
+                "id": self.id}
+
+
+def _deck_draw(*, table: Table, number: int) -> DeckAhead:
+    """Draw, commit and store the deck for deal ``number`` (its hand's id reserved now)."""
+    from games.services.dealing import deck_for_new_hand  # the CSPRNG shuffle lives with the deal
+
+    with connection.cursor() as cursor:
+        cursor.execute(_NEXT_HAND_ID)
+        hand_id = int(cursor.fetchone()[0])
+    deck, salts = deck_for_new_hand(), deal_salts()
+    return DeckAhead.objects.create(table=table, number=number, hand_id=hand_id, deck=deck, salts=salts,
+                                    root=engine.merkle_root(hand_id, deck, salts))
+
+
+def decks_ahead_fill(*, table: Table, first: int) -> None:
+    """Make sure deals ``first`` .. ``first + DECKS_AHEAD - 1`` of ``table`` have their decks committed.
+    Expects the table row locked in an open transaction."""
+    have = set(DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD)
+               .values_list("number", flat=True))
+    for number in range(first, first + DECKS_AHEAD):
+        if number not in have:
+            _deck_draw(table=table, number=number)
+
+
+def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
+    """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and every cut
+    received for it, in the order received; closes its cuts. Expects the table row locked."""
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number).first()
+    if ahead is None:
+        ahead = _deck_draw(table=table, number=number)
+    cuts = [{"cut": c.value, "by": c.user_id, "at": c.received_at.isoformat()}
+            for c in DealCut.objects.filter(deck=ahead).order_by("pk")]
+    ahead.dealt_at = timezone.now()
+    ahead.save(update_fields=["dealt_at"])
+    return ahead, cuts
+
+
+def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> datetime | None:
+    """Under the house rule ``cut_required``: when deal ``number`` has no cut yet, the moment until which it
+    waits for one (one turn clock from the first time it was due; its alarm set on commit), else None (deal
+    it now: it was cut, or it waited its clock out). Expects the table row locked."""
+    if not rules.cut_required:
+        return None
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None or DealCut.objects.filter(deck=ahead).exists():
+        return None
+    now = timezone.now()
+    if ahead.wait_until is None:
+        ahead.wait_until = now + timedelta(seconds=rules.turn_seconds)
+        ahead.save(update_fields=["wait_until"])
+        transaction.on_commit(partial(_wait_alarm, table_id=table.pk, number=number, at=ahead.wait_until))
+    return ahead.wait_until if now < ahead.wait_until else None
+
+
+def _wait_alarm(*, table_id: int, number: int, at: datetime) -> None:
+    from games.tasks import deal_after_cut_wait  # tasks import services: the task is named here, on commit
+
+    deal_after_cut_wait.apply_async((table_id, number), eta=at)
+
+
+def deal_waiting_deal(*, table_id: int, number: int) -> Hand | None:
+    """Deal ``number`` of a table that waited for a cut (house rule ``cut_required``), once it was cut or its
+    clock ran out; None when it is not waiting any more (dealt, the table moved on) or still waits.
+    Idempotent: the alarm and each cut call it. Opens the durable transaction and locks the table row."""
+    from games.services.dealing import hand_deal  # the deal imports this module
+    from games.services.hands import hand_settle
+
+    with transaction.atomic(durable=True):
+        table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
+        waiting = DeckAhead.objects.filter(table_id=table_id, number=number, dealt_at__isnull=True,
+                                           wait_until__isnull=False).exists()
+        if (table is None or not waiting or table.status == Table.Status.FINISHED
+                or table.hands.filter(finished_at__isnull=True).exists() or table.hands.count() != number - 1):
+            return None
+        hand = hand_deal(table=table, created_by=None)
+        if hand is not None:
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None,
+                                       after=-1))
+    return hand
+
+
+def deck_ahead_set_aside(*, table: Table, number: int) -> int | None:
+    """Close the cuts of deal ``number`` without dealing its deck (a test's fixed deck took its place); the
+    id reserved for its hand (None: no deck was committed), so hand ids still follow the deals. Expects the
+    table row locked."""
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None:
+        return None
+    ahead.dealt_at = timezone.now()
+    ahead.save(update_fields=["dealt_at"])
+    return ahead.hand_id
+
+
+def cut_take(*, table_id: int, user: User, number: object, value: object) -> CutReceipt:
+    """Record ``user``'s cut ``value`` (32 lowercase hex digits) of coming deal ``number`` at table
+    ``table_id`` and return its receipt. Raises CutRefused for a malformed cut, a member not seated there,
+    a deal not coming (dealt, or no root published yet), or one cut too many."""
+    if not engine.is_cut_value(value):
+        raise CutRefused("A cut is 128 random bits, written as 32 lowercase hex digits.")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 2 ** 31:
+        raise CutRefused("That is not a deal number.")
+    with transaction.atomic(durable=True):
+        ahead = (DeckAhead.objects.select_for_update()
+                 .filter(table_id=table_id, number=number, dealt_at__isnull=True).first())
+        if ahead is None:
+            raise CutRefused("That deal is not coming: it was dealt already, or its deck is not committed yet.")
+        if not Seat.objects.filter(table_id=table_id, user=user, left_at__isnull=True).exists():
+            raise CutRefused("Only a member seated at the table can cut its deals.")
+        if DealCut.objects.filter(deck=ahead, user=user).count() >= CUTS_PER_MEMBER:
+            raise CutRefused(f"You have cut this deal {CUTS_PER_MEMBER} times already.")
+        try:
+            with transaction.atomic():
+                cut = DealCut.objects.create(deck=ahead, user=user, value=str(value))
+        except IntegrityError as exc:
+            raise CutRefused("That cut was received already.") from exc
+        if ahead.wait_until is not None:  # the deal waited for a cut (house rule): it goes now
+            transaction.on_commit(partial(deal_waiting_deal, table_id=table_id, number=ahead.number))
+    return CutReceipt(table_id=table_id, number=ahead.number, root=ahead.root, cut=cut.value,
+                      at=cut.received_at.isoformat(), id=cut.pk)
