@@ -1,6 +1,6 @@
 """Computer players benchmark: each strength against the others and against a random player.
 
-    .venv/bin/python bench/players.py                 # the default run (a few minutes on one core)
+    .venv/bin/python bench/players.py                 # the default run (about eight minutes on one core)
     .venv/bin/python bench/players.py --hands 2000    # hands per game
     .venv/bin/python bench/players.py --seed 7
 
@@ -44,7 +44,10 @@ GAMES: dict[str, Rules] = {
     "piranha": PiranhaRules(match_cap=500),
     "piles": PilesRules(),
 }
-DEFAULT_HANDS = {"piranha": 4000, "piles": 1500}
+# Piranha's edge of the strong player over the beginner is about 0.11 a hand (one sealed decision a hand against a
+# sound rule of thumb): 4,000 hands left its interval about +-0.13 wide, which crossed zero on some seeds; 12,000
+# narrow it to about +-0.08 (bench/RESULTS.md, "Computer players").
+DEFAULT_HANDS = {"piranha": 12000, "piles": 1500}
 LIMIT_MS = 50.0
 
 
