@@ -91,7 +91,9 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
     message = async_to_sync(listen_and_act)()
     assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
     frame = json.loads(message.pop("text"))
-    assert message == {"type": "table.public", "key": [table.pk, hand.pk, 1, 0]}
+    # The players' access stamps as the publisher read them: their sockets read none to forward the frame.
+    assert message == {"type": "table.public", "stamps": {str(a.pk): message["stamps"][str(a.pk)],
+                                                          str(b.pk): message["stamps"][str(b.pk)]}}
     assert (frame["type"], frame["table"], frame["hand"], frame["version"]) == ("table.public", table.pk, hand.pk, 1)
 
 
@@ -142,7 +144,7 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
             if release.is_set():
                 break
             await asyncio.sleep(0.01)
-        sent.append((message.get("key") or [None, None, -1])[2])
+        sent.append(json.loads(message["text"])["version"] if "text" in message else -1)
         await original(self, group, message)
 
     monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
