@@ -11,6 +11,7 @@ which the deal also locks before it reads the cuts, so a cut is either in the de
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -74,9 +75,15 @@ def _deck_draw(*, table: Table, number: int) -> DeckAhead:
                                     root=engine.merkle_root(hand_id, deck, salts))
 
 
-def decks_ahead_fill(*, table: Table, first: int) -> None:
+def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -> None:
     """Make sure deals ``first`` .. ``first + DECKS_AHEAD - 1`` of ``table`` have their decks committed.
-    Expects the table row locked in an open transaction."""
+
+    ``spare_id``: an id the deal took from the hands' sequence and did not use (its hand took the id reserved
+    with its deck). Then only the last of those deals is drawn, with that id, in one INSERT (the others were
+    drawn at earlier deals; one missing is drawn when it is dealt). Expects the table row locked."""
+    if spare_id is not None:
+        _deck_insert(table=table, number=first + DECKS_AHEAD - 1, hand_id=spare_id)
+        return
     have = set(DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD)
                .values_list("number", flat=True))
     for number in range(first, first + DECKS_AHEAD):
@@ -84,17 +91,47 @@ def decks_ahead_fill(*, table: Table, first: int) -> None:
             _deck_draw(table=table, number=number)
 
 
+_INSERT_DECK = ('INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "created_at") '
+                'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING')
+
+
+def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
+    """Draw and commit the deck of deal ``number`` under the reserved ``hand_id``, unless one is there."""
+    from games.services.dealing import deck_for_new_hand
+
+    deck, salts = deck_for_new_hand(), deal_salts()
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_DECK, [table.pk, number, hand_id, json.dumps(deck), json.dumps(salts),
+                                      engine.merkle_root(hand_id, deck, salts), timezone.now()])
+
+
+_CLOSE_DECK = ('UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
+               'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root"')
+
+
 def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
     """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and every cut
-    received for it, in the order received; closes its cuts. Expects the table row locked."""
-    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number).first()
-    if ahead is None:
+    received for it, in the order received; closes its cuts. Expects the table row locked.
+
+    The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut: the cuts are read
+    after it, in a statement of their own (a fresh snapshot), so each cut is either read here or refused."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CLOSE_DECK, [timezone.now(), table.pk, number])
+        row = cursor.fetchone()
+    if row is None:
         ahead = _deck_draw(table=table, number=number)
-    cuts = [{"cut": c.value, "by": c.user_id, "at": c.received_at.isoformat()}
-            for c in DealCut.objects.filter(deck=ahead).order_by("pk")]
-    ahead.dealt_at = timezone.now()
-    ahead.save(update_fields=["dealt_at"])
+        DeckAhead.objects.filter(pk=ahead.pk).update(dealt_at=timezone.now())
+    else:
+        ahead = DeckAhead(pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]),
+                          salts=_json(row[3]), root=row[4])
+    cuts = [{"cut": value, "by": by, "at": at.isoformat()}
+            for value, by, at in DealCut.objects.filter(deck_id=ahead.pk).order_by("pk")
+            .values_list("value", "user_id", "received_at")]
     return ahead, cuts
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> datetime | None:

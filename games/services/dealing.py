@@ -128,6 +128,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     transaction with their seats) and the hand's engine state."""
     rules = engine.rules_from_dict(table.rule_version.rules)
     seats, earlier, hand_id = _leave_former_members_then_active_seats(table)
+    fresh_id = hand_id  # taken from the sequence: the next deck ahead takes it when the hand takes a reserved one
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
@@ -169,7 +170,7 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
     table.stopped_at_hand = None
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
-    decks_ahead_fill(table=table, first=number + 1)
+    decks_ahead_fill(table=table, first=number + 1, spare_id=fresh_id if hand_id != fresh_id else None)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state

@@ -28,7 +28,8 @@ from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
 NO_MONEY_BUDGET = 5  # statements, BEGIN and COMMIT included
 LEDGER_BUDGET = 7
-HAND_END_BUDGET = 12  # the last action of a hand: its payouts, the table, the next hand dealt and its antes
+HAND_END_BUDGET = 15  # the last action of a hand: its payouts, the table, the next hand dealt and its antes,
+# and the cut (games/services/cuts.py): the deck ahead closed, its cuts read, the deck two deals ahead committed
 
 
 def piles_table(setup: Any) -> tuple[Table, Hand, dict[int, User]]:

@@ -12,6 +12,7 @@ import pytest
 from games import engine
 from games.engine.events import PAY_KINDS
 from games.models import Hand
+from games.selectors.hands import hand_deck_dealt
 from games.simulate import simulation_run
 from ledger.models import AWARD_KINDS, Posting
 from tests.accounts.factories import ClubFactory, MembershipFactory
@@ -25,7 +26,7 @@ HANDS_PER_SEED = 10  # alternating Piranha and Piles, 2 to 6 players each: about
 def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
     """The hand played again from its deck and log; checks each stored step's events on the way."""
     stored = engine.state_from_json(hand.state)
-    state, deal = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
+    state, deal = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
                                   carry_pot=stored.carry_pot, hand_number=stored.hand_number)
     events = [engine.event_to_json(e) for e in deal]
     assert events == hand.deal_events, f"hand {hand.pk}: the deal"
@@ -37,7 +38,7 @@ def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
         events += [engine.event_to_json(e) for e in step]
         log.append((row.seat, action))
     # The engine's own replay of the same log agrees.
-    again = engine.replay(stored.rules, seats=stored.seats, button=stored.button, deck=hand.deck,
+    again = engine.replay(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
                           carry_pot=stored.carry_pot, hand_number=stored.hand_number, log=log)
     assert engine.state_to_json(again) == engine.state_to_json(state)
     return state, events
