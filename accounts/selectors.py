@@ -1,4 +1,4 @@
-"""Reads for members and clubs (STYLE.md: selectors own every read)."""
+"""Reads for members and clubs (docs/style.md: selectors own every read)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Writes for members and clubs (STYLE.md: services own every write).
+"""Writes for members and clubs (docs/style.md: services own every write).
 
 Every function here is keyword-only, opens its own transaction and raises a
 `DomainError` subclass (below) whose message can be shown to the member.

@@ -1,4 +1,4 @@
-"""The one base class of errors fit for a member's eyes (STYLE.md)."""
+"""The one base class of errors fit for a member's eyes (docs/style.md)."""
 
 
 class DomainError(Exception):

@@ -214,7 +214,7 @@ FORMS: dict[str, type[PiranhaRulesForm] | type[PilesRulesForm]] = {
 
 def rules_form_initial(game: str, *, rules: engine.Rules | None = None, max_seats: int | None = None,
                        spectators_allowed: bool = True, name: str = "") -> dict[str, Any]:
-    """Initial data for a rule-set form: the given rules, else the DESIGN.md defaults."""
+    """Initial data for a rule-set form: the given rules, else the docs/design.md defaults."""
     if game == Game.PIRANHA:
         piranha = rules if isinstance(rules, engine.PiranhaRules) else engine.PiranhaRules()
         initial = PiranhaRulesForm.initial_from(piranha)

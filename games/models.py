@@ -1,7 +1,7 @@
 """Rule-set agreements, tables, seats, hands and the action log.
 
 The hand's `state` is the engine's plain-data state (JSON); the log of
-`HandAction` rows replays to it (DESIGN.md, "Engine contract").
+`HandAction` rows replays to it (docs/design.md, "Engine contract").
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class Hand(models.Model):
     button = models.PositiveSmallIntegerField()
     carry_in = models.BigIntegerField(default=0, help_text="Cents carried into this hand's pot.")
     deck = models.JSONField(help_text="The shuffled deck order; never shown before the hand ends.")
-    # DESIGN.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
+    # docs/design.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
     # leaf per deck position (games/engine/verify.py) and keeps the 52 salts in ``salts``; hands
     # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
     scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
@@ -166,7 +166,7 @@ class Hand(models.Model):
 class HandDispute(models.Model):
     """An organiser's ruling that opens every card of a finished hand to its players, with the reason.
 
-    DESIGN.md "Engine contract": folded and dropped hands are opened only this way. Never edited or
+    docs/design.md "Engine contract": folded and dropped hands are opened only this way. Never edited or
     deleted: the record is what the players of the hand read.
     """
 

@@ -82,7 +82,7 @@ def turn_clocks_for(*, snapshot: TableSnapshot, user: User | None) -> list[dict[
 
     While a sealed decision is open only ``user``'s own clock is shown: another seat's exact deadline
     (quiet hours make them differ) would tell that a seat which decided at that moment timed out, and
-    took the default (DESIGN.md); so would an "away" badge beside a seat that decided at once. No query:
+    took the default (docs/design.md); so would an "away" badge beside a seat that decided at once. No query:
     everything comes from ``snapshot``."""
     hand = snapshot.hand
     if hand is None or hand.is_finished:

@@ -25,7 +25,7 @@ from ledger.models import JournalEntry
 
 
 def simulation_table_create(*, club: Club, game: str, created_by: User, name: str = "") -> Table:
-    """A table of `game` with the default house rules (DESIGN.md), opened through the services."""
+    """A table of `game` with the default house rules (docs/design.md), opened through the services."""
     rules = engine.PiranhaRules() if game == Game.PIRANHA else engine.PilesRules()
     rule_set = rule_set_create(club=club, user=created_by, name=f"Simulated {game}", rules=rules,
                                max_seats=rules.max_players, spectators_allowed=True)

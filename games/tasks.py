@@ -1,4 +1,4 @@
-"""Celery tasks of the turn clock and the notices (STYLE.md "Tasks are thin and idempotent").
+"""Celery tasks of the turn clock and the notices (docs/style.md "Tasks are thin and idempotent").
 
 Arguments are ids and the version (or turn) they were scheduled for, never models. Each task
 calls one service that re-checks under the hand's lock or re-reads the turn, so running it

@@ -128,7 +128,7 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
             out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
         out.append(f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
                    f"of {m(POT_LIMIT)}; the part over it is shared among those who declared.")
-        # DESIGN.md: the odd cent between the halves goes to high; ties split, odd cents clockwise from the dealer
+        # docs/design.md: the odd cent between the halves goes to high; ties split, odd cents clockwise from the dealer
         out.append("When high and low split the pot, an odd cent goes to the high half; players who tie "
                    "share a half equally, any odd cent to the first of them clockwise from the dealer.")
         if rules.get("pig_tie_counts"):

@@ -235,7 +235,7 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "club@localhost")
 
-# Channels: the pub/sub layer (DESIGN.md: about half the CPU per message, no
+# Channels: the pub/sub layer (docs/design.md: about half the CPU per message, no
 # silent drops at 100 queued messages, no idle-socket timeout).
 CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "club")
 CHANNEL_LAYERS = {

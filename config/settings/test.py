@@ -3,7 +3,7 @@
 import os
 
 if not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
-    # Tests run on real PostgreSQL and Redis: the embedded ones unless given (DESIGN.md).
+    # Tests run on real PostgreSQL and Redis: the embedded ones unless given (docs/design.md).
     from config.embedded import ensure_services
 
     for _key, _value in ensure_services().as_env().items():

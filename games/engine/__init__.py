@@ -160,7 +160,7 @@ def sealed_actions(state: State) -> tuple[Action, ...]:
 
 
 def timeout_action(state: State, seat: int) -> Action:
-    """The default action when ``seat``'s clock runs out (DESIGN.md): check if free, else fold;
+    """The default action when ``seat``'s clock runs out (docs/design.md): check if free, else fold;
     a Piranha drop -> out; a Piles declaration -> fold (rules.declare_timeout "high" -> high).
     Raises IllegalAction when no decision of that seat is awaited."""
     action: Action = _module(state).timeout_action(state, seat)

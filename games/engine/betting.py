@@ -1,9 +1,9 @@
 """One fixed-limit betting round, shared by Piles' nine rounds and Piranha's optional round.
 
-Fixed limit (piles.txt 3.1-3.3, piranha.txt 3.4 / DESIGN.md): every bet and raise
+Fixed limit (piles.txt 3.1-3.3, piranha.txt 3.4 / docs/design.md): every bet and raise
 is exactly the round's bet size; at most ``max_raises`` raises follow the
 opening bet (a big blind counts as the opening bet). There are no stacks, no
-all-ins and no side pots (DESIGN.md: balances may go negative), so every
+all-ins and no side pots (docs/design.md: balances may go negative), so every
 player still in has put in the same amount when the round ends.
 
 Seats are addressed by their index in the hand's clockwise ``seats`` tuple.

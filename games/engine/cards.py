@@ -1,6 +1,6 @@
 """Cards, the deck, the CSPRNG shuffle and the deck commitment.
 
-DESIGN.md "Engine contract": the deck is shuffled with the operating system's
+docs/design.md "Engine contract": the deck is shuffled with the operating system's
 CSPRNG; at the deal the hand publishes a SHA-256 commitment of the deck order
 and a salt, and both are revealed after the hand so anyone can check the deal.
 """
@@ -131,7 +131,7 @@ def format_cards(cards: Iterable[Card | str], pretty: bool = False) -> str:
 def shuffled_deck() -> tuple[str, ...]:
     """The 52 card codes in an order drawn from the OS CSPRNG (secrets.SystemRandom).
 
-    DESIGN.md: the service calls this once per hand and stores the order; the
+    docs/design.md: the service calls this once per hand and stores the order; the
     engine itself never shuffles.
     """
     deck = list(FULL_DECK)

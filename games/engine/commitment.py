@@ -1,4 +1,4 @@
-"""The deal's commitment, one salted leaf per deck position (DESIGN.md "Engine contract").
+"""The deal's commitment, one salted leaf per deck position (docs/design.md "Engine contract").
 
 At the deal every deck position ``i`` gets its own random salt ``r_i`` (drawn by the caller from
 the operating system's CSPRNG and passed in: this module draws nothing), a leaf

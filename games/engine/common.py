@@ -43,7 +43,7 @@ def clockwise_from_button(seats: Sequence[int], button: int) -> list[int]:
 def split(amount: int, winners: Sequence[int], order: Sequence[int]) -> dict[int, int]:
     """Split ``amount`` equally among ``winners``; every odd cent to the first of them in ``order``.
 
-    DESIGN.md: ties split a pot equally; odd cents go to the first tied winner
+    docs/design.md: ties split a pot equally; odd cents go to the first tied winner
     clockwise from the dealer. Taken literally: the whole remainder goes to that one
     winner (77 three ways is 27, 25, 25), not one cent each to the first few.
     ``order`` is clockwise from the first seat after the button.

@@ -427,7 +427,7 @@ def piles_best_low(hole: Sequence[Card], square1: Sequence[Card], square2: Seque
 
     Legal five as for the high (piles.txt 2.3). Ace-to-five, straights and
     flushes don't count (piles.txt 1.3). Default (piles.txt 4.4): five
-    different ranks, all eight or lower. ``variant`` (piles.txt 5.1, DESIGN.md):
+    different ranks, all eight or lower. ``variant`` (piles.txt 5.1, docs/design.md):
     repeated ranks allowed, every card five or lower, compared from the
     highest card down (4-3-2-2-A beats 5-4-3-2-A; best A-A-A-A-2).
     """

@@ -1,4 +1,4 @@
-"""Piles as a state machine (piles.txt, DESIGN.md "Piles").
+"""Piles as a state machine (piles.txt, docs/design.md "Piles").
 
 piles.txt numbers only 2.2(a)-(c) and 5.1(a); the engine and its tests cite
 its paragraphs in reading order: 1.1 deck and players, 1.2 high-low split,
@@ -16,7 +16,7 @@ clockwise from the seat after the button, from the top of the deck; then
 pile 1 (square 1, four cards), pile 2 (square 2, four cards) and pile 3 (the
 row, five cards), all face down.
 
-Forced bets (piles.txt 2.1, DESIGN.md): an ante from every player, or blinds.
+Forced bets (piles.txt 2.1, docs/design.md): an ante from every player, or blinds.
 With blinds the small blind is the first seat after the button and the big
 blind the next (heads-up: the other player posts the small blind and the
 button the big one). Blinds are live bets of the first betting round (the
@@ -155,7 +155,7 @@ def legal_actions(state: PilesState, seat: int) -> list[Action]:
 
 
 def timeout_action(state: PilesState, seat: int) -> Action:
-    """DESIGN.md: check if free, else fold; a declaration defaults to fold (option: high)."""
+    """docs/design.md: check if free, else fold; a declaration defaults to fold (option: high)."""
     sealed = Action("declare", choice="high") if state.rules.declare_timeout == "high" else Action("fold")
     return play.timeout_action(state, VARIANT, seat, sealed)
 
@@ -177,7 +177,7 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
         raise IllegalAction("Piles has no drop: check, bet, call, raise or fold")
     new, events, active, b = play.bet_step(state, VARIANT, i, action, stage=state.stage)
     if sum(active) == 1:
-        # DESIGN.md: if all but one fold, the last player takes the pot without declaring
+        # docs/design.md: if all but one fold, the last player takes the pot without declaring
         j = active.index(True)
         if new.pot:  # no chip event moves zero cents
             events.append(Award(new.seats[j], new.pot, "pot"))
@@ -281,7 +281,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     high_side = [j for j in declared if declared[j] in ("high", "pig")]
     low_side = [j for j in declared if declared[j] in ("low", "pig")]
     ties = state.rules.pig_tie_counts
-    # piles.txt 4.3: a pig must win both halves; DESIGN.md: outright unless pig ties count,
+    # piles.txt 4.3: a pig must win both halves; docs/design.md: outright unless pig ties count,
     # and a failed pig wins nothing while the halves are resolved without them
     failed = [j for j in declared if declared[j] == "pig"
               and not (_wins_half(highs, j, high_side, ties) and _wins_half(lows, j, low_side, ties))]
@@ -293,11 +293,11 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     awards: list[tuple[int, int, str]] = []
     if high_winners and low_winners:
         low_half = pot // 2
-        high_half = pot - low_half  # odd cent of the halves to high (DESIGN.md is silent: casino custom)
+        high_half = pot - low_half  # odd cent of the halves to high (docs/design.md is silent: casino custom)
         awards += [(j, a, "high") for j, a in split(high_half, high_winners, order).items()]
         awards += [(j, a, "low") for j, a in split(low_half, low_winners, order).items()]
     elif high_winners or low_winners:
-        # DESIGN.md: a half with no qualifying claimant goes to the other half
+        # docs/design.md: a half with no qualifying claimant goes to the other half
         half = "high" if high_winners else "low"
         awards += [(j, a, half) for j, a in split(pot, high_winners or low_winners, order).items()]
     next_pot = 0
@@ -308,7 +308,7 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
             events.append(Award(seats[j], amount, half, hand=value.name))
     over: dict[int, int] = {}
     if not awards:
-        # DESIGN.md: if neither half has a claimant, the pot carries, up to the pot limit; what is
+        # docs/design.md: if neither half has a claimant, the pot carries, up to the pot limit; what is
         # over it goes back to those who declared (docs/hands-and-data.md "Pot limit")
         next_pot, over = carry_within_limit(pot, list(declared) or list(range(len(seats))), order)
         for j in order:

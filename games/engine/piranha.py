@@ -1,4 +1,4 @@
-"""Piranha as a state machine (piranha.txt, DESIGN.md "Piranha").
+"""Piranha as a state machine (piranha.txt, docs/design.md "Piranha").
 
 Phases: "betting" (only with the house rule betting_round) -> "drop" -> "over".
 
@@ -73,7 +73,7 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
     events: list[Event] = [Deal(game="piranha", hand_number=hand_number, button=button, seats=seat_t,
                                 hole_cards=4, board_cards=5)]
     paid = [0] * n
-    # piranha.txt 2.1: each player antes; DESIGN.md option: first hand of a game only
+    # piranha.txt 2.1: each player antes; docs/design.md option: first hand of a game only
     if rules.ante and (rules.ante_each_hand or hand_number == 1):
         for i in order:
             paid[i] = rules.ante
@@ -82,7 +82,7 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
     status = ("active",) * n
     betting = None
     phase = "drop"
-    if rules.betting_round:  # piranha.txt 3.4, DESIGN.md: one fixed-limit round before the drop
+    if rules.betting_round:  # piranha.txt 3.4, docs/design.md: one fixed-limit round before the drop
         phase = "betting"
         betting = bet.open_round([True] * n, first_after_button(seat_t, button), rules.bet_size,
                                  rules.max_raises)
@@ -104,7 +104,7 @@ def legal_actions(state: PiranhaState, seat: int) -> list[Action]:
 
 
 def timeout_action(state: PiranhaState, seat: int) -> Action:
-    """DESIGN.md: check if free, else fold; a sealed drop defaults to out."""
+    """docs/design.md: check if free, else fold; a sealed drop defaults to out."""
     return play.timeout_action(state, VARIANT, seat, Action("out"))
 
 
@@ -121,7 +121,7 @@ def _apply_betting(state: PiranhaState, i: int, action: Action) -> tuple[Piranha
         raise IllegalAction("It is not your turn")
     if action.type in ("in", "out", "declare"):
         raise IllegalAction("Piranha: the drop comes after the betting round")
-    # DESIGN.md: folding in the betting round is dropping out
+    # docs/design.md: folding in the betting round is dropping out
     new, events, active, b = play.bet_step(state, VARIANT, i, action)
     if sum(active) == 1:
         # All but one folded: the last player is the only one in (piranha.txt 3.3).
@@ -157,7 +157,7 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
     board_up = state.board_up
     if not ins:
         if state.rules.nobody_in == "split":
-            # DESIGN.md option: the game ends and the pot is split among those dealt in
+            # docs/design.md option: the game ends and the pot is split among those dealt in
             shares = split(pot, list(range(len(seats))), order)
             for j in order:
                 if shares[j]:
@@ -165,7 +165,7 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
             outcome = _outcome(pot, reason="nobody_in_split", game_over=True, winners=[seats[j] for j in order],
                                payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]])
         else:
-            # DESIGN.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
+            # docs/design.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
             # pot limit; what is over it goes back to those dealt in (docs/hands-and-data.md "Pot limit")
             carried, over = carry_within_limit(pot, list(range(len(seats))), order)
             for j in order:

@@ -130,7 +130,7 @@ def legal_actions(state: HandState, v: Variant, seat: int) -> list[Action]:
 
 
 def timeout_action(state: HandState, v: Variant, seat: int, sealed_default: Action) -> Action:
-    """DESIGN.md: check if free, else fold; the sealed decision takes ``sealed_default``.
+    """docs/design.md: check if free, else fold; the sealed decision takes ``sealed_default``.
     Raises IllegalAction when no decision of ``seat`` is awaited."""
     actions = legal_actions(state, v, seat)
     if not actions:

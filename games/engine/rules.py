@@ -1,4 +1,4 @@
-"""House-rule agreements for each game (DESIGN.md "Rulings where the rule documents are silent").
+"""House-rule agreements for each game (docs/design.md "Rulings where the rule documents are silent").
 
 Each is a frozen dataclass with ``to_dict()`` / ``from_dict()`` (JSON) and
 ``validate()`` returning member-readable errors (empty when the rules are sound).
@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from .errors import EngineError
 
-MIN_TURN_SECONDS = 10  # DESIGN.md: turn clock 10 s to 7 days
+MIN_TURN_SECONDS = 10  # docs/design.md: turn clock 10 s to 7 days
 MAX_TURN_SECONDS = 7 * 24 * 3600
 
 # Amounts stay where the engine and the books handle them (house ruling, docs/hands-and-data.md "Pot limit").
@@ -67,15 +67,15 @@ def _turn_errors(turn_seconds: object) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class PiranhaRules:
-    """Piranha house rules. Defaults are DESIGN.md's.
+    """Piranha house rules. Defaults are docs/design.md's.
 
     ante: cents each player dealt in antes (piranha.txt 2.1).
-    ante_each_hand: False = ante only on the first hand of a game (DESIGN.md option).
+    ante_each_hand: False = ante only on the first hand of a game (docs/design.md option).
     match_cap: most a loser pays into the next pot; None = no cap (piranha.txt 1.3, 4.3).
     betting_round: one fixed-limit round after the deal, before the drop (piranha.txt 3.4).
     bet_size / max_raises: the limit and raise cap of that round.
     nobody_in: "carry" = the pot carries to a fresh deal; "split" = the game ends
-        and the pot is split among those dealt in (piranha.txt 3.4, DESIGN.md).
+        and the pot is split among those dealt in (piranha.txt 3.4, docs/design.md).
     turn_seconds: the turn clock (the service runs it; the engine only records it).
     """
 
@@ -119,15 +119,15 @@ class PiranhaRules:
 
 @dataclass(frozen=True, slots=True)
 class PilesRules:
-    """Piles house rules. Defaults are DESIGN.md's.
+    """Piles house rules. Defaults are docs/design.md's.
 
     forced: "ante" (everyone antes ``ante``) or "blinds" (``small_blind`` and
         ``big_blind`` by the two seats after the button) (piles.txt 2.1).
     stage_bets: the fixed limit of each of the nine betting rounds (piles.txt 3.1, 3.3).
-    max_raises: raises allowed in a round after the opening bet (DESIGN.md: three).
+    max_raises: raises allowed in a round after the opening bet (docs/design.md: three).
     low_variant: the variation of piles.txt 5.1: repeated ranks allowed in a low,
         every low card five or lower, high must be a full house or better.
-    pig_tie_counts: a pig that ties for a half still wins it (DESIGN.md option).
+    pig_tie_counts: a pig that ties for a half still wins it (docs/design.md option).
     declare_timeout: "fold" or "high", the default declaration when the clock runs out.
     """
 

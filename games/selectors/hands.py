@@ -87,7 +87,7 @@ SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.s
 def hand_sealed_open(*, hand: Hand | None) -> bool:
     """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
     opened: one under way, or one a table's closing stopped (the hand ended in it, never opened). While it
-    is, others may learn of each seat only "decided" or "waiting" (DESIGN.md, "Engine contract"): not how a
+    is, others may learn of each seat only "decided" or "waiting" (docs/design.md, "Engine contract"): not how a
     seat decided (a timeout, away, a removal), nor when its clock runs out."""
     if hand is None:
         return False

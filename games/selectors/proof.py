@@ -13,7 +13,7 @@ from games.selectors.hands import hand_closed_positions, hand_player_names, hand
 
 @dataclass(frozen=True)
 class HandProof:
-    """What one member may check of a finished hand's deal (DESIGN.md "Engine contract").
+    """What one member may check of a finished hand's deal (docs/design.md "Engine contract").
 
     ``openings``: {position, card, salt, path, opened_as} for each card they may open: the board and
     the shown hands (everyone), their own hole cards (a player), every card once an organiser's ruling

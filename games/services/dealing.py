@@ -20,7 +20,7 @@ from ledger.services import ledger_post_hand_events
 
 
 def deck_for_new_hand() -> list[str]:
-    """A fresh deck from the engine's CSPRNG shuffle, once per hand (DESIGN.md "Engine contract")."""
+    """A fresh deck from the engine's CSPRNG shuffle, once per hand (docs/design.md "Engine contract")."""
     return list(engine.shuffled_deck())
 
 
@@ -88,7 +88,7 @@ def _table_save_with(table: Table, fields: Sequence[str], hand: Hand) -> None:
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
-    """The dealer button moves one seat each hand (DESIGN.md): the next active seat clockwise."""
+    """The dealer button moves one seat each hand (docs/design.md): the next active seat clockwise."""
     if first:
         return numbers[0]
     above = [n for n in numbers if n > previous]

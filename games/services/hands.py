@@ -1,6 +1,6 @@
 """Writes of hands: the deal, one player's action, a turn clock running out.
 
-DESIGN.md "The path of one action": one durable transaction, the hand row
+docs/architecture.md "The path of one action": one durable transaction, the hand row
 locked, a stale version or an action out of turn refused with a clear
 message and no change, the engine applies the action, the new state and the
 action log are stored, and every chip movement is posted to the ledger in
@@ -240,7 +240,7 @@ NO_SUCH_HAND = "That hand is not being played at this table."
 @metrics.timed_action
 def hand_act(*, hand_id: int | None, user: User, action: engine.Action | Mapping[str, Any], version: int,
              table_id: int | None = None) -> Hand:
-    """A player's action, from the form post, the socket, the simulator and the tests alike (DESIGN.md "The
+    """A player's action, from the form post, the socket, the simulator and the tests alike (docs/architecture.md "The
     path of one action"): the one entry and the one lock of a hand's step. ``table_id``: the table the form
     or socket is at (None: the hand's own); ``hand_id`` None means the hand being played there. Return the
     hand.

@@ -1,4 +1,4 @@
-"""Writes of house-rule agreements (DESIGN.md "Rule sets are agreements").
+"""Writes of house-rule agreements (docs/design.md "Rule sets are agreements").
 
 A version used by any table is frozen (``frozen_at``); an edit of a frozen
 version makes the next version, an edit of an unused one changes it in place.

@@ -1,4 +1,4 @@
-"""The shuffle proof on a finished hand's page (DESIGN.md "Engine contract"): everyone who may see the
+"""The shuffle proof on a finished hand's page (docs/design.md "Engine contract"): everyone who may see the
 hand can check the board and the hands shown at the showdown against the root published at the deal;
 each player also opens their own hole cards, privately; the rest opens only by an organiser's logged
 ruling, which the players of the hand read. A dropped hand is never on a spectator's page, and the

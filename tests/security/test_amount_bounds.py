@@ -142,7 +142,7 @@ def test_a_carried_pot_over_the_limit_is_shared_among_those_dealt_in():
 
 def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_those_who_declared():
     # The low variant: a high needs a full house, so two players declaring high with less leave no
-    # qualifying claimant and the pot carries (DESIGN.md).
+    # qualifying claimant and the pot carries (docs/design.md).
     rules = engine.PilesRules(low_variant=True, ante=MAX_STAKE)
     state, events = engine.new_hand(rules, seats=[1, 2], button=1, deck=_deck(random.Random(0)),
                                     carry_pot=POT_LIMIT, hand_number=3)

@@ -201,7 +201,7 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
         low_half = _beats(my_low, low_side)
         sums[0] += high_half
         sums[1] += low_half
-        # a half with no qualifying claimant goes to the other half (DESIGN.md)
+        # a half with no qualifying claimant goes to the other half (docs/design.md)
         sums[2] += high_half * (0.5 if other_low else 1.0)
         sums[3] += low_half * (0.5 if other_high else 1.0)
         sums[4] += _pig_share(high_half, low_half, ties_count)

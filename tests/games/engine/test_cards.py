@@ -1,4 +1,4 @@
-"""Cards, the CSPRNG deck and the deck commitment (DESIGN.md "Engine contract")."""
+"""Cards, the CSPRNG deck and the deck commitment (docs/design.md "Engine contract")."""
 
 from __future__ import annotations
 

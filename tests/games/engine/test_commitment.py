@@ -1,4 +1,4 @@
-"""The deal's per-card commitment (DESIGN.md "Engine contract"): one salted SHA-256 leaf per deck
+"""The deal's per-card commitment (docs/design.md "Engine contract"): one salted SHA-256 leaf per deck
 position under a Merkle root; an opening proves one card and nothing else; openings follow the
 views, so a dropped or folded hand is never opened; the standalone verifier agrees."""
 

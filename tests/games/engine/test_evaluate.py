@@ -224,7 +224,7 @@ def test_low_names_and_order_compare_from_the_highest_card_down():
 
 
 def test_piles_5_1_variant_low_allows_repeats_and_needs_five_or_lower():
-    """piles.txt 5.1, 5.1(a) and DESIGN.md: 4-3-2-2-A beats 5-4-3-2-A; best A-A-A-A-2; worst 5-5-5-5-4."""
+    """piles.txt 5.1, 5.1(a) and docs/design.md: 4-3-2-2-A beats 5-4-3-2-A; best A-A-A-A-2; worst 5-5-5-5-4."""
     hole = cards("Ah As Kc Kd Ks")
     best = piles_best_low(hole, cards("Ac Ad"), [], cards("2h"), variant=True)
     assert best is not None and best.name == "2-A-A-A-A low"

@@ -1,5 +1,5 @@
 """Piles, paragraph by paragraph (piles.txt; its paragraphs are cited in reading order, see
-games/engine/piles.py), and the DESIGN.md rulings and options."""
+games/engine/piles.py), and the docs/design.md rulings and options."""
 
 from __future__ import annotations
 
@@ -86,14 +86,14 @@ def test_piles_1_2_the_pot_splits_between_best_high_and_best_qualifying_low():
 
 
 def test_odd_cent_between_the_halves_goes_to_high():
-    """DESIGN.md is silent on an odd pot split between the halves: the odd cent goes to high."""
+    """docs/design.md is silent on an odd pot split between the halves: the odd cent goes to high."""
     state, _ = deal(carry_pot=2)  # pot 77
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
     assert payouts(state) == {1: 39, 3: 38}
 
 
 def test_a_three_way_tie_for_a_half_gives_every_odd_cent_to_the_first_tied_winner_after_the_dealer():
-    """DESIGN.md: ties split a pot equally; odd cents go to the first tied winner clockwise from
+    """docs/design.md: ties split a pot equally; odd cents go to the first tied winner clockwise from
     the dealer (all of them to that one winner). Within the halves the same: the odd cent of the
     halving goes to high, then the low half of 53 is 19, 17, 17."""
     third_wheel = "3s 2d Qc Tc 8c"  # 5-4-3-2-A too
@@ -113,7 +113,7 @@ def test_piles_1_3_high_follows_the_standard_ranking():
 
 
 def test_piles_2_1_antes_by_default_and_five_cards_each():
-    """piles.txt 2.1; DESIGN.md: ante 25 cents by default."""
+    """piles.txt 2.1; docs/design.md: ante 25 cents by default."""
     state, events = deal()
     assert [(e.kind, e.seat, e.amount) for e in events if e.kind == "ante"] == [
         ("ante", 1, 25), ("ante", 2, 25), ("ante", 3, 25)]
@@ -183,7 +183,7 @@ def test_piles_3_1_nine_stages_turn_in_the_order_of_the_stage_table():
 
 
 def test_piles_3_1_bet_sizes_rise_by_stage():
-    """piles.txt 3.1 suggested bets (DESIGN.md defaults): 25 x6, 50, 50, 100 cents."""
+    """piles.txt 3.1 suggested bets (docs/design.md defaults): 25 x6, 50, 50, 100 cents."""
     state, _ = deal()
     sizes = []
     while state.phase == "betting":
@@ -207,7 +207,7 @@ def test_piles_3_3_the_table_sets_its_own_stakes():
 
 
 def test_fourth_raise_is_refused():
-    """DESIGN.md: at most three raises a round (house rule)."""
+    """docs/design.md: at most three raises a round (house rule)."""
     state, _ = deal()
     state, _ = apply(state, 1, BET)
     state, _ = apply(state, 2, RAISE)
@@ -221,7 +221,7 @@ def test_fourth_raise_is_refused():
 
 
 def test_all_but_one_fold_the_last_player_takes_the_pot_without_declaring():
-    """DESIGN.md: if all but one fold, the last player takes the pot without declaring."""
+    """docs/design.md: if all but one fold, the last player takes the pot without declaring."""
     state, _ = deal()
     state, _ = apply(state, 1, BET)
     state, _ = apply(state, 2, FOLD)
@@ -247,7 +247,7 @@ def test_piles_4_1_declarations_are_sealed_and_opened_together():
 
 
 def test_piles_4_3_a_pig_that_ties_a_half_fails_and_the_halves_go_on_without_it():
-    """piles.txt 4.3 and FAQ: a pig must win both halves or wins nothing; DESIGN.md: outright."""
+    """piles.txt 4.3 and FAQ: a pig must win both halves or wins nothing; docs/design.md: outright."""
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, SAME_LOW))
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
@@ -257,7 +257,7 @@ def test_piles_4_3_a_pig_that_ties_a_half_fails_and_the_halves_go_on_without_it(
 
 
 def test_pig_tie_counts_option_lets_a_tying_pig_share_the_half():
-    """DESIGN.md option: a tie for a half counts for a pig."""
+    """docs/design.md option: a tie for a half counts for a pig."""
     state, _ = deal(PilesRules(pig_tie_counts=True), hole=(EXAMPLE_HOLE, KINGS_FULL, SAME_LOW))
     state = declare(check_down(state), {1: PIG, 2: HIGH, 3: LOW})
     res = result(state)
@@ -273,7 +273,7 @@ def test_a_pig_beaten_for_high_wins_nothing():
 
 
 def test_piles_4_4_a_low_that_does_not_qualify_wins_nothing_and_high_takes_all():
-    """piles.txt 4.4; DESIGN.md: a half with no qualifying claimant goes to the other half."""
+    """piles.txt 4.4; docs/design.md: a half with no qualifying claimant goes to the other half."""
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, "Kh Qc Td Ts 9d"))
     state = declare(check_down(state), {1: HIGH, 2: FOLD, 3: LOW})
     res = result(state)
@@ -288,7 +288,7 @@ def test_unclaimed_high_half_goes_to_the_low():
 
 
 def test_neither_half_claimed_carries_the_pot():
-    """DESIGN.md: if neither half has a qualifying claimant, the pot carries to the next hand."""
+    """docs/design.md: if neither half has a qualifying claimant, the pot carries to the next hand."""
     state, _ = deal(hole=(EXAMPLE_HOLE, KINGS_FULL, "Kh Qc Td Ts 9d"))
     state = declare(check_down(state), {1: FOLD, 2: FOLD, 3: LOW})
     res = result(state)
@@ -309,7 +309,7 @@ def test_piles_5_1_variant_high_needs_a_full_house_and_low_five_or_lower():
 
 
 def test_piles_5_1_variant_four_three_two_two_ace_beats_the_wheel():
-    """piles.txt 5.1(a) and DESIGN.md: 4-3-2-2-A beats 5-4-3-2-A."""
+    """piles.txt 5.1(a) and docs/design.md: 4-3-2-2-A beats 5-4-3-2-A."""
     rules = PilesRules(low_variant=True)
     state, _ = deal(rules, hole=(EXAMPLE_HOLE, KINGS_FULL, "3c 2h Kh Ts 9d"))
     state = declare(check_down(state), {1: LOW, 2: HIGH, 3: LOW})
@@ -330,7 +330,7 @@ def test_piles_faq_nine_betting_rounds_and_two_cards_of_one_square():
 
 
 def test_declaration_timeout_folds_by_default_or_declares_high():
-    """DESIGN.md: a Piles declaration defaults to fold (option: high)."""
+    """docs/design.md: a Piles declaration defaults to fold (option: high)."""
     state = check_down(deal()[0])
     assert timeout_action(state, 1) == FOLD
     state = check_down(deal(PilesRules(declare_timeout="high"))[0])

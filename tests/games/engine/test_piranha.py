@@ -1,4 +1,4 @@
-"""Piranha, article by article (piranha.txt), and the DESIGN.md rulings and options."""
+"""Piranha, article by article (piranha.txt), and the docs/design.md rulings and options."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_piranha_example_a_wins_and_b_matches_the_pot():
 
 
 def test_piranha_1_1_up_to_eleven_players():
-    """piranha.txt 1.1 (DESIGN.md: 2 to 11)."""
+    """piranha.txt 1.1 (docs/design.md: 2 to 11)."""
     deck = stack_deck([], "", per_player=4)
     state, _ = new_hand(PiranhaRules(), seats=list(range(11)), button=0, deck=deck)
     assert len(state.hole) == 11
@@ -104,7 +104,7 @@ def test_piranha_4_3_the_match_payments_form_the_next_pot():
 
 
 def test_piranha_2_1_each_player_antes():
-    """piranha.txt 2.1 and DESIGN.md: every player dealt in antes, each hand by default."""
+    """piranha.txt 2.1 and docs/design.md: every player dealt in antes, each hand by default."""
     state, events = deal()
     antes = [(e.seat, e.amount) for e in events if e.kind == "ante"]
     assert antes == [(1, 25), (2, 25), (3, 25)]
@@ -114,7 +114,7 @@ def test_piranha_2_1_each_player_antes():
 
 
 def test_ante_only_on_the_first_hand_is_a_house_rule():
-    """DESIGN.md option: ante on the first hand of a game only."""
+    """docs/design.md option: ante on the first hand of a game only."""
     rules = PiranhaRules(ante_each_hand=False)
     first, events = deal(rules)
     assert kinds(events).count("ante") == 3
@@ -174,7 +174,7 @@ def test_piranha_3_3_one_player_in_wins_uncontested_and_the_game_ends():
 
 
 def test_piranha_3_4_nobody_in_carries_the_pot_to_a_fresh_deal():
-    """piranha.txt 3.4 and DESIGN.md: nobody in, the pot carries (default)."""
+    """piranha.txt 3.4 and docs/design.md: nobody in, the pot carries (default)."""
     state, _ = deal(carry_pot=30)
     state = drop(state, {1: OUT, 2: OUT, 3: OUT})
     res = result(state)
@@ -184,7 +184,7 @@ def test_piranha_3_4_nobody_in_carries_the_pot_to_a_fresh_deal():
 
 
 def test_nobody_in_split_option_ends_the_game_and_splits_among_those_dealt_in():
-    """piranha.txt 3.4, DESIGN.md option 'split'; odd cents to the first clockwise from the dealer."""
+    """piranha.txt 3.4, docs/design.md option 'split'; odd cents to the first clockwise from the dealer."""
     state, _ = deal(PiranhaRules(nobody_in="split"), carry_pot=2)
     state = drop(state, {1: OUT, 2: OUT, 3: OUT})
     res = result(state)
@@ -194,7 +194,7 @@ def test_nobody_in_split_option_ends_the_game_and_splits_among_those_dealt_in():
 
 
 def test_piranha_3_4_optional_betting_round_is_fixed_limit_and_folding_drops_out():
-    """piranha.txt 3.4 (a group may add a betting round) and DESIGN.md: one fixed-limit round."""
+    """piranha.txt 3.4 (a group may add a betting round) and docs/design.md: one fixed-limit round."""
     state, _ = deal(PiranhaRules(betting_round=True, bet_size=50))
     assert to_act(state) == (1,)
     assert [a.to_dict() for a in legal_actions(state, 1)] == [
@@ -246,7 +246,7 @@ def test_piranha_4_1_two_or_more_in_turn_the_last_two_board_cards():
 
 
 def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwise():
-    """piranha.txt 4.2; DESIGN.md: ties split equally, odd cents to the first tied winner after the dealer."""
+    """piranha.txt 4.2; docs/design.md: ties split equally, odd cents to the first tied winner after the dealer."""
     # the board plays for everyone: a royal flush on the board
     state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
                     carry_pot=2)
@@ -265,7 +265,7 @@ def test_odd_cents_start_after_the_button_not_at_the_lowest_seat():
 
 
 def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_the_dealer():
-    """DESIGN.md "Rulings where the rule documents are silent": "Ties split a pot equally; odd
+    """docs/design.md "Rulings where the rule documents are silent": "Ties split a pot equally; odd
     cents go to the first tied winner clockwise from the dealer" -- all of them to that one
     winner, not one each to the first few: 103 four ways is 28, 25, 25, 25."""
     state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d", "6c 6d 6h 7s"),
@@ -295,7 +295,7 @@ def test_piranha_faq_a_loser_pays_the_pot_for_the_next_hand():
 
 
 def test_timeouts_default_to_out_at_the_drop_and_check_or_fold_when_betting():
-    """DESIGN.md: a sealed Piranha drop defaults to out; check if free, else fold."""
+    """docs/design.md: a sealed Piranha drop defaults to out; check if free, else fold."""
     state, _ = deal()
     assert timeout_action(state, 2) == OUT
     betting, _ = deal(PiranhaRules(betting_round=True))

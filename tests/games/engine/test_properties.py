@@ -1,5 +1,5 @@
 """Hypothesis over whole random hands, and whole random games of chained hands, of both games
-with every house-rule option (DESIGN.md "Quality bars"): chips are conserved (within a hand and
+with every house-rule option (docs/design.md "Quality bars"): chips are conserved (within a hand and
 across a game), no view holds a card its seat may not see nor a sealed decision before the
 reveal, replay equals state, state JSON round-trips."""
 
@@ -163,7 +163,7 @@ def awarded(state):
 
 def play_game(data, rules, max_hands):
     """Chain hands of one game: each hand's next_pot is the next hand's carry_pot, the hand
-    number advances and the button moves one seat among the players (DESIGN.md), until the
+    number advances and the button moves one seat among the players (docs/design.md), until the
     game is over or ``max_hands`` are played. After every hand the whole game's chips are
     conserved: everything the seats paid in was awarded or sits in the pot carried on."""
     n = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
@@ -176,7 +176,7 @@ def play_game(data, rules, max_hands):
         assert state.carry_pot == carry_pot and state.button == button and state.hand_number == hand_number
         antes = [e for e in state.events if e.kind == "ante"]
         if state.game == "piranha":
-            # DESIGN.md: an ante each hand, or (option) on the first hand of a game only
+            # docs/design.md: an ante each hand, or (option) on the first hand of a game only
             assert bool(antes) == bool(rules.ante and (rules.ante_each_hand or hand_number == 1))
         res = result(state)
         total_in += paid_in(state)
@@ -187,7 +187,7 @@ def play_game(data, rules, max_hands):
             assert res.next_pot == 0
             break
         carry_pot = res.next_pot
-        button = seats[(seats.index(button) + 1) % len(seats)]  # DESIGN.md: one seat each hand
+        button = seats[(seats.index(button) + 1) % len(seats)]  # docs/design.md: one seat each hand
     return hands
 
 

@@ -1,4 +1,4 @@
-"""House-rule agreements: defaults, validation and JSON (DESIGN.md "Rulings")."""
+"""House-rule agreements: defaults, validation and JSON (docs/design.md "Rulings")."""
 
 from __future__ import annotations
 
