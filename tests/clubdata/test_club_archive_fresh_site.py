@@ -23,7 +23,7 @@ from games import engine
 from games.engine.verify import check_export
 from games.models import Hand
 from tests.accounts.factories import MembershipFactory
-from tests.games.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture
+from tests.clubdata.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 
