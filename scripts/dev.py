@@ -207,6 +207,15 @@ class Supervisor:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
+def on_every_core(pytest_args: list[str]) -> list[str]:
+    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist; named test files
+    run in this one process, and -n / -p no:xdist choose for themselves. Each xdist worker has its own
+    databases, Redis key prefix and Celery queues (config/settings/test.py) and picks free ports."""
+    chosen = any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args)
+    named = any(arg.startswith("tests/") and (ROOT / arg.split("::")[0]).exists() for arg in pytest_args)
+    return pytest_args if chosen or named else ["-n", "auto", *pytest_args]
+
+
 def test(pytest_args: list[str]) -> int:
     env, started_services = service_env()
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
@@ -215,7 +224,7 @@ def test(pytest_args: list[str]) -> int:
         steps = [
             ("ruff", [str(bin_dir / "ruff"), "check", "."]),
             ("mypy", [str(bin_dir / "mypy")]),
-            ("pytest", [str(bin_dir / "pytest"), *pytest_args]),
+            ("pytest", [str(bin_dir / "pytest"), *on_every_core(pytest_args)]),
         ]
         for name, cmd in steps:
             say(f"{name}: {' '.join(cmd[1:]) or '(project config)'}")
