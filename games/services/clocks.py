@@ -78,9 +78,9 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     new settings (games/clock.py), so a clock stands still in the new quiet hours and no longer in the old.
 
     Each hand in its own durable transaction with its row locked; the clocks are those of the version
-    it holds then, and on commit its ``expire_turn`` is scheduled again for that version and the new
-    deadline (the task is a no-op before the deadline or once the version moved on). Returns how many
-    hands' clocks moved.
+    it holds then, and on commit the hand's alarm is set for the new deadline if that comes before the
+    alarm pending (games/services/alarms.py; an alarm that rings early does nothing but set itself
+    again). Returns how many hands' clocks moved.
     """
     after = clock_member(user, away_counts=False)
     hand_ids = [pk for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
@@ -105,7 +105,7 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
             hand.clocks = clocks
             hand.deadline = earliest_deadline(clocks)
             hand.save(update_fields=["clocks", "deadline"])
-            on_commit_work([(hand, hand.version)])  # expire_turn again; no new turn notices
+            on_commit_work([(hand, hand.version)])  # the alarm for the new deadline; no new turn notices
             # The version stays, so the open screens (which skip a version they show already) are told the
             # table changed: each reads the moved clock afresh.
             transaction.on_commit(partial(table_changed_publish, hand.table_id, hand.table.club_id))
