@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import PilesRules, PiranhaRules, Rules, apply, is_over, new_hand, result, to_act, view  # noqa: E402
-from games.engine.cards import FULL_DECK  # noqa: E402
-from games.engine.players import PLAYERS, RANDOM, Player  # noqa: E402
+from engine import PilesRules, PiranhaRules, Rules, apply, is_over, new_hand, result, to_act, view  # noqa: E402
+from engine.cards import FULL_DECK  # noqa: E402
+from engine.players import PLAYERS, RANDOM, Player  # noqa: E402
 
 SEED = 20261202
 TABLE: tuple[Player, ...] = (*reversed(PLAYERS), RANDOM)  # strong, solid, beginner, random

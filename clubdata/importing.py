@@ -39,13 +39,13 @@ from django.core.validators import validate_email
 from django.db import DatabaseError, connection, models, transaction
 from psycopg.errors import QueryCanceled
 
+import engine
 from accounts.models import Club, Membership, User
 from accounts.services import club_name_error
 from clubhouse.models import Season
 from config.errors import DomainError
 from config.text import text_problem
-from games import engine
-from games.engine.cards import to_cards
+from engine.cards import to_cards
 from games.models import ClubExport, Hand, RuleSet, Table
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Ruling, Settlement
 

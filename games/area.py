@@ -18,8 +18,9 @@ from django.utils import timezone
 from jinja2 import Template, pass_context
 from markupsafe import Markup
 
+import engine
 from accounts.models import User
-from games import engine, presenters
+from games import presenters
 from games.models import Hand
 from games.selectors.advance import advance_split
 from games.selectors.hands import hand_seat_of

@@ -11,11 +11,11 @@ from typing import Any
 
 from django import forms
 
+import engine
 from accounts.models import Club
 from accounts.money import cents_from_units, units_from_cents
 from config.text import validate_name
-from games import engine
-from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
 from games.models import Game, Hand, PushChoice, RuleSetVersion
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import engine
 from accounts.money import money
-from games import engine
 
 
 def _who(seat: int, names: Mapping[int, str]) -> str:

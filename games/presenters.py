@@ -10,9 +10,9 @@ from typing import Any
 
 from django.urls import reverse
 
+import engine
 from accounts.models import User
 from accounts.money import money
-from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows

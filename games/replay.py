@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import engine
 from accounts.models import User
 from accounts.money import money
-from games import engine
 from games.models import Hand
 from games.outcomes import ShownRow, showdown_rows
 from games.presenters import TIMEOUT_MARK, action_label, piles_board

@@ -14,8 +14,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import engine
 from accounts.models import Club, User
-from games import engine
 from games.models import Game, Hand, HandAction, Table
 from games.services.hands import hand_act
 from games.services.rulesets import rule_set_create

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import engine
+import engine
 from games.models import Hand
 from games.presenters import TIMEOUT_MARK, action_label
 from games.selectors.hands import hand_actions, sealed_action_hidden

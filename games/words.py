@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import engine
 from accounts.money import money
-from games import engine
-from games.engine.cards import Card
-from games.engine.rules import POT_LIMIT
+from engine.cards import Card
+from engine.rules import POT_LIMIT
 
 _UNITS = ((7 * 24 * 3600, "week"), (24 * 3600, "day"), (3600, "hour"), (60, "minute"), (1, "second"))
 

@@ -54,7 +54,7 @@ from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from config.errors import DomainError
 from config.statements import Insert, InsertColumns, saved
-from games.engine.events import PAY_KINDS, event_to_json
+from engine.events import PAY_KINDS, event_to_json
 
 from .models import (
     AWARD_KINDS,

@@ -26,11 +26,12 @@ from django.utils import timezone
 from django.utils.functional import empty
 from redis.exceptions import RedisError
 
+import engine
 from accounts.access import is_member, membership_of
 from accounts.models import User
 from config import metrics
 from config.errors import DomainError
-from games import engine, presence
+from games import presence
 from games.forms import ActRequest, act_request_parse
 from games.live import access
 from games.live.access import Refused

@@ -11,10 +11,10 @@ from typing import Any
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
+import engine
 from accounts.models import Club, User
-from games import engine
-from games.engine import piles as engine_piles
-from games.engine import piranha as engine_piranha
+from engine import piles as engine_piles
+from engine import piranha as engine_piranha
 from games.models import AdvanceAction, ClubExport, Hand, HandAction, Table
 from games.selectors.rows import Columns, rows_fetch
 from ledger.models import JournalEntry

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+import engine
 from accounts.models import Membership, User
-from games import engine
 from games.clock import clock_deadline
 from games.models import Hand, HandAction, Seat, Table
 from games.selectors.hands import hand_sealed_open

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import engine
 from accounts.models import User
-from games import engine
 from games.models import Hand, HandDispute
 from games.selectors.hands import hand_closed_positions, hand_player_names, hand_seat_of
 
@@ -28,7 +28,7 @@ class HandProof:
     deck_shown: bool = False  # an older hand's whole deck, to a viewer who may see every card of it
 
     def export(self) -> dict[str, Any]:
-        """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
+        """The JSON export checked by ``python -m engine.verify`` (and the hand page's script)."""
         hand = self.hand
         head: dict[str, Any] = {
             "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,

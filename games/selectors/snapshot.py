@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import engine
 from accounts.models import Club, User
-from games import engine
 from games.models import AdvanceAction, Hand, HandAction, RuleSet, RuleSetVersion, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import User
 from games import clock as turn_clock
-from games import engine
 from games.clock import clock_deadline
 from games.live.publish import table_changed_publish
 from games.models import Hand

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from django.utils import timezone
 
+import engine
 from accounts.models import User
 from config.statements import Insert, Update, UpdateInsert
-from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split

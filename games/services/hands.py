@@ -22,10 +22,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import User
 from config import metrics
 from config.statements import Insert, Update, UpdateInsert
-from games import engine
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.live.marks import marks_after, private_changed

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from accounts.access import membership_of
 from accounts.models import User
 from config.errors import DomainError, PermissionDenied
-from games.engine.commitment import DECK_SIZE, SALT_BYTES
+from engine.commitment import DECK_SIZE, SALT_BYTES
 from games.models import Hand, HandDispute
 
 REASON_MAX = 2000

@@ -9,9 +9,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import Club, User
 from config.text import text_problem
-from games import engine
 from games.errors import RulesFrozen
 from games.models import Game, RuleSet, RuleSetVersion
 

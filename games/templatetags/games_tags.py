@@ -10,9 +10,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.money import money as _money
+from engine.cards import Card
+from engine.errors import CardError
 from games.area import jinja_template
-from games.engine.cards import Card
-from games.engine.errors import CardError
 from games.words import duration as _duration
 
 register = template.Library()

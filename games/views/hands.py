@@ -102,7 +102,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 @login_required
 def hand_proof_json(request: HttpRequest, hand_id: int) -> HttpResponse:
-    """The hand's proof as JSON (the openings this member may have), for ``python -m games.engine.verify``."""
+    """The hand's proof as JSON (the openings this member may have), for ``python -m engine.verify``."""
     found = finished_hand(request, hand_id)
     if isinstance(found, HttpResponse):
         return found

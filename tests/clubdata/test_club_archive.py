@@ -12,10 +12,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+import engine
 from accounts.models import Club, Membership, User
 from clubdata.archive import ArchiveError, club_export
 from clubdata.importing import club_import
-from games import engine, services
+from games import services
 from games.models import Hand, HandAction, Table
 from games.services.chat import chat_post
 from games.services.voiding import hand_void

@@ -18,9 +18,9 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+import engine
 from accounts.models import User
-from games import engine
-from games.engine.verify import check_export
+from engine.verify import check_export
 from games.models import Hand
 from tests.accounts.factories import MembershipFactory
 from tests.clubdata.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture

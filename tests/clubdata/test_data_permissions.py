@@ -6,9 +6,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+import engine
 from accounts.tokens import api_token_create
 from clubdata.urls import urlpatterns as clubdata_urlpatterns
-from games import engine, services
+from games import services
 from games.urls import urlpatterns as games_urlpatterns
 from tests.games.helpers import make_table
 

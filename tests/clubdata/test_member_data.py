@@ -9,11 +9,12 @@ import re
 import pytest
 from django.test import Client
 
+import engine
 from accounts.models import Membership, User
 from accounts.tokens import api_token_create
 from clubdata.archive import club_export
 from clubdata.importing import club_import
-from games import engine, services
+from games import services
 from games.models import ChatMessage, Seat
 from games.services.chat import chat_post
 from games.simulate import simulation_run

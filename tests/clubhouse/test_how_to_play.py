@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from games import engine
-from games.engine.cards import Card
-from games.engine.evaluate import piles_best_high, piles_best_low, piranha_best
+import engine
+from engine.cards import Card
+from engine.evaluate import piles_best_high, piles_best_low, piranha_best
 from tests.games.helpers import make_table
 
 _LABEL_TO_CODE = {Card.parse(r + s).label: r + s for r in "23456789TJQKA" for s in "cdhs"}

@@ -11,10 +11,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import engine
 from accounts.models import User
 from clubhouse.models import HandResult
 from clubhouse.selectors import Period, net_over_time, stat_lines
-from games import engine
 from games.models import Hand
 from tests.clubhouse.play import brute_force, play_table
 

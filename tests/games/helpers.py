@@ -12,10 +12,11 @@ from typing import Any
 from django.db import connection
 from django.test import Client
 
+import engine
 from accounts.models import Club, User
 from config.errors import DomainError
-from games import engine, services
-from games.engine.cards import FULL_DECK, Card
+from engine.cards import FULL_DECK, Card
+from games import services
 from games.models import Hand, RuleSet, Table
 
 

@@ -7,8 +7,9 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+import engine
 from config.statements import Insert, Update, UpdateInsert
-from games import engine, services
+from games import services
 from games.models import Hand, HandAction
 from games.selectors.hands import hand_players, hand_seat_users
 from games.services import advance

@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engine, services
+import engine
+from games import services
 from games.clock import clock_deadline
 from games.models import Hand, HandAction
 from games.reminders import reminder_at

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.outcomes import ShownRow
 from tests.games.helpers import fixed_deck, hidden_cards_in, labels, make_table
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.services.hands import hand_apply_timeout
 from tests.games.async_helpers import awaited, expire, user_at
 from tests.games.helpers import fixed_deck, hidden_cards_in, labels, make_table

@@ -16,8 +16,9 @@ from django.db import connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
+import engine
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401

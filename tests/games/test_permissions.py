@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from tests.games.helpers import make_rule_set, make_table
 
 ANON, OUTSIDER, MEMBER, ORGANISER, PLAYER = "anonymous", "outsider", "member", "organiser", "player"

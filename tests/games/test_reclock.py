@@ -12,7 +12,8 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, services
+import engine
+from games import services
 from games.clock import clock_deadline
 from games.models import Hand
 from games.services.after_commit import hand_alarm_pending, turn_work_flush

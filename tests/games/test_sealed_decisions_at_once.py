@@ -17,8 +17,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
+import engine
 from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.models import Hand, HandAction, Table
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table, post_action, race

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from games import engine
-from games.engine.events import PAY_KINDS
+import engine
+from engine.events import PAY_KINDS
 from games.models import Hand
 from games.simulate import simulation_run
 from ledger.models import AWARD_KINDS, Posting

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+import engine
 from accounts.models import User
 from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from ledger.models import Account, EntryKind, JournalEntry, Ruling
 from ledger.services import balance_of

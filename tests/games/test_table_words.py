@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Seat
 from games.selectors.hands import hand_history
 from games.words import event_words
-from tests.games.engine import test_piranha as piranha
+from tests.engine import test_piranha as piranha
 from tests.games.helpers import make_table
 
 

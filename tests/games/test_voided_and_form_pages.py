@@ -10,7 +10,8 @@ from collections import Counter
 import pytest
 from django.utils import timezone
 
-from games import engine, services
+import engine
+from games import services
 from games.services.voiding import hand_void
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import current_hand, fixed_deck, make_table

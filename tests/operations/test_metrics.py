@@ -11,7 +11,8 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from games.tasks import hand_alarm, push_notice, sweep_overdue_turns
 from operations.tasks import verify_books

@@ -13,12 +13,12 @@ import random
 
 import pytest
 
-from games import engine
+import engine
+from engine.actions import IN, OUT
+from engine.cards import FULL_DECK
+from engine.common import carry_within_limit, match_within_limit
+from engine.rules import MAX_RAISES, MAX_STAKE, POT_LIMIT
 from games import services as game_services
-from games.engine.actions import IN, OUT
-from games.engine.cards import FULL_DECK
-from games.engine.common import carry_within_limit, match_within_limit
-from games.engine.rules import MAX_RAISES, MAX_STAKE, POT_LIMIT
 from games.errors import RulesFrozen
 from games.forms import PilesRulesForm, PiranhaRulesForm
 from games.models import Hand, Table

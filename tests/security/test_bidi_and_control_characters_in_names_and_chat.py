@@ -12,10 +12,11 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
+import engine
 from accounts.models import Club, User
 from accounts.services import invitation_create
 from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.models import ChatMessage, RuleSet, Table
 from games.services.chat import chat_post
 from tests.games.helpers import make_rule_set, make_table

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from games.services.push import push_subscribe
 from tests.games.celery_worker import start_push_worker, start_worker

@@ -25,9 +25,10 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
+import engine
 from accounts.models import Membership, User
 from accounts.services import membership_remove
-from games import engine, services
+from games import services
 from games.live.publish import announce_flush
 from games.models import Hand
 from games.services import advance

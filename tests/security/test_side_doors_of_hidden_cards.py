@@ -22,11 +22,11 @@ import pytest
 from django.core import mail
 from django.test import Client
 
+import engine
 from accounts.models import User
 from accounts.tokens import api_token_create
 from clubdata.archive import club_export
-from games import engine
-from games.engine.cards import FULL_DECK
+from engine.cards import FULL_DECK
 from games.models import Hand, Table
 from games.services.closing import table_close
 from games.services.hands import hand_apply_timeout

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from games import engine
-from tests.games.engine.helpers import mutable_parts
+import engine
+from tests.engine.helpers import mutable_parts
 
 # One finished Piranha hand and one finished Piles hand (showdowns), as the database holds them.
 STORED = [json.loads(line) for line in (Path(__file__).parent / "stored_states.jsonl").read_text().splitlines()]

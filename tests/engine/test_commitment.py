@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from engine import (
     EngineError,
     Opening,
     PilesRules,
@@ -23,10 +23,10 @@ from games.engine import (
     openings,
     verify_opening,
 )
-from games.engine import verify as standalone
-from games.engine.cards import FULL_DECK
-from tests.games.engine.helpers import visible_cards
-from tests.games.engine.test_properties import piles_rules, piranha_rules, play
+from engine import verify as standalone
+from engine.cards import FULL_DECK
+from tests.engine.helpers import visible_cards
+from tests.engine.test_properties import piles_rules, piranha_rules, play
 
 salts_st = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), min_size=52, max_size=52)
 hand_ids = st.integers(0, 2 ** 64 - 1)
@@ -193,7 +193,7 @@ def test_the_verifier_flags_a_card_opened_twice_and_refuses_malformed_proofs() -
 
 
 def test_the_verifier_checks_the_older_whole_deck_scheme() -> None:
-    from games.engine import deck_commitment
+    from engine import deck_commitment
 
     deck = list(FULL_DECK)
     salt = "ab" * 16

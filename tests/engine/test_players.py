@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from games.engine import (
+from engine import (
     HandView,
     IllegalAction,
     PilesRules,
@@ -23,10 +23,10 @@ from games.engine import (
     to_act,
     view,
 )
-from games.engine.actions import BET, CALL, CHECK, HIGH, PIG, RAISE
-from games.engine.cards import FULL_DECK
-from games.engine.players import BEGINNER, PLAYERS, RANDOM, SOLID, STRONG, Player, advise, player
-from tests.games.engine.helpers import stack_deck, visible_cards
+from engine.actions import BET, CALL, CHECK, HIGH, PIG, RAISE
+from engine.cards import FULL_DECK
+from engine.players import BEGINNER, PLAYERS, RANDOM, SOLID, STRONG, Player, advise, player
+from tests.engine.helpers import stack_deck, visible_cards
 
 EVERYONE = (*PLAYERS, RANDOM)
 RULE_SETS = [

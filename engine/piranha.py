@@ -228,7 +228,7 @@ def result(state: PiranhaState) -> PiranhaOutcome | None:
 
 
 def view(state: PiranhaState, seat: int | None) -> HandView:
-    """What ``seat`` may see (None: spectators). See games.engine.view."""
+    """What ``seat`` may see (None: spectators). See engine.view."""
     board = tuple(c if k < state.board_up else None for k, c in enumerate(state.board))
 
     def my_hand(me: int) -> HighHand:

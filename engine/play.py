@@ -218,7 +218,7 @@ def seal(state: S, v: Variant, i: int, choice: str) -> tuple[S, list[Event], lis
 
 def view(state: HandState, v: Variant, seat: int | None, *, board: PiranhaBoard | PilesBoard,
          my_hand: Callable[[int], HighHand | HighLow], stage: int | None = None) -> HandView:
-    """What ``seat`` may see (None: spectators); see games.engine.view.
+    """What ``seat`` may see (None: spectators); see engine.view.
 
     ``board``: the board as this variant shows it; ``my_hand(me)``: the best hand so far
     of seat index ``me``; ``stage``: the Piles stage.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from engine import (
     Action,
     EngineError,
     IllegalAction,
@@ -19,8 +19,8 @@ from games.engine import (
     state_to_json,
     to_act,
 )
-from games.engine.actions import BET, CALL, CHECK, FOLD, HIGH, IN, OUT, RAISE
-from tests.games.engine.helpers import stack_deck
+from engine.actions import BET, CALL, CHECK, FOLD, HIGH, IN, OUT, RAISE
+from tests.engine.helpers import stack_deck
 
 
 def piles(rules=None):

@@ -337,7 +337,7 @@ def result(state: PilesState) -> PilesOutcome | None:
 
 
 def view(state: PilesState, seat: int | None) -> HandView:
-    """What ``seat`` may see (None: spectators). See games.engine.view."""
+    """What ``seat`` may see (None: spectators). See engine.view."""
     up = turned(state)
     piles = {name: tuple(c if k < up[name] else None for k, c in enumerate(_pile(state, name)))
              for name in ("square1", "square2", "row")}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from games.engine import EngineError, PilesRules, PiranhaRules, rules_from_dict
+from engine import EngineError, PilesRules, PiranhaRules, rules_from_dict
 
 
 def test_defaults_are_design_md_defaults():
@@ -58,7 +58,7 @@ def test_unknown_rule_names_are_refused():
 def test_a_states_rules_print_as_their_own_dict_every_time():
     """The printed rules are worked out once per rules and copied: rules equal in value but not in type
     (1 and True, a list and a tuple) print as their own, and changing one printed state changes no other."""
-    from games.engine import new_hand, state_to_json
+    from engine import new_hand, state_to_json
 
     deck = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
     state, _ = new_hand(PilesRules(), seats=[1, 2, 3], button=1, deck=deck)
@@ -69,7 +69,7 @@ def test_a_states_rules_print_as_their_own_dict_every_time():
     assert state_to_json(state)["rules"] == PilesRules().to_dict()
     one, true = PiranhaRules(betting_round=True), PiranhaRules(betting_round=1)  # type: ignore[arg-type]
     assert one == true
-    from games.engine.plain import to_plain
+    from engine.plain import to_plain
     assert json.dumps(to_plain(one)) != json.dumps(to_plain(true))
     assert to_plain(true) == true.to_dict() and to_plain(one) == one.to_dict()
     listed = PilesRules(stage_bets=[25] * 9)  # type: ignore[arg-type]

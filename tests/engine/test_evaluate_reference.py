@@ -15,8 +15,8 @@ from pokerkit import StandardHighHand
 from treys import Card as TreysCard
 from treys import Evaluator
 
-from games.engine import Card, piles_best_high, piles_best_low, piranha_best
-from games.engine.cards import FULL_DECK, card
+from engine import Card, piles_best_high, piles_best_low, piranha_best
+from engine.cards import FULL_DECK, card
 
 TREYS = Evaluator()
 _FIVE = TREYS.hand_size_map[5]

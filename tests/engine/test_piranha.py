@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from engine import (
     Carry,
     Decision,
     EngineError,
@@ -21,8 +21,8 @@ from games.engine import (
     to_act,
     view,
 )
-from games.engine.actions import BET, CALL, CHECK, FOLD, IN, OUT, RAISE
-from tests.games.engine.helpers import stack_deck
+from engine.actions import BET, CALL, CHECK, FOLD, IN, OUT, RAISE
+from tests.engine.helpers import stack_deck
 
 SEATS = [1, 2, 3]
 BUTTON = 3  # so seats 1, 2, 3 are dealt in that order

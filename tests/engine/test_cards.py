@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from games.engine import (
+from engine import (
     Card,
     CardError,
     deck_commitment,
@@ -16,7 +16,7 @@ from games.engine import (
     shuffled_deck,
     verify_commitment,
 )
-from games.engine.cards import FULL_DECK
+from engine.cards import FULL_DECK
 
 
 def test_parse_accepts_codes_symbols_and_ten_written_as_10():

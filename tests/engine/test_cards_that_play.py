@@ -3,13 +3,13 @@ for the worked examples of piranha.txt Article 4 and piles.txt "One hand, both w
 
 from __future__ import annotations
 
-from games.engine import PiranhaOutcome, result
-from games.engine.actions import HIGH, IN, LOW, OUT, PIG
-from games.engine.plain import from_plain, to_plain
-from tests.games.engine.test_piles import check_down, declare
-from tests.games.engine.test_piles import deal as deal_piles
-from tests.games.engine.test_piranha import deal as deal_piranha
-from tests.games.engine.test_piranha import drop
+from engine import PiranhaOutcome, result
+from engine.actions import HIGH, IN, LOW, OUT, PIG
+from engine.plain import from_plain, to_plain
+from tests.engine.test_piles import check_down, declare
+from tests.engine.test_piles import deal as deal_piles
+from tests.engine.test_piranha import deal as deal_piranha
+from tests.engine.test_piranha import drop
 
 
 def test_piranha_example_names_the_five_of_nine_each_shown_hand_plays():

@@ -10,7 +10,7 @@ import json
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from engine import (
     PilesRules,
     PiranhaRules,
     apply,
@@ -26,9 +26,9 @@ from games.engine import (
     view,
     view_to_json,
 )
-from games.engine.cards import FULL_DECK
-from games.engine.events import PAY_KINDS
-from tests.games.engine.helpers import mutable_parts, visible_cards
+from engine.cards import FULL_DECK
+from engine.events import PAY_KINDS
+from tests.engine.helpers import mutable_parts, visible_cards
 
 CODES = frozenset(FULL_DECK)
 SEALED_CHOICES = {"in", "out", "high", "low", "pig"}

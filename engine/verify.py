@@ -1,4 +1,4 @@
-"""Check a hand's shuffle proof: ``python -m games.engine.verify hand.json``.
+"""Check a hand's shuffle proof: ``python -m engine.verify hand.json``.
 
 This file needs only Python's standard library and imports nothing else, so it can be copied
 out of the project and run alone (``python3 verify.py hand.json``). It reads the JSON export of
@@ -154,7 +154,7 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m games.engine.verify hand.json", file=sys.stderr)
+        print("usage: python -m engine.verify hand.json", file=sys.stderr)
         return 2
     try:
         with open(args[0], encoding="utf-8") as f:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from engine import (
     Decision,
     EngineError,
     IllegalAction,
@@ -22,8 +22,8 @@ from games.engine import (
     to_act,
     view,
 )
-from games.engine.actions import BET, CALL, CHECK, FOLD, HIGH, LOW, PIG, RAISE
-from tests.games.engine.helpers import stack_deck
+from engine.actions import BET, CALL, CHECK, FOLD, HIGH, LOW, PIG, RAISE
+from tests.engine.helpers import stack_deck
 
 EXAMPLE_PILES = "3d 8s Jh Jc  Ac 4s 9h Qd  5h Jd 2c Ks 7d"  # piles.txt worked example
 EXAMPLE_HOLE = "Js 9c 6d 3h 2s"
@@ -360,7 +360,7 @@ def test_a_pot_of_nothing_makes_no_award_event():
 def test_the_helpers_best_hands_are_worked_out_once_for_the_same_cards(monkeypatch):
     """Every seated member's view asks for their best high and low on every version of the hand; they
     change only when a card is turned, so they are worked out once per hole cards and cards seen."""
-    from games.engine import piles as piles_engine
+    from engine import piles as piles_engine
 
     worked_out = []
     best_high = piles_engine.piles_best_high

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import CardError, HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
-from tests.games.engine.helpers import cards
+from engine import CardError, HandValue, LowValue, piles_best_high, piles_best_low, piranha_best
+from tests.engine.helpers import cards
 
 # ---- the worked examples first ------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Helpers for engine tests: stacked decks and short ways to write hands.
 
-Short names for actions (CHECK, FOLD, HIGH, ...) are the engine's own: games.engine.actions."""
+Short names for actions (CHECK, FOLD, HIGH, ...) are the engine's own: engine.actions."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.engine import Card, parse_cards
-from games.engine.cards import FULL_DECK
-from games.engine.piles import turned
+from engine import Card, parse_cards
+from engine.cards import FULL_DECK
+from engine.piles import turned
 
 
 def cards(text: str) -> list[Card]:
