@@ -5,7 +5,7 @@
     .venv/bin/python bench/players.py --seed 7
 
 Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of
-four: the strong, the solid and the beginner player (games/engine/players) and the random one,
+four: the strong, the solid and the beginner player (engine/players) and the random one,
 the button moving each hand. Each decision is the player's policy on its seat's view. A Piranha
 game runs until one player alone stays in (the pot carries from hand to hand, piranha.txt 3.3,
 4.3); a Piles game is one hand (more while the pot carries). Each deal is played in duplicate:

@@ -603,7 +603,7 @@ def _sequence_of(model: type[models.Model]) -> tuple[str, int] | None:
 def _keep_hand_ids(batch: list[tuple[int, models.Model, dict[str, Any]]], limits: ImportLimits) -> None:
     """A hand keeps its id where this site has no hand with that id (always, in a fresh site) and the id is
     at most ``limits.hand_id_ahead`` past the id sequence: each card's commitment leaf binds the hand's id
-    (games/engine/verify.py), so only then do the openings on its page verify against the root published
+    (engine/verify.py), so only then do the openings on its page verify against the root published
     at the deal. Any other hand takes a new id from the sequence."""
     sequence = _sequence_of(Hand)
     if sequence is None:

@@ -116,7 +116,7 @@ class Hand(models.Model):
     carry_in = models.BigIntegerField(default=0, help_text="Cents carried into this hand's pot.")
     deck = models.JSONField(help_text="The shuffled deck order; never shown before the hand ends.")
     # docs/design.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
-    # leaf per deck position (games/engine/verify.py) and keeps the 52 salts in ``salts``; hands
+    # leaf per deck position (engine/verify.py) and keeps the 52 salts in ``salts``; hands
     # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
     scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
                               choices=[("deck-sha256", "One commitment of the whole deck"),

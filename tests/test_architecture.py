@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("accounts", "ledger", "games", "clubhouse", "clubdata", "operations", "config")
+APPS = ("engine", "accounts", "ledger", "games", "clubhouse", "clubdata", "operations", "config")
 
 
 def test_the_import_contracts_are_kept():

@@ -102,7 +102,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     Expects an open transaction holding the table row's lock (select_for_update).
     ``deck``: a fixed deck order (tests); by default a fresh CSPRNG shuffle. ``also_save``: fields of
     ``table`` the caller changed, saved with the table's own changes here (one statement).
-    Publishes the Merkle root of one salted leaf per deck position (games/engine/verify.py) and
+    Publishes the Merkle root of one salted leaf per deck position (engine/verify.py) and
     keeps the deck and the salts, which are opened card by card only by right (games/services/proof.py).
     """
     dealt = hand_deal_to(table=table, created_by=created_by, deck=deck, also_save=also_save)

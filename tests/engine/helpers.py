@@ -21,7 +21,7 @@ def stack_deck(hole: Sequence[str], shared: str, *, per_player: int) -> list[str
     """A deck dealing ``hole[k]`` to the k-th seat after the button, then the shared cards in order.
 
     Cards are dealt one at a time clockwise from the seat after the button
-    (games/engine piranha.py / piles.py docstrings); the rest of the deck
+    (engine/piranha.py / piles.py docstrings); the rest of the deck
     follows in a fixed order.
     """
     hands = [[c.code for c in parse_cards(h)] for h in hole]

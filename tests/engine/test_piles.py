@@ -1,5 +1,5 @@
 """Piles, paragraph by paragraph (piles.txt; its paragraphs are cited in reading order, see
-games/engine/piles.py), and the docs/design.md rulings and options."""
+engine/piles.py), and the docs/design.md rulings and options."""
 
 from __future__ import annotations
 

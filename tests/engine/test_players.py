@@ -1,4 +1,4 @@
-"""Computer players (games/engine/players): every action legal, nothing hidden read, the obvious
+"""Computer players (engine/players): every action legal, nothing hidden read, the obvious
 decisions right, and the coach's advice. Plain pytest, seeded loops, no database.
 
 How well they play is measured by bench/players.py (bench/RESULTS.md "Computer players")."""
