@@ -6,7 +6,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.utils import timezone
 
 from accounts.money import units_from_cents
-from config.text import validate_name
+from kernel.text import validate_name
 
 from . import throttle
 from .models import Club, User

@@ -27,9 +27,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from config.errors import DomainError
-from config.errors import PermissionDenied as NotAllowed
-from config.text import text_problem
+from kernel.errors import DomainError
+from kernel.errors import PermissionDenied as NotAllowed
+from kernel.text import text_problem
 
 from . import signals, throttle
 from .access import is_member, membership_of

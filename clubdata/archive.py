@@ -52,7 +52,6 @@ from django.utils import timezone
 import engine
 from accounts.models import Club, Membership, User
 from clubhouse.models import Season
-from config.errors import DomainError
 from engine.cards import FULL_DECK
 from games.models import ChatMessage, ClubExport, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
 from games.selectors.hands import (
@@ -62,6 +61,7 @@ from games.selectors.hands import (
     hand_sealed_open,
     sealed_action_hidden,
 )
+from kernel.errors import DomainError
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
 
 logger = logging.getLogger(__name__)

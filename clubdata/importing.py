@@ -43,10 +43,10 @@ import engine
 from accounts.models import Club, Membership, User
 from accounts.services import club_name_error
 from clubhouse.models import Season
-from config.errors import DomainError
-from config.text import text_problem
 from engine.cards import to_cards
 from games.models import ClubExport, Hand, RuleSet, Table
+from kernel.errors import DomainError
+from kernel.text import text_problem
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Ruling, Settlement
 
 from .archive import (

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.leaving import user_anonymise
 from accounts.models import Membership, User
-from config.errors import DomainError
 from games.models import AdvanceAction, ChatMessage, Seat
+from kernel.errors import DomainError
 
 from .member import hands_dealt_to
 

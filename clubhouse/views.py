@@ -18,9 +18,9 @@ from django.utils import timezone
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from accounts.selectors import club_member_get
-from config.errors import DomainError
-from config.query import BadQuery, query_key
 from games.models import Game
+from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 
 from . import examples, selectors, services
 from .forms import PeriodForm, SeasonForm

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.errors import DomainError
+from kernel.errors import DomainError
 
 
 class NotSeated(DomainError):

@@ -14,10 +14,10 @@ from django import forms
 import engine
 from accounts.models import Club
 from accounts.money import cents_from_units, units_from_cents
-from config.text import validate_name
 from engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
 from games.models import Game, Hand, PushChoice, RuleSetVersion
+from kernel.text import validate_name
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
@@ -25,7 +25,7 @@ MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 
 
 def reject_control_characters(value: str) -> None:
-    """A name shows on pages and in email subjects: config.text's one rule for names (no control or
+    """A name shows on pages and in email subjects: kernel.text's one rule for names (no control or
     format characters: line breaks, tabs, bidi overrides, zero-width characters...)."""
     validate_name(value)
 

@@ -26,8 +26,8 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from config import metrics
 from games.selectors.hands import hands_overdue
+from kernel import metrics
 
 log = logging.getLogger(__name__)
 

@@ -52,9 +52,9 @@ from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
-from config.errors import DomainError
-from config.statements import Insert, InsertColumns, saved
 from engine.events import PAY_KINDS, event_to_json
+from kernel.errors import DomainError
+from kernel.statements import Insert, InsertColumns, saved
 
 from .models import (
     AWARD_KINDS,

@@ -32,7 +32,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from config import metrics as instruments
+from kernel import metrics as instruments
 
 log = logging.getLogger(__name__)
 

@@ -247,7 +247,7 @@ CHANNEL_LAYERS = {
 
 CACHES = {
     "default": {
-        "BACKEND": "config.cache.KeptClientRedisCache",  # Django's, its client kept
+        "BACKEND": "kernel.cache.KeptClientRedisCache",  # Django's, its client kept
         "LOCATION": REDIS_URL or "redis://127.0.0.1:6379/0",
         "KEY_PREFIX": CHANNEL_LAYER_PREFIX,
     },
@@ -302,7 +302,7 @@ PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", False)
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 # Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older
 # than BEAT_HEARTBEAT_MAX_AGE seconds (the turn sweep alone goes out every TURN_SWEEP_SECONDS).
-CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
+CELERY_BEAT_SCHEDULER = "kernel.beat:HeartbeatScheduler"
 BEAT_HEARTBEAT_FILE = os.environ.get("BEAT_HEARTBEAT_FILE", str(BASE_DIR / ".data" / "beat-heartbeat"))
 BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(90.0, 4 * TURN_SWEEP_SECONDS))))
 # Requests a minute per API key (games/api), counted in the shared cache.

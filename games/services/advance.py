@@ -30,9 +30,9 @@ from django.db import transaction
 import engine
 from accounts.models import User
 from accounts.money import money
-from config.errors import DomainError
 from games.models import AdvanceAction, Hand
 from games.services.locking import hand_lock_seated
+from kernel.errors import DomainError
 
 BET = "bet"
 SEALED = "sealed"

@@ -18,11 +18,11 @@ from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import User
-from config.errors import DomainError
-from config.text import text_problem
 from games.live.publish import groups_send, table_group
 from games.models import ChatMessage, Table
 from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
+from kernel.errors import DomainError
+from kernel.text import text_problem
 
 MAX_CHARS = 500
 RATE_COUNT = 5  # messages ...

@@ -9,13 +9,13 @@ from django.utils import timezone
 
 import engine
 from accounts.models import User
-from config.statements import Insert, Update, UpdateInsert
 from games.errors import TableRefused
 from games.models import Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
+from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
 
 

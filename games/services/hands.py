@@ -24,8 +24,6 @@ from django.utils import timezone
 
 import engine
 from accounts.models import User
-from config import metrics
-from config.statements import Insert, Update, UpdateInsert
 from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.live.marks import marks_after, private_changed
@@ -43,6 +41,8 @@ from games.services.locking import (
     locked_hand_state,
     table_lock_with_rules,
 )
+from kernel import metrics
+from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),

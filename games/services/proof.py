@@ -13,9 +13,9 @@ from django.db import IntegrityError, transaction
 
 from accounts.access import membership_of
 from accounts.models import User
-from config.errors import DomainError, PermissionDenied
 from engine.commitment import DECK_SIZE, SALT_BYTES
 from games.models import Hand, HandDispute
+from kernel.errors import DomainError, PermissionDenied
 
 REASON_MAX = 2000
 

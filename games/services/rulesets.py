@@ -11,9 +11,9 @@ from django.utils import timezone
 
 import engine
 from accounts.models import Club, User
-from config.text import text_problem
 from games.errors import RulesFrozen
 from games.models import Game, RuleSet, RuleSetVersion
+from kernel.text import text_problem
 
 MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 

@@ -15,11 +15,11 @@ from django.utils import timezone
 from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
-from config.text import text_problem
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.rulesets import rule_version_freeze
+from kernel.text import text_problem
 from ledger.services import balance_of
 
 

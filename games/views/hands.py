@@ -11,8 +11,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from config.errors import DomainError
-from config.query import BadQuery, query_key
 from games import services
 from games.forms import act_request_parse
 from games.outcomes import showdown_rows
@@ -31,6 +29,8 @@ from games.selectors.proof import hand_proof_for
 from games.selectors.tables import table_may_watch
 from games.story import hand_story
 from games.views.common import deck_context, finished_hand, forbidden, member, table_access
+from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 from ledger import selectors as ledger_selectors
 
 

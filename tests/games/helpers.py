@@ -14,10 +14,10 @@ from django.test import Client
 
 import engine
 from accounts.models import Club, User
-from config.errors import DomainError
 from engine.cards import FULL_DECK, Card
 from games import services
 from games.models import Hand, RuleSet, Table
+from kernel.errors import DomainError
 
 
 def make_rule_set(club: Club, organiser: User, rules: engine.Rules | None = None, *, max_seats: int = 7,

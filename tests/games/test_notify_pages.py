@@ -14,9 +14,9 @@ from py_vapid import Vapid
 
 import engine
 from accounts.models import User
-from config.errors import DomainError
 from games import push, services
 from games.models import PushChoice, PushSubscription
+from kernel.errors import DomainError
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 from tests.games.push_receiver import Browser

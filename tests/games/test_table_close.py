@@ -7,9 +7,9 @@ from django.core.management import call_command
 
 import engine
 from accounts.models import User
-from config.errors import DomainError
 from games import services
 from games.models import Hand, Table
+from kernel.errors import DomainError
 from ledger.models import Account, EntryKind, JournalEntry, Ruling
 from ledger.services import balance_of
 from tests.games.helpers import current_hand, fixed_deck, make_table

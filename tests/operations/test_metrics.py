@@ -63,7 +63,7 @@ def test_metrics_answer_whatever_the_host_header(settings):
 @pytest.fixture
 def unverified_books():
     """No verification stored yet (Redis outlives a test)."""
-    from config.metrics import _redis_key, redis_client
+    from kernel.metrics import _redis_key, redis_client
     from operations.metrics import LEDGER_KEY
 
     client = redis_client()

@@ -15,10 +15,10 @@ from django.urls import reverse
 import engine
 from accounts.models import Club, User
 from accounts.services import invitation_create
-from config.errors import DomainError
 from games import services
 from games.models import ChatMessage, RuleSet, Table
 from games.services.chat import chat_post
+from kernel.errors import DomainError
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 

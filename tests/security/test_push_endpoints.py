@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from config.errors import DomainError
 from games import push
 from games.models import PushSubscription
+from kernel.errors import DomainError
 from tests.games.push_receiver import Browser, PushReceiver, Tarpit
 
 REFUSED = [

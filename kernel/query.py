@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from config.errors import DomainError
+from kernel.errors import DomainError
 
 KEY_MAX = 2**63 - 1  # PostgreSQL's bigint: the largest key or hand number a cursor can name
 BROKEN_LINK = "That page link is broken; start from the newest."
