@@ -192,7 +192,7 @@ def how_to_play(request: HttpRequest, club_id: int, game: str) -> HttpResponse:
     access = club_access(request, club_id)
     if game not in Game.values:
         raise Http404("No such game.")
-    from games.presenters import rules_words
+    from games.presentation.presenters import rules_words
     from games.selectors.rules import rule_versions_latest
 
     house = [(v, rules_words(v, access.club.currency)) for v in rule_versions_latest(club_id=access.club.pk, game=game)]

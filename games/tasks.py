@@ -89,7 +89,7 @@ def hand_alarm(hand_id: int, at: str) -> bool:
 def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: str, club_id: int | None = None) -> int:
     """Push one notice to the member's browsers if they still want it and are away (games/push.py); how many
     took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
-    from games.push import PushMessage, push_send
+    from games.delivery.webpush import PushMessage, push_send
 
     return push_send(user_id=user_id, kind=kind, club_id=club_id,
                      message=PushMessage(title=title, body=body, url=url, tag=tag))

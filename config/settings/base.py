@@ -59,7 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
-    "operations.metrics.MetricsMiddleware",
+    "operations.scrape.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "config.security.PermissionsPolicyMiddleware",
@@ -88,7 +88,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context.waiting_tables",
+                "games.presentation.context.waiting_tables",
             ],
         },
     },
@@ -97,7 +97,7 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.ChainableUndefined},
+        "OPTIONS": {"environment": "games.presentation.jinja.environment", "undefined": jinja2.ChainableUndefined},
     },
 ]
 

@@ -15,9 +15,9 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import User
-from games.area import AREA, jinja_template, seat_row_html
 from games.live.frames import PRIVATE, PUBLIC, encode
-from games.presenters import hand_page
+from games.presentation.area import AREA, jinja_template, seat_row_html
+from games.presentation.presenters import hand_page
 from games.selectors.snapshot import TableSnapshot
 from kernel import metrics
 

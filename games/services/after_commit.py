@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.live.publish import versions_publish
 from games.models import Hand
-from games.reminders import hand_next_due
+from games.timing.reminders import hand_next_due
 
 log = logging.getLogger(__name__)
 

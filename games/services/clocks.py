@@ -14,11 +14,11 @@ from django.utils import timezone
 
 import engine
 from accounts.models import User
-from games import clock as turn_clock
-from games.clock import clock_deadline
 from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
+from games.timing import turn_clock
+from games.timing.turn_clock import clock_deadline
 
 
 def clock_member(user: User | None, *, away_counts: bool) -> turn_clock.Member:

@@ -24,7 +24,6 @@ from django.utils import timezone
 
 import engine
 from accounts.models import User
-from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
@@ -41,6 +40,7 @@ from games.services.locking import (
     locked_hand_state,
     table_lock_with_rules,
 )
+from games.timing.turn_clock import clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events

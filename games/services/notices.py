@@ -34,11 +34,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.clock import clock_deadline
+from games.delivery.presence import is_present
 from games.models import Hand, TurnNotice
-from games.presence import is_present
-from games.reminders import turn_notice_moments
 from games.selectors.hands import hand_seat_users
+from games.timing.reminders import turn_notice_moments
+from games.timing.turn_clock import clock_deadline
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
     notices "each" with an address, reminder on; push: games/push.py), or it was sent already.
     """
-    from games.push import PushMessage, push_enqueue, push_wanted
+    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
 
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or not _waiting_turn(hand, seat, since):
@@ -206,7 +206,7 @@ def digests_send(*, now: datetime | None = None) -> int:
     """Send today's digest to each member who chose one (by email: turn notices "digest" with an address;
     by push: games/push.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
     them; at most one a local day. Returns how many members were sent one."""
-    from games.push import PushMessage, push_enqueue, push_wanted
+    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
 
     now = now or timezone.now()
     sent = 0

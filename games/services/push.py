@@ -6,8 +6,8 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
+from games.delivery.webpush import push_endpoint_check, push_keys_check
 from games.models import PushChoice, PushSubscription
-from games.push import push_endpoint_check, push_keys_check
 from kernel.errors import DomainError
 
 

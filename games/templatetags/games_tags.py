@@ -12,8 +12,8 @@ from django.utils.safestring import SafeString, mark_safe
 from accounts.money import money as _money
 from engine.cards import Card
 from engine.errors import CardError
-from games.area import jinja_template
-from games.words import duration as _duration
+from games.presentation.area import jinja_template
+from games.presentation.words import duration as _duration
 
 register = template.Library()
 

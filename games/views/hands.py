@@ -13,8 +13,9 @@ from django.views.decorators.http import require_POST
 from accounts.access import club_access
 from games import services
 from games.forms import act_request_parse
-from games.outcomes import showdown_rows
-from games.presenters import piles_board
+from games.history.story import hand_story
+from games.presentation.presenters import piles_board
+from games.presentation.reasons import showdown_rows
 from games.selectors.hands import (
     hand_exports,
     hand_get,
@@ -27,7 +28,6 @@ from games.selectors.hands import (
 )
 from games.selectors.proof import hand_proof_for
 from games.selectors.tables import table_may_watch
-from games.story import hand_story
 from games.views.common import deck_context, finished_hand, forbidden, member, table_access
 from kernel.errors import DomainError
 from kernel.query import BadQuery, query_key

@@ -16,8 +16,8 @@ from django.templatetags.static import static
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
+from games.delivery.webpush import vapid_public_key
 from games.forms import PushChoiceForm
-from games.push import vapid_public_key
 from games.selectors.notices import push_browser_count, push_choice_of, tables_my_turn
 from games.services.push import push_choice_set, push_subscribe, push_unsubscribe
 from games.views.common import member

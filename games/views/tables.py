@@ -16,7 +16,7 @@ from accounts.money import money
 from games import services
 from games.forms import TableForm
 from games.models import Table
-from games.presenters import hand_page
+from games.presentation.presenters import hand_page
 from games.selectors.hands import hand_current
 from games.selectors.mine import my_tables
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch

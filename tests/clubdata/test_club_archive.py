@@ -17,10 +17,10 @@ from accounts.models import Club, Membership, User
 from clubdata.archive import ArchiveError, club_export
 from clubdata.importing import club_import
 from games import services
+from games.demo.simulate import simulation_run
 from games.models import Hand, HandAction, Table
 from games.services.chat import chat_post
 from games.services.voiding import hand_void
-from games.simulate import simulation_run
 from ledger import services as ledger_services
 from ledger.models import Account, JournalEntry, Posting
 from ledger.verify import ledger_problems

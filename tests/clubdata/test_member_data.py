@@ -15,9 +15,9 @@ from accounts.tokens import api_token_create
 from clubdata.archive import club_export
 from clubdata.importing import club_import
 from games import services
+from games.demo.simulate import simulation_run
 from games.models import ChatMessage, Seat
 from games.services.chat import chat_post
-from games.simulate import simulation_run
 from ledger.models import Posting
 from ledger.services import balance_of
 from ledger.verify import ledger_problems

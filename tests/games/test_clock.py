@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 
 import pytest
 
-from games.clock import Member, deadline_for, is_quiet, quiet_hours_error, quiet_length, quiet_windows
+from games.timing.turn_clock import Member, deadline_for, is_quiet, quiet_hours_error, quiet_length, quiet_windows
 
 HOUR = 3600
 

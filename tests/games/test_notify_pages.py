@@ -14,7 +14,8 @@ from py_vapid import Vapid
 
 import engine
 from accounts.models import User
-from games import push, services
+from games import services
+from games.delivery import webpush as push
 from games.models import PushChoice, PushSubscription
 from kernel.errors import DomainError
 from tests.games.async_helpers import awaited, user_at

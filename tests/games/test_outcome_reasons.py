@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import PilesRules, PiranhaRules, result
 from engine.actions import FOLD, HIGH, IN, LOW, OUT, PIG
-from games.outcomes import outcome_reasons
+from games.presentation.reasons import outcome_reasons
 from tests.engine import test_piles as piles
 from tests.engine import test_piranha as piranha
 

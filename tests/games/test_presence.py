@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games import presence
+from games.delivery import presence
 from games.models import Hand
 from games.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn

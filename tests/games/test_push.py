@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from games import push
+from games.delivery import webpush as push
 from games.models import Hand, PushChoice, PushSubscription
 from games.tasks import send_daily_digests, sweep_due_notices
 from tests.games.async_helpers import piles_turn

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 import engine
 from games import services
-from games.clock import clock_deadline
 from games.models import Hand
 from games.services.after_commit import hand_alarm_pending, turn_work_flush
 from games.tasks import hand_alarm
+from games.timing.turn_clock import clock_deadline
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401

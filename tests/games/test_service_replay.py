@@ -11,8 +11,8 @@ import pytest
 
 import engine
 from engine.events import PAY_KINDS
+from games.demo.simulate import simulation_run
 from games.models import Hand
-from games.simulate import simulation_run
 from ledger.models import AWARD_KINDS, Posting
 from tests.accounts.factories import ClubFactory, MembershipFactory
 

@@ -178,7 +178,7 @@ def test_a_table_closed_mid_hand_shows_nobody_to_act_and_its_note_in_sentences(c
 
 
 def test_a_reason_that_ends_a_sentence_gets_no_second_full_stop() -> None:
-    from games.words import sentence
+    from games.presentation.words import sentence
 
     assert sentence("End of the night") == "End of the night."
     assert sentence(" Closed early! ") == "Closed early!"

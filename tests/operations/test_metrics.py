@@ -64,7 +64,7 @@ def test_metrics_answer_whatever_the_host_header(settings):
 def unverified_books():
     """No verification stored yet (Redis outlives a test)."""
     from kernel.metrics import _redis_key, redis_client
-    from operations.metrics import LEDGER_KEY
+    from operations.scrape import LEDGER_KEY
 
     client = redis_client()
     client.delete(_redis_key(LEDGER_KEY))

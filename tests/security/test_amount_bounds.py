@@ -22,7 +22,7 @@ from games import services as game_services
 from games.errors import RulesFrozen
 from games.forms import PilesRulesForm, PiranhaRulesForm
 from games.models import Hand, Table
-from games.words import rules_in_words
+from games.presentation.words import rules_in_words
 from ledger.services import MAX_AMOUNT
 from tests.accounts.factories import MembershipFactory
 from tests.games.helpers import make_rule_set, make_table

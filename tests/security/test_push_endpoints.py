@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from games import push
+from games.delivery import webpush as push
 from games.models import PushSubscription
 from kernel.errors import DomainError
 from tests.games.push_receiver import Browser, PushReceiver, Tarpit

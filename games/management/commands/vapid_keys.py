@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from py_vapid import Vapid
 
-from games.push import b64url, vapid_private_key_generate
+from games.delivery.webpush import b64url, vapid_private_key_generate
 
 
 class Command(BaseCommand):

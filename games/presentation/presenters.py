@@ -13,13 +13,13 @@ from django.urls import reverse
 import engine
 from accounts.models import User
 from accounts.money import money
-from games.clock import clock_deadline
 from games.models import Hand, RuleSetVersion, Seat, Table
-from games.outcomes import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
+from games.presentation.reasons import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
+from games.presentation.words import event_words, raise_to_label, rules_in_words
 from games.selectors.hands import hand_card_seat, hand_sealed_open
 from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
-from games.words import event_words, raise_to_label, rules_in_words
+from games.timing.turn_clock import clock_deadline
 
 _ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
                  "in": "In", "out": "Out"}

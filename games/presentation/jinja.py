@@ -20,7 +20,7 @@ from django.utils import timezone
 from jinja2 import Environment
 from markupsafe import Markup
 
-from games import area, words
+from games.presentation import area, words
 from games.templatetags import games_tags
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from games.clock import clock_deadline
+from games.timing.turn_clock import clock_deadline
 
 
 def reminder_at(*, began: datetime, deadline: datetime) -> datetime | None:

@@ -20,13 +20,13 @@ from markupsafe import Markup
 
 import engine
 from accounts.models import User
-from games import presenters
 from games.models import Hand
+from games.presentation import presenters
+from games.presentation.words import seat_state_words
 from games.selectors.advance import advance_split
 from games.selectors.hands import hand_seat_of
 from games.selectors.snapshot import TableSnapshot
 from games.services import advance
-from games.words import seat_state_words
 
 AREA = "games/area.jinja"
 SEAT_ROW = "games/_seat_row.jinja"

@@ -21,11 +21,11 @@ import engine
 from accounts.models import User
 from accounts.money import money
 from games.models import Hand
-from games.outcomes import ShownRow, showdown_rows
-from games.presenters import TIMEOUT_MARK, action_label, piles_board
+from games.presentation.presenters import TIMEOUT_MARK, action_label, piles_board
+from games.presentation.reasons import ShownRow, showdown_rows
+from games.presentation.words import event_words
 from games.selectors.hands import hand_actions, hand_card_seat, hand_closed_positions, hand_player_names
 from games.selectors.proof import hand_dispute_opened
-from games.words import event_words
 
 DEAL, ACTION, RESULT = "deal", "action", "result"
 

@@ -41,8 +41,8 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 from urllib3.util.connection import create_connection
 
+from games.delivery.presence import is_present
 from games.models import PushChoice, PushSubscription
-from games.presence import is_present
 from kernel.errors import DomainError
 
 log = logging.getLogger(__name__)

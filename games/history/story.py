@@ -6,9 +6,9 @@ from typing import Any
 
 import engine
 from games.models import Hand
-from games.presenters import TIMEOUT_MARK, action_label
+from games.presentation.presenters import TIMEOUT_MARK, action_label
+from games.presentation.words import event_words
 from games.selectors.hands import hand_actions, sealed_action_hidden
-from games.words import event_words
 
 
 def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict[str, Any]]:
