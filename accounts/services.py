@@ -109,7 +109,7 @@ def club_name_error(name: str) -> str | None:
 
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
     """Create a club; its creator becomes its first organiser. Raises InvalidInput for a name that is
-    not one line of plain text (control or format characters: config/text.py)."""
+    not one line of plain text (control or format characters: kernel/text.py)."""
     name = name.strip()
     error = text_problem(name, what="A club name") or club_name_error(name)
     if error:

@@ -316,7 +316,7 @@ def summary_since(*, club: Club, user: User, since: datetime, chat_lines: int = 
                 AND hand_id IS NOT NULL)
         """, [club.pk, user.pk, since, club.pk])
         hands, won, lost, net = cursor.fetchone()
-    # A hand keeps a clock for each seat whose decision it awaits (games/clock.py).
+    # A hand keeps a clock for each seat whose decision it awaits (games/timing/turn_clock.py).
     waiting = []
     for hand in (Hand.objects.filter(table__club=club, finished_at__isnull=True, voided_at__isnull=True,
                                      table__seats__user=user, table__seats__left_at__isnull=True)

@@ -1,4 +1,4 @@
-"""Refusals of the games app; every message is fit for a member's eyes (config/errors.py)."""
+"""Refusals of the games app; every message is fit for a member's eyes (kernel/errors.py)."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ class Hand(models.Model):
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True,
-                                    help_text="The earliest clock of the awaited seats (games/clock.py).")
+                                    help_text="The earliest clock of the awaited seats (games/timing/turn_clock.py).")
     # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began,
     # "began": the ISO instant it began (absent in clocks stored before the notice sweep)}:
     # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
@@ -311,7 +311,7 @@ class TurnNotice(models.Model):
 
 
 class PushSubscription(models.Model):
-    """One browser's Web Push subscription of a member (games/push.py): where the push service takes messages
+    """One browser's Web Push subscription of a member (games/delivery/webpush.py): where the push service takes messages
     for it and the keys they are encrypted to (RFC 8291). Removed when the push service says it is gone."""
 
     ENDPOINT_MAX = 1000

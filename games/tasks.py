@@ -87,7 +87,7 @@ def hand_alarm(hand_id: int, at: str) -> bool:
 
 @shared_task(acks_late=True)
 def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: str, club_id: int | None = None) -> int:
-    """Push one notice to the member's browsers if they still want it and are away (games/push.py); how many
+    """Push one notice to the member's browsers if they still want it and are away (games/delivery/webpush.py); how many
     took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
     from games.delivery.webpush import PushMessage, push_send
 

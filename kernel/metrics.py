@@ -1,7 +1,7 @@
 """Prometheus instruments of the live site, and the one-line hooks that feed them.
 
 Lives beside the settings so that any app may call a hook without importing an app above it;
-the scrape (``operations/metrics.py``) adds what is read at scrape time (queue depth, overdue
+the scrape (``operations/scrape.py``) adds what is read at scrape time (queue depth, overdue
 turns, ledger verification). With several web processes set ``PROMETHEUS_MULTIPROC_DIR`` (an
 empty folder per host, before the processes start): each process writes its values there and
 the scrape adds them up.

@@ -157,7 +157,7 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: 
     return created
 
 
-# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts. A posting is given
+# The INSERTs bulk_create sends, written out once (kernel/statements.py): every bet posts. A posting is given
 # its entry, account and amount; the rest of its columns are the trigger's to stamp (migration 0002).
 _ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), InsertColumns(Posting, ["entry_id", "account_id", "amount"])
 

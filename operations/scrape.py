@@ -6,7 +6,7 @@ that setting is set, or a client address in ``METRICS_ALLOWED_IPS`` (default: lo
 Behind the proxy the client address is the visitor's (forwarded headers are trusted from the
 proxy only), so the public never matches; the proxy also refuses /metrics itself.
 
-Besides the instruments of ``config/metrics.py`` (added up over the processes of this host when
+Besides the instruments of ``kernel/metrics.py`` (added up over the processes of this host when
 ``PROMETHEUS_MULTIPROC_DIR`` is set), each scrape reads: the Celery queue's depth, the turns
 overdue beyond the sweep's reach, the timeouts applied by their own task and by the sweep, and
 the latest ledger verification (a beat task, ``LEDGER_VERIFY_SECONDS``).

@@ -124,7 +124,7 @@ def run(port: int) -> int:
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
-        # service that never answers holds up pushes, never a turn's clock (games/push.py).
+        # service that never answers holds up pushes, never a turn's clock (games/delivery/webpush.py).
         "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--queues", env.get("CELERY_QUEUE", "celery"), "--hostname", "worker@%h", "--loglevel", "INFO"],
         "push": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",

@@ -93,7 +93,7 @@ TEMPLATES = [
         },
     },
     {
-        # The live table area, rendered for every member on every version (games/jinja.py).
+        # The live table area, rendered for every member on every version (games/presentation/jinja.py).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
@@ -261,7 +261,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Longer than any deadline so a waiting eta task is not redelivered: a 7-day clock that stands
-    # still 12 quiet hours a day (games/clock.py) runs out after at most 14 days.
+    # still 12 quiet hours a day (games/timing/turn_clock.py) runs out after at most 14 days.
     "visibility_timeout": 15 * 24 * 3600,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 0,
@@ -279,9 +279,9 @@ TURN_NOTICE_GRACE_SECONDS = int(os.environ.get("TURN_NOTICE_GRACE_SECONDS", "120
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # A table or lobby socket keeps its member present this long after it opened or last pinged (pages ping
-# every 25 s); no turn email or push while present (games/presence.py).
+# every 25 s); no turn email or push while present (games/delivery/presence.py).
 PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "70"))
-# Web Push (games/push.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
+# Web Push (games/delivery/webpush.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
 # Without one push is off, unless VAPID_KEY_FILE names a file to keep a generated one in (development, tests).
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE", "")
@@ -329,7 +329,7 @@ CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_back
                                           "schedule": crontab(hour=BACKUP_HOUR, minute=0),
                                           "options": {"expires": 3 * 3600}}
 
-# Metrics (operations/metrics.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
+# Metrics (operations/scrape.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
 # address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")

@@ -51,6 +51,6 @@ if "owner" in DATABASES:  # noqa: F405
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")
 PUSH_QUEUE = os.environ.get("PUSH_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-push")
 
-# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/push.py).
+# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/delivery/webpush.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405
 PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", True)  # noqa: F405

@@ -5,7 +5,7 @@ or never, and no clock may wait for it.
 
 A payload says no more than an email would: a title such as "Your turn at Main", a line of text and a
 link. Never a card, a bet or a sealed decision. Nothing goes while the member is present
-(games/presence.py). A subscription the push service reports gone (404 or 410) is deleted.
+(games/delivery/presence.py). A subscription the push service reports gone (404 or 410) is deleted.
 
 Keys: ``VAPID_PRIVATE_KEY`` (base64url of the 32-byte secret; ``manage.py vapid_keys`` makes one), else a
 key kept in ``VAPID_KEY_FILE`` and generated there on first use (development and tests). Without either,

@@ -22,7 +22,7 @@ from games.selectors.snapshot import TableSnapshot
 from kernel import metrics
 
 PARTS = ("own_hand", "seat_actions")  # the area's data-part slots a private frame fills
-# Frames rendered by this process by kind (tests); each also counts in club_live_renders_total (config/metrics.py).
+# Frames rendered by this process by kind (tests); each also counts in club_live_renders_total (kernel/metrics.py).
 renders: Counter[str] = Counter()
 
 

@@ -5,7 +5,7 @@ written for Jinja2, whose compiled templates cost a fraction of Django's per nod
 around it stay Django templates and include it with ``{% jinja "games/area.jinja" %}``
 (games/templatetags/games_tags.py), as the replay and the hand's page include the board and the seat
 row. The filters and globals are those of the Django tags the pages use (games_tags), and the area's
-own (games/area.py); Jinja's built-in ones (``default``, ``join``) behave as Jinja's.
+own (games/presentation/area.py); Jinja's built-in ones (``default``, ``join``) behave as Jinja's.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     """Context of the table page for ``user`` (None: what every viewer sees alike, no seat of their
     own). With ``snapshot`` (of ``table`` showing ``hand``) no query: everything read comes from it;
     without, one is read here. The context carries it as ``snapshot`` for the template tags of the
-    table area (games/area.py).
+    table area (games/presentation/area.py).
 
     What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
     once per snapshot (``_public_context``: the public frame and the private frames of one version share

@@ -56,7 +56,7 @@ def _rate_check(user: User) -> None:
 
 def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
     """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty,
-    longer than MAX_CHARS or holds control or format characters (config/text.py), the member is not seated at the table (spectators read only), no longer a
+    longer than MAX_CHARS or holds control or format characters (kernel/text.py), the member is not seated at the table (spectators read only), no longer a
     member, or over the rate limit."""
     text = (text or "").strip()
     if not text:

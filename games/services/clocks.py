@@ -1,5 +1,5 @@
 """Turn clocks of hands: each awaited seat's deadline (the rule set's seconds; quiet hours stop a clock,
-away ends it at once: games/clock.py), and a member's new quiet hours moving the clocks they have running."""
+away ends it at once: games/timing/turn_clock.py), and a member's new quiet hours moving the clocks they have running."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Ma
     "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/services/notices.py; clocks
     stored before it was added lack it).
 
-    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet
+    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/timing/turn_clock.py: quiet
     hours stop it, away ends it at once). A sealed decision (the drop, the declaration) keeps
     each seat's clock while the awaited seats only shrink.
     """
@@ -75,7 +75,7 @@ def earliest_deadline(clocks: Mapping[str, Any]) -> datetime | None:
 def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     """``user`` changed their quiet hours or time zone (``before``: the settings their running clocks were
     set with): what remains of each running clock of theirs, counted under ``before``, now runs under the
-    new settings (games/clock.py), so a clock stands still in the new quiet hours and no longer in the old.
+    new settings (games/timing/turn_clock.py), so a clock stands still in the new quiet hours and no longer in the old.
 
     Each hand in its own durable transaction with its row locked; the clocks are those of the version
     it holds then, and on commit the hand's alarm is set for the new deadline if that comes before the

@@ -45,7 +45,7 @@ from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
 
-# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
+# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
 _HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]),
                           Insert(HandAction))
@@ -293,7 +293,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
 
     A no-op returning False when the hand moved on (another version, finished, or
     the clock has not run out yet): safe to run twice, late, or after the player acted.
-    In a sealed decision the other seats keep their own clocks (games/clock.py).
+    In a sealed decision the other seats keep their own clocks (games/timing/turn_clock.py).
     Opens the durable transaction and locks the hand row.
     """
     with transaction.atomic(durable=True):

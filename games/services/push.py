@@ -1,4 +1,4 @@
-"""A member's Web Push subscriptions and choices (sending: games/push.py)."""
+"""A member's Web Push subscriptions and choices (sending: games/delivery/webpush.py)."""
 
 from __future__ import annotations
 

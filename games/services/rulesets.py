@@ -35,7 +35,7 @@ def _check(*, game: str, rules: engine.Rules, max_seats: int, name: str) -> None
 def rule_set_create(*, club: Club, user: User, name: str, rules: engine.Rules, max_seats: int,
                     spectators_allowed: bool) -> RuleSet:
     """Create an agreement with its version 1. Raises RulesFrozen (a DomainError) for unsound rules or a
-    name with control or format characters (config/text.py)."""
+    name with control or format characters (kernel/text.py)."""
     _check(game=rules.game, rules=rules, max_seats=max_seats, name=name)
     with transaction.atomic():
         rule_set = RuleSet.objects.create(club=club, name=name.strip(), game=rules.game, created_by=user)

@@ -25,7 +25,7 @@ from ledger.services import balance_of
 
 def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> Table:
     """Open a table under one rule-set version of the club; that version is frozen from now on.
-    Raises TableRefused for a name with control or format characters (config/text.py) or a foreign version."""
+    Raises TableRefused for a name with control or format characters (kernel/text.py) or a foreign version."""
     problem = text_problem(name, what="A table name")
     if problem:
         raise TableRefused(problem)

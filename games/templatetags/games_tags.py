@@ -72,5 +72,5 @@ def get(mapping: Any, key: Any) -> Any:
 @register.simple_tag(takes_context=True)
 def jinja(context: Any, name: str) -> SafeString:
     """``{% jinja "games/_board.jinja" %}``: a Jinja2 template of templates/jinja2/ (the table area and
-    its pieces: games/jinja.py) rendered with this template's context."""
+    its pieces: games/presentation/jinja.py) rendered with this template's context."""
     return mark_safe(jinja_template(name).render(context.flatten()))  # noqa: S308 - rendered, escaped there

@@ -1,4 +1,4 @@
-"""The statements of the action's path written out once (games/selectors/rows.py, config/statements.py) read and
+"""The statements of the action's path written out once (games/selectors/rows.py, kernel/statements.py) read and
 write exactly what the ORM does."""
 
 from __future__ import annotations

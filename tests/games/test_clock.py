@@ -1,4 +1,4 @@
-"""games/clock.py: turn deadlines with quiet hours and away, in the member's zone, across midnight and
+"""games/timing/turn_clock.py: turn deadlines with quiet hours and away, in the member's zone, across midnight and
 daylight-saving changes. Pure: fixed datetimes, no database."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Why each hand ended as it did, in words, from the engine's own results (games/outcomes.py)."""
+"""Why each hand ended as it did, in words, from the engine's own results (games/presentation/reasons.py)."""
 
 from __future__ import annotations
 

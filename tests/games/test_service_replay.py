@@ -1,4 +1,4 @@
-"""Random hands of both games, 2 to 6 seats, played through the services (games/simulate.py): each
+"""Random hands of both games, 2 to 6 seats, played through the services (games/demo/simulate.py): each
 hand's stored deal and action log, played again by the engine, gives back the stored state and the
 stored events, and the journal holds exactly the engine's chip movements and payouts for it."""
 

@@ -2,7 +2,7 @@
 as "admin", a zero-width space makes a second "Ann", a line break forges a line of the log or of a mail.
 
 Every name members see (display names, club, table and house-rule names) and every chat line refuses
-them, through the pages, the services and the table socket, with one message (config/text.py), and
+them, through the pages, the services and the table socket, with one message (kernel/text.py), and
 nothing is stored. Ordinary names and emoji (a zero-width joiner inside a family emoji) still pass.
 """
 
