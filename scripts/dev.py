@@ -223,6 +223,7 @@ def test(pytest_args: list[str]) -> int:
     try:
         steps = [
             ("ruff", [str(bin_dir / "ruff"), "check", "."]),
+            ("ruff format", [str(bin_dir / "ruff"), "format", "--check", "."]),
             ("mypy", [str(bin_dir / "mypy")]),
             ("pytest", [str(bin_dir / "pytest"), *on_every_core(pytest_args)]),
         ]

@@ -40,6 +40,7 @@ def jinja_template(name: str) -> Template:
 
 # ---- what the parts show -----------------------------------------------------------------------
 
+
 def _user(context: Mapping[str, Any]) -> User | None:
     user = context.get("user")
     return user if isinstance(user, User) else None
@@ -82,8 +83,12 @@ def around(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]
     left = (n + 2) // 4 if n > 2 else 0
     right = left
     top = n - left - right
-    return [("bottom", ring[:1]), ("left", list(reversed(rest[:left]))),
-            ("top", rest[left:left + top]), ("right", rest[left + top:])]
+    return [
+        ("bottom", ring[:1]),
+        ("left", list(reversed(rest[:left]))),
+        ("top", rest[left : left + top]),
+        ("right", rest[left + top :]),
+    ]
 
 
 @pass_context
@@ -99,12 +104,23 @@ def seat_ring(context: Any, clocks: list[dict[str, Any]]) -> Markup:
 
 def seat_row_html(values: Mapping[str, Any], row: dict[str, Any], clocks: list[dict[str, Any]]) -> str:
     """One seat of the ring: ``values``, the area's (its club and the seats' money)."""
-    return jinja_template(SEAT_ROW).render(club=values.get("club"), clocks=clocks, row=row,
-                                           seat_money=values.get("seat_money") or {})
+    return jinja_template(SEAT_ROW).render(
+        club=values.get("club"), clocks=clocks, row=row, seat_money=values.get("seat_money") or {}
+    )
 
 
-_KEYS = {"check": "k", "call": "c", "bet": "b", "raise": "r", "fold": "f", "in": "i", "out": "o",
-         "declare:high": "h", "declare:low": "l", "declare:pig": "p"}
+_KEYS = {
+    "check": "k",
+    "call": "c",
+    "bet": "b",
+    "raise": "r",
+    "fold": "f",
+    "in": "i",
+    "out": "o",
+    "declare:high": "h",
+    "declare:low": "l",
+    "declare:pig": "p",
+}
 
 
 def shortcut_key(kind: str, value: str) -> str:
@@ -131,12 +147,17 @@ def advance_panel(context: Any) -> Markup:
     choices = advance.choices_for(state, seat, currency, view=view if isinstance(view, engine.HandView) else None)
     if not (choices or mine["pending"] or mine["cancelled"]):
         return Markup("")
-    return Markup(jinja_template("games/_advance.jinja").render(  # noqa: S704 - rendered, escaped there
-        hand=hand, csrf_token=context.get("csrf_token"), urls=context.get("urls"),
-        choices_bet=[c for c in choices if c.kind == advance.BET],
-        choices_sealed=[c for c in choices if c.kind == advance.SEALED],
-        pending=[advance.describe(r, currency) for r in mine["pending"]],
-        cancelled=[(advance.describe(r, currency), r.reason) for r in mine["cancelled"]]))
+    return Markup(  # noqa: S704 - rendered, escaped there
+        jinja_template("games/_advance.jinja").render(
+            hand=hand,
+            csrf_token=context.get("csrf_token"),
+            urls=context.get("urls"),
+            choices_bet=[c for c in choices if c.kind == advance.BET],
+            choices_sealed=[c for c in choices if c.kind == advance.SEALED],
+            pending=[advance.describe(r, currency) for r in mine["pending"]],
+            cancelled=[(advance.describe(r, currency), r.reason) for r in mine["cancelled"]],
+        )
+    )
 
 
 @pass_context
