@@ -6,7 +6,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.utils import timezone
 
 from accounts.money import units_from_cents
-from config.text import validate_name
+from kernel.text import validate_name
 
 from . import throttle
 from .models import Club, User
@@ -84,7 +84,7 @@ class ProfileForm(forms.ModelForm[User]):
         self.fields["turn_notices"].required = False  # left out of a post: keep the member's choice
 
     def clean_display_name(self) -> str:
-        """No control or format characters (config/text.py), and no name another member of one of the
+        """No control or format characters (kernel/text.py), and no name another member of one of the
         member's clubs is already shown under (compared case-insensitively)."""
         name = str(self.cleaned_data.get("display_name") or "").strip()
         validate_name(name)

@@ -1,4 +1,4 @@
-"""A member's daily quiet hours: what may be saved (the turn clock in games/clock.py uses them).
+"""A member's daily quiet hours: what may be saved (the turn clock in games/timing/turn_clock.py uses them).
 
 Quiet hours are a daily window of wall-clock time in the member's own zone, at most 12 hours;
 the end may be after midnight (23:00-07:00).

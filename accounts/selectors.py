@@ -1,4 +1,4 @@
-"""Reads for members and clubs (STYLE.md: selectors own every read)."""
+"""Reads for members and clubs (docs/style.md: selectors own every read)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.text import name_key
+from kernel.text import name_key
 
 from .models import ApiToken, Club, Invitation, Membership, User
 from .tokens import api_token_hash
@@ -61,7 +61,7 @@ def invitation_list_pending(*, club: Club, now: datetime | None = None) -> Query
 def name_clashes(*, user: User, name: str, club_ids: list[int] | None = None) -> list[Club]:
     """The clubs (of ``club_ids``, else every club ``user`` belongs to) where another member is already
     shown as ``name`` (their display name, else their username), compared case-insensitively
-    (config.text.name_key): a member must be able to tell who is who at a table."""
+    (kernel.text.name_key): a member must be able to tell who is who at a table."""
     if club_ids is None:
         club_ids = list(Membership.objects.filter(user=user).values_list("club_id", flat=True))
     key = name_key(name)

@@ -1,4 +1,4 @@
-"""Writes for members and clubs (STYLE.md: services own every write).
+"""Writes for members and clubs (docs/style.md: services own every write).
 
 Every function here is keyword-only, opens its own transaction and raises a
 `DomainError` subclass (below) whose message can be shown to the member.
@@ -27,9 +27,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from config.errors import DomainError
-from config.errors import PermissionDenied as NotAllowed
-from config.text import text_problem
+from kernel.errors import DomainError
+from kernel.errors import PermissionDenied as NotAllowed
+from kernel.text import text_problem
 
 from . import signals, throttle
 from .access import is_member, membership_of
@@ -109,7 +109,7 @@ def club_name_error(name: str) -> str | None:
 
 def club_create(*, name: str, currency: str, credit_limit: int, creator: User) -> Club:
     """Create a club; its creator becomes its first organiser. Raises InvalidInput for a name that is
-    not one line of plain text (control or format characters: config/text.py)."""
+    not one line of plain text (control or format characters: kernel/text.py)."""
     name = name.strip()
     error = text_problem(name, what="A club name") or club_name_error(name)
     if error:

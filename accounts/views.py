@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from accounts.money import units_from_cents
-from config.errors import DomainError
-from config.errors import PermissionDenied as NotAllowed
+from kernel.errors import DomainError
+from kernel.errors import PermissionDenied as NotAllowed
 
 from . import selectors, services, throttle
 from .access import club_access, membership_of

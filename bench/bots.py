@@ -1,4 +1,4 @@
-"""The bench's bots choose through the engine's computer players (games/engine/players/), so that the
+"""The bench's bots choose through the engine's computer players (engine/players/), so that the
 load plays hands that look like real play: bets, raises, calls, folds, drops and declarations as the
 beginner (by default) or the solid player makes them.
 
@@ -38,7 +38,7 @@ def _worker_start(url: str) -> None:
 
 
 def value_of(action: Any) -> str:
-    """The button value of an engine action, as games/presenters.py ``action_value`` writes it (that module
+    """The button value of an engine action, as games/presentation/presenters.py ``action_value`` writes it (that module
     needs Django; the bench's worker does not load it)."""
     if action.type == "declare":
         return f"declare:{action.choice}"
@@ -48,8 +48,8 @@ def value_of(action: Any) -> str:
 def decide(hand_id: int, version: int, user_id: int, strength: str, seed: int) -> str | None:
     """The value the ``strength`` player at ``user_id``'s seat would press in hand ``hand_id`` at
     ``version``; None when the hand is at another version, or the seat is not awaited."""
-    from games import engine
-    from games.engine.players import player
+    import engine
+    from engine.players import player
 
     row = _connection.execute(_HAND_SQL, [hand_id]).fetchone()
     if row is None or row[0] != version:

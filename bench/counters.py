@@ -1,9 +1,9 @@
-"""The live wing's own counts, read from the site's ``GET /metrics`` (operations/metrics.py; loopback is
+"""The live wing's own counts, read from the site's ``GET /metrics`` (operations/scrape.py; loopback is
 allowed by default) before and after a phase: what the server did per version and per socket, which the
 bots cannot see. With several uvicorn workers the bench sets ``PROMETHEUS_MULTIPROC_DIR`` so that a scrape
 adds up every worker's counts.
 
-``LIVE`` names the counters the bench looks for, in one place (the live wing counts them in config/metrics.py;
+``LIVE`` names the counters the bench looks for, in one place (the live wing counts them in kernel/metrics.py;
 docs/live.md "Counters"); a counter the site does not expose is printed as "not exposed". A socket's own full
 render on connect or ``sync`` counts as ``kind="sync"``, which the bench does not read.
 """

@@ -1,4 +1,4 @@
-"""Uniformity of the cut's public shuffle (games/engine/verify.py ``cut_order``): a benchmark, not a test.
+"""Uniformity of the cut's public shuffle (engine/verify.py ``cut_order``): a benchmark, not a test.
 
 Deals N permutations from random roots and one to three random cuts each, counts where each committed
 position was dealt (a 52 x 52 table), and prints Pearson's chi-squared statistic beside its 99% bound for
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import verify  # noqa: E402
+from engine import verify  # noqa: E402
 
 DECK = 52
 Z99 = 2.3263478740408408  # the standard normal's 99% quantile

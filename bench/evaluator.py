@@ -34,8 +34,8 @@ from pokerkit import EightOrBetterLowHand, StandardHighHand  # noqa: E402
 from treys import Card as TreysCard  # noqa: E402
 from treys import Evaluator  # noqa: E402
 
-from games.engine import piles_best_high, piles_best_low, piranha_best  # noqa: E402
-from games.engine.cards import FULL_DECK, card  # noqa: E402
+from engine import piles_best_high, piles_best_low, piranha_best  # noqa: E402
+from engine.cards import FULL_DECK, card  # noqa: E402
 
 SEED = 20260928
 PIRANHA_PLAYERS = 6

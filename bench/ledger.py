@@ -58,8 +58,8 @@ def build() -> dict[str, Any]:
     from django.db import connection, transaction
 
     from accounts.models import Club, Membership, User
+    from games.demo.simulate import simulation_table_create
     from games.models import Game
-    from games.simulate import simulation_table_create
     from ledger.models import Account
     from ledger.services import account_for_table_pot, member_accounts
 

@@ -52,8 +52,9 @@ def setup_tables() -> list[tuple[Any, list[Any]]]:
     members) for each (a member owing a first hand's ante may not sit down at another table)."""
     from django.core.management import call_command
 
+    import engine
     from accounts.models import Club, Membership, User
-    from games import engine, services
+    from games import services
 
     call_command("migrate", verbosity=0)
     users = [User.objects.create(username=f"parts{i}", email=f"parts{i}@example.org") for i in range(2 * SEATS)]

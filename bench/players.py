@@ -5,7 +5,7 @@
     .venv/bin/python bench/players.py --seed 7
 
 Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of
-four: the strong, the solid and the beginner player (games/engine/players) and the random one,
+four: the strong, the solid and the beginner player (engine/players) and the random one,
 the button moving each hand. Each decision is the player's policy on its seat's view. A Piranha
 game runs until one player alone stays in (the pot carries from hand to hand, piranha.txt 3.3,
 4.3); a Piles game is one hand (more while the pot carries). Each deal is played in duplicate:
@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import PilesRules, PiranhaRules, Rules, apply, is_over, new_hand, result, to_act, view  # noqa: E402
-from games.engine.cards import FULL_DECK  # noqa: E402
-from games.engine.players import PLAYERS, RANDOM, Player  # noqa: E402
+from engine import PilesRules, PiranhaRules, Rules, apply, is_over, new_hand, result, to_act, view  # noqa: E402
+from engine.cards import FULL_DECK  # noqa: E402
+from engine.players import PLAYERS, RANDOM, Player  # noqa: E402
 
 SEED = 20261202
 TABLE: tuple[Player, ...] = (*reversed(PLAYERS), RANDOM)  # strong, solid, beginner, random

@@ -46,7 +46,7 @@ FRAME, OK, STALE, REFUSED, OTHER = "frame", "ok", "stale", "refused", "other"
 
 @dataclass(frozen=True, slots=True)
 class Strength:
-    """The best high hand's category (games/engine/evaluate.py: 0 high card .. 8 straight flush; None: no
+    """The best high hand's category (engine/evaluate.py: 0 high card .. 8 straight flush; None: no
     legal high yet) and whether a low is made (Piles; None: not a Piles hand or not known)."""
 
     high: int | None = None
@@ -86,7 +86,7 @@ class Private:
 
 
 def high_category(name: str) -> int | None:
-    """The category of a high hand named as games/engine/evaluate.py's ``high_name`` names it (0 high card ..
+    """The category of a high hand named as engine/evaluate.py's ``high_name`` names it (0 high card ..
     8 straight flush), or None ("none yet")."""
     n = name.strip().lower()
     if "straight flush" in n or n == "royal flush":

@@ -95,8 +95,9 @@ def setup_club() -> None:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
+    import engine
     from accounts.models import Club, Membership, User
-    from games import engine, services
+    from games import services
 
     tables = int(os.environ["BENCH_TABLES"])
     User.objects.bulk_create([User(username=f"bench{i}", email=f"bench{i}@example.org")

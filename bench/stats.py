@@ -80,8 +80,8 @@ def build() -> dict[str, Any]:
     from accounts.models import Club, Membership, User
     from clubhouse.models import ClubVisit, HandResult, Season
     from clubhouse.results import hand_results_backfill
+    from games.demo.simulate import simulation_table_create
     from games.models import ChatMessage, Game, Hand, HandAction
-    from games.simulate import simulation_table_create
     from ledger.services import account_for_table_pot, member_accounts
 
     call_command("migrate", verbosity=0)

@@ -49,11 +49,10 @@ from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+import engine
 from accounts.models import Club, Membership, User
 from clubhouse.models import Season
-from config.errors import DomainError
-from games import engine
-from games.engine.cards import FULL_DECK
+from engine.cards import FULL_DECK
 from games.models import ChatMessage, ClubExport, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
 from games.selectors.hands import (
     HIDDEN_DECISION,
@@ -63,6 +62,7 @@ from games.selectors.hands import (
     hand_sealed_open,
     sealed_action_hidden,
 )
+from kernel.errors import DomainError
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Posting, Ruling, Settlement
 
 logger = logging.getLogger(__name__)

@@ -39,14 +39,14 @@ from django.core.validators import validate_email
 from django.db import DatabaseError, connection, models, transaction
 from psycopg.errors import QueryCanceled
 
+import engine
 from accounts.models import Club, Membership, User
 from accounts.services import club_name_error
 from clubhouse.models import Season
-from config.errors import DomainError
-from config.text import text_problem
-from games import engine
-from games.engine.cards import to_cards
+from engine.cards import to_cards
 from games.models import ClubExport, Hand, RuleSet, Table
+from kernel.errors import DomainError
+from kernel.text import text_problem
 from ledger.models import Account, ClubLedgerSettings, JournalEntry, Ruling, Settlement
 
 from .archive import (
@@ -604,7 +604,7 @@ def _sequence_of(model: type[models.Model]) -> tuple[str, int] | None:
 def _keep_hand_ids(batch: list[tuple[int, models.Model, dict[str, Any]]], limits: ImportLimits) -> None:
     """A hand keeps its id where this site has no hand with that id (always, in a fresh site) and the id is
     at most ``limits.hand_id_ahead`` past the id sequence: each card's commitment leaf binds the hand's id
-    (games/engine/verify.py), so only then do the openings on its page verify against the root published
+    (engine/verify.py), so only then do the openings on its page verify against the root published
     at the deal. Any other hand takes a new id from the sequence."""
     sequence = _sequence_of(Hand)
     if sequence is None:

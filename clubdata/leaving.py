@@ -10,10 +10,10 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.leaving import user_anonymise
+from accounts.erasure import user_anonymise
 from accounts.models import Membership, User
-from config.errors import DomainError
 from games.models import AdvanceAction, ChatMessage, Seat
+from kernel.errors import DomainError
 
 from .member import hands_dealt_to
 

@@ -14,8 +14,8 @@ from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+import engine
 from accounts.models import Membership, User
-from games import engine
 from games.models import ChatMessage, DealCut, Hand, HandAction
 from games.selectors.hands import hand_view_for
 from ledger.models import Account, Posting, Settlement

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine.cards import parse_cards
-from games.engine.evaluate import piles_best_high, piles_best_low, piranha_best
+from engine.cards import parse_cards
+from engine.evaluate import piles_best_high, piles_best_low, piranha_best
 
 
 @dataclass(frozen=True)

@@ -83,8 +83,23 @@ class StatLine:
         return self._pct(self.stayed_in_won, self.stayed_in)
 
 
-_FIELDS = ["user_id", "game", "hands", "wins", "net", "biggest", "streak", "stayed_in", "stayed_in_won",
-           "high", "high_won", "low", "low_won", "pig", "pig_won"]
+_FIELDS = [
+    "user_id",
+    "game",
+    "hands",
+    "wins",
+    "net",
+    "biggest",
+    "streak",
+    "stayed_in",
+    "stayed_in_won",
+    "high",
+    "high_won",
+    "low",
+    "low_won",
+    "pig",
+    "pig_won",
+]
 
 # The rows of a period: whole weeks (UTC) from WeekResult, and the hands of the part-weeks at either
 # end from HandResult (leaving out voided hands; WeekResult has them out already).
@@ -107,8 +122,11 @@ voided AS (
 )
 """
 
-_STATS = """
-WITH """ + _PARTS + """, agg AS (
+_STATS = (
+    """
+WITH """  # noqa: S608 - fixed fragments; every value is a parameter
+    + _PARTS
+    + """, agg AS (
     SELECT user_id, game, SUM(hands) AS hands, SUM(wins) AS wins, SUM(net) AS net, MAX(biggest) AS biggest,
            SUM(stayed_in) AS stayed_in, SUM(stayed_in_won) AS stayed_in_won, SUM(high) AS high,
            SUM(high_won) AS high_won, SUM(low) AS low, SUM(low_won) AS low_won, SUM(pig) AS pig,
@@ -126,7 +144,8 @@ SELECT user_id, game, hands, wins, net, biggest,
        stayed_in, stayed_in_won, high, high_won, low, low_won, pig, pig_won
 FROM agg
 ORDER BY net DESC, user_id, game
-"""  # noqa: S608 - fixed fragments; every value is a parameter
+"""
+)  # noqa: S608 - fixed fragments; every value is a parameter
 
 
 def _whole_weeks(period: Period) -> tuple[date | None, date | None] | None:
@@ -185,14 +204,12 @@ def _where(*, club: Club, period: Period, game: str = "", user: User | None = No
             params["end_week"], params["end_at"] = end, _midnight(end)
             edge_parts.append("(r.finished_at >= %(end_at)s AND r.finished_at < %(date_to)s)")
         weeks = " AND ".join(weeks_parts)
-        edges = " AND ".join([c.format(t="r") for c in common]
-                             + ["(" + (" OR ".join(edge_parts) or "false") + ")"])
+        edges = " AND ".join([c.format(t="r") for c in common] + ["(" + (" OR ".join(edge_parts) or "false") + ")"])
     params["_sql"] = {"where": " AND ".join(where), "weeks": weeks, "edges": edges}
     return params
 
 
-def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
-               user: User | None = None) -> list[StatLine]:
+def stat_lines(*, club: Club, period: Period = Period(), game: str = "", user: User | None = None) -> list[StatLine]:
     """Each member's line per game over the period (one member's when ``user``), best net first.
     One query; the members' users are attached (one more)."""
     params = _where(club=club, period=period, game=game, user=user)
@@ -208,13 +225,21 @@ def stat_lines(*, club: Club, period: Period = Period(), game: str = "",
 
 
 # Week by week: the whole weeks' rows and the part-weeks' hands, bucketed by week.
-_NET_BY_WEEK = "WITH " + (  # noqa: S608 - fixed fragments; every value is a parameter
-    _PARTS.replace("GROUP BY user_id, game", "GROUP BY user_id, game, week")
-    .replace("SELECT user_id, game, hands,", "SELECT week, net AS week_net, user_id, game, hands,")
-    .replace("SELECT user_id, game, COUNT(*),", "SELECT date_trunc('week', r.finished_at AT TIME ZONE 'UTC')::date "
-             "AS week, SUM(net), user_id, game, COUNT(*),")) + """
+_NET_BY_WEEK = (
+    "WITH "  # noqa: S608 - fixed fragments; every value is a parameter
+    + (
+        _PARTS.replace("GROUP BY user_id, game", "GROUP BY user_id, game, week")
+        .replace("SELECT user_id, game, hands,", "SELECT week, net AS week_net, user_id, game, hands,")
+        .replace(
+            "SELECT user_id, game, COUNT(*),",
+            "SELECT date_trunc('week', r.finished_at AT TIME ZONE 'UTC')::date "
+            "AS week, SUM(net), user_id, game, COUNT(*),",
+        )
+    )
+    + """
 SELECT week, SUM(SUM(week_net)) OVER (ORDER BY week) FROM parts GROUP BY week ORDER BY week
 """
+)
 
 # Day by day (periods up to DAILY_CHART_DAYS): the hands themselves.
 _NET_BY_DAY = """
@@ -274,8 +299,7 @@ def settle_up_as_of(*, club: Club, as_of: datetime) -> SettleUp:
     balances = balances_as_of(club=club, as_of=as_of)
     plan = settle_up_plan(balances)
     users = User.objects.in_bulk(list(balances))
-    return SettleUp(as_of=as_of, balances=balances, transfers=plan, left=settle_up_left(balances, plan),
-                    users=users)
+    return SettleUp(as_of=as_of, balances=balances, transfers=plan, left=settle_up_left(balances, plan), users=users)
 
 
 # --- the night's summary -----------------------------------------------------------------
@@ -308,36 +332,54 @@ def summary_since(*, club: Club, user: User, since: datetime, chat_lines: int = 
     what they won and lost in them, the tables waiting for them, and other members' chat at the
     tables they sit at or may watch."""
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT COUNT(*), COALESCE(SUM(won), 0), COALESCE(SUM(won - net), 0), COALESCE(SUM(net), 0)
             FROM clubhouse_handresult r
             WHERE r.club_id = %s AND r.user_id = %s AND r.finished_at >= %s AND r.hand_id NOT IN (
                 SELECT hand_id FROM ledger_ruling WHERE club_id = %s AND kind = 'void_hand'
                 AND hand_id IS NOT NULL)
-        """, [club.pk, user.pk, since, club.pk])
+        """,
+            [club.pk, user.pk, since, club.pk],
+        )
         hands, won, lost, net = cursor.fetchone()
-    # A hand keeps a clock for each seat whose decision it awaits (games/clock.py).
+    # A hand keeps a clock for each seat whose decision it awaits (games/timing/turn_clock.py).
     waiting = []
-    for hand in (Hand.objects.filter(table__club=club, finished_at__isnull=True, voided_at__isnull=True,
-                                     table__seats__user=user, table__seats__left_at__isnull=True)
-                 .select_related("table").only("players", "clocks", "table__name").order_by("deadline")):
+    for hand in (
+        Hand.objects.filter(
+            table__club=club,
+            finished_at__isnull=True,
+            voided_at__isnull=True,
+            table__seats__user=user,
+            table__seats__left_at__isnull=True,
+        )
+        .select_related("table")
+        .only("players", "clocks", "table__name")
+        .order_by("deadline")
+    ):
         if any(int(uid) == user.pk and seat in (hand.clocks or {}) for seat, uid in hand.players.items()):
             waiting.append(hand.table)
-    missed = (ChatMessage.objects.filter(table__club=club, created_at__gte=since, hidden_at__isnull=True)
-              .exclude(user=user))
+    missed = ChatMessage.objects.filter(table__club=club, created_at__gte=since, hidden_at__isnull=True).exclude(
+        user=user
+    )
     counts = dict(missed.values_list("table").annotate(n=Count("id")).values_list("table", "n"))
     chat: list[ChatMissed] = []
     if counts:
-        latest = (missed.annotate(rank=Window(RowNumber(), partition_by=[F("table_id")], order_by=F("id").desc()))
-                  .filter(rank__lte=chat_lines).select_related("user").order_by("table_id", "id"))
+        latest = (
+            missed.annotate(rank=Window(RowNumber(), partition_by=[F("table_id")], order_by=F("id").desc()))
+            .filter(rank__lte=chat_lines)
+            .select_related("user")
+            .order_by("table_id", "id")
+        )
         lines_of: dict[int, list[ChatMessage]] = {}
         for line in latest:
             lines_of.setdefault(line.table_id, []).append(line)
         for table in Table.objects.filter(pk__in=counts).select_related("rule_version").order_by("name", "pk"):
             if table_may_watch(table=table, user=user):
                 chat.append(ChatMissed(table=table, count=counts[table.pk], latest=lines_of.get(table.pk, [])))
-    return Summary(since=since, hands_finished=int(hands), won=int(won), lost=int(lost), net=int(net),
-                   waiting=waiting, chat=chat)
+    return Summary(
+        since=since, hands_finished=int(hands), won=int(won), lost=int(lost), net=int(net), waiting=waiting, chat=chat
+    )
 
 
 def club_member_ids(*, club: Club) -> list[int]:

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.access import membership_of
 from accounts.models import Club, User
-from config.errors import DomainError
+from kernel.errors import DomainError
 
 from .models import ClubVisit, Season
 

@@ -18,9 +18,9 @@ from django.utils import timezone
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from accounts.selectors import club_member_get
-from config.errors import DomainError
-from config.query import BadQuery, query_key
 from games.models import Game
+from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 
 from . import examples, selectors, services
 from .forms import PeriodForm, SeasonForm
@@ -192,7 +192,7 @@ def how_to_play(request: HttpRequest, club_id: int, game: str) -> HttpResponse:
     access = club_access(request, club_id)
     if game not in Game.values:
         raise Http404("No such game.")
-    from games.presenters import rules_words
+    from games.presentation.presenters import rules_words
     from games.selectors.rules import rule_versions_latest
 
     house = [(v, rules_words(v, access.club.currency)) for v in rule_versions_latest(club_id=access.club.pk, game=game)]

@@ -12,7 +12,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
-from .metrics import SocketGauge  # noqa: E402
+from kernel.metrics import SocketGauge  # noqa: E402
+
 from .routing import websocket_urlpatterns  # noqa: E402
 from .security import SocketOriginValidator  # noqa: E402
 

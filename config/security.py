@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.request import validate_host
 
-from config.metrics import Receive, Scope, Send
+from kernel.metrics import Receive, Scope, Send
 
 
 class PermissionsPolicyMiddleware:

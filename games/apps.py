@@ -52,9 +52,9 @@ class GamesConfig(AppConfig):
     def _connect_member_signals() -> None:
         """What accounts announces (accounts/signals.py) moves the member's hands on."""
         from accounts import signals
-        from games.clock import Member
         from games.services.clocks import hands_reclock
         from games.services.members import hands_apply_away, hands_member_removed
+        from games.timing.turn_clock import Member
 
         def clock_changed(sender: Any, user: Any, time_zone: str, quiet_start: Any, quiet_end: Any,
                           **kwargs: Any) -> int:

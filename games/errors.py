@@ -1,8 +1,8 @@
-"""Refusals of the games app; every message is fit for a member's eyes (config/errors.py)."""
+"""Refusals of the games app; every message is fit for a member's eyes (kernel/errors.py)."""
 
 from __future__ import annotations
 
-from config.errors import DomainError
+from kernel.errors import DomainError
 
 
 class NotSeated(DomainError):

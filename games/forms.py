@@ -11,14 +11,14 @@ from typing import Any
 
 from django import forms
 
+import engine
 from accounts.models import Club
 from accounts.money import cents_from_units, units_from_cents
-from config.text import validate_name
-from games import engine
-from games.engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
 from games.models import Game, Hand, PushChoice, RuleSetVersion
 from games.services.practice import MAX_COMPUTERS, STRENGTHS
+from kernel.text import validate_name
 
 CLOCK_UNITS = [("seconds", "seconds"), ("minutes", "minutes"), ("hours", "hours"), ("days", "days")]
 UNIT_SECONDS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
@@ -26,7 +26,7 @@ MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 
 
 def reject_control_characters(value: str) -> None:
-    """A name shows on pages and in email subjects: config.text's one rule for names (no control or
+    """A name shows on pages and in email subjects: kernel.text's one rule for names (no control or
     format characters: line breaks, tabs, bidi overrides, zero-width characters...)."""
     validate_name(value)
 
@@ -222,7 +222,7 @@ FORMS: dict[str, type[PiranhaRulesForm] | type[PilesRulesForm]] = {
 
 def rules_form_initial(game: str, *, rules: engine.Rules | None = None, max_seats: int | None = None,
                        spectators_allowed: bool = True, name: str = "") -> dict[str, Any]:
-    """Initial data for a rule-set form: the given rules, else the DESIGN.md defaults."""
+    """Initial data for a rule-set form: the given rules, else the docs/design.md defaults."""
     if game == Game.PIRANHA:
         piranha = rules if isinstance(rules, engine.PiranhaRules) else engine.PiranhaRules()
         initial = PiranhaRulesForm.initial_from(piranha)

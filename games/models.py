@@ -1,7 +1,7 @@
 """Rule-set agreements, tables, seats, hands and the action log.
 
 The hand's `state` is the engine's plain-data state (JSON); the log of
-`HandAction` rows replays to it (DESIGN.md, "Engine contract").
+`HandAction` rows replays to it (docs/design.md, "Engine contract").
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class Seat(models.Model):
 class ComputerPlayer(models.Model):
     """The account a computer player sits and acts under (games/services/practice.py): never a member of a club,
     never able to log in, and seated only at practice tables (PostgreSQL refuses otherwise: migration 0012).
-    ``strength`` names its policy in games/engine/players."""
+    ``strength`` names its policy in engine/players."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="computer")
     strength = models.CharField(max_length=10)
@@ -131,8 +131,8 @@ class Hand(models.Model):
     button = models.PositiveSmallIntegerField()
     carry_in = models.BigIntegerField(default=0, help_text="Cents carried into this hand's pot.")
     deck = models.JSONField(help_text="The shuffled deck order; never shown before the hand ends.")
-    # DESIGN.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
-    # leaf per deck position (games/engine/verify.py) and keeps the 52 salts in ``salts``; hands
+    # docs/design.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
+    # leaf per deck position (engine/verify.py) and keeps the 52 salts in ``salts``; hands
     # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
     scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
                               choices=[("deck-sha256", "One commitment of the whole deck"),
@@ -149,14 +149,14 @@ class Hand(models.Model):
     closed_leaves = models.JSONField(default=dict, blank=True,
                                      help_text="Deck position -> leaf hash of a card this site does not hold.")
     # Scheme "merkle-sha256-cut-v1": ``deck`` and ``salts`` are the deck as committed ahead (DeckAhead); the
-    # order dealt is that deck permuted by the root and these cuts (games/engine/verify.py), each
+    # order dealt is that deck permuted by the root and these cuts (engine/verify.py), each
     # {"cut": 32 hex digits, "by": user id, "at": ISO instant} in the order received. Empty: dealt without a cut.
     cuts = models.JSONField(default=list, blank=True, help_text="The cuts this hand was dealt through.")
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True,
-                                    help_text="The earliest clock of the awaited seats (games/clock.py).")
+                                    help_text="The earliest clock of the awaited seats (games/timing/turn_clock.py).")
     # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began,
     # "began": the ISO instant it began (absent in clocks stored before the notice sweep)}:
     # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
@@ -187,7 +187,7 @@ class Hand(models.Model):
 class HandDispute(models.Model):
     """An organiser's ruling that opens every card of a finished hand to its players, with the reason.
 
-    DESIGN.md "Engine contract": folded and dropped hands are opened only this way. Never edited or
+    docs/design.md "Engine contract": folded and dropped hands are opened only this way. Never edited or
     deleted: the record is what the players of the hand read.
     """
 
@@ -332,7 +332,7 @@ class TurnNotice(models.Model):
 
 
 class PushSubscription(models.Model):
-    """One browser's Web Push subscription of a member (games/push.py): where the push service takes messages
+    """One browser's Web Push subscription of a member (games/delivery/webpush.py): where the push service takes messages
     for it and the keys they are encrypted to (RFC 8291). Removed when the push service says it is gone."""
 
     ENDPOINT_MAX = 1000

@@ -1,4 +1,4 @@
-"""Celery tasks of the turn clock and the notices (STYLE.md "Tasks are thin and idempotent").
+"""Celery tasks of the turn clock and the notices (docs/style.md "Tasks are thin and idempotent").
 
 Arguments are ids and the version (or turn) they were scheduled for, never models. Each task
 calls one service that re-checks under the hand's lock or re-reads the turn, so running it
@@ -9,15 +9,13 @@ hand_alarm                  a running hand's one pending message, at its next du
                             out, a turn's notice or reminder is due): does what is due and sets itself
                             again. Set after a commit only when it must ring earlier than the one
                             pending, so an action usually sends no message (games/services/alarms.py)
-expire_turn                 a hand's timeout at its deadline (the alarm does this now; kept for messages
-                            queued before, as are ``notify_turn``, ``remind_turn``, ``schedule_turns``)
 sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the backstop for a lost
                             message, a restarted Redis or a dead worker
-notify_turn                 "your turn" email, ``TURN_NOTICE_GRACE_SECONDS`` after a turn begins
-remind_turn                 the reminder, shortly before a turn's clock runs out
-sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost
-                            ``notify_turn`` / ``remind_turn``, from each seat's clock ("began")
+sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost alarm's
+                            "your turn" notices and reminders, from each seat's clock ("began")
 send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
+deal_after_cut_wait         a deal that waits for a cut (house rule ``cut_required``) once its clock runs out:
+                            dealt without a cut, or nothing when a cut dealt it first (games/services/cuts.py)
 computer_turn               a computer player's turn at a practice table, a short pause after it began
                             (games/services/practice.py): acts once through ``hand_act``, or not at all
                             when that turn is over
@@ -29,14 +27,12 @@ push_notice                 one notice by Web Push, on ``PUSH_QUEUE`` (a worker 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from celery import shared_task
 from django.utils import timezone
 
-from config import metrics
-from games.models import TurnNotice
 from games.selectors.hands import hands_overdue
+from kernel import metrics
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +45,6 @@ def deal_after_cut_wait(table_id: int, number: int) -> bool:
     from games.services.cuts import deal_waiting_deal
 
     return deal_waiting_deal(table_id=table_id, number=number) is not None
-
-
-@shared_task(acks_late=True)
-def expire_turn(hand_id: int, version: int) -> bool:
-    """Apply the default action if that version of the hand still waits and its clock ran out."""
-    from games.services.hands import hand_apply_timeout
-
-    applied = hand_apply_timeout(hand_id=hand_id, version=version)
-    metrics.timeouts_applied(int(applied), by="task")
-    return applied
 
 
 @shared_task(acks_late=True)
@@ -83,20 +69,6 @@ def sweep_overdue_turns() -> int:
     return moved
 
 
-@shared_task(acks_late=True)
-def notify_turn(hand_id: int, seat: int, since: int) -> bool:
-    """The "your turn" email, if that turn still waits (games/services/notices.py)."""
-    from games.services.notices import turn_notice_send
-
-    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.TURN)
-
-
-@shared_task(acks_late=True)
-def remind_turn(hand_id: int, seat: int, since: int) -> bool:
-    """The reminder before the clock runs out, if that turn still waits."""
-    from games.services.notices import turn_notice_send
-
-    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
 
 
 @shared_task(acks_late=True)
@@ -127,20 +99,12 @@ def hand_alarm(hand_id: int, at: str) -> bool:
 
 @shared_task(acks_late=True)
 def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: str, club_id: int | None = None) -> int:
-    """Push one notice to the member's browsers if they still want it and are away (games/push.py); how many
+    """Push one notice to the member's browsers if they still want it and are away (games/delivery/webpush.py); how many
     took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
-    from games.push import PushMessage, push_send
+    from games.delivery.webpush import PushMessage, push_send
 
     return push_send(user_id=user_id, kind=kind, club_id=club_id,
                      message=PushMessage(title=title, body=body, url=url, tag=tag))
-
-
-@shared_task(acks_late=True)
-def schedule_turns(work: list[dict[str, Any]]) -> None:
-    """The clocks of one committed transaction, as sent before hands had one alarm each (a message still
-    queued from then): each hand's alarm rings now and sets itself for what is due."""
-    for item in work:
-        hand_alarm.apply_async(kwargs={"hand_id": int(item["hand_id"]), "at": timezone.now().isoformat()})
 
 
 @shared_task(acks_late=True)

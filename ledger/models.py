@@ -34,7 +34,7 @@ class EntryKind(models.TextChoices):
     POT_RETURN = "pot_return", "Ruling: pot returned"
 
 
-#: chip-event kinds of the engine that move chips (with PAY_KINDS of games/engine/events.py, seat -> table pot)
+#: chip-event kinds of the engine that move chips (with PAY_KINDS of engine/events.py, seat -> table pot)
 AWARD_KINDS = frozenset({"award"})  # table pot -> seat
 
 

@@ -52,9 +52,9 @@ from django.utils import timezone
 
 from accounts.models import Club, Membership, User
 from accounts.money import format_cents
-from config.errors import DomainError
-from config.statements import Insert, InsertColumns, saved
-from games.engine.events import PAY_KINDS, event_to_json
+from engine.events import PAY_KINDS, event_to_json
+from kernel.errors import DomainError
+from kernel.statements import Insert, InsertColumns, saved
 
 from .models import (
     AWARD_KINDS,
@@ -157,7 +157,7 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: 
     return created
 
 
-# The INSERTs bulk_create sends, written out once (config/statements.py): every bet posts. A posting is given
+# The INSERTs bulk_create sends, written out once (kernel/statements.py): every bet posts. A posting is given
 # its entry, account and amount; the rest of its columns are the trigger's to stamp (migration 0002).
 _ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), InsertColumns(Posting, ["entry_id", "account_id", "amount"])
 

@@ -28,8 +28,8 @@ from accounts.access import ClubAccess, club_access
 from accounts.models import User
 from accounts.money import units_from_cents
 from accounts.selectors import club_member_get
-from config.errors import DomainError
-from config.query import BadQuery, query_key
+from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 
 from . import exports, selectors, services
 from .forms import AdjustmentForm, SettlementForm, SettlementLimitForm, StatementFilterForm

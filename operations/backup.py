@@ -60,9 +60,13 @@ class Target:
             cfg["NAME"] = connections[alias].settings_dict["NAME"]
         else:
             cfg = connections[alias].settings_dict
-        return cls(host=str(cfg.get("HOST") or ""), port=str(cfg.get("PORT") or ""),
-                   user=str(cfg.get("USER") or ""), password=str(cfg.get("PASSWORD") or ""),
-                   dbname=str(cfg["NAME"]))
+        return cls(
+            host=str(cfg.get("HOST") or ""),
+            port=str(cfg.get("PORT") or ""),
+            user=str(cfg.get("USER") or ""),
+            password=str(cfg.get("PASSWORD") or ""),
+            dbname=str(cfg["NAME"]),
+        )
 
     def with_dbname(self, dbname: str) -> Target:
         return Target(host=self.host, port=self.port, user=self.user, password=self.password, dbname=dbname)
@@ -71,13 +75,17 @@ class Target:
         return psycopg.conninfo.make_conninfo(**{k: v for k, v in self.libpq().items() if v})
 
     def libpq(self) -> dict[str, str]:
-        return {"host": self.host, "port": self.port, "user": self.user, "password": self.password,
-                "dbname": self.dbname}
+        return {
+            "host": self.host,
+            "port": self.port,
+            "user": self.user,
+            "password": self.password,
+            "dbname": self.dbname,
+        }
 
     def env(self) -> dict[str, str]:
         """The environment for a PostgreSQL program: PG* variables, the password never on a command line."""
-        names = {"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "password": "PGPASSWORD",
-                 "dbname": "PGDATABASE"}
+        names = {"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "password": "PGPASSWORD", "dbname": "PGDATABASE"}
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
         env.update({names[k]: v for k, v in self.libpq().items() if v})
         return env
@@ -96,8 +104,14 @@ def pg_program(name: str) -> str:
 
 
 def _run(args: list[str], target: Target) -> None:
-    result = subprocess.run(args, env=target.env(), capture_output=True, text=True, check=False,  # noqa: S603
-                            umask=0o077)  # what pg_dump writes is the backup user's alone
+    result = subprocess.run(  # noqa: S603
+        args,
+        env=target.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+        umask=0o077,
+    )  # what pg_dump writes is the backup user's alone
     if result.returncode != 0:
         raise BackupError(f"{Path(args[0]).name} failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
 
@@ -126,10 +140,11 @@ def database_facts(cursor: psycopg.Cursor[Any]) -> dict[str, Any]:
         cursor.execute("""SELECT club_id::text, count(*), coalesce(sum(balance), 0),
                                  coalesce(sum(balance) FILTER (WHERE kind = 'member'), 0)
                             FROM ledger_account GROUP BY club_id ORDER BY club_id""")
-        clubs = {club: {"accounts": int(n), "balance_sum": int(s), "member_balances": int(m)}
-                 for club, n, s, m in cursor.fetchall()}
-        ledger = {"postings": int(postings), "postings_sum": int(total), "moved_cents": int(moved) // 2,
-                  "clubs": clubs}
+        clubs = {
+            club: {"accounts": int(n), "balance_sum": int(s), "member_balances": int(m)}
+            for club, n, s, m in cursor.fetchall()
+        }
+        ledger = {"postings": int(postings), "postings_sum": int(total), "moved_cents": int(moved) // 2, "clubs": clubs}
     return {"schema": schema, "rows": counts, "ledger": ledger}
 
 
@@ -150,11 +165,26 @@ def backup_create(*, directory: Path, keep: int | None = None) -> Path:
         assert snapshot_row is not None
         with conn.cursor() as cursor:
             facts = database_facts(cursor)
-        _run([pg_program("pg_dump"), "--format=custom", f"--snapshot={snapshot_row[0]}", "--no-password",
-              f"--file={partial}", target.dbname], target)
+        _run(
+            [
+                pg_program("pg_dump"),
+                "--format=custom",
+                f"--snapshot={snapshot_row[0]}",
+                "--no-password",
+                f"--file={partial}",
+                target.dbname,
+            ],
+            target,
+        )
         conn.rollback()
-    manifest = {"format": MANIFEST_FORMAT, "created_at": datetime.now(UTC).isoformat(), "dump": dump.name,
-                "database": target.dbname, "bytes": partial.stat().st_size, **facts}
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "created_at": datetime.now(UTC).isoformat(),
+        "dump": dump.name,
+        "database": target.dbname,
+        "bytes": partial.stat().st_size,
+        **facts,
+    }
     os.chmod(partial, 0o600)
     partial.rename(dump)
     _write_private(dump.with_suffix(".json"), json.dumps(manifest, indent=2, sort_keys=True))
@@ -170,8 +200,9 @@ def _private_folder(directory: Path) -> None:
     try:
         os.chmod(directory, 0o700)
     except PermissionError:
-        log.warning("Backup folder %s is not this user's: its mode stays %o", directory,
-                    directory.stat().st_mode & 0o777)
+        log.warning(
+            "Backup folder %s is not this user's: its mode stays %o", directory, directory.stat().st_mode & 0o777
+        )
 
 
 def _write_private(path: Path, text: str) -> None:
@@ -189,7 +220,7 @@ def backups_list(*, directory: Path) -> list[Path]:
 
 def backups_prune(*, directory: Path, keep: int) -> list[Path]:
     """Delete all but the newest ``keep`` backups (at least one stays); returns the deleted dumps."""
-    old = backups_list(directory=directory)[:-max(keep, 1)]
+    old = backups_list(directory=directory)[: -max(keep, 1)]
     for dump in old:
         dump.unlink(missing_ok=True)
         dump.with_suffix(".json").unlink(missing_ok=True)
@@ -214,10 +245,18 @@ def backup_restore(*, dump: Path, replace: bool = False) -> dict[str, Any]:
     with psycopg.connect(target.conninfo(), autocommit=True) as conn, conn.cursor() as cursor:
         tables = _tables(cursor)
     if tables and not replace:
-        raise BackupError(f"The database {target.dbname} is not empty ({len(tables)} tables). Restore into a new, "
-                          "empty database, or pass --force to replace what it holds.")
-    args = [pg_program("pg_restore"), "--single-transaction", "--exit-on-error", "--no-owner", "--no-password",
-            f"--dbname={target.dbname}"]
+        raise BackupError(
+            f"The database {target.dbname} is not empty ({len(tables)} tables). Restore into a new, "
+            "empty database, or pass --force to replace what it holds."
+        )
+    args = [
+        pg_program("pg_restore"),
+        "--single-transaction",
+        "--exit-on-error",
+        "--no-owner",
+        "--no-password",
+        f"--dbname={target.dbname}",
+    ]
     if replace and tables:
         args += ["--clean", "--if-exists"]
     _run([*args, str(dump)], target)
@@ -227,6 +266,8 @@ def backup_restore(*, dump: Path, replace: bool = False) -> dict[str, Any]:
     if manifest is not None:
         for key in ("rows", "ledger", "schema"):
             if facts[key] != manifest[key]:
-                raise BackupError(f"The restored {key} differ from the backup's manifest: "
-                                  f"{manifest[key]} expected, {facts[key]} found.")
+                raise BackupError(
+                    f"The restored {key} differ from the backup's manifest: "
+                    f"{manifest[key]} expected, {facts[key]} found."
+                )
     return facts

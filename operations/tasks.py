@@ -22,7 +22,7 @@ def verify_books() -> bool:
     from django.db import connection, transaction
 
     from ledger.verify import ledger_problems
-    from operations.metrics import ledger_status_store
+    from operations.scrape import ledger_status_store
 
     outermost = not connection.in_atomic_block
     with transaction.atomic():

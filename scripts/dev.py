@@ -124,7 +124,7 @@ def run(port: int) -> int:
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
-        # service that never answers holds up pushes, never a turn's clock (games/push.py).
+        # service that never answers holds up pushes, never a turn's clock (games/delivery/webpush.py).
         "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
                    "--queues", env.get("CELERY_QUEUE", "celery"), "--hostname", "worker@%h", "--loglevel", "INFO"],
         "push": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
@@ -207,6 +207,15 @@ class Supervisor:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
+def on_every_core(pytest_args: list[str]) -> list[str]:
+    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist; named test files
+    run in this one process, and -n / -p no:xdist choose for themselves. Each xdist worker has its own
+    databases, Redis key prefix and Celery queues (config/settings/test.py) and picks free ports."""
+    chosen = any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args)
+    named = any(arg.startswith("tests/") and (ROOT / arg.split("::")[0]).exists() for arg in pytest_args)
+    return pytest_args if chosen or named else ["-n", "auto", *pytest_args]
+
+
 def test(pytest_args: list[str]) -> int:
     env, started_services = service_env()
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
@@ -214,8 +223,9 @@ def test(pytest_args: list[str]) -> int:
     try:
         steps = [
             ("ruff", [str(bin_dir / "ruff"), "check", "."]),
+            ("ruff format", [str(bin_dir / "ruff"), "format", "--check", "."]),
             ("mypy", [str(bin_dir / "mypy")]),
-            ("pytest", [str(bin_dir / "pytest"), *pytest_args]),
+            ("pytest", [str(bin_dir / "pytest"), *on_every_core(pytest_args)]),
         ]
         for name, cmd in steps:
             say(f"{name}: {' '.join(cmd[1:]) or '(project config)'}")

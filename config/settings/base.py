@@ -59,7 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.health.HealthCheckMiddleware",
-    "operations.metrics.MetricsMiddleware",
+    "operations.scrape.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "config.security.PermissionsPolicyMiddleware",
@@ -88,16 +88,16 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context.waiting_tables",
+                "games.presentation.context.waiting_tables",
             ],
         },
     },
     {
-        # The live table area, rendered for every member on every version (games/jinja.py).
+        # The live table area, rendered for every member on every version (games/presentation/jinja.py).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "games.jinja.environment", "undefined": jinja2.ChainableUndefined},
+        "OPTIONS": {"environment": "games.presentation.jinja.environment", "undefined": jinja2.ChainableUndefined},
     },
 ]
 
@@ -235,7 +235,7 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "club@localhost")
 
-# Channels: the pub/sub layer (DESIGN.md: about half the CPU per message, no
+# Channels: the pub/sub layer (docs/design.md: about half the CPU per message, no
 # silent drops at 100 queued messages, no idle-socket timeout).
 CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "club")
 CHANNEL_LAYERS = {
@@ -247,7 +247,7 @@ CHANNEL_LAYERS = {
 
 CACHES = {
     "default": {
-        "BACKEND": "config.cache.KeptClientRedisCache",  # Django's, its client kept
+        "BACKEND": "kernel.cache.KeptClientRedisCache",  # Django's, its client kept
         "LOCATION": REDIS_URL or "redis://127.0.0.1:6379/0",
         "KEY_PREFIX": CHANNEL_LAYER_PREFIX,
     },
@@ -261,7 +261,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Longer than any deadline so a waiting eta task is not redelivered: a 7-day clock that stands
-    # still 12 quiet hours a day (games/clock.py) runs out after at most 14 days.
+    # still 12 quiet hours a day (games/timing/turn_clock.py) runs out after at most 14 days.
     "visibility_timeout": 15 * 24 * 3600,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 0,
@@ -281,9 +281,9 @@ PRACTICE_PAUSE_SECONDS = float(os.environ.get("PRACTICE_PAUSE_SECONDS", "1.5"))
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # A table or lobby socket keeps its member present this long after it opened or last pinged (pages ping
-# every 25 s); no turn email or push while present (games/presence.py).
+# every 25 s); no turn email or push while present (games/delivery/presence.py).
 PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "70"))
-# Web Push (games/push.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
+# Web Push (games/delivery/webpush.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
 # Without one push is off, unless VAPID_KEY_FILE names a file to keep a generated one in (development, tests).
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE", "")
@@ -304,7 +304,7 @@ PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", False)
 TURN_CLOCK_SCALE = float(os.environ.get("TURN_CLOCK_SCALE", "1"))
 # Beat rewrites this file each time it hands a task to Redis; `manage.py beat_health` fails once it is older
 # than BEAT_HEARTBEAT_MAX_AGE seconds (the turn sweep alone goes out every TURN_SWEEP_SECONDS).
-CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
+CELERY_BEAT_SCHEDULER = "kernel.beat:HeartbeatScheduler"
 BEAT_HEARTBEAT_FILE = os.environ.get("BEAT_HEARTBEAT_FILE", str(BASE_DIR / ".data" / "beat-heartbeat"))
 BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(90.0, 4 * TURN_SWEEP_SECONDS))))
 # Requests a minute per API key (games/api), counted in the shared cache.
@@ -331,7 +331,7 @@ CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_back
                                           "schedule": crontab(hour=BACKUP_HOUR, minute=0),
                                           "options": {"expires": 3 * 3600}}
 
-# Metrics (operations/metrics.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
+# Metrics (operations/scrape.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
 # address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")

@@ -1,13 +1,17 @@
 """Test profile: the embedded or given PostgreSQL and Redis, fast hashing."""
 
 import os
+import sys
 
 if not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
-    # Tests run on real PostgreSQL and Redis: the embedded ones unless given (DESIGN.md).
+    # Tests run on real PostgreSQL and Redis: the embedded ones unless given (docs/design.md).
     from config.embedded import ensure_services
 
     for _key, _value in ensure_services().as_env().items():
         os.environ.setdefault(_key, _value)
+
+from config.database.timeouts import WEB as WEB_STATEMENT_TIMEOUT  # noqa: E402
+from config.database.timeouts import connection_options  # noqa: E402
 
 from .base import *  # noqa: E402,F403
 from .base import CACHES, CHANNEL_LAYERS, LOGGING, STORAGES  # noqa: E402
@@ -25,6 +29,12 @@ CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"test-{_worker}"
 CACHES["default"]["KEY_PREFIX"] = f"test-{_worker}"
 AXES_FAILURE_LIMIT = 5
 
+# A pytest-xdist worker runs as "python -c" (execnet), which config/database/timeouts.py cannot tell from a
+# script: it is the tests' own process, so it gets the web's statement timeout, as a run on one core does.
+if _worker != "main" and sys.argv[:1] == ["-c"] and not os.environ.get("DATABASE_STATEMENT_TIMEOUT"):
+    DATABASE_STATEMENT_TIMEOUT = WEB_STATEMENT_TIMEOUT
+    DATABASES["default"]["OPTIONS"]["options"] = connection_options(WEB_STATEMENT_TIMEOUT)  # noqa: F405
+
 # Each test run gets its own database, so two runs at once (two terminals, CI beside a
 # developer) never drop each other's; pytest-xdist adds its worker suffix to this name.
 DATABASES["default"]["TEST"] = {"NAME": f"test_club_{os.getpid()}"}  # noqa: F405
@@ -41,7 +51,7 @@ if "owner" in DATABASES:  # noqa: F405
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")
 PUSH_QUEUE = os.environ.get("PUSH_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-push")
 
-# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/push.py).
+# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/delivery/webpush.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405
 PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", True)  # noqa: F405
 PRACTICE_PAUSE_SECONDS = float(os.environ.get("PRACTICE_PAUSE_SECONDS", "0.1"))  # computer players act at once

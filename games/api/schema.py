@@ -57,7 +57,7 @@ SCHEMAS: dict[str, Any] = {
         "id": _INT, "table": _obj({"id": _INT, "name": _STR}), "number": _INT, "game": _STR,
         "started_at": _WHEN, "finished_at": _WHEN, "voided": {"type": "boolean"},
         "commitment": {"type": "string", "description": "The shuffle commitment published at the deal."},
-        "scheme": {"type": "string", "description": "How the deal is committed (games/engine/verify.py)."},
+        "scheme": {"type": "string", "description": "How the deal is committed (engine/verify.py)."},
         "cuts": {"type": "array", "description": "The players' cuts the deal was dealt through, in the order "
                  "received (scheme merkle-sha256-cut-v1; empty: dealt without a cut).",
                  "items": _obj({"cut": _STR, "by": _STR, "at": _STR})},

@@ -22,10 +22,10 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+import engine
 from accounts.models import ApiToken, Membership, User
 from accounts.selectors import api_token_for_key, club_list_by_id, club_member_get, club_membership
 from accounts.tokens import api_token_touch
-from games import engine
 from games.models import Hand, Table
 from games.selectors.hands import (
     hand_action_shown,

@@ -26,11 +26,10 @@ from django.utils import timezone
 from django.utils.functional import empty
 from redis.exceptions import RedisError
 
+import engine
 from accounts.access import is_member, membership_of
 from accounts.models import User
-from config import metrics
-from config.errors import DomainError
-from games import engine, presence
+from games.delivery import presence
 from games.forms import ActRequest, act_request_parse
 from games.live import access
 from games.live.access import Refused
@@ -57,6 +56,8 @@ from games.selectors.tables import table_get, table_may_watch
 from games.services.chat import chat_hide, chat_post
 from games.services.cuts import cut_take
 from games.services.hands import hand_act
+from kernel import metrics
+from kernel.errors import DomainError
 
 log = logging.getLogger(__name__)
 

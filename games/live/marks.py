@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import engine
+import engine
 
 
 def _public_moment(view: engine.HandView) -> tuple[Any, ...]:

@@ -32,13 +32,13 @@ from channels.layers import get_channel_layer
 from django.db import connections
 
 from accounts.models import User
-from config import metrics
 from games.live.access import access_stamps
 from games.live.frames import PRIVATE, PUBLIC, carried
 from games.live.render import private_frame, public_frame
 from games.models import Hand
 from games.selectors.snapshot import TableSnapshot, table_snapshot_of, table_snapshot_read
 from games.selectors.states import hand_state
+from kernel import metrics
 
 log = logging.getLogger(__name__)
 

@@ -15,14 +15,14 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import User
-from config import metrics
-from games.area import AREA, jinja_template, seat_row_html
 from games.live.frames import PRIVATE, PUBLIC, encode
-from games.presenters import hand_page
+from games.presentation.area import AREA, jinja_template, seat_row_html
+from games.presentation.presenters import hand_page
 from games.selectors.snapshot import TableSnapshot
+from kernel import metrics
 
 PARTS = ("own_hand", "seat_actions")  # the area's data-part slots a private frame fills
-# Frames rendered by this process by kind (tests); each also counts in club_live_renders_total (config/metrics.py).
+# Frames rendered by this process by kind (tests); each also counts in club_live_renders_total (kernel/metrics.py).
 renders: Counter[str] = Counter()
 
 

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='hand',
             name='deadline',
-            field=models.DateTimeField(blank=True, db_index=True, help_text='The earliest clock of the awaited seats (games/clock.py).', null=True),
+            field=models.DateTimeField(blank=True, db_index=True, help_text='The earliest clock of the awaited seats (games/timing/turn_clock.py).', null=True),
         ),
         migrations.CreateModel(
             name='AdvanceAction',

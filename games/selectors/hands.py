@@ -11,10 +11,10 @@ from typing import Any
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
+import engine
 from accounts.models import Club, User
-from games import engine
-from games.engine import piles as engine_piles
-from games.engine import piranha as engine_piranha
+from engine import piles as engine_piles
+from engine import piranha as engine_piranha
 from games.models import AdvanceAction, ClubExport, Hand, HandAction, Table
 from games.selectors.rows import Columns, rows_fetch
 from ledger.models import JournalEntry
@@ -75,7 +75,7 @@ def hand_cut_values(*, hand: Hand) -> list[str]:
 
 def hand_deck_dealt(*, hand: Hand) -> list[str]:
     """The order ``hand``'s cards were dealt in: its committed deck cut by root and cuts (scheme
-    "merkle-sha256-cut-v1", games/engine/verify.py); older schemes committed the dealt order itself."""
+    "merkle-sha256-cut-v1", engine/verify.py); older schemes committed the dealt order itself."""
     if hand.scheme != engine.SCHEME_CUT:
         return list(hand.deck)
     return list(engine.deck_dealt(hand.deck, hand.commitment, hand_cut_values(hand=hand)))
@@ -107,7 +107,7 @@ SEALED_PHASES = frozenset({engine_piranha.VARIANT.sealed, engine_piles.VARIANT.s
 def hand_sealed_open(*, hand: Hand | None) -> bool:
     """Whether ``hand`` is in a sealed decision (Piranha's drop, Piles' declaration) that has not been
     opened: one under way, or one a table's closing stopped (the hand ended in it, never opened). While it
-    is, others may learn of each seat only "decided" or "waiting" (DESIGN.md, "Engine contract"): not how a
+    is, others may learn of each seat only "decided" or "waiting" (docs/design.md, "Engine contract"): not how a
     seat decided (a timeout, away, a removal), nor when its clock runs out."""
     if hand is None:
         return False

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+import engine
 from accounts.models import Membership, User
-from games import engine
-from games.clock import clock_deadline
 from games.models import Hand, HandAction, Seat, Table
+from games.presentation.words import event_words
 from games.selectors.hands import hand_sealed_open
 from games.selectors.states import hand_state
-from games.words import event_words
+from games.timing.turn_clock import clock_deadline
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import engine
 from accounts.models import User
-from games import engine
 from games.models import Hand, HandDispute
 from games.selectors.hands import (
     hand_closed_positions,
@@ -19,7 +19,7 @@ from games.selectors.hands import (
 
 @dataclass(frozen=True)
 class HandProof:
-    """What one member may check of a finished hand's deal (DESIGN.md "Engine contract").
+    """What one member may check of a finished hand's deal (docs/design.md "Engine contract").
 
     ``openings``: {position, card, salt, path, opened_as} for each card they may open: the board and
     the shown hands (everyone), their own hole cards (a player), every card once an organiser's ruling
@@ -35,7 +35,7 @@ class HandProof:
     cuts: list[dict[str, Any]] | None = None  # scheme "merkle-sha256-cut-v1": {cut, by (a name), at}, in order
 
     def export(self) -> dict[str, Any]:
-        """The JSON export checked by ``python -m games.engine.verify`` (and the hand page's script)."""
+        """The JSON export checked by ``python -m engine.verify`` (and the hand page's script)."""
         hand = self.hand
         head: dict[str, Any] = {
             "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,

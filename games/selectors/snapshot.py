@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import engine
 from accounts.models import User
-from games import engine
 from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from games import engine
+import engine
 from games.models import Hand
 
 _STATES: OrderedDict[tuple[int, int], engine.State] = OrderedDict()

@@ -1,4 +1,4 @@
-"""Every write of the games app (STYLE.md: services own writes), re-exported by name."""
+"""Every write of the games app (docs/style.md: services own writes), re-exported by name."""
 
 from games.services.closing import table_close
 from games.services.dealing import deck_for_new_hand, hand_deal

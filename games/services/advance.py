@@ -27,12 +27,12 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+import engine
 from accounts.models import User
 from accounts.money import money
-from config.errors import DomainError
-from games import engine
 from games.models import AdvanceAction, Hand
 from games.services.locking import hand_lock_seated
+from kernel.errors import DomainError
 
 BET = "bet"
 SEALED = "sealed"

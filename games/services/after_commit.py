@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.live.publish import versions_publish
 from games.models import Hand
-from games.reminders import hand_next_due
+from games.timing.reminders import hand_next_due
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     """Register the on-commit work of a transaction: publish the table's frames of the new versions, and make
     sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
-    or reminder: games/reminders.py ``hand_next_due``)."""
+    or reminder: games/timing/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
     # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
     # grace) still gets its ring. A moment rung already only finds its notice sent.

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from games.reminders import hand_next_due
 from games.selectors.hands import hand_running_clocks
 from games.services.after_commit import hand_alarm_arm, hand_alarm_rung
 from games.services.hands import hand_apply_timeout
 from games.services.notices import turn_notices_sweep
+from games.timing.reminders import hand_next_due
 
 
 def hand_alarm_ring(*, hand_id: int, at: str) -> bool:

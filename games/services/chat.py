@@ -18,11 +18,11 @@ from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import User
-from config.errors import DomainError
-from config.text import text_problem
 from games.live.publish import groups_send, table_group
 from games.models import ChatMessage, Table
 from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
+from kernel.errors import DomainError
+from kernel.text import text_problem
 
 MAX_CHARS = 500
 RATE_COUNT = 5  # messages ...
@@ -56,7 +56,7 @@ def _rate_check(user: User) -> None:
 
 def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
     """Post one line to a table's chat. Raises ChatRefused (nothing stored) when the text is empty,
-    longer than MAX_CHARS or holds control or format characters (config/text.py), the member is not seated at the table (spectators read only), no longer a
+    longer than MAX_CHARS or holds control or format characters (kernel/text.py), the member is not seated at the table (spectators read only), no longer a
     member, or over the rate limit."""
     text = (text or "").strip()
     if not text:

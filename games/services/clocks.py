@@ -1,5 +1,5 @@
 """Turn clocks of hands: each awaited seat's deadline (the rule set's seconds; quiet hours stop a clock,
-away ends it at once: games/clock.py), and a member's new quiet hours moving the clocks they have running."""
+away ends it at once: games/timing/turn_clock.py), and a member's new quiet hours moving the clocks they have running."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import User
-from games import clock as turn_clock
-from games import engine
-from games.clock import clock_deadline
 from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
+from games.timing import turn_clock
+from games.timing.turn_clock import clock_deadline
 
 
 def clock_member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
@@ -45,7 +45,7 @@ def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Ma
     "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/services/notices.py; clocks
     stored before it was added lack it).
 
-    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/clock.py: quiet
+    A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/timing/turn_clock.py: quiet
     hours stop it, away ends it at once). A sealed decision (the drop, the declaration) keeps
     each seat's clock while the awaited seats only shrink.
     """
@@ -75,12 +75,12 @@ def earliest_deadline(clocks: Mapping[str, Any]) -> datetime | None:
 def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     """``user`` changed their quiet hours or time zone (``before``: the settings their running clocks were
     set with): what remains of each running clock of theirs, counted under ``before``, now runs under the
-    new settings (games/clock.py), so a clock stands still in the new quiet hours and no longer in the old.
+    new settings (games/timing/turn_clock.py), so a clock stands still in the new quiet hours and no longer in the old.
 
     Each hand in its own durable transaction with its row locked; the clocks are those of the version
-    it holds then, and on commit its ``expire_turn`` is scheduled again for that version and the new
-    deadline (the task is a no-op before the deadline or once the version moved on). Returns how many
-    hands' clocks moved.
+    it holds then, and on commit the hand's alarm is set for the new deadline if that comes before the
+    alarm pending (games/services/alarms.py; an alarm that rings early does nothing but set itself
+    again). Returns how many hands' clocks moved.
     """
     after = clock_member(user, away_counts=False)
     hand_ids = [pk for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
@@ -105,7 +105,7 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
             hand.clocks = clocks
             hand.deadline = earliest_deadline(clocks)
             hand.save(update_fields=["clocks", "deadline"])
-            on_commit_work([(hand, hand.version)])  # expire_turn again; no new turn notices
+            on_commit_work([(hand, hand.version)])  # the alarm for the new deadline; no new turn notices
             # The version stays, so the open screens (which skip a version they show already) are told the
             # table changed: each reads the moved clock afresh.
             transaction.on_commit(partial(table_changed_publish, hand.table_id, hand.table.club_id))

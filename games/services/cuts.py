@@ -3,7 +3,7 @@
 DESIGN.md "Engine contract": a table keeps ``DECKS_AHEAD`` decks drawn ahead, each bound to its deal number
 and to the id its hand will take (every leaf binds it), with only its Merkle root published. While a deal
 is coming, each seated member's browser sends a random 128-bit cut; at the deal every cut received is used
-and the order dealt is the committed deck permuted by the root and the cuts (games/engine/verify.py).
+and the order dealt is the committed deck permuted by the root and the cuts (engine/verify.py).
 
 Lock order: the table row (the deal holds it), then the deck's row. ``cut_take`` locks only the deck's row,
 which the deal also locks before it reads the cuts, so a cut is either in the deal or refused as late.
@@ -20,13 +20,13 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import User
-from config.errors import DomainError
-from games import engine
 from games.errors import TableRefused
 from games.models import DealCut, DeckAhead, Hand, Seat, Table
 from games.services.after_commit import on_commit_work
 from games.services.proof import deal_salts
+from kernel.errors import DomainError
 
 DECKS_AHEAD = 2  # the next deal and the one after: a cut can reach a deal dealt the moment a hand ends
 CUTS_PER_MEMBER = 3  # per deal: a second device or a reload may cut again; more is noise

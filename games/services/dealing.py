@@ -9,9 +9,8 @@ from typing import Any
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+import engine
 from accounts.models import Membership, User
-from config.statements import Insert, Update, UpdateInsert
-from games import engine
 from games.errors import TableRefused
 from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
@@ -19,6 +18,7 @@ from games.services.clocks import earliest_deadline, turn_clocks
 from games.services.cuts import deal_waits_for_cut, deck_ahead_deal, deck_ahead_set_aside, decks_ahead_fill
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
+from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
 
 
@@ -100,7 +100,7 @@ def _table_save_with(table: Table, fields: Sequence[str], hand: Hand) -> None:
 
 
 def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
-    """The dealer button moves one seat each hand (DESIGN.md): the next active seat clockwise."""
+    """The dealer button moves one seat each hand (docs/design.md): the next active seat clockwise."""
     if first:
         return numbers[0]
     above = [n for n in numbers if n > previous]
@@ -115,7 +115,7 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     ``deck``: a fixed order to deal (tests); by default the deck committed ahead for this deal, cut by every
     cut received for it (games/services/cuts.py). ``also_save``: fields of ``table`` the caller changed, saved
     with the table's own changes here (one statement). The hand keeps the committed deck, its salts and
-    root (one salted leaf per position, games/engine/verify.py) and the cuts; cards are opened one by one
+    root (one salted leaf per position, engine/verify.py) and the cuts; cards are opened one by one
     only by right (games/services/proof.py).
     """
     dealt = hand_deal_to(table=table, created_by=created_by, deck=deck, also_save=also_save)

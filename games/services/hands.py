@@ -1,6 +1,6 @@
 """Writes of hands: the deal, one player's action, a turn clock running out.
 
-DESIGN.md "The path of one action": one durable transaction, the hand row
+docs/architecture.md "The path of one action": one durable transaction, the hand row
 locked, a stale version or an action out of turn refused with a clear
 message and no change, the engine applies the action, the new state and the
 action log are stored, and every chip movement is posted to the ledger in
@@ -22,11 +22,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import User
-from config import metrics
-from config.statements import Insert, Update, UpdateInsert
-from games import engine
-from games.clock import clock_deadline
 from games.errors import IllegalMove, NotSeated, NotYourTurn
 from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
@@ -43,9 +40,12 @@ from games.services.locking import (
     locked_hand_state,
     table_lock_with_rules,
 )
+from games.timing.turn_clock import clock_deadline
+from kernel import metrics
+from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
 
-# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (config/statements.py),
+# What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
 _HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]),
                           Insert(HandAction))
@@ -243,7 +243,7 @@ NO_SUCH_HAND = "That hand is not being played at this table."
 @metrics.timed_action
 def hand_act(*, hand_id: int | None, user: User, action: engine.Action | Mapping[str, Any], version: int,
              table_id: int | None = None) -> Hand:
-    """A player's action, from the form post, the socket, the simulator and the tests alike (DESIGN.md "The
+    """A player's action, from the form post, the socket, the simulator and the tests alike (docs/architecture.md "The
     path of one action"): the one entry and the one lock of a hand's step. ``table_id``: the table the form
     or socket is at (None: the hand's own); ``hand_id`` None means the hand being played there. Return the
     hand.
@@ -296,7 +296,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
 
     A no-op returning False when the hand moved on (another version, finished, or
     the clock has not run out yet): safe to run twice, late, or after the player acted.
-    In a sealed decision the other seats keep their own clocks (games/clock.py).
+    In a sealed decision the other seats keep their own clocks (games/timing/turn_clock.py).
     Opens the durable transaction and locks the hand row.
     """
     with transaction.atomic(durable=True):

@@ -8,8 +8,8 @@ from functools import partial
 from django.db import transaction
 from django.db.models import Model
 
+import engine
 from accounts.models import Club, User
-from games import engine
 from games.errors import NotSeated, StaleVersion
 from games.models import Hand, HandAction, RuleSet, RuleSetVersion, Table
 from games.selectors.hands import hand_seat_of

@@ -1,7 +1,7 @@
 """"Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
 daily digest instead (each a member setting on ``accounts.User``), by email and/or Web Push
-(games/push.py). No notice of a turn while the member is present at its club (a table or the lobby of
-that club open and live: games/presence.py); the sweep sends it once they left, if the turn still waits.
+(games/delivery/webpush.py). No notice of a turn while the member is present at its club (a table or the lobby of
+that club open and live: games/delivery/presence.py); the sweep sends it once they left, if the turn still waits.
 
 Every function re-reads the hand and sends only while that same turn is still waiting (the seat
 is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
@@ -34,11 +34,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.clock import clock_deadline
+from games.delivery.presence import is_present
 from games.models import Hand, TurnNotice
-from games.presence import is_present
-from games.reminders import turn_notice_moments
 from games.selectors.hands import hand_seat_users
+from games.timing.reminders import turn_notice_moments
+from games.timing.turn_clock import clock_deadline
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,9 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     """Send the ``kind`` ("turn" or "reminder") notice for the turn of ``seat`` that began at version
     ``since``, by email and by push as the member chose; True when sent. Nothing when the turn is over,
     the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
-    notices "each" with an address, reminder on; push: games/push.py), or it was sent already.
+    notices "each" with an address, reminder on; push: games/delivery/webpush.py), or it was sent already.
     """
-    from games.push import PushMessage, push_enqueue, push_wanted
+    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
 
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or hand.table.practice or not _waiting_turn(hand, seat, since):
@@ -204,9 +204,9 @@ def summary_links(*, user: User) -> list[tuple[str, str]]:
 
 def digests_send(*, now: datetime | None = None) -> int:
     """Send today's digest to each member who chose one (by email: turn notices "digest" with an address;
-    by push: games/push.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
+    by push: games/delivery/webpush.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
     them; at most one a local day. Returns how many members were sent one."""
-    from games.push import PushMessage, push_enqueue, push_wanted
+    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
 
     now = now or timezone.now()
     sent = 0

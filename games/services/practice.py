@@ -1,4 +1,4 @@
-"""Practice tables: one member against computer players (games/engine/players), and the coach.
+"""Practice tables: one member against computer players (engine/players), and the coach.
 
 DESIGN.md "Engine contract": practice never touches the books. A practice table seats its member and one to
 five computer players; no money moves (ledger/services.py posts nothing for it), no statistic or season figure
@@ -23,11 +23,10 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+import engine
 from accounts.access import is_member
 from accounts.models import Club, User
-from config.errors import DomainError
-from games import engine
-from games.engine import players
+from engine import players
 from games.live.publish import lobby_announce
 from games.models import ComputerPlayer, Game, Hand, RuleSet, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_current, hand_seat_of, hand_view_for
@@ -35,6 +34,7 @@ from games.selectors.states import hand_state
 from games.services.hands import hand_act
 from games.services.rulesets import MAX_PLAYERS, rule_version_freeze
 from games.services.tables import table_start
+from kernel.errors import DomainError
 
 log = logging.getLogger(__name__)
 

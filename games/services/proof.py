@@ -1,6 +1,6 @@
 """Writes of the shuffle proof: the deal's salts and an organiser's ruling that opens a hand.
 
-DESIGN.md "Engine contract": every deck position gets its own salt from the operating system's
+docs/design.md "Engine contract": every deck position gets its own salt from the operating system's
 CSPRNG at the deal; after the hand the board and the shown hands are opened to all, each player
 opens their own hole cards, and the rest is opened only by an organiser's logged ruling.
 """
@@ -13,9 +13,9 @@ from django.db import IntegrityError, transaction
 
 from accounts.access import membership_of
 from accounts.models import User
-from config.errors import DomainError, PermissionDenied
-from games.engine.commitment import DECK_SIZE, SALT_BYTES
+from engine.commitment import DECK_SIZE, SALT_BYTES
 from games.models import Hand, HandDispute
+from kernel.errors import DomainError, PermissionDenied
 
 REASON_MAX = 2000
 

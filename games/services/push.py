@@ -1,4 +1,4 @@
-"""A member's Web Push subscriptions and choices (sending: games/push.py)."""
+"""A member's Web Push subscriptions and choices (sending: games/delivery/webpush.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
-from config.errors import DomainError
+from games.delivery.webpush import push_endpoint_check, push_keys_check
 from games.models import PushChoice, PushSubscription
-from games.push import push_endpoint_check, push_keys_check
+from kernel.errors import DomainError
 
 
 def push_subscribe(*, user: User, endpoint: str, p256dh: str, auth: str) -> PushSubscription:

@@ -1,4 +1,4 @@
-"""Writes of house-rule agreements (DESIGN.md "Rule sets are agreements").
+"""Writes of house-rule agreements (docs/design.md "Rule sets are agreements").
 
 A version used by any table is frozen (``frozen_at``); an edit of a frozen
 version makes the next version, an edit of an unused one changes it in place.
@@ -9,11 +9,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+import engine
 from accounts.models import Club, User
-from config.text import text_problem
-from games import engine
 from games.errors import RulesFrozen
 from games.models import Game, RuleSet, RuleSetVersion
+from kernel.text import text_problem
 
 MAX_PLAYERS = {Game.PIRANHA: 11, Game.PILES: 7}
 
@@ -35,7 +35,7 @@ def _check(*, game: str, rules: engine.Rules, max_seats: int, name: str) -> None
 def rule_set_create(*, club: Club, user: User, name: str, rules: engine.Rules, max_seats: int,
                     spectators_allowed: bool) -> RuleSet:
     """Create an agreement with its version 1. Raises RulesFrozen (a DomainError) for unsound rules or a
-    name with control or format characters (config/text.py)."""
+    name with control or format characters (kernel/text.py)."""
     _check(game=rules.game, rules=rules, max_seats=max_seats, name=name)
     with transaction.atomic():
         rule_set = RuleSet.objects.create(club=club, name=name.strip(), game=rules.game, created_by=user)

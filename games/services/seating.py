@@ -15,18 +15,18 @@ from django.utils import timezone
 from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
-from config.text import text_problem
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.cuts import decks_ahead_fill
 from games.services.rulesets import rule_version_freeze
+from kernel.text import text_problem
 from ledger.services import balance_of
 
 
 def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> Table:
     """Open a table under one rule-set version of the club; that version is frozen from now on.
-    Raises TableRefused for a name with control or format characters (config/text.py) or a foreign version."""
+    Raises TableRefused for a name with control or format characters (kernel/text.py) or a foreign version."""
     problem = text_problem(name, what="A table name")
     if problem:
         raise TableRefused(problem)

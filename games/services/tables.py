@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
 
+import engine
 from accounts.models import User
-from games import engine
 from games.errors import TableRefused
 from games.models import Hand, Table
 from games.selectors.cuts import deal_wait_until

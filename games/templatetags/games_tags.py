@@ -10,10 +10,10 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.money import money as _money
-from games.area import jinja_template
-from games.engine.cards import Card
-from games.engine.errors import CardError
-from games.words import duration as _duration
+from engine.cards import Card
+from engine.errors import CardError
+from games.presentation.area import jinja_template
+from games.presentation.words import duration as _duration
 
 register = template.Library()
 
@@ -72,5 +72,5 @@ def get(mapping: Any, key: Any) -> Any:
 @register.simple_tag(takes_context=True)
 def jinja(context: Any, name: str) -> SafeString:
     """``{% jinja "games/_board.jinja" %}``: a Jinja2 template of templates/jinja2/ (the table area and
-    its pieces: games/jinja.py) rendered with this template's context."""
+    its pieces: games/presentation/jinja.py) rendered with this template's context."""
     return mark_safe(jinja_template(name).render(context.flatten()))  # noqa: S308 - rendered, escaped there

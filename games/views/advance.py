@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from config.errors import DomainError
 from games.selectors.hands import hand_in_table
 from games.services import advance
 from games.views.common import member, table_access
+from kernel.errors import DomainError
 
 
 def _hand_id(request: HttpRequest) -> int | None:

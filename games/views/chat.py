@@ -10,11 +10,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from config.errors import DomainError
 from games.selectors.chat import chat_message_place
 from games.selectors.tables import table_get
 from games.services.chat import chat_hide, chat_post
 from games.views.common import member
+from kernel.errors import DomainError
 
 
 @login_required

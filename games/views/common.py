@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 
 from accounts.access import ClubAccess, club_access
 from accounts.models import User
-from config.errors import DomainError
 from games.errors import BelowCreditLimit
 from games.models import Hand, Table
 from games.selectors.hands import hand_get
 from games.selectors.tables import table_get, table_may_watch
+from kernel.errors import DomainError
 
 FOUR_COLOUR_COOKIE = "deck_colours"
 APPEARANCE_COOKIE = "theme"  # templates/base.html reads it: html[data-theme] (static/css/site.css)

@@ -11,12 +11,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from config.errors import DomainError
-from games import engine
+import engine
 from games.selectors.cuts import decks_coming
 from games.selectors.tables import table_may_watch
 from games.services.cuts import CutRefused, cut_take
 from games.views.common import forbidden, member, table_access
+from kernel.errors import DomainError
 
 WORDS_MAX = 200
 

@@ -11,12 +11,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from config.errors import DomainError
-from config.query import BadQuery, query_key
 from games import services
 from games.forms import act_request_parse
-from games.outcomes import showdown_rows
-from games.presenters import piles_board
+from games.history.story import hand_story
+from games.presentation.presenters import piles_board
+from games.presentation.reasons import showdown_rows
 from games.selectors.hands import (
     hand_exports,
     hand_get,
@@ -29,8 +28,9 @@ from games.selectors.hands import (
 )
 from games.selectors.proof import hand_proof_for
 from games.selectors.tables import table_may_watch
-from games.story import hand_story
 from games.views.common import deck_context, finished_hand, forbidden, member, table_access
+from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 from ledger import selectors as ledger_selectors
 
 
@@ -102,7 +102,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 @login_required
 def hand_proof_json(request: HttpRequest, hand_id: int) -> HttpResponse:
-    """The hand's proof as JSON (the openings this member may have), for ``python -m games.engine.verify``."""
+    """The hand's proof as JSON (the openings this member may have), for ``python -m engine.verify``."""
     found = finished_hand(request, hand_id)
     if isinstance(found, HttpResponse):
         return found

@@ -16,12 +16,12 @@ from django.templatetags.static import static
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from config.errors import DomainError
+from games.delivery.webpush import vapid_public_key
 from games.forms import PushChoiceForm
-from games.push import vapid_public_key
 from games.selectors.notices import push_browser_count, push_choice_of, tables_my_turn
 from games.services.push import push_choice_set, push_subscribe, push_unsubscribe
 from games.views.common import member
+from kernel.errors import DomainError
 
 MAX_BODY = 4096  # a subscription is well under 1 KB
 

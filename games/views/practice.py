@@ -10,10 +10,10 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from config.errors import DomainError
 from games.forms import PracticeForm
 from games.services import practice
 from games.views.common import member, table_access
+from kernel.errors import DomainError
 
 
 @login_required
@@ -56,5 +56,5 @@ def practice_coach(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def coach_words(coaching: practice.Coaching) -> str:
     """The coach's message: the strong player's choice and why, with the member's equity in it (high and low
-    apart in Piles: games/engine/players/advice.py)."""
+    apart in Piles: engine/players/advice.py)."""
     return f"Coach: {coaching.advice.sentence}"

@@ -17,7 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
-from games.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
+from games.history.replay import ReplayMismatch, ReplayStep, hand_replay, step_context
 from games.views.common import deck_context, finished_hand, member
 
 logger = logging.getLogger(__name__)

@@ -7,14 +7,15 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+import engine
 from accounts.access import ClubAccess, club_access
-from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.forms import FORMS, rules_form_initial
 from games.models import Game, RuleSet
-from games.presenters import rules_words
+from games.presentation.presenters import rules_words
 from games.selectors.rules import rule_set_get, rule_set_versions, rule_sets_for, rule_version_get, rule_version_newest
 from games.views.common import member
+from kernel.errors import DomainError
 
 
 @login_required

@@ -7,13 +7,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from config.errors import DomainError
 from games import services
 from games.errors import BelowCreditLimit
 from games.forms import SeatForm
-from games.presenters import rules_words
+from games.presentation.presenters import rules_words
 from games.selectors.seating import free_seats
 from games.views.common import member, table_access, table_post
+from kernel.errors import DomainError
 
 
 @login_required

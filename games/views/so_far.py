@@ -1,4 +1,4 @@
-"""The hand so far: while a hand is played, its steps up to now (games/replay.py's ``hand_so_far``), as a
+"""The hand so far: while a hand is played, its steps up to now (games/history/replay.py's ``hand_so_far``), as a
 plain page (``?step=N``) and as JSON for static/js/so-far.js, which shows them over the live table.
 
 Who may open them is who may watch the table now (``table_may_watch``); each step is what this viewer may
@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from accounts.access import club_access
-from games.replay import ReplayMismatch, ReplayStep, hand_so_far
+from games.history.replay import ReplayMismatch, ReplayStep, hand_so_far
 from games.selectors.hands import hand_get
 from games.selectors.tables import table_may_watch
 from games.views.common import forbidden, member

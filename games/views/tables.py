@@ -13,17 +13,17 @@ from django.views.decorators.http import require_GET
 
 from accounts.access import club_access
 from accounts.money import money
-from config.errors import DomainError
 from games import services
 from games.forms import TableForm
 from games.models import Table
-from games.presenters import hand_page
+from games.presentation.presenters import hand_page
 from games.selectors.hands import hand_current
 from games.selectors.mine import my_tables
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
 from games.services import practice
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
 from games.views.practice import PracticeForm
+from kernel.errors import DomainError
 from ledger import selectors as ledger_selectors
 
 

@@ -9,10 +9,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.access import club_access
-from config.errors import DomainError
 from games.forms import VoidHandForm
 from games.services.voiding import hand_void
 from games.views.common import member
+from kernel.errors import DomainError
 from ledger.views import rulings_context
 
 

@@ -1,4 +1,4 @@
-// The cut, in the browser (games/engine/verify.py has the bytes; games/services/cuts.py the server's side).
+// The cut, in the browser (engine/verify.py has the bytes; games/services/cuts.py the server's side).
 // On a table page where this member is seated: for each coming deal whose root is published, a random
 // 128-bit cut from WebCrypto goes over the table's socket; the site's receipt is kept in local storage with
 // the cut. On a hand's page: the cuts this browser made of that deal (by its root) must be among the cuts

@@ -1,5 +1,5 @@
 // The hand page's shuffle check, in the browser with WebCrypto and no library.
-// It recomputes the bytes defined in games/engine/verify.py (scheme "merkle-sha256-v1"):
+// It recomputes the bytes defined in engine/verify.py (scheme "merkle-sha256-v1"):
 //   leaf  = SHA-256(0x00 | "home-club/deal-v1" | hand_id (8 bytes, big-endian) | position (1 byte)
 //                   | card code (2 ASCII bytes) | salt (16 bytes))
 //   empty = SHA-256(0x02 | tag), node = SHA-256(0x01 | left | right), 64 leaves, path of 6.

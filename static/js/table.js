@@ -89,7 +89,7 @@
   }
 
   // The seats around the board with this member's own at the bottom, the others clockwise: left, top,
-  // right (as games/area.py "around" lays them out for the page).
+  // right (as games/presentation/area.py "around" lays them out for the page).
   function arrange(seat) {
     var el = live();
     var uls = {};

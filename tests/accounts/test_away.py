@@ -7,8 +7,9 @@ from datetime import time
 import pytest
 from django.urls import reverse
 
+import engine
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import HandAction
 from tests.games.helpers import make_table
 

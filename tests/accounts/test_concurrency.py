@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from accounts import services
 from accounts.models import Invitation, Membership
-from config.errors import DomainError
+from kernel.errors import DomainError
 from tests.accounts.factories import ClubFactory, InvitationFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

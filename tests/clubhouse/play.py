@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import engine
 from accounts.models import Club, User
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from ledger.models import Posting, Ruling
 from tests.games.helpers import make_table

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from games import engine
-from games.engine.cards import Card
-from games.engine.evaluate import piles_best_high, piles_best_low, piranha_best
+import engine
+from engine.cards import Card
+from engine.evaluate import piles_best_high, piles_best_low, piranha_best
 from tests.games.helpers import make_table
 
 _LABEL_TO_CODE = {Card.parse(r + s).label: r + s for r in "23456789TJQKA" for s in "cdhs"}
@@ -68,7 +68,7 @@ def test_the_house_rules_stand_beside_the_rules_and_every_table_links_its_game(c
 
 @pytest.mark.django_db
 def test_piles_says_where_the_odd_cent_of_a_split_goes(club_setup, client_for) -> None:
-    """DESIGN.md: an odd cent between the halves goes to high; both the plain rules and the house rules say so."""
+    """docs/design.md: an odd cent between the halves goes to high; both the plain rules and the house rules say so."""
     make_table(club_setup.club, club_setup.organiser, engine.PilesRules())
     html = client_for(club_setup.members[0]).get(f"/clubs/{club_setup.club.pk}/how-to-play/piles/").content.decode()
     plain, house = html.split('id="house-heading"')

@@ -9,7 +9,7 @@ from django.utils import timezone
 from clubhouse import selectors, services
 from clubhouse.models import HandResult, Season
 from clubhouse.selectors import Period
-from games.simulate import simulation_run
+from games.demo.simulate import simulation_run
 from ledger.models import Account, Posting
 from ledger.selectors import balances_as_of, settle_up_plan
 

@@ -11,10 +11,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import engine
 from accounts.models import User
 from clubhouse.models import HandResult
 from clubhouse.selectors import Period, net_over_time, stat_lines
-from games import engine
 from games.models import Hand
 from tests.clubhouse.play import brute_force, play_table
 
@@ -80,8 +80,8 @@ def test_a_hand_still_in_play_has_no_result_and_a_rolled_back_finish_writes_none
 
 @pytest.mark.django_db(transaction=True)
 def test_a_voided_hand_leaves_the_statistics(club_setup) -> None:
+    from games.demo.simulate import simulation_run
     from games.services.voiding import hand_void
-    from games.simulate import simulation_run
 
     played = simulation_run(club=club_setup.club, players=club_setup.everyone, hands=4, seed=21)
     before = sum(line.hands for line in stat_lines(club=club_setup.club))

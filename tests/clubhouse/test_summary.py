@@ -9,9 +9,9 @@ import pytest
 from django.db.models import Sum
 from django.utils import timezone
 
+import engine
 from clubhouse import selectors
 from clubhouse.models import ClubVisit, HandResult
-from games import engine
 from games.models import Hand
 from games.services.chat import chat_hide, chat_post
 from tests.clubhouse.play import play_table

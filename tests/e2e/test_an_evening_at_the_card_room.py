@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from tests.e2e.test_cards_that_play import five_per_shown_hand
 from tests.e2e.test_live_table import PHONE, WAIT_MS, Player, club_with_players

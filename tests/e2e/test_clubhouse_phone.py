@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from clubhouse.services import season_open
-from games.simulate import simulation_run
+from games.demo.simulate import simulation_run
 
 pytestmark = pytest.mark.e2e
 

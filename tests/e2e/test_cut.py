@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+import engine
 from accounts.models import Membership
-from games import engine, services
-from games.engine import verify
+from engine import verify
+from games import services
 from games.models import DealCut, Hand
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.e2e.test_hand_proof import verify_in_page

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from games.selectors.hands import hand_committed_positions
 from tests.accounts.factories import MembershipFactory

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+import engine
 from accounts.models import Membership
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.helpers import fixed_deck, make_table

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from games import engine, services
+import engine
+from games import services
 from tests.e2e.test_live_table import DESKTOP, WAIT_MS, Player, club_with_players
 from tests.e2e.test_table_layout import assert_accessible
 from tests.games.async_helpers import awaited, user_at

@@ -9,8 +9,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+import engine
 from clubhouse.models import HandResult
-from games import engine
 from games.models import Hand, Table
 from games.selectors.states import hand_state
 from ledger.models import Account, JournalEntry

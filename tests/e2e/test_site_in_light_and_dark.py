@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import engine, services
+import engine
+from games import services
 from tests.e2e.test_live_table import DESKTOP, PHONE, club_with_players, session_cookie
 from tests.e2e.test_table_layout import HOLES, assert_accessible
 from tests.games.helpers import fixed_deck, make_table

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from tests.e2e.test_live_table import DESKTOP, PHONE, WAIT_MS, Player, club_with_players
 from tests.games.helpers import fixed_deck, make_table

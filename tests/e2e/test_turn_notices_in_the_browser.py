@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import engine, services
+import engine
+from games import services
 from tests.e2e.test_live_table import DESKTOP, PHONE, WAIT_MS, Player, club_with_players
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table

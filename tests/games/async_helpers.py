@@ -8,8 +8,8 @@ from typing import Any
 
 from django.utils import timezone
 
+import engine
 from accounts.models import User
-from games import engine
 from games.models import Hand
 
 

@@ -12,11 +12,12 @@ from typing import Any
 from django.db import connection
 from django.test import Client
 
+import engine
 from accounts.models import Club, User
-from config.errors import DomainError
-from games import engine, services
-from games.engine.cards import FULL_DECK, Card
+from engine.cards import FULL_DECK, Card
+from games import services
 from games.models import Hand, RuleSet, Table
+from kernel.errors import DomainError
 
 
 def make_rule_set(club: Club, organiser: User, rules: engine.Rules | None = None, *, max_seats: int = 7,
@@ -187,3 +188,21 @@ def race(calls: Sequence[tuple[Any, Callable[[], object]]]) -> Race:
     for t in threads:
         t.join()
     return out
+
+
+def turn_notice(hand_id: int, seat: int, since: int) -> bool:
+    """The "your turn" notice of the turn ``seat`` began at version ``since``, sent as the hand's alarm sends
+    it when due (games/services/notices.py); True when it went out, False when that turn no longer waits or
+    it was sent before."""
+    from games.models import TurnNotice
+    from games.services.notices import turn_notice_send
+
+    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.TURN)
+
+
+def turn_reminder(hand_id: int, seat: int, since: int) -> bool:
+    """The reminder before that turn's clock runs out, sent as the hand's alarm sends it when due."""
+    from games.models import TurnNotice
+    from games.services.notices import turn_notice_send
+
+    return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)

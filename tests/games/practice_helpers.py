@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import engine
 from accounts.models import User
-from games import engine
 from games.models import Hand, Table
 from games.selectors.states import hand_state
 from games.services.hands import hand_act

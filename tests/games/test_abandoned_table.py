@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand, Table
 from ledger.models import JournalEntry
 from tests.games.async_helpers import awaited, expire, user_at

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
 from games.selectors.snapshot import table_snapshot_read
 from games.selectors.states import hand_state

@@ -1,4 +1,4 @@
-"""The statements of the action's path written out once (games/selectors/rows.py, config/statements.py) read and
+"""The statements of the action's path written out once (games/selectors/rows.py, kernel/statements.py) read and
 write exactly what the ORM does."""
 
 from __future__ import annotations
@@ -7,12 +7,13 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from config.statements import Insert, Update, UpdateInsert
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand, HandAction
 from games.selectors.hands import hand_players, hand_seat_users
 from games.services import advance
 from games.services.locking import hand_lock_for_member
+from kernel.statements import Insert, Update, UpdateInsert
 from tests.games.async_helpers import awaited
 from tests.games.helpers import make_table
 
@@ -82,7 +83,7 @@ def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_w
     """Values the ORM sends unchanged are taken as they are; others (a choices member, JSON, a time) take
     the field's own conversion. A row given its id keeps it. Rows given column by column get every other
     column at its default, as bulk_create sends it."""
-    from config.statements import InsertColumns
+    from kernel.statements import InsertColumns
     from ledger.models import Account, EntryKind, JournalEntry, Posting
 
     a, b, _ = club_setup.members

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.errors import StaleVersion
 from games.models import AdvanceAction, Hand, HandAction
 from games.selectors.hands import hand_view_for

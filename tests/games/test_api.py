@@ -9,11 +9,12 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import get_resolver
 
+import engine
 from accounts.models import ApiToken
 from accounts.tokens import api_token_create, api_token_revoke
-from games import engine, services
+from games import services
+from games.demo.simulate import simulation_run
 from games.models import Hand
-from games.simulate import simulation_run
 from ledger.models import Posting
 from tests.games.helpers import fixed_deck, make_table
 

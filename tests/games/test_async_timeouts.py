@@ -9,11 +9,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import engine, services
-from games.clock import clock_deadline
+import engine
+from games import services
 from games.models import Hand, HandAction
-from games.reminders import reminder_at
-from games.tasks import expire_turn, sweep_overdue_turns
+from games.services.hands import hand_apply_timeout
+from games.tasks import sweep_overdue_turns
+from games.timing.reminders import reminder_at
+from games.timing.turn_clock import clock_deadline
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import make_table, post_action
 
@@ -24,8 +26,8 @@ def test_the_same_timeout_delivered_twice_changes_nothing(club_setup) -> None:
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
     expire(hand)
-    assert expire_turn(hand.pk, 0) is True
-    assert expire_turn(hand.pk, 0) is False
+    assert hand_apply_timeout(hand_id=hand.pk, version=0) is True
+    assert hand_apply_timeout(hand_id=hand.pk, version=0) is False
     assert HandAction.objects.filter(hand=hand).count() == 1
     hand.refresh_from_db()
     assert hand.version == 1
@@ -39,7 +41,7 @@ def test_a_timeout_delivered_after_the_player_acted_changes_nothing(club_setup) 
     player = user_at(hand, awaited(hand)[0])
     services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
     expire(hand)  # even with the next clock overdue, the message for version 0 is stale
-    assert expire_turn(hand.pk, 0) is False
+    assert hand_apply_timeout(hand_id=hand.pk, version=0) is False
     assert list(HandAction.objects.filter(hand=hand).values_list("is_timeout", flat=True)) == [False]
 
 
@@ -48,7 +50,7 @@ def test_a_timeout_before_the_clock_runs_out_changes_nothing(club_setup) -> None
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    assert expire_turn(hand.pk, 0) is False
+    assert hand_apply_timeout(hand_id=hand.pk, version=0) is False
     assert not HandAction.objects.filter(hand=hand).exists()
 
 
@@ -142,7 +144,7 @@ def test_the_table_page_shows_each_clock_and_marks_the_timeout_in_the_log(club_s
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
     expire(hand)
-    assert expire_turn(hand.pk, 0) is True
+    assert hand_apply_timeout(hand_id=hand.pk, version=0) is True
     hand.refresh_from_db()
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
     assert "(clock ran out)" in page

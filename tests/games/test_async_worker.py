@@ -12,7 +12,8 @@ from channels.db import database_sync_to_async
 from django.db import connections
 from django.db.models import Count
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand, HandAction, Table
 from tests.games.celery_worker import start_beat, start_worker
 from tests.games.helpers import make_table

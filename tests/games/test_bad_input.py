@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import HandAction
 from ledger.models import JournalEntry
 from tests.games.helpers import make_table

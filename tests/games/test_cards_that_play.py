@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from games import engine, services
-from games.outcomes import ShownRow
+import engine
+from games import services
+from games.presentation.reasons import ShownRow
 from tests.games.helpers import fixed_deck, hidden_cards_in, labels, make_table
 
 HOLES = {1: ["As", "Ad", "Ah", "4c"], 2: ["2c", "3d", "7h", "9s"], 3: ["Qc", "Qd", "Js", "Ts"]}

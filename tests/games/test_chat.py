@@ -8,7 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
-from games import engine
+import engine
 from games.models import ChatMessage
 from games.services.chat import MAX_CHARS, RATE_COUNT, ChatRefused, chat_hide, chat_post
 from tests.games.helpers import make_table

@@ -1,4 +1,4 @@
-"""games/clock.py: turn deadlines with quiet hours and away, in the member's zone, across midnight and
+"""games/timing/turn_clock.py: turn deadlines with quiet hours and away, in the member's zone, across midnight and
 daylight-saving changes. Pure: fixed datetimes, no database."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 
 import pytest
 
-from games.clock import Member, deadline_for, is_quiet, quiet_hours_error, quiet_length, quiet_windows
+from games.timing.turn_clock import Member, deadline_for, is_quiet, quiet_hours_error, quiet_length, quiet_windows
 
 HOUR = 3600
 

@@ -6,7 +6,8 @@ from functools import partial
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import HandAction
 from ledger.models import JournalEntry
 from tests.games.helpers import make_table, race

@@ -16,9 +16,10 @@ from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 
+import engine
 from accounts.models import User
 from config.asgi import application
-from games import engine, services
+from games import services
 from games.live import access
 from games.models import Hand, Table
 from tests.games.helpers import make_table

@@ -16,11 +16,12 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+import engine
 from accounts.models import User
-from games import engine, services
-from games.engine.cards import FULL_DECK, Card
+from engine.cards import FULL_DECK, Card
+from games import services
 from games.models import Hand, Table
-from tests.games.engine.helpers import visible_cards
+from tests.engine.helpers import visible_cards
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 from tests.games.test_piles_hand import HOLES as PILES_HOLES

@@ -18,8 +18,9 @@ from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import engine, services
-from games.engine import verify
+import engine
+from engine import verify
+from games import services
 from games.models import DealCut, DeckAhead, Hand
 from games.services.cuts import CUTS_PER_MEMBER, CutRefused, DealWaitsForCut, cut_take
 from games.tasks import deal_after_cut_wait

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand, HandAction
 from games.services.after_commit import hand_alarm_pending, turn_work_flush
 from games.tasks import hand_alarm

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from games import engine, services
-from games.tasks import expire_turn
+import engine
+from games import services
+from games.services.hands import hand_apply_timeout
 from tests.games.async_helpers import awaited, expire, user_at
 from tests.games.helpers import fixed_deck, hidden_cards_in, labels, make_table
 
@@ -40,7 +41,7 @@ def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_th
     services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "bet", "amount": 25},
                                version=0)
     expire(hand)  # the other's clock runs out facing a bet: they fold, and the hand is over
-    assert expire_turn(hand.pk, 1) is True
+    assert hand_apply_timeout(hand_id=hand.pk, version=1) is True
     hand.refresh_from_db()
     assert hand.is_finished
 

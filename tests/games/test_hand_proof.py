@@ -1,4 +1,4 @@
-"""The shuffle proof on a finished hand's page (DESIGN.md "Engine contract"): everyone who may see the
+"""The shuffle proof on a finished hand's page (docs/design.md "Engine contract"): everyone who may see the
 hand can check the board and the hands shown at the showdown against the root published at the deal;
 each player also opens their own hole cards, privately; the rest opens only by an organiser's logged
 ruling, which the players of the hand read. A dropped hand is never on a spectator's page, and the
@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from django.db import IntegrityError, transaction
 
+import engine
 from accounts.models import User
-from games import engine, services
-from games.engine import verify
+from engine import verify
+from games import services
 from games.models import Hand, HandDispute
 from tests.accounts.factories import MembershipFactory
 from tests.games.helpers import current_hand, fixed_deck, make_table, post_action, proof_in
@@ -169,26 +170,26 @@ def test_the_standalone_verifier_checks_an_exported_hand(played, client_for, tmp
         return subprocess.run([sys.executable, "-S", "-E", *args], cwd=cwd, capture_output=True, text=True,
                               timeout=60)
 
-    ok = run("-m", "games.engine.verify", str(good))
+    ok = run("-m", "engine.verify", str(good))
     # the board (5), the two hands shown (8) and the dropped player's own four
     assert ok.returncode == 0 and "OK: 17 opened card(s)" in ok.stdout and not ok.stderr, ok.stderr
 
     # The script alone, away from the project: only the standard library.
     alone = tmp_path / "alone"
     alone.mkdir()
-    shutil.copy(ROOT / "games" / "engine" / "verify.py", alone / "verify.py")
+    shutil.copy(ROOT / "engine" / "verify.py", alone / "verify.py")
     assert run("verify.py", str(good), cwd=alone).returncode == 0
 
     data = json.loads(export)
     data["openings"][0]["card"] = next(c for c in engine.cards.FULL_DECK if c != data["openings"][0]["card"])
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    failed = run("-m", "games.engine.verify", str(bad))
+    failed = run("-m", "engine.verify", str(bad))
     assert failed.returncode == 1 and "FAIL: position" in failed.stdout
 
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    assert run("-m", "games.engine.verify", str(broken)).returncode == 2
+    assert run("-m", "engine.verify", str(broken)).returncode == 2
 
 
 def older_hand(hand: Hand, salt: str) -> Hand:

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+import engine
 from accounts.models import User
-from games import engine, services
-from games.engine.cards import FULL_DECK, Card
+from engine.cards import FULL_DECK, Card
+from games import services
 from games.models import Hand, HandAction
 from tests.accounts.factories import MembershipFactory
 from tests.games.helpers import card_labels_in, cards_in_view, fixed_deck, hidden_cards_in, make_table

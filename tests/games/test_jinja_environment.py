@@ -1,4 +1,4 @@
-"""The table area's Jinja2 environment (games/jinja.py) reads ``row.number`` on a dict as its key first,
+"""The table area's Jinja2 environment (games/presentation/jinja.py) reads ``row.number`` on a dict as its key first,
 as Django's templates do, and anything else as Jinja does."""
 
 from __future__ import annotations

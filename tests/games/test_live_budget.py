@@ -16,8 +16,9 @@ from django.db import connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
+import engine
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from tests.games.helpers import fixed_deck, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
@@ -414,9 +415,9 @@ async def test_the_live_counters_the_bench_reads_move_as_the_work_is_done(club_s
 @pytest.mark.django_db
 def test_a_render_made_while_a_socket_handles_a_group_message_counts_as_the_sockets(club_setup) -> None:
     """The forwarding path renders nothing; were it ever to, the counter the bench reads would say so."""
-    from config import metrics
     from games.live import render
     from games.selectors.snapshot import table_snapshot_read
+    from kernel import metrics
 
     table, _hand = dealt(club_setup)
     snapshot = table_snapshot_read(table_id=table.pk)

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Table
 from games.selectors.tables import table_list_open
 from tests.games.async_helpers import awaited, user_at

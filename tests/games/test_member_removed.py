@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from accounts.models import Membership
 from accounts.services import membership_remove
-from games import engine, services
+from games import services
 from games.models import Hand, HandAction, Seat
 from ledger.services import balance_of
 from tests.games.async_helpers import seat_of

@@ -8,8 +8,9 @@ import re
 import pytest
 from django.test import Client
 
+import engine
 from accounts.models import Membership, User
-from games import engine, services
+from games import services
 from games.models import Hand, Table
 from games.selectors.mine import my_tables
 from tests.accounts.factories import ClubFactory, MembershipFactory

@@ -12,8 +12,9 @@ from django.utils import timezone
 from accounts.models import User
 from games import services
 from games.models import Hand, TurnNotice
-from games.tasks import notify_turn, sweep_due_notices
+from games.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn
+from tests.games.helpers import turn_notice
 
 
 @pytest.fixture
@@ -64,14 +65,14 @@ def test_a_lost_notice_is_sent_by_the_sweep_after_the_grace_and_not_before(turn,
     assert mailoutbox[0].subject.startswith("Your turn at")
     assert f"https://club.example.org/tables/{hand.table_id}/" in mailoutbox[0].body
     assert sweep_due_notices() == 0  # the second run sends nothing more
-    assert notify_turn(hand.pk, seat, 0) is False  # nor does the task, should its message turn up late
+    assert turn_notice(hand.pk, seat, 0) is False  # nor does the task, should its message turn up late
     assert len(mailoutbox) == 1
 
 
 @pytest.mark.django_db
 def test_the_sweep_sends_nothing_the_task_sent_already(turn, mailoutbox) -> None:
     hand, _player, seat = turn
-    assert notify_turn(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is True
     began(hand, seat, ago=600)
     assert sweep_due_notices() == 0
     assert len(mailoutbox) == 1

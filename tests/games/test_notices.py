@@ -8,8 +8,9 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Hand
-from games.tasks import notify_turn, remind_turn, send_daily_digests
+from games.tasks import send_daily_digests
 from tests.games.async_helpers import awaited, piles_turn, user_at
+from tests.games.helpers import turn_notice, turn_reminder
 
 
 @pytest.fixture
@@ -27,8 +28,8 @@ def prefer(user: User, notices: str, reminder: bool = True) -> None:
 @pytest.mark.django_db
 def test_the_turn_notice_is_sent_once_with_an_absolute_link(turn, mailoutbox) -> None:
     hand, player, seat = turn
-    assert notify_turn(hand.pk, seat, 0) is True
-    assert notify_turn(hand.pk, seat, 0) is False
+    assert turn_notice(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is False
     assert len(mailoutbox) == 1
     mail = mailoutbox[0]
     assert mail.to == [player.email] and hand.table.name in mail.subject
@@ -39,16 +40,16 @@ def test_the_turn_notice_is_sent_once_with_an_absolute_link(turn, mailoutbox) ->
 def test_no_notice_when_the_player_acted_within_the_grace_period(turn, mailoutbox) -> None:
     hand, player, seat = turn
     services.hand_act(hand_id=hand.pk, user=player, action={"type": "check"}, version=0)
-    assert notify_turn(hand.pk, seat, 0) is False
-    assert remind_turn(hand.pk, seat, 0) is False
+    assert turn_notice(hand.pk, seat, 0) is False
+    assert turn_reminder(hand.pk, seat, 0) is False
     assert mailoutbox == []
 
 
 @pytest.mark.django_db
 def test_the_reminder_is_sent_once(turn, mailoutbox) -> None:
     hand, player, seat = turn
-    assert remind_turn(hand.pk, seat, 0) is True
-    assert remind_turn(hand.pk, seat, 0) is False
+    assert turn_reminder(hand.pk, seat, 0) is True
+    assert turn_reminder(hand.pk, seat, 0) is False
     assert [m.to for m in mailoutbox] == [[player.email]] and "runs out soon" in mailoutbox[0].subject
 
 
@@ -56,8 +57,8 @@ def test_the_reminder_is_sent_once(turn, mailoutbox) -> None:
 def test_a_digest_instead_of_single_mails_when_chosen(turn, mailoutbox) -> None:
     hand, player, seat = turn
     prefer(player, User.TurnNotices.DIGEST, reminder=False)
-    assert notify_turn(hand.pk, seat, 0) is False
-    assert remind_turn(hand.pk, seat, 0) is False
+    assert turn_notice(hand.pk, seat, 0) is False
+    assert turn_reminder(hand.pk, seat, 0) is False
     assert mailoutbox == []
     assert send_daily_digests() == 1
     assert send_daily_digests() == 0  # once a day
@@ -87,9 +88,9 @@ def test_no_digest_before_the_members_hour_or_with_nothing_waiting(turn, mailout
 def test_nothing_at_all_when_turned_off(turn, mailoutbox) -> None:
     hand, player, seat = turn
     prefer(player, User.TurnNotices.OFF, reminder=False)
-    assert notify_turn(hand.pk, seat, 0) is False
-    assert notify_turn(hand.pk, seat, 0) is False
-    assert remind_turn(hand.pk, seat, 0) is False
+    assert turn_notice(hand.pk, seat, 0) is False
+    assert turn_notice(hand.pk, seat, 0) is False
+    assert turn_reminder(hand.pk, seat, 0) is False
     assert send_daily_digests() == 0
     assert mailoutbox == []
 
@@ -97,8 +98,8 @@ def test_nothing_at_all_when_turned_off(turn, mailoutbox) -> None:
 @pytest.mark.django_db
 def test_a_late_notice_for_an_earlier_turn_is_not_sent(turn, mailoutbox) -> None:
     hand, _player, seat = turn
-    assert notify_turn(hand.pk, seat, 7) is False  # a turn of that seat that began at another version
-    assert notify_turn(hand.pk + 999, seat, 0) is False  # no such hand
+    assert turn_notice(hand.pk, seat, 7) is False  # a turn of that seat that began at another version
+    assert turn_notice(hand.pk + 999, seat, 0) is False  # no such hand
     assert mailoutbox == []
 
 
@@ -109,8 +110,8 @@ def test_a_table_name_with_a_line_break_still_gives_a_one_line_subject(turn, mai
 
     hand, player, seat = turn
     Table.objects.filter(pk=hand.table_id).update(name="Main\r\nBcc: victim@example.org")
-    assert notify_turn(hand.pk, seat, 0) is True
-    assert remind_turn(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is True
+    assert turn_reminder(hand.pk, seat, 0) is True
     subjects = [m.subject for m in mailoutbox]
     assert subjects == ["Your turn at Main Bcc: victim@example.org",
                         "Your clock at Main Bcc: victim@example.org runs out soon"]

@@ -12,10 +12,12 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from py_vapid import Vapid
 
+import engine
 from accounts.models import User
-from config.errors import DomainError
-from games import engine, push, services
+from games import services
+from games.delivery import webpush as push
 from games.models import PushChoice, PushSubscription
+from kernel.errors import DomainError
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 from tests.games.push_receiver import Browser

@@ -1,12 +1,12 @@
-"""Why each hand ended as it did, in words, from the engine's own results (games/outcomes.py)."""
+"""Why each hand ended as it did, in words, from the engine's own results (games/presentation/reasons.py)."""
 
 from __future__ import annotations
 
-from games.engine import PilesRules, PiranhaRules, result
-from games.engine.actions import FOLD, HIGH, IN, LOW, OUT, PIG
-from games.outcomes import outcome_reasons
-from tests.games.engine import test_piles as piles
-from tests.games.engine import test_piranha as piranha
+from engine import PilesRules, PiranhaRules, result
+from engine.actions import FOLD, HIGH, IN, LOW, OUT, PIG
+from games.presentation.reasons import outcome_reasons
+from tests.engine import test_piles as piles
+from tests.engine import test_piranha as piranha
 
 NAMES = {1: "Ann", 2: "Ben", 3: "Cy"}
 
@@ -92,7 +92,7 @@ def test_piles_nobody_wins_a_half_so_the_pot_carries():
 def test_piles_uncontested():
     state, _ = piles.deal()
     while True:
-        from games.engine import apply, to_act
+        from engine import apply, to_act
         seat = to_act(state)[0]
         state, _ = apply(state, seat, FOLD)
         if state.phase == "over":

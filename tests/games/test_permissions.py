@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from tests.games.helpers import make_rule_set, make_table
 
 ANON, OUTSIDER, MEMBER, ORGANISER, PLAYER = "anonymous", "outsider", "member", "organiser", "player"
@@ -149,7 +150,7 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     outside = {"games:deck_colours"}  # checked by test_the_deck_colour_switch_needs_a_login_and_post
     outside |= {"games:appearance"}  # checked by test_the_appearance_switch_takes_a_post_and_only_its_choices
     outside |= {"games:ruling_void"}  # the Rulings page's void form: tests/ledger/test_permissions.py
-    # A member's own data and the JSON API: tests/games/test_data_permissions.py lists each of them.
+    # A member's own data and the JSON API: tests/clubdata/test_data_permissions.py lists each of them.
     outside |= {f"clubdata:{name}" for name in ("my_data", "my_data_download", "account_delete")}
     outside |= {f"games:{name}" for name in ("api_schema", "api_clubs", "api_balances", "api_statement", "api_tables",
                                              "api_table_hands", "api_hand")}

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from games import engine
-from games.engine import verify
-from games.engine.piles import turned
+import engine
+from engine import verify
+from engine.piles import turned
 from ledger.services import balance_of
 from tests.games.helpers import (
     card_labels_in,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from tests.games.helpers import fixed_deck, make_table
 
 SQUARE1 = ["3d", "8s", "Jh", "Jc"]

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from games import engine
-from games.engine import verify
+import engine
+from engine import verify
 from games.models import HandAction, Table
 from ledger.services import balance_of
 from tests.games.helpers import (

@@ -7,8 +7,8 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 
+import engine
 from clubhouse.models import HandResult
-from games import engine
 from games.errors import SeatRefused, TableRefused
 from games.models import ComputerPlayer, Hand, HandAction, Seat, Table, TurnNotice
 from games.selectors.hands import hand_view_for

@@ -8,8 +8,8 @@ import time
 import pytest
 from django.db import connections
 
+import engine
 from clubhouse.models import HandResult
-from games import engine
 from games.models import Hand, HandAction
 from games.selectors.states import hand_state
 from games.services import practice

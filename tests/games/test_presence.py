@@ -10,10 +10,11 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games import presence
+from games.delivery import presence
 from games.models import Hand
-from games.tasks import notify_turn, remind_turn, sweep_due_notices
+from games.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn
+from tests.games.helpers import turn_notice, turn_reminder
 from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table
 
 __all__ = ["close_worker_thread_connections"]
@@ -26,7 +27,7 @@ def turn(club_setup, settings) -> tuple[Hand, User, int]:
 
 
 def _notify(hand: Hand, seat: int) -> bool:
-    return bool(notify_turn(hand.pk, seat, 0))
+    return bool(turn_notice(hand.pk, seat, 0))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -35,7 +36,7 @@ async def test_no_turn_email_while_the_table_is_open_and_one_after_it_closed(tur
     comm = await open_table(hand.table_id, player)
     assert await database_sync_to_async(presence.is_present)(user_id=player.pk)
     assert await database_sync_to_async(_notify)(hand, seat) is False
-    assert await database_sync_to_async(remind_turn)(hand.pk, seat, 0) is False
+    assert await database_sync_to_async(turn_reminder)(hand.pk, seat, 0) is False
     assert mailoutbox == []
     await comm.disconnect()
     assert not await database_sync_to_async(presence.is_present)(user_id=player.pk)

@@ -14,11 +14,12 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from games import push
+from games.delivery import webpush as push
 from games.models import Hand, PushChoice, PushSubscription
-from games.tasks import notify_turn, remind_turn, send_daily_digests, sweep_due_notices
+from games.tasks import send_daily_digests, sweep_due_notices
 from tests.games.async_helpers import piles_turn
 from tests.games.celery_worker import run_queued_pushes, start_push_worker, start_worker
+from tests.games.helpers import turn_notice, turn_reminder
 from tests.games.push_receiver import Browser, PushReceiver
 from tests.games.test_consumers import close_worker_thread_connections, open_table
 
@@ -56,7 +57,7 @@ def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(tu
     hand, player, seat = turn
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
-    assert notify_turn(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is True
     run_queued_pushes()
     (got,) = receiver.wait_for(1)
     assert got.vapid_key == push.vapid_public_key()
@@ -67,7 +68,7 @@ def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(tu
     assert payload == {"title": f"Your turn at {hand.table.name}", "body": f"{hand.table.club.name}: the table waits for you.",
                        "url": url, "tag": f"table-{hand.table_id}"}
     assert len(mailoutbox) == 1  # email too: the member's email choice stands beside push
-    assert notify_turn(hand.pk, seat, 0) is False  # once per turn
+    assert turn_notice(hand.pk, seat, 0) is False  # once per turn
     assert len(receiver.received) == 1
 
 
@@ -75,7 +76,7 @@ def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(tu
 def test_a_browser_other_than_the_subscribed_one_cannot_read_it(turn, receiver) -> None:
     hand, player, seat = turn
     subscribe(player, Browser(), receiver.endpoint())
-    assert notify_turn(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is True
     run_queued_pushes()
     (got,) = receiver.wait_for(1)
     with pytest.raises(Exception):  # noqa: B017 - any failure: the tag does not verify under another key
@@ -89,8 +90,8 @@ def test_push_only_and_push_off_as_chosen_per_kind(turn, receiver, mailoutbox) -
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
     PushChoice.objects.filter(user=player).update(turn=False, reminder=True)
-    assert notify_turn(hand.pk, seat, 0) is False  # neither email nor push chosen for "your turn"
-    assert remind_turn(hand.pk, seat, 0) is True  # push chosen for the reminder
+    assert turn_notice(hand.pk, seat, 0) is False  # neither email nor push chosen for "your turn"
+    assert turn_reminder(hand.pk, seat, 0) is True  # push chosen for the reminder
     run_queued_pushes()
     (got,) = receiver.wait_for(1)
     payload = json.loads(browser.decrypt(got.body))
@@ -120,7 +121,7 @@ def test_subscriptions_the_push_service_reports_gone_are_removed(turn, receiver)
     endpoints = {kind: receiver.endpoint(kind) for kind in ("push", "gone", "missing", "broken", "moved")}
     for endpoint in endpoints.values():
         subscribe(player, Browser(), endpoint)
-    assert notify_turn(hand.pk, seat, 0) is True
+    assert turn_notice(hand.pk, seat, 0) is True
     run_queued_pushes()
     receiver.wait_for(1)
     left = set(PushSubscription.objects.filter(user=player).values_list("endpoint", flat=True))
@@ -139,7 +140,7 @@ async def test_no_push_while_the_table_is_open_and_the_sweep_pushes_once_it_clos
     await database_sync_to_async(User.objects.filter(pk=player.pk).update)(turn_notices=User.TurnNotices.OFF,
                                                                             turn_reminder=False)
     comm = await open_table(hand.table_id, player)
-    assert await database_sync_to_async(notify_turn)(hand.pk, seat, 0) is False
+    assert await database_sync_to_async(turn_notice)(hand.pk, seat, 0) is False
     assert await database_sync_to_async(sweep_due_notices)() == 0
     assert receiver.received == []
     await comm.disconnect()
@@ -156,8 +157,8 @@ def test_a_real_worker_pushes_the_turn(turn, receiver, procs, tmp_path: Path) ->
     hand, player, seat = turn
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
-    procs.append(start_worker(tmp_path))
+    procs.append(start_worker(tmp_path, TURN_NOTICE_GRACE_SECONDS="0"))
     procs.append(start_push_worker(tmp_path))
-    notify_turn.delay(hand.pk, seat, 0)
+    sweep_due_notices.delay()  # the beat's backstop: the turn is due at once with no grace
     (got,) = receiver.wait_for(1, timeout=30)
     assert json.loads(browser.decrypt(got.body))["url"].endswith(f"/tables/{hand.table_id}/")

@@ -12,11 +12,12 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, services
-from games.clock import clock_deadline
+import engine
+from games import services
 from games.models import Hand
 from games.services.after_commit import hand_alarm_pending, turn_work_flush
 from games.tasks import hand_alarm
+from games.timing.turn_clock import clock_deadline
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401

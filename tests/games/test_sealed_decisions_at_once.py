@@ -17,9 +17,10 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from config.errors import DomainError
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand, HandAction, Table
+from kernel.errors import DomainError
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table, post_action, race
 from tests.games.test_consumers import close_worker_thread_connections, next_of, open_table  # noqa: F401

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Seat, Table
 from ledger.services import ruling_adjust
 from tests.games.helpers import current_hand, make_rule_set, make_table

@@ -1,4 +1,4 @@
-"""Random hands of both games, 2 to 6 seats, played through the services (games/simulate.py): each
+"""Random hands of both games, 2 to 6 seats, played through the services (games/demo/simulate.py): each
 hand's stored deal and action log, played again by the engine, gives back the stored state and the
 stored events, and the journal holds exactly the engine's chip movements and payouts for it."""
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from games import engine
-from games.engine.events import PAY_KINDS
+import engine
+from engine.events import PAY_KINDS
+from games.demo.simulate import simulation_run
 from games.models import Hand
 from games.selectors.hands import hand_deck_dealt
-from games.simulate import simulation_run
 from ledger.models import AWARD_KINDS, Posting
 from tests.accounts.factories import ClubFactory, MembershipFactory
 

@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+import engine
+from games import services
 from games.live.render import private_frame
 from games.models import Hand
 from games.selectors.snapshot import table_snapshot_read

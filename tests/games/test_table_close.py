@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+import engine
 from accounts.models import User
-from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.models import Hand, Table
+from kernel.errors import DomainError
 from ledger.models import Account, EntryKind, JournalEntry, Ruling
 from ledger.services import balance_of
 from tests.games.helpers import current_hand, fixed_deck, make_table
@@ -177,7 +178,7 @@ def test_a_table_closed_mid_hand_shows_nobody_to_act_and_its_note_in_sentences(c
 
 
 def test_a_reason_that_ends_a_sentence_gets_no_second_full_stop() -> None:
-    from games.words import sentence
+    from games.presentation.words import sentence
 
     assert sentence("End of the night") == "End of the night."
     assert sentence(" Closed early! ") == "Closed early!"

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Seat
 from ledger.selectors import table_seat_money
 from tests.games.helpers import make_table

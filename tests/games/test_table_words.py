@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Seat
+from games.presentation.words import event_words
 from games.selectors.hands import hand_history
-from games.words import event_words
-from tests.games.engine import test_piranha as piranha
+from tests.engine import test_piranha as piranha
 from tests.games.helpers import make_table
 
 
@@ -119,7 +120,7 @@ def test_a_countdown_under_a_minute_says_seconds() -> None:
 
 
 def test_a_seat_state_is_said_once() -> None:
-    from games.words import seat_state_words
+    from games.presentation.words import seat_state_words
 
     def seat(status: str, last_action: str | None, decision: str | None) -> engine.SeatView:
         return engine.SeatView(seat=1, status=status, paid=25, round_bet=0, last_action=last_action,
@@ -136,7 +137,7 @@ def test_a_seat_state_is_said_once() -> None:
 
 
 def test_a_raise_is_worded_the_same_on_the_button_and_in_the_log() -> None:
-    from games.words import raise_to_label
+    from games.presentation.words import raise_to_label
 
     assert raise_to_label(engine.Action("raise", 25), current=50, currency="USD") == "Raise to $0.75"
     assert raise_to_label(engine.Action("call", 25), current=50, currency="USD") is None
@@ -147,7 +148,7 @@ def test_a_raise_is_worded_the_same_on_the_button_and_in_the_log() -> None:
 
 
 def test_what_a_piranha_loser_owes_before_the_drop() -> None:
-    from games.outcomes import match_owed
+    from games.presentation.reasons import match_owed
 
     view = a_view(phase="drop", pot=75)
     assert view.game == "piranha"
@@ -158,7 +159,7 @@ def test_what_a_piranha_loser_owes_before_the_drop() -> None:
 
 
 def test_acting_and_a_board_all_up() -> None:
-    from games.outcomes import board_all_up, member_acted
+    from games.presentation.reasons import board_all_up, member_acted
 
     view = a_view()
     assert member_acted(replace(view, you=1, events=(engine.Ante(1, 25), engine.Decided(1))))

@@ -12,7 +12,8 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from games import engine, services
+import engine
+from games import services
 from games.live.publish import announce_flush
 from games.models import Hand, HandAction
 from tests.games.helpers import make_table

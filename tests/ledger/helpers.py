@@ -7,8 +7,8 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import Club, User
+from games.demo.simulate import simulation_table_create
 from games.models import Game, Hand, Table
-from games.simulate import simulation_table_create
 from ledger.verify import pot_problems
 
 

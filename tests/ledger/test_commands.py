@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
+from games.demo.simulate import simulation_run
 from games.models import Hand
-from games.simulate import simulation_run
 from ledger.models import Account, JournalEntry, Posting
 
 from .helpers import assert_books_consistent, tamper_as_owner

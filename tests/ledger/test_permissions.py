@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games.simulate import simulation_run
+from games.demo.simulate import simulation_run
 from ledger.models import Settlement
 
 pytestmark = pytest.mark.django_db

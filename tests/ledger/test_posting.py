@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 
-from games.engine import Ante
+from engine import Ante
 from games.models import Game
 from ledger.models import Account, EntryKind, JournalEntry, Posting
 from ledger.services import LedgerError, account_for_member, account_for_table_pot, balance_of, ledger_post_hand_events

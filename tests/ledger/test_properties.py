@@ -14,10 +14,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from config.errors import DomainError
+from games.demo.simulate import simulation_hand_play, simulation_table_create
 from games.models import Game, Hand
 from games.services.voiding import hand_void
-from games.simulate import simulation_hand_play, simulation_table_create
+from kernel.errors import DomainError
 from ledger.selectors import settle_up_left, settle_up_plan
 from ledger.services import (
     balance_of,

@@ -17,8 +17,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Club, User
+from games.demo.simulate import simulation_run
 from games.models import Hand
-from games.simulate import simulation_run
 from ledger.services import ruling_adjust
 from operations.backup import Target, backup_create, backups_list, manifest_read
 

@@ -1,4 +1,4 @@
-"""The cache (config/cache.py): Django's Redis cache, keeping its redis-py client between calls."""
+"""The cache (kernel/cache.py): Django's Redis cache, keeping its redis-py client between calls."""
 
 from __future__ import annotations
 

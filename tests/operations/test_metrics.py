@@ -11,9 +11,10 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from games import engine, services
+import engine
+from games import services
 from games.models import Hand
-from games.tasks import expire_turn, push_notice, sweep_overdue_turns
+from games.tasks import hand_alarm, push_notice, sweep_overdue_turns
 from operations.tasks import verify_books
 from tests.games.async_helpers import expire, user_at
 from tests.games.celery_worker import purge_queue
@@ -62,8 +63,8 @@ def test_metrics_answer_whatever_the_host_header(settings):
 @pytest.fixture
 def unverified_books():
     """No verification stored yet (Redis outlives a test)."""
-    from config.metrics import _redis_key, redis_client
-    from operations.metrics import LEDGER_KEY
+    from kernel.metrics import _redis_key, redis_client
+    from operations.scrape import LEDGER_KEY
 
     client = redis_client()
     client.delete(_redis_key(LEDGER_KEY))
@@ -93,7 +94,6 @@ def test_actions_timeouts_overdue_turns_and_the_ledger_are_counted(club_setup, u
     assert value(mid, "club_ledger_ok") == -1  # not verified yet
 
     assert sweep_overdue_turns() == 1
-    assert expire_turn(hand_id=hand.pk, version=hand.version) is False  # moved on: not counted
     assert verify_books() is True
     after = scrape()
     assert value(after, "club_overdue_turns") == 0
@@ -109,7 +109,7 @@ def test_the_queue_depth_counts_waiting_tasks(club_setup):
     purge_queue()
     assert value(scrape(), "club_celery_queue_depth", queue=_queue()) == 0
     for version in range(3):  # no worker reads this run's queue: they wait
-        expire_turn.apply_async(kwargs={"hand_id": 0, "version": version})
+        hand_alarm.apply_async(kwargs={"hand_id": 0, "at": f"2026-01-01T00:00:0{version}+00:00"})
     try:
         assert value(scrape(), "club_celery_queue_depth", queue=_queue()) == 3
         push_notice.apply_async(kwargs={"user_id": 0, "kind": "turn", "title": "", "body": "", "url": "", "tag": ""},

@@ -22,8 +22,9 @@ from django.db import connections
 from django.db.models import Count
 from django.test import Client
 
+import engine
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand, HandAction, Table
 from ledger.verify import ledger_problems
 from tests.games.celery_worker import ROOT, Proc, start_beat, start_worker, worker_env

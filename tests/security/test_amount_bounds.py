@@ -13,16 +13,16 @@ import random
 
 import pytest
 
-from games import engine
+import engine
+from engine.actions import IN, OUT
+from engine.cards import FULL_DECK
+from engine.common import carry_within_limit, match_within_limit
+from engine.rules import MAX_RAISES, MAX_STAKE, POT_LIMIT
 from games import services as game_services
-from games.engine.actions import IN, OUT
-from games.engine.cards import FULL_DECK
-from games.engine.common import carry_within_limit, match_within_limit
-from games.engine.rules import MAX_RAISES, MAX_STAKE, POT_LIMIT
 from games.errors import RulesFrozen
 from games.forms import PilesRulesForm, PiranhaRulesForm
 from games.models import Hand, Table
-from games.words import rules_in_words
+from games.presentation.words import rules_in_words
 from ledger.services import MAX_AMOUNT
 from tests.accounts.factories import MembershipFactory
 from tests.games.helpers import make_rule_set, make_table
@@ -142,7 +142,7 @@ def test_a_carried_pot_over_the_limit_is_shared_among_those_dealt_in():
 
 def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_those_who_declared():
     # The low variant: a high needs a full house, so two players declaring high with less leave no
-    # qualifying claimant and the pot carries (DESIGN.md).
+    # qualifying claimant and the pot carries (docs/design.md).
     rules = engine.PilesRules(low_variant=True, ante=MAX_STAKE)
     state, events = engine.new_hand(rules, seats=[1, 2], button=1, deck=_deck(random.Random(0)),
                                     carry_pot=POT_LIMIT, hand_number=3)

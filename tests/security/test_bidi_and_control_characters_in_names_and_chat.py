@@ -2,7 +2,7 @@
 as "admin", a zero-width space makes a second "Ann", a line break forges a line of the log or of a mail.
 
 Every name members see (display names, club, table and house-rule names) and every chat line refuses
-them, through the pages, the services and the table socket, with one message (config/text.py), and
+them, through the pages, the services and the table socket, with one message (kernel/text.py), and
 nothing is stored. Ordinary names and emoji (a zero-width joiner inside a family emoji) still pass.
 """
 
@@ -12,12 +12,13 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
+import engine
 from accounts.models import Club, User
 from accounts.services import invitation_create
-from config.errors import DomainError
-from games import engine, services
+from games import services
 from games.models import ChatMessage, RuleSet, Table
 from games.services.chat import chat_post
+from kernel.errors import DomainError
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.test_consumers import close_worker_thread_connections, open_table  # noqa: F401
 

@@ -24,7 +24,7 @@ from accounts.models import Membership
 from clubdata.importing import UPLOAD_LIMITS
 from games.models import Hand
 from tests.accounts.factories import PASSWORD, ClubFactory, MembershipFactory, UserFactory
-from tests.games.test_club_archive import busy_club  # noqa: F401 - the fixture
+from tests.clubdata.test_club_archive import busy_club  # noqa: F401 - the fixture
 
 from .club_files import export_of, log_in, rewritten, upload
 from .site import running_site

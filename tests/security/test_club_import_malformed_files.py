@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from clubdata.archive import club_is_empty
 from tests.accounts.factories import ClubFactory, MembershipFactory
-from tests.games.test_club_archive import busy_club  # noqa: F401 - the fixture
+from tests.clubdata.test_club_archive import busy_club  # noqa: F401 - the fixture
 
 from .club_files import export_of, rewritten, rows_of, without
 

@@ -22,7 +22,7 @@ from games.models import ChatMessage, Hand
 from ledger.models import Account, Posting, Ruling, Settlement
 from ledger.verify import ledger_problems
 from tests.accounts.factories import PASSWORD, ClubFactory, MembershipFactory, UserFactory
-from tests.games.test_club_archive import busy_club  # noqa: F401 - the fixture
+from tests.clubdata.test_club_archive import busy_club  # noqa: F401 - the fixture
 
 from .club_files import export_of, log_in, rewritten, upload
 from .site import running_site

@@ -15,8 +15,8 @@ from django.db import connection
 from django.test import Client
 from websockets.asyncio.client import connect
 
+import engine
 from accounts.models import User
-from games import engine
 from tests.games.celery_worker import worker_env
 from tests.games.helpers import make_table
 from tests.security.services import Uvicorn, http_get

@@ -8,8 +8,9 @@ import zipfile
 
 import pytest
 
+import engine
 from clubdata.archive import club_export
-from games import engine, services
+from games import services
 from games.models import DeckAhead
 from games.services.cuts import cut_take
 from tests.games.helpers import make_table, post_action

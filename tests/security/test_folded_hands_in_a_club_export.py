@@ -2,7 +2,7 @@
 
 The export holds of each finished hand only the cards opened to everyone (the board as turned, the hands
 shown at a showdown), every other position as its leaf hash: the root published at the deal recomputes
-from the file, each opened card verifies with ``python -m games.engine.verify``, and the club imports again
+from the file, each opened card verifies with ``python -m engine.verify``, and the club imports again
 without those cards (its pages show none of them, not even to the player who held them). A hand dealt
 under the older whole-deck scheme shows its deck only to who saw every hand of it, or after a ruling.
 """
@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
+import engine
 from clubdata.archive import club_export
 from clubdata.importing import club_import
-from games import engine, services
-from games.engine import verify
-from games.engine.cards import FULL_DECK
+from engine import verify
+from engine.cards import FULL_DECK
+from games import services
 from games.models import Hand
 from games.selectors.hands import hand_committed_positions
 from games.services.closing import table_close

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+import engine
 from accounts.models import User
-from games import engine, services
+from games import services
 from games.models import Hand
 from games.tasks import expire_turn
 from tests.games.async_helpers import awaited, expire, seat_of, user_at

@@ -19,9 +19,10 @@ from django.http import QueryDict
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+import engine
 from accounts.models import Membership
 from accounts.tokens import api_token_create
-from games import engine, services
+from games import services
 from ledger.services import ruling_adjust
 from tests.games.helpers import make_table
 

@@ -1,6 +1,6 @@
 """Impersonating a member: taking another member's name (in any case) so that the table, the chat and
 the books show two "Ann"s. Display names are unique within a club, compared case-insensitively
-(config.text.name_key); a member without a display name is shown, and compared, by username. Checked on
+(kernel.text.name_key); a member without a display name is shown, and compared, by username. Checked on
 the profile page and on joining a club (with an existing account or a new one), with a clear message.
 """
 

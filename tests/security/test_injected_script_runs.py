@@ -15,19 +15,31 @@ from tests.ledger.helpers import make_hand, make_table
 pytestmark = pytest.mark.e2e
 
 
-def test_an_injected_inline_script_does_not_run_and_the_pages_raise_no_violation(asgi_server, browser,  # noqa: F811
-                                                                                  club_setup):
+def test_an_injected_inline_script_does_not_run_and_the_pages_raise_no_violation(
+    asgi_server,  # noqa: F811
+    browser,  # noqa: F811
+    club_setup,
+):
     ann, ben, _ = club_setup.members
     hand = make_hand(make_table(club_setup.club, club_setup.organiser), [ann, ben])
     table = make_table(club_setup.club, club_setup.organiser)  # no hand yet: a waiting table
-    ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None, events=[
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 0, "amount": 50}])
+    ledger_post_hand_events(
+        hand=hand,
+        seat_users={0: ann, 1: ben},
+        created_by=None,
+        events=[
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 0, "amount": 50},
+        ],
+    )
     context = browser.new_context()
     page = context.new_page()
     violations: list[str] = []
-    page.on("console", lambda message: violations.append(message.text)
-            if "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     page.goto(asgi_server.url + reverse("login"))
     page.fill("input[name=username]", ann.username)
     page.fill("input[name=password]", PASSWORD)
@@ -35,9 +47,15 @@ def test_an_injected_inline_script_does_not_run_and_the_pages_raise_no_violation
     page.wait_for_url(asgi_server.url + "/")
 
     club = club_setup.club.pk
-    for path in (reverse("home"), reverse("club_detail", args=[club]), reverse("games:lobby", args=[club]),
-                 reverse("games:table", args=[table.pk]), reverse("ledger:chart", args=[club]),
-                 reverse("ledger:balance_sheet", args=[club]), reverse("profile")):
+    for path in (
+        reverse("home"),
+        reverse("club_detail", args=[club]),
+        reverse("games:lobby", args=[club]),
+        reverse("games:table", args=[table.pk]),
+        reverse("ledger:chart", args=[club]),
+        reverse("ledger:balance_sheet", args=[club]),
+        reverse("profile"),
+    ):
         response = page.goto(asgi_server.url + path)
         assert response is not None and response.status == 200, path
         page.wait_for_load_state("networkidle")

@@ -8,8 +8,8 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+import engine
 from clubhouse.models import HandResult
-from games import engine
 from games.models import ComputerPlayer, Hand, Seat, Table, TurnNotice
 from games.services import practice
 from ledger.models import Account, JournalEntry

@@ -1,4 +1,4 @@
-"""Where the site posts a push (games/push.py): only https on port 443 of a global address, never carrier-grade
+"""Where the site posts a push (games/delivery/webpush.py): only https on port 443 of a global address, never carrier-grade
 NAT (100.64.0.0/10, the cloud metadata address 100.100.100.200 among them) nor an IPv6 address that carries a
 private IPv4 one (mapped, 6to4, Teredo, NAT64); the push goes to the address that was checked, so a name that
 resolves elsewhere a moment later (DNS rebinding) cannot move it; and a push service that answers a byte at a
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from config.errors import DomainError
-from games import push
+from games.delivery import webpush as push
 from games.models import PushSubscription
+from kernel.errors import DomainError
 from tests.games.push_receiver import Browser, PushReceiver, Tarpit
 
 REFUSED = [

@@ -1,6 +1,6 @@
 """Reading another seat's sealed decision (Piranha's drop) before the decisions are opened.
 
-The default of a seat that does not decide is fixed by the house rules (DESIGN.md: a drop defaults to
+The default of a seat that does not decide is fixed by the house rules (docs/design.md: a drop defaults to
 out), so anything that tells how a seat decided tells what it chose: a "clock ran out" mark, an
 "away" badge, a removed member's "sitting out", a seat change announced just before its decision, or
 another seat's exact deadline. For each way a seat can decide (a click, an advance action, its clock
@@ -25,13 +25,14 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
+import engine
 from accounts.models import Membership, User
 from accounts.services import membership_remove
-from games import engine, services
+from games import services
 from games.live.publish import announce_flush
 from games.models import Hand
 from games.services import advance
-from games.tasks import expire_turn
+from games.services.hands import hand_apply_timeout
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import make_table, post_action
 from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table  # noqa: F401
@@ -93,7 +94,7 @@ def decide(club_setup: Any, way: str, hand_id: int) -> None:
         post_action(client_for(actor), hand, "check")
     elif way == "timeout":
         expire(hand, [seat_of(hand, x)])
-        assert expire_turn(hand.pk, hand.version) is True
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
     elif way == "away":
         response = client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"})
         assert response.status_code == 302
@@ -232,7 +233,7 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, x])
     hand = services.table_start(table_id=table.pk, user=a)
     expire(hand, [seat_of(hand, x)])
-    assert expire_turn(hand.pk, hand.version) is True
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
     hand.refresh_from_db()
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
     assert "clock ran out" not in page
@@ -259,7 +260,7 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     assert _phase(hand) == "declare"
     if way == "timeout":
         expire(hand, [seat_of(hand, x)])
-        assert expire_turn(hand.pk, hand.version) is True
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
     else:
         assert client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"}).status_code == 302
     hand.refresh_from_db()

@@ -19,8 +19,9 @@ from django.db import connections
 from django.test import Client
 from kombu import pools as kombu_pools
 
+import engine
 from config.celery import app
-from games import engine, services
+from games import services
 from games.models import ChatMessage, Hand, HandAction, Table
 from tests.games.celery_worker import start_beat, start_worker
 from tests.games.helpers import make_table

@@ -22,15 +22,15 @@ import pytest
 from django.core import mail
 from django.test import Client
 
+import engine
 from accounts.models import User
 from accounts.tokens import api_token_create
 from clubdata.archive import club_export
-from games import engine
-from games.engine.cards import FULL_DECK
+from engine.cards import FULL_DECK
 from games.models import Hand, Table
 from games.selectors.hands import hand_committed_positions
 from games.services.closing import table_close
-from games.tasks import expire_turn
+from games.services.hands import hand_apply_timeout
 from tests.games.async_helpers import expire, seat_of
 from tests.games.conftest import fixed_decks  # noqa: F401 - the fixture
 from tests.games.helpers import cards_in_view, fixed_deck, hidden_cards_in, post_action
@@ -73,7 +73,7 @@ def scene(club_setup, client_for, next_deck, played: Played) -> Scene:  # noqa: 
     assert stopped.state["phase"] == "drop" and stopped.deck[:12] == fixed_deck(HOLES_2, BOARD_2, button=2)[:12]
     post_action(client_for(a), stopped, "in")
     expire(stopped, [seat_of(stopped, b)])
-    assert expire_turn(stopped.pk, stopped.version) is True
+    assert hand_apply_timeout(hand_id=stopped.pk, version=stopped.version) is True
     stopped.refresh_from_db()
     assert sorted(stopped.state["decisions"]) == ["", "in", "out"]
     mail.outbox.clear()

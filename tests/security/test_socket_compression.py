@@ -15,8 +15,9 @@ import asyncio
 import pytest
 from websockets.asyncio.client import connect
 
+import engine
 from config.serve import web_command
-from games import engine, services
+from games import services
 from tests.accounts.factories import PASSWORD
 from tests.games.helpers import make_table
 

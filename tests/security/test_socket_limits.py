@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from channels.db import database_sync_to_async
 
+import engine
 from config.serve import web_command
-from games import engine, services
+from games import services
 from games.live import access, frames
 from games.models import Table
 from tests.games.helpers import make_table

@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.beat import heartbeat_age, heartbeat_path
+from kernel.beat import heartbeat_age, heartbeat_path
 
 
 class Command(BaseCommand):

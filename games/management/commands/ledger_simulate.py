@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Club, Membership, User
-from games.simulate import simulation_run
+from games.demo.simulate import simulation_run
 
 
 class Command(BaseCommand):

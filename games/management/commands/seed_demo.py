@@ -8,11 +8,11 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+import engine
 from accounts.models import Club, Membership, User
 from accounts.services import club_create
-from games import engine
+from games.demo.simulate import simulation_run
 from games.services import rule_set_create, table_create
-from games.simulate import simulation_run
 
 DEMO_CLUB = "Demo club"
 ORGANISER = ("olive", "Olive (organiser)")

@@ -1,0 +1,270 @@
+"""Turn a member's view of a hand (``games.selectors.hands.hand_view_for``) into what the table page shows.
+
+Works only from that view and public table facts, so the page can never hold a
+card or a sealed decision the member may not see.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from django.urls import reverse
+
+import engine
+from accounts.models import User
+from accounts.money import money
+from games.models import Hand, RuleSetVersion, Seat, Table
+from games.presentation.reasons import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
+from games.presentation.words import event_words, raise_to_label, rules_in_words
+from games.selectors.hands import hand_card_seat, hand_sealed_open
+from games.selectors.snapshot import TableSnapshot, table_snapshot
+from games.selectors.states import hand_state
+from games.timing.turn_clock import clock_deadline
+
+_ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
+                 "in": "In", "out": "Out"}
+_DECLARE_WORDS = {"high": "Declare high", "low": "Declare low", "pig": "Declare pig (both ways)"}
+
+
+def rules_words(version: RuleSetVersion, currency: str) -> list[str]:
+    return rules_in_words(version.rules, max_seats=version.max_seats,
+                          spectators_allowed=version.spectators_allowed, currency=currency)
+
+
+def action_label(action: engine.Action, currency: str) -> str:
+    """'Raise $0.25', 'Declare pig (both ways)', 'Fold'."""
+    if action.type == "declare":
+        return _DECLARE_WORDS.get(str(action.choice), "Declare")
+    label = _ACTION_WORDS.get(action.type, action.type.capitalize())
+    return f"{label} {money(action.amount, currency)}" if action.amount is not None else label
+
+
+def action_value(action: engine.Action) -> str:
+    """The button's value: 'check', 'raise:25', 'declare:pig' (read back by forms.parse_action)."""
+    if action.type == "declare":
+        return f"declare:{action.choice}"
+    return f"{action.type}:{action.amount}" if action.amount is not None else action.type
+
+
+def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...], str]]:
+    """The Piles board of a view as (label, cards, shape) rows: two squares and the row; a card not
+    yet turned is None (shown as a card back by ``{% card %}``). Empty for a Piranha view."""
+    board = view.board
+    if not isinstance(board, engine.PilesBoard):
+        return []
+    return [("Square 1", board.square1, "square"), ("Square 2", board.square2, "square"),
+            ("Row", board.row, "row")]
+
+
+TIMEOUT_MARK = "(clock ran out)"
+
+
+def log_with_timeouts(*, hand: Hand | None, lines: list[str], steps: list[tuple[str, int, bool]]) -> list[str]:
+    """``lines`` (one per event of ``hand``, in order: the deal's, then each action's) with the first line
+    of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
+    still closed: the default of a timeout (and of an away or removed member) is fixed by the house
+    rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's applied
+    actions (``TableSnapshot.steps``)."""
+    if hand is None or not lines:
+        return lines
+    sealed = hand_sealed_open(hand=hand)
+    out = list(lines)
+    index = len(hand.deal_events or [])
+    for first_event, events, is_timeout in steps:
+        if is_timeout and not (sealed and first_event == "decided") and index < len(out):
+            out[index] = f"{out[index]} {TIMEOUT_MARK}"
+        index += events
+    return out
+
+
+def turn_clocks_for(*, snapshot: TableSnapshot, user: User | None) -> list[dict[str, Any]]:
+    """The clocks the table page shows ``user``: each awaited seat's deadline, with an "away" badge.
+
+    While a sealed decision is open only ``user``'s own clock is shown: another seat's exact deadline
+    (quiet hours make them differ) would tell that a seat which decided at that moment timed out, and
+    took the default (docs/design.md); so would an "away" badge beside a seat that decided at once. No query:
+    everything comes from ``snapshot``."""
+    hand = snapshot.hand
+    if hand is None or hand.is_finished:
+        return []
+    sealed = hand_sealed_open(hand=hand)
+    names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
+    away = {u.pk for u in snapshot.hand_users.values() if u.away}
+    clocks = []
+    for seat in snapshot.to_act():
+        user_id = int(hand.players.get(str(seat), 0))
+        is_me = user is not None and user_id == user.pk
+        if sealed and not is_me:
+            continue
+        entry = (hand.clocks or {}).get(str(seat))
+        deadline = clock_deadline(entry) if entry else hand.deadline
+        clocks.append({"seat": seat, "name": names.get(seat, f"Seat {seat}"), "deadline": deadline,
+                       "is_me": is_me, "away": user_id in away})
+    return clocks
+
+
+def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: str,
+              snapshot: TableSnapshot | None = None) -> dict[str, Any]:
+    """Context of the table page for ``user`` (None: what every viewer sees alike, no seat of their
+    own). With ``snapshot`` (of ``table`` showing ``hand``) no query: everything read comes from it;
+    without, one is read here. The context carries it as ``snapshot`` for the template tags of the
+    table area (games/presentation/area.py).
+
+    What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
+    once per snapshot (``_public_context``: the public frame and the private frames of one version share
+    it); per member only their own view, seat row, actions and the clocks they may see."""
+    if snapshot is None:
+        snapshot = table_snapshot(table=table, hand=hand)
+    public = _public_context(snapshot, currency)
+    out = dict(public)
+    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None) if user is not None else None
+    seat_no = hand_card_seat(hand=hand, user=user) if hand is not None and user is not None else None
+    view: engine.HandView | None = public["view"]
+    if hand is not None and seat_no is not None:
+        view = engine.view(snapshot.state, seat_no)
+    out["my_seat"] = my_seat
+    out["view"] = view
+    if my_seat is not None or seat_no is not None:
+        out["seat_rows"] = [_own_row(row, view) if (my_seat is not None and row["number"] == my_seat.number)
+                            or (seat_no is not None and row["number"] == seat_no) else row
+                            for row in public["seat_rows"]]
+    if view is not None and hand is not None and seat_no is not None:
+        current = view.betting.current if view.betting is not None else None
+        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
+                           "value": action_value(a),
+                           "kind": a.type} for a in view.legal_actions]
+    out["can_start"] = my_seat is not None and public["startable"]
+    out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
+    out["acted"] = member_acted(view)
+    out["clocks"] = turn_clocks_for(snapshot=snapshot, user=user)  # for the seats
+    shown = {c["seat"] for c in public["public_clocks"]}
+    out["own_clocks"] = [c for c in out["clocks"] if c["seat"] not in shown]  # one's own while sealed
+    return out
+
+
+def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any]:
+    """The member's own seat row: their own view of the seat (their cards), never masked."""
+    mine = (view.seat_view(row["number"]) if view is not None else None) or row["view"]
+    return {**row, **_seat_state(row["seat"], masked=False), "view": mine, "is_me": True}
+
+
+def _seat_state(seat: Seat | None, *, masked: bool) -> dict[str, bool]:
+    """A seat row's badges: away, sitting out, left the table; none while ``masked`` (a sealed decision)."""
+    return {"away": seat is not None and seat.user.away and not masked,
+            "sitting_out": seat is not None and seat.sitting_out and not masked,
+            "left": seat is None and not masked}
+
+
+def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
+    """The part of the table page that is the same for every viewer of ``snapshot``: built from the
+    spectator's view of the hand (no hidden card), once per snapshot."""
+    found: dict[str, Any] | None = snapshot.derived.get(("public_context", currency))
+    if found is not None:
+        return found
+    table, hand, seats = snapshot.table, snapshot.hand, snapshot.seats
+    out: dict[str, Any] = {
+        "free_seats": snapshot.free_seats, "rules_words": rules_words(table.rule_version, currency),
+        "hand": hand, "view": None, "seat_rows": [], "actions": [], "log": [], "to_act_names": [],
+        "showdown": [], "result": None, "snapshot": snapshot, "urls": table_urls(table=table, hand=hand),
+    }
+    names = {s.number: s.user.shown_name for s in seats}
+    view: engine.HandView | None = None
+    if hand is not None:
+        view = engine.view(snapshot.state, None)
+        names = {**names, **snapshot.hand_names()}
+    by_seat = {s.seat: s for s in view.seats} if view is not None else {}
+    # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
+    # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
+    # these means the seat took the default the house rules fix (see turn_clocks_for).
+    sealed = hand_sealed_open(hand=hand)
+    by_number = {s.number: s for s in seats}
+    awaited = set(snapshot.to_act())  # nobody once the hand is finished (closed or voided mid-hand too)
+    rows = []
+    for n in sorted(set(by_number) | set(by_seat)):
+        seat = by_number.get(n)
+        v = by_seat.get(n)
+        rows.append({
+            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
+            "is_button": view is not None and view.button == n,
+            "to_act": n in awaited,
+            **_seat_state(seat, masked=sealed and v is not None),
+        })
+    out["seat_rows"] = rows
+    out["names"] = names
+    if view is not None and hand is not None:
+        out["view"] = view
+        out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
+        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in snapshot.to_act()]
+        result = view.result
+        out["result"] = result
+        if result is not None:
+            out["showdown"] = showdown_rows(result, names)
+            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.winners]
+        out["is_over"] = hand.is_finished
+        if view.game == "piles":
+            out["piles_board"] = piles_board(view)
+    out["previous"] = _previous_hand(snapshot=snapshot, names=names)
+    out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
+    rules = table.rule_version.rules
+    out["seat_money"] = snapshot.seat_money
+    out["public_clocks"] = turn_clocks_for(snapshot=snapshot, user=None)
+    out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
+    out["match_owed"] = match_owed(view, rules)
+    out["board_all_up"] = board_all_up(view)
+    snapshot.derived[("public_context", currency)] = out
+    return out
+
+
+def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
+    """The addresses the table area links and posts to."""
+    patterns = _address_patterns(table.rule_version.rule_set.game)
+    urls = {name: pattern.format(table=table.pk, club=table.club_id, version=table.rule_version_id)
+            for name, pattern in patterns.items() if name != "hand_detail"}
+    if table.next_game_id is not None:
+        urls["next_game"] = patterns["table"].format(table=table.next_game_id)
+    if hand is not None:
+        urls["hand_detail"] = patterns["hand_detail"].format(hand=hand.pk)
+    return urls
+
+
+# Placeholders no real id reaches: a table's addresses are reversed once per process with them, as format
+# strings filled in per table (Django's reverse costs about 0.1 ms an address, and the area links sixteen).
+_PLACEHOLDERS = {"987654301": "{table}", "987654302": "{club}", "987654303": "{version}", "987654304": "{hand}"}
+
+
+@functools.cache
+def _address_patterns(game: str) -> dict[str, str]:
+    table, club, version, hand = (int(p) for p in _PLACEHOLDERS)
+    urls = {name: reverse(f"games:{name}", args=[table])
+            for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
+                         "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history", "table")}
+    urls["away_toggle"] = reverse("away_toggle")
+    urls["lobby"] = reverse("games:lobby", args=[club])
+    urls["rule_version"] = reverse("games:rule_version", args=[club, version])
+    urls["how_to_play"] = reverse("clubhouse:how_to_play", args=[club, game])
+    urls["hand_detail"] = reverse("games:hand_detail", args=[hand])
+    for placeholder, field in _PLACEHOLDERS.items():
+        urls = {name: url.replace(placeholder, field) for name, url in urls.items()}
+    return urls
+
+
+def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:
+    """The last finished hand before the current one: its public result (the showdown is public once over).
+    The same for every member: computed once per snapshot."""
+    prev = snapshot.previous
+    if prev is None:
+        return None
+    prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
+    result = prev_view.result
+    prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
+    rules = snapshot.table.rule_version.rules
+    return {
+        "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
+        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
+        "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
+        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.winners] if result else [],
+        "payouts": [{"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
+                    for p in (result.payouts if result else ())],
+        "showdown": showdown_rows(result, prev_names),
+    }
