@@ -21,7 +21,10 @@ class ClubForm(forms.ModelForm[Club]):
     """A club's name, currency and credit limit; used to create a club and to edit its settings."""
 
     credit_limit_units = forms.DecimalField(
-        label="Credit limit", min_value=0, max_digits=12, decimal_places=2,
+        label="Credit limit",
+        min_value=0,
+        max_digits=12,
+        decimal_places=2,
         initial=units_from_cents(Club._meta.get_field("credit_limit").get_default()),
         help_text="How far below zero a member may go and still sit down, in the club's currency.",
     )
@@ -61,16 +64,18 @@ class ProfileForm(forms.ModelForm[User]):
     class Meta:
         model = User
         # The email address changes on its own page: it needs the password and a confirmation mail.
-        fields = ["display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
-                  "turn_reminder"]
+        fields = ["display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices", "turn_reminder"]
         labels = {
-            "away": "I am away", "quiet_start": "Quiet hours from", "quiet_end": "Quiet hours until",
-            "turn_notices": "When it is my turn", "turn_reminder": "Remind me before my turn clock runs out",
+            "away": "I am away",
+            "quiet_start": "Quiet hours from",
+            "quiet_end": "Quiet hours until",
+            "turn_notices": "When it is my turn",
+            "turn_reminder": "Remind me before my turn clock runs out",
         }
         help_texts = {
             "time_zone": "Times on this site are shown in this zone, and your quiet hours are in it.",
             "quiet_start": "Your turn clock does not run during your daily quiet hours (at most 12 hours, "
-                           "e.g. 23:00 until 07:00). Leave both empty for none.",
+            "e.g. 23:00 until 07:00). Leave both empty for none.",
             "quiet_end": "",
         }
         widgets = {
@@ -94,7 +99,8 @@ class ProfileForm(forms.ModelForm[User]):
         if clashes:
             raise forms.ValidationError(
                 f"A member of {clashes[0].name} is already called “{shown}”: choose another display name.",
-                code="name_taken")
+                code="name_taken",
+            )
         return name
 
     def clean_turn_notices(self) -> str:
@@ -110,12 +116,16 @@ class ProfileForm(forms.ModelForm[User]):
 
 class InvitationForm(forms.Form):
     email = forms.EmailField(
-        required=False, label="Email address (optional)",
+        required=False,
+        label="Email address (optional)",
         help_text="We email the link there, and only an account with that address can use it. Leave it "
-                  "empty to get a link you can share yourself: that link works for anyone who has it.",
+        "empty to get a link you can share yourself: that link works for anyone who has it.",
     )
     valid_for_days = forms.TypedChoiceField(
-        label="Valid for", choices=INVITATION_VALIDITY_CHOICES, initial="7", coerce=int,
+        label="Valid for",
+        choices=INVITATION_VALIDITY_CHOICES,
+        initial="7",
+        coerce=int,
     )
 
 
@@ -130,8 +140,9 @@ class SignupForm(UserCreationForm[User]):
 
     # Filled from the browser (static/js/time-zone.js); without it, or with a name not in the list,
     # the account takes the site's zone and the member can change it on their profile.
-    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput(
-        attrs={"data-browser-zone": ""}))
+    time_zone = forms.CharField(
+        required=False, max_length=64, widget=forms.HiddenInput(attrs={"data-browser-zone": ""})
+    )
 
     def __init__(self, *args: Any, invited_email: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -158,8 +169,9 @@ class LoginForm(AuthenticationForm):
 
     def clean(self) -> dict[str, Any]:
         assert self.request is not None
-        refusal = throttle.login_refusal(request=self.request, username=str(self.cleaned_data.get("username") or ""),
-                                         now=timezone.now())
+        refusal = throttle.login_refusal(
+            request=self.request, username=str(self.cleaned_data.get("username") or ""), now=timezone.now()
+        )
         if refusal:
             self.throttled = True
             raise forms.ValidationError(refusal, code="throttled")
@@ -179,7 +191,9 @@ class ResetForm(PasswordResetForm):
 
 
 class EmailChangeForm(forms.Form):
-    new_email = forms.EmailField(label="New email address",
-                                 help_text="We mail a link there; the address changes when you open it.")
-    password = forms.CharField(label="Your password", strip=False, widget=forms.PasswordInput(
-        attrs={"autocomplete": "current-password"}))
+    new_email = forms.EmailField(
+        label="New email address", help_text="We mail a link there; the address changes when you open it."
+    )
+    password = forms.CharField(
+        label="Your password", strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "current-password"})
+    )

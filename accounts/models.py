@@ -24,9 +24,11 @@ class User(AbstractUser):
         OFF = "off", "No emails"
 
     away = models.BooleanField(
-        default=False, help_text="While away, your turns take the default action at once (check if free, else fold).")
+        default=False, help_text="While away, your turns take the default action at once (check if free, else fold)."
+    )
     quiet_start: models.TimeField[time | None, time | None] = models.TimeField(
-        null=True, blank=True, help_text="Daily quiet hours in your time zone: your turn clock does not run.")
+        null=True, blank=True, help_text="Daily quiet hours in your time zone: your turn clock does not run."
+    )
     quiet_end: models.TimeField[time | None, time | None] = models.TimeField(null=True, blank=True)
     turn_notices = models.CharField(max_length=6, choices=TurnNotices.choices, default=TurnNotices.EACH)
     turn_reminder = models.BooleanField(default=True, help_text="An email shortly before your turn clock runs out.")

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$", "NZD": "NZ$",
-                    "JPY": "¥", "CHF": "CHF ", "SEK": "SEK ", "NOK": "NOK ", "DKK": "DKK "}
+CURRENCY_SYMBOLS = {
+    "USD": "$",
+    "EUR": "€",
+    "GBP": "£",
+    "AUD": "A$",
+    "CAD": "C$",
+    "NZD": "NZ$",
+    "JPY": "¥",
+    "CHF": "CHF ",
+    "SEK": "SEK ",
+    "NOK": "NOK ",
+    "DKK": "DKK ",
+}
 
 
 def format_cents(amount: int, currency: str = "", *, grouping: bool = True) -> str:

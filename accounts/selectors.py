@@ -51,7 +51,10 @@ def invitation_list_pending(*, club: Club, now: datetime | None = None) -> Query
     """Invitations to the club that are neither used, revoked nor expired; soonest to expire first."""
     return (
         Invitation.objects.filter(
-            club=club, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now or timezone.now(),
+            club=club,
+            used_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=now or timezone.now(),
         )
         .select_related("created_by")
         .order_by("expires_at", "pk")
@@ -65,8 +68,12 @@ def name_clashes(*, user: User, name: str, club_ids: list[int] | None = None) ->
     if club_ids is None:
         club_ids = list(Membership.objects.filter(user=user).values_list("club_id", flat=True))
     key = name_key(name)
-    others = (Membership.objects.filter(club_id__in=club_ids).exclude(user_id=user.pk)
-              .select_related("club").only("club__name", "user__username", "user__display_name"))
+    others = (
+        Membership.objects.filter(club_id__in=club_ids)
+        .exclude(user_id=user.pk)
+        .select_related("club")
+        .only("club__name", "user__username", "user__display_name")
+    )
     clubs: dict[int, Club] = {}
     for membership in others.order_by("club__name", "club_id"):
         if name_key(membership.user.display_name or membership.user.username) == key:

@@ -54,8 +54,10 @@ class NotFound(DomainError):
 
 class InvitationNotFound(NotFound):
     def __init__(self) -> None:
-        super().__init__("This invitation link is not valid. Check that you copied the whole link, "
-                         "or ask the organiser for a new one.")
+        super().__init__(
+            "This invitation link is not valid. Check that you copied the whole link, "
+            "or ask the organiser for a new one."
+        )
 
 
 class InvitationGone(DomainError):
@@ -72,8 +74,10 @@ class InvitationForAnother(DomainError):
     """An invitation by email opened by an account with another address (shown as 403)."""
 
     def __init__(self, invitation: Invitation) -> None:
-        super().__init__(f"This invitation was sent to {invitation.email} and works only for the account with "
-                         "that address. Log in with that account, or ask the organiser to invite your address.")
+        super().__init__(
+            f"This invitation was sent to {invitation.email} and works only for the account with "
+            "that address. Log in with that account, or ask the organiser to invite your address."
+        )
 
 
 class InvalidInput(DomainError):
@@ -84,8 +88,10 @@ class NameTaken(DomainError):
     """Another member of the club is already shown under this name (compared case-insensitively)."""
 
     def __init__(self, club: Club, name: str) -> None:
-        super().__init__(f"A member of {club.name} is already called “{name}”. Choose another display "
-                         "name on your profile page, then open the invitation again.")
+        super().__init__(
+            f"A member of {club.name} is already called “{name}”. Choose another display "
+            "name on your profile page, then open the invitation again."
+        )
         self.club = club
 
 
@@ -162,8 +168,13 @@ def _require_organiser(*, club_id: int, user: User) -> Membership:
 
 
 def invitation_create(
-    *, club_id: int, created_by: User, email: str = "", valid_for: timedelta = INVITATION_DEFAULT_VALIDITY,
-    site_url: str, now: datetime | None = None,
+    *,
+    club_id: int,
+    created_by: User,
+    email: str = "",
+    valid_for: timedelta = INVITATION_DEFAULT_VALIDITY,
+    site_url: str,
+    now: datetime | None = None,
 ) -> Invitation:
     """Create a single-use invitation to one club, valid for `valid_for`.
 
@@ -192,16 +203,26 @@ def invitation_create(
             if Membership.objects.filter(club=club, user__email__iexact=email).exists():
                 raise InvalidInput(f"{email} already belongs to a member of {club.name}.")
             pending = Invitation.objects.filter(
-                club=club, email__iexact=email, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now,
+                club=club,
+                email__iexact=email,
+                used_at__isnull=True,
+                revoked_at__isnull=True,
+                expires_at__gt=now,
             )
             if pending.exists():
                 raise InvalidInput(f"{email} already has a pending invitation; revoke it to send a new one.")
-        if email and not throttle.hit(kind="invitation-mail", value=str(created_by.pk),
-                                      limit=settings.INVITATION_MAILS_PER_ORGANISER):
-            raise InvalidInput("You have sent many invitation emails in the last hour. Try again later, "
-                               "or make a shareable link (leave the address empty).")
+        if email and not throttle.hit(
+            kind="invitation-mail", value=str(created_by.pk), limit=settings.INVITATION_MAILS_PER_ORGANISER
+        ):
+            raise InvalidInput(
+                "You have sent many invitation emails in the last hour. Try again later, "
+                "or make a shareable link (leave the address empty)."
+            )
         invitation = Invitation.objects.create(
-            club=club, token=secrets.token_urlsafe(_TOKEN_BYTES), email=email, created_by=created_by,
+            club=club,
+            token=secrets.token_urlsafe(_TOKEN_BYTES),
+            email=email,
+            created_by=created_by,
             expires_at=now + valid_for,
         )
         if email:
@@ -217,7 +238,9 @@ def _invitation_send(*, invitation: Invitation, site_url: str) -> None:
     """Mail the link (after commit). A failure is logged and marked on the object, never raised:
     the invitation is saved and its link works whatever the mail server says."""
     context = {
-        "club": invitation.club, "inviter": invitation.created_by, "invitation": invitation,
+        "club": invitation.club,
+        "inviter": invitation.created_by,
+        "invitation": invitation,
         "url": invitation_url(invitation=invitation, site_url=site_url),
     }
     club_name = " ".join(invitation.club.name.split())  # a header is one line, whatever was stored
@@ -275,8 +298,9 @@ def _invitation_usable(queryset: QuerySet[Invitation], *, token: str, now: datet
     if invitation.revoked_at is not None:
         raise InvitationGone("This invitation was withdrawn by the club's organiser. Ask them for a new one.")
     if invitation.used_at is not None:
-        raise InvitationGone("This invitation has already been used. Each invitation works once; "
-                             "ask the organiser for a new one.")
+        raise InvitationGone(
+            "This invitation has already been used. Each invitation works once; ask the organiser for a new one."
+        )
     if invitation.expires_at <= now:
         raise InvitationGone("This invitation has expired. Ask the organiser for a new one.")
     return invitation
@@ -318,7 +342,13 @@ def _invitation_join(*, invitation: Invitation, user: User, now: datetime) -> Me
 
 
 def invitation_accept_new_account(
-    *, token: str, username: str, display_name: str, email: str, password: str, time_zone: str = "",
+    *,
+    token: str,
+    username: str,
+    display_name: str,
+    email: str,
+    password: str,
+    time_zone: str = "",
     now: datetime | None = None,
 ) -> Membership:
     """Create an account and join the invitation's club with it, in one transaction.
@@ -350,7 +380,10 @@ def invitation_accept_new_account(
         try:
             with transaction.atomic():
                 user = User.objects.create_user(
-                    username=username, email=email, password=password, display_name=display_name.strip(),
+                    username=username,
+                    email=email,
+                    password=password,
+                    display_name=display_name.strip(),
                     time_zone=time_zone if is_zone(time_zone) else settings.TIME_ZONE,
                 )
         except IntegrityError:  # someone took the name or address since the check above
@@ -358,8 +391,9 @@ def invitation_accept_new_account(
         try:
             return _invitation_join(invitation=invitation, user=user, now=now)
         except NameTaken as exc:  # the account is not kept: the transaction rolls back
-            raise InvalidInput(f"A member of {exc.club.name} is already called “{user.shown_name}”: "
-                               "choose another display name.") from None
+            raise InvalidInput(
+                f"A member of {exc.club.name} is already called “{user.shown_name}”: choose another display name."
+            ) from None
 
 
 # --- memberships -----------------------------------------------------------------------------------
@@ -432,8 +466,9 @@ def membership_remove(*, club_id: int, membership_id: int, by: User) -> None:
 
 # --- profile -------------------------------------------------------------------------------------
 
-PROFILE_FIELDS = frozenset({"display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices",
-                            "turn_reminder"})
+PROFILE_FIELDS = frozenset(
+    {"display_name", "time_zone", "away", "quiet_start", "quiet_end", "turn_notices", "turn_reminder"}
+)
 
 
 def profile_update(*, user: User, changes: Mapping[str, Any]) -> int:
@@ -500,20 +535,25 @@ def email_change_request(*, user: User, password: str, new_email: str, site_url:
         raise InvalidInput("That is already your email address.")
     if User.objects.filter(email__iexact=new_email).exclude(pk=user.pk).exists():
         raise InvalidInput("That email address belongs to another account.")
-    token = signing.dumps({"user": user.pk, "new": new_email, "old": user.email}, salt=_EMAIL_CHANGE_SALT,
-                          compress=True)
+    token = signing.dumps(
+        {"user": user.pk, "new": new_email, "old": user.email}, salt=_EMAIL_CHANGE_SALT, compress=True
+    )
     url = site_url.rstrip("/") + reverse("email_change_confirm", args=[token])
     send_mail(
         subject="Confirm your new email address",
-        message=render_to_string("accounts/email/email_change.txt", {"user": user, "url": url,
-                                                                     "hours": int(EMAIL_CHANGE_VALIDITY.total_seconds() // 3600)}),
-        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[new_email],
+        message=render_to_string(
+            "accounts/email/email_change.txt",
+            {"user": user, "url": url, "hours": int(EMAIL_CHANGE_VALIDITY.total_seconds() // 3600)},
+        ),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[new_email],
     )
     if user.email:
         send_mail(
             subject="Your email address is being changed",
             message=render_to_string("accounts/email/email_change_notice.txt", {"user": user}),
-            from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email],
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[user.email],
         )
 
 

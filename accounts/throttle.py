@@ -50,7 +50,8 @@ def _window() -> timedelta:
 
 def _failures(*, since: datetime, **match: str) -> tuple[int, datetime | None]:
     found = AccessAttempt.objects.filter(attempt_time__gte=since, **match).aggregate(
-        failures=Sum("failures_since_start"), last=Max("attempt_time"),
+        failures=Sum("failures_since_start"),
+        last=Max("attempt_time"),
     )
     return int(found["failures"] or 0), found["last"]
 
@@ -76,8 +77,10 @@ def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str 
     address_failures, _ = _failures(since=since, ip_address=address) if address else (0, None)
     if address_failures >= int(settings.LOGIN_ADDRESS_FAILURE_LIMIT):
         minutes = max(1, round(_window().total_seconds() / 60))
-        return (f"Too many failed log-ins from your network. Logging in from here is paused for up to "
-                f"{minutes} minutes; you can reset your password meanwhile.")
+        return (
+            f"Too many failed log-ins from your network. Logging in from here is paused for up to "
+            f"{minutes} minutes; you can reset your password meanwhile."
+        )
     if not username:
         return None
     name_failures, last = _failures(since=since, username=username)
@@ -86,15 +89,18 @@ def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str 
         wait = (last + timedelta(seconds=delay) - now).total_seconds()
         if wait > 0:
             seconds = math.ceil(wait)
-            return (f"This account had many failed log-ins, so it takes one try every few seconds. "
-                    f"Wait {seconds} second{'s' if seconds != 1 else ''} and try again.")
+            return (
+                f"This account had many failed log-ins, so it takes one try every few seconds. "
+                f"Wait {seconds} second{'s' if seconds != 1 else ''} and try again."
+            )
     return None
 
 
 def is_known_device(*, request: HttpRequest, username: str) -> bool:
     """Whether this browser logged in to `username` before (a signed cookie, valid for some months)."""
-    value = request.get_signed_cookie(DEVICE_COOKIE, default=None, salt=_DEVICE_SALT,
-                                      max_age=timedelta(days=settings.LOGIN_DEVICE_COOKIE_DAYS))
+    value = request.get_signed_cookie(
+        DEVICE_COOKIE, default=None, salt=_DEVICE_SALT, max_age=timedelta(days=settings.LOGIN_DEVICE_COOKIE_DAYS)
+    )
     if not value:
         return False
     return User.objects.filter(pk=int(value) if value.isdigit() else 0, username=username).exists()
@@ -103,9 +109,13 @@ def is_known_device(*, request: HttpRequest, username: str) -> bool:
 def remember_device(*, response: HttpResponse, user: User) -> None:
     """Mark this browser as one that logged in to `user`, exempting it from the username slowdown."""
     response.set_signed_cookie(
-        DEVICE_COOKIE, str(user.pk), salt=_DEVICE_SALT, max_age=int(timedelta(
-            days=settings.LOGIN_DEVICE_COOKIE_DAYS).total_seconds()),
-        httponly=True, samesite="Lax", secure=settings.SESSION_COOKIE_SECURE,
+        DEVICE_COOKIE,
+        str(user.pk),
+        salt=_DEVICE_SALT,
+        max_age=int(timedelta(days=settings.LOGIN_DEVICE_COOKIE_DAYS).total_seconds()),
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
     )
 
 

@@ -28,11 +28,17 @@ def api_key_create(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"You have {MAX_LIVE_TOKENS} API keys already: revoke one first.")
         return redirect("profile")
     token, key = api_token_create(user=me, name=request.POST.get("name", ""))
-    response = render(request, "accounts/api_key_made.html", {
-        "title": "Your new API key", "token": token, "key": key,
-        "schema_url": request.build_absolute_uri(reverse("games:api_schema")),
-        "example_url": request.build_absolute_uri(reverse("games:api_clubs")),
-    })
+    response = render(
+        request,
+        "accounts/api_key_made.html",
+        {
+            "title": "Your new API key",
+            "token": token,
+            "key": key,
+            "schema_url": request.build_absolute_uri(reverse("games:api_schema")),
+            "example_url": request.build_absolute_uri(reverse("games:api_clubs")),
+        },
+    )
     response["Cache-Control"] = "private, no-store"
     return response
 

@@ -42,11 +42,20 @@ def _signed_in(request: HttpRequest) -> User:
     return request.user
 
 
-def _message_page(request: HttpRequest, *, title: str, message: str, status: int = 200,
-                  link_url: str = "", link_text: str = "") -> HttpResponse:
-    return render(request, "accounts/message.html", {
-        "title": title, "message": message, "link_url": link_url, "link_text": link_text,
-    }, status=status)
+def _message_page(
+    request: HttpRequest, *, title: str, message: str, status: int = 200, link_url: str = "", link_text: str = ""
+) -> HttpResponse:
+    return render(
+        request,
+        "accounts/message.html",
+        {
+            "title": title,
+            "message": message,
+            "link_url": link_url,
+            "link_text": link_text,
+        },
+        status=status,
+    )
 
 
 class LoginView(auth_views.LoginView):
@@ -73,8 +82,11 @@ class PasswordResetView(auth_views.PasswordResetView):
     form_class = ResetForm
 
     def form_valid(self, form: ResetForm) -> HttpResponse:
-        if not throttle.hit(kind="reset-client", value=throttle.client_address(self.request) or "",
-                            limit=settings.PASSWORD_RESET_REQUESTS_PER_CLIENT):
+        if not throttle.hit(
+            kind="reset-client",
+            value=throttle.client_address(self.request) or "",
+            limit=settings.PASSWORD_RESET_REQUESTS_PER_CLIENT,
+        ):
             form.add_error(None, "Too many password reset requests from your network. Try again in an hour.")
             response = self.form_invalid(form)
             response.status_code = 429
@@ -92,8 +104,10 @@ def club_new(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         club = services.club_create(
-            name=form.cleaned_data["name"], currency=form.cleaned_data["currency"],
-            credit_limit=form.credit_limit_cents, creator=_signed_in(request),
+            name=form.cleaned_data["name"],
+            currency=form.cleaned_data["currency"],
+            credit_limit=form.credit_limit_cents,
+            creator=_signed_in(request),
         )
         return redirect("club_detail", club_id=club.pk)
     return render(request, "accounts/form.html", {"form": form, "title": "New club"})
@@ -102,22 +116,32 @@ def club_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
-    return render(request, "accounts/club_detail.html", {
-        "club": access.club, "access": access, "members": selectors.club_members(club=access.club),
-    })
+    return render(
+        request,
+        "accounts/club_detail.html",
+        {
+            "club": access.club,
+            "access": access,
+            "members": selectors.club_members(club=access.club),
+        },
+    )
 
 
 @login_required
 def club_settings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     club = access.club
-    form = ClubForm(request.POST or None, instance=club,
-                    initial={"credit_limit_units": units_from_cents(club.credit_limit)})
+    form = ClubForm(
+        request.POST or None, instance=club, initial={"credit_limit_units": units_from_cents(club.credit_limit)}
+    )
     if request.method == "POST" and form.is_valid():
         try:
             services.club_update(
-                club_id=club.pk, by=_signed_in(request), name=form.cleaned_data["name"],
-                currency=form.cleaned_data["currency"], credit_limit=form.credit_limit_cents,
+                club_id=club.pk,
+                by=_signed_in(request),
+                name=form.cleaned_data["name"],
+                currency=form.cleaned_data["currency"],
+                credit_limit=form.credit_limit_cents,
             )
         except DomainError as error:
             form.add_error(None, error.message)
@@ -135,9 +159,15 @@ def club_settings(request: HttpRequest, club_id: int) -> HttpResponse:
 @login_required
 def club_members(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
-    return render(request, "accounts/club_members.html", {
-        "club": access.club, "access": access, "members": selectors.club_members(club=access.club),
-    })
+    return render(
+        request,
+        "accounts/club_members.html",
+        {
+            "club": access.club,
+            "access": access,
+            "members": selectors.club_members(club=access.club),
+        },
+    )
 
 
 def _membership_action(request: HttpRequest, club_id: int, membership_id: int, action: str) -> HttpResponse:
@@ -205,15 +235,21 @@ def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
         request.session[LAST_VALIDITY_KEY] = str(form.cleaned_data["valid_for_days"])
         try:
             invitation = services.invitation_create(
-                club_id=access.club.pk, created_by=_signed_in(request), email=form.cleaned_data["email"],
-                valid_for=timedelta(days=form.cleaned_data["valid_for_days"]), site_url=_site_url(request),
+                club_id=access.club.pk,
+                created_by=_signed_in(request),
+                email=form.cleaned_data["email"],
+                valid_for=timedelta(days=form.cleaned_data["valid_for_days"]),
+                site_url=_site_url(request),
             )
         except DomainError as error:
             form.add_error(None, error.message)
         else:
             if invitation.mail_failed:
-                messages.error(request, f"The invitation for {invitation.email} is saved, but the mail could not "
-                                        "be sent. Copy its link from the list below and send it yourself.")
+                messages.error(
+                    request,
+                    f"The invitation for {invitation.email} is saved, but the mail could not "
+                    "be sent. Copy its link from the list below and send it yourself.",
+                )
             elif invitation.email:
                 messages.success(request, f"Invitation sent to {invitation.email}.")
             else:
@@ -224,9 +260,16 @@ def club_invitations(request: HttpRequest, club_id: int) -> HttpResponse:
         (invitation, services.invitation_url(invitation=invitation, site_url=site_url))
         for invitation in selectors.invitation_list_pending(club=access.club)
     ]
-    return render(request, "accounts/club_invitations.html", {
-        "club": access.club, "access": access, "form": form, "pending": pending,
-    })
+    return render(
+        request,
+        "accounts/club_invitations.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "pending": pending,
+        },
+    )
 
 
 @login_required
@@ -255,8 +298,13 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
     if request.user.is_authenticated:
         user = _signed_in(request)
         if membership_of(user=user, club_id=club.pk) is not None:
-            return _message_page(request, title="You're already in", message=f"You are already a member of {club.name}.",
-                                 link_url=reverse("club_detail", args=[club.pk]), link_text=f"Go to {club.name}")
+            return _message_page(
+                request,
+                title="You're already in",
+                message=f"You are already a member of {club.name}.",
+                link_url=reverse("club_detail", args=[club.pk]),
+                link_text=f"Go to {club.name}",
+            )
         if not services.invitation_fits(invitation=invitation, email=user.email):
             return _invitation_refused(request, services.InvitationForAnother(invitation))
         if request.method == "POST":
@@ -272,9 +320,12 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             membership = services.invitation_accept_new_account(
-                token=token, username=form.cleaned_data["username"],
-                display_name=form.cleaned_data.get("display_name", ""), email=form.cleaned_data["email"],
-                password=form.cleaned_data["password1"], time_zone=form.cleaned_data["time_zone"],
+                token=token,
+                username=form.cleaned_data["username"],
+                display_name=form.cleaned_data.get("display_name", ""),
+                email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+                time_zone=form.cleaned_data["time_zone"],
             )
         except services.InvalidInput as error:
             form.add_error(None, error.message)
@@ -285,15 +336,27 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
             messages.success(request, f"Welcome to {club.name}! Your account is ready.")
             return redirect("club_detail", club_id=club.pk)
     login_url = f"{reverse('login')}?next={request.path}"
-    return render(request, "accounts/invitation_signup.html", {
-        "invitation": invitation, "club": club, "form": form, "login_url": login_url,
-    })
+    return render(
+        request,
+        "accounts/invitation_signup.html",
+        {
+            "invitation": invitation,
+            "club": club,
+            "form": form,
+            "login_url": login_url,
+        },
+    )
 
 
 def _invitation_refused(request: HttpRequest, error: DomainError) -> HttpResponse:
     if isinstance(error, services.AlreadyMember):
-        return _message_page(request, title="You're already in", message=error.message,
-                             link_url=reverse("club_detail", args=[error.club.pk]), link_text=f"Go to {error.club.name}")
+        return _message_page(
+            request,
+            title="You're already in",
+            message=error.message,
+            link_url=reverse("club_detail", args=[error.club.pk]),
+            link_text=f"Go to {error.club.name}",
+        )
     if isinstance(error, services.NotFound):
         return _message_page(request, title="Invitation not found", message=error.message, status=404)
     if isinstance(error, services.InvitationGone):
@@ -319,14 +382,23 @@ def profile(request: HttpRequest) -> HttpResponse:
         moved = services.profile_update(user=user, changes=changed)
         messages.success(request, "Profile saved.")
         if user.away and not was_away:
-            messages.info(request, "You are away: your turns take the default action at once"
-                          + (f" ({moved} table{'s' if moved != 1 else ''} moved on)." if moved else "."))
+            messages.info(
+                request,
+                "You are away: your turns take the default action at once"
+                + (f" ({moved} table{'s' if moved != 1 else ''} moved on)." if moved else "."),
+            )
         return redirect("profile")
-    return render(request, "accounts/form.html", {
-        "form": form, "title": "Your profile", "api_tokens": selectors.api_token_list(user=user),
-        "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
-                 "and how you hear that it is your turn.",
-    })
+    return render(
+        request,
+        "accounts/form.html",
+        {
+            "form": form,
+            "title": "Your profile",
+            "api_tokens": selectors.api_token_list(user=user),
+            "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
+            "and how you hear that it is your turn.",
+        },
+    )
 
 
 @login_required
@@ -342,8 +414,9 @@ def away_toggle(request: HttpRequest) -> HttpResponse:
     else:
         messages.success(request, "Welcome back: your turn clock runs again.")
     target = request.POST.get("next") or reverse("profile")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                           require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         target = reverse("profile")
     return redirect(target)
 
@@ -355,18 +428,35 @@ def email_change(request: HttpRequest) -> HttpResponse:
     form = EmailChangeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            services.email_change_request(user=user, password=form.cleaned_data["password"],
-                                          new_email=form.cleaned_data["new_email"], site_url=_site_url(request))
+            services.email_change_request(
+                user=user,
+                password=form.cleaned_data["password"],
+                new_email=form.cleaned_data["new_email"],
+                site_url=_site_url(request),
+            )
         except DomainError as error:
             form.add_error(None, error.message)
         else:
-            return _message_page(request, title="Check your email", message=(
-                f"We sent a link to {form.cleaned_data['new_email']}. Your address changes when you open it; "
-                f"until then it stays {user.email or '(none)'}."), link_url=reverse("profile"), link_text="Back to your profile")
-    return render(request, "accounts/form.html", {
-        "form": form, "title": "Change your email address", "submit_label": "Send me a link",
-        "intro": f"Your address now: {user.email or '(none)'}.",
-    })
+            return _message_page(
+                request,
+                title="Check your email",
+                message=(
+                    f"We sent a link to {form.cleaned_data['new_email']}. Your address changes when you open it; "
+                    f"until then it stays {user.email or '(none)'}."
+                ),
+                link_url=reverse("profile"),
+                link_text="Back to your profile",
+            )
+    return render(
+        request,
+        "accounts/form.html",
+        {
+            "form": form,
+            "title": "Change your email address",
+            "submit_label": "Send me a link",
+            "intro": f"Your address now: {user.email or '(none)'}.",
+        },
+    )
 
 
 def email_change_confirm(request: HttpRequest, token: str) -> HttpResponse:
@@ -376,6 +466,11 @@ def email_change_confirm(request: HttpRequest, token: str) -> HttpResponse:
             user = services.email_change_confirm(token=token)
         except DomainError as error:
             return _message_page(request, title="That link didn't work", message=error.message, status=400)
-        return _message_page(request, title="Email address changed", message=f"Your email address is now {user.email}.",
-                             link_url=reverse("profile"), link_text="Your profile")
+        return _message_page(
+            request,
+            title="Email address changed",
+            message=f"Your email address is now {user.email}.",
+            link_url=reverse("profile"),
+            link_text="Your profile",
+        )
     return render(request, "accounts/email_change_confirm.html", {"title": "Confirm your new email address"})

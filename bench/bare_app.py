@@ -16,10 +16,17 @@ if not settings.configured:
     import dj_database_url
 
     settings.configure(
-        DEBUG=False, INSTALLED_APPS=["channels"], SECRET_KEY=os.environ.get("SECRET_KEY", ""), ALLOWED_HOSTS=["*"],
+        DEBUG=False,
+        INSTALLED_APPS=["channels"],
+        SECRET_KEY=os.environ.get("SECRET_KEY", ""),
+        ALLOWED_HOSTS=["*"],
         DATABASES={"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)},
-        CHANNEL_LAYERS={"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                                    "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": "bare"}}},
+        CHANNEL_LAYERS={
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": "bare"},
+            }
+        },
     )
     django.setup()
 

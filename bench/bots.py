@@ -24,8 +24,10 @@ from bench.screens import Turn
 # decision, so the one worker process keeps up with any load the server takes; the solid player simulates
 # (3 to 5 ms a decision), and on a shared two-core machine its worker became the bench's own bottleneck.
 STRENGTHS = ("beginner",)
-_HAND_SQL = ("SELECT h.version, h.players, h.state, v.rules FROM games_hand h "
-             "JOIN games_rulesetversion v ON v.id = h.rule_version_id WHERE h.id = %s")
+_HAND_SQL = (
+    "SELECT h.version, h.players, h.state, v.rules FROM games_hand h "
+    "JOIN games_rulesetversion v ON v.id = h.rule_version_id WHERE h.id = %s"
+)
 
 _connection: Any = None
 
@@ -80,8 +82,15 @@ class Chooser:
         or would take a player out that the bench keeps in."""
         loop = asyncio.get_running_loop()
         try:
-            value = await loop.run_in_executor(self.pool, decide, turn.hand, turn.version, user_id,
-                                               self.strength_of(user_id), self.rng.randrange(1 << 30))
+            value = await loop.run_in_executor(
+                self.pool,
+                decide,
+                turn.hand,
+                turn.version,
+                user_id,
+                self.strength_of(user_id),
+                self.rng.randrange(1 << 30),
+            )
         except Exception:  # noqa: BLE001 - a decision lost is the screen's choice instead, counted
             value = None
         if value is not None and value in turn.offers and (may_leave or not play.leaves(value)):

@@ -56,8 +56,11 @@ def difference(before: dict[Sample, float], after: dict[Sample, float]) -> dict[
         name, labels = wanted
         if name not in names:
             return None
-        return sum(value - before.get(sample, 0.0) for sample, value in after.items()
-                   if sample[0] == name and set(labels) <= set(sample[1]))
+        return sum(
+            value - before.get(sample, 0.0)
+            for sample, value in after.items()
+            if sample[0] == name and set(labels) <= set(sample[1])
+        )
 
     out = {key: counted(wanted) for key, wanted in LIVE.items()}
     out["applied"] = counted(APPLIED)
@@ -74,7 +77,9 @@ def per_version(counts: dict[str, float | None], actions: int, sockets_per_table
         value = counts.get(key)
         return None if value is None or not per else value / per
 
-    return {"public renders per version": ratio("public renders", versions),
-            "private renders per action": ratio("private renders", applied),
-            "statements per socket per version": ratio("socket statements", versions * sockets_per_table),
-            "renders per socket per version": ratio("socket renders", versions * sockets_per_table)}
+    return {
+        "public renders per version": ratio("public renders", versions),
+        "private renders per action": ratio("private renders", applied),
+        "statements per socket per version": ratio("socket statements", versions * sockets_per_table),
+        "renders per socket per version": ratio("socket renders", versions * sockets_per_table),
+    }

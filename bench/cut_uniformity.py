@@ -41,8 +41,10 @@ def main(n: int) -> None:
     dof = (DECK - 1) * (DECK - 1)  # every row sums to N and every column to N: (52 - 1)(52 - 1) = 2601 free cells
     bound = chi_squared_bound(dof)
     print(f"permutations: {n} ({seconds:.1f} s, {n / seconds:.0f} a second)")
-    print(f"chi-squared over the 52 x 52 dealt-position counts: {chi2:.1f}  (99% bound for {dof} degrees "
-          f"of freedom: {bound:.1f}; mean {dof})  -> {'uniform at 99%' if chi2 < bound else 'ABOVE the bound'}")
+    print(
+        f"chi-squared over the 52 x 52 dealt-position counts: {chi2:.1f}  (99% bound for {dof} degrees "
+        f"of freedom: {bound:.1f}; mean {dof})  -> {'uniform at 99%' if chi2 < bound else 'ABOVE the bound'}"
+    )
     lo = min(min(r) for r in counts)
     hi = max(max(r) for r in counts)
     print(f"each cell expected {expected:.1f}; seen from {lo} to {hi}")

@@ -97,18 +97,19 @@ def naive_low(fives, variant: bool) -> list[int] | None:
 
 # ---- the deals -----------------------------------------------------------------------------
 
+
 def make_deals(count: int) -> tuple[list[tuple[list[str], list[str]]], list[tuple[list[str], ...]]]:
     rng = random.Random(SEED)  # noqa: S311 - a benchmark, not a deal
     piranha: list[tuple[list[str], list[str]]] = []
     while len(piranha) < count:
         d = rng.sample(FULL_DECK, 4 * PIRANHA_PLAYERS + 5)
         board = d[-5:]
-        piranha += [(d[4 * k:4 * k + 4], board) for k in range(PIRANHA_PLAYERS)]
+        piranha += [(d[4 * k : 4 * k + 4], board) for k in range(PIRANHA_PLAYERS)]
     piles: list[tuple[list[str], ...]] = []
     while len(piles) < count:
         d = rng.sample(FULL_DECK, 5 * PILES_PLAYERS + 13)
         sq1, sq2, row = d[-13:-9], d[-9:-5], d[-5:]
-        piles += [(d[5 * k:5 * k + 5], sq1, sq2, row) for k in range(PILES_PLAYERS)]
+        piles += [(d[5 * k : 5 * k + 5], sq1, sq2, row) for k in range(PILES_PLAYERS)]
     return piranha[:count], piles[:count]
 
 
@@ -148,33 +149,57 @@ def main() -> None:
 
     def pk_piles_all(d: Any) -> object:
         high = pk_piles_high(d)
-        lows = [EightOrBetterLowHand("".join(f)) for f in legal_fives(*d)
-                if naive_low([f], False) is not None]
+        lows = [EightOrBetterLowHand("".join(f)) for f in legal_fives(*d) if naive_low([f], False) is not None]
         return high, (max(lows) if lows else None), naive_low(legal_fives(*d), True)
 
     def naive_piles_all(d: Any) -> object:
-        return (max(map(naive_key5, legal_fives(*d))), naive_low(legal_fives(*d), False),
-                naive_low(legal_fives(*d), True))
+        return (
+            max(map(naive_key5, legal_fives(*d))),
+            naive_low(legal_fives(*d), False),
+            naive_low(legal_fives(*d), True),
+        )
 
     rows = [
-        ("ours", [
-            rate(lambda d: piranha_best(*d), ours_pir, budget),
-            rate(lambda d: piles_best_high(*d), ours_pil, budget),
-            rate(ours_piles_all, ours_pil, budget)]),
-        ("pokerkit", [
-            rate(lambda d: StandardHighHand.from_game(*d), pk_pir, budget),
-            rate(pk_piles_high, piles_deals, budget),
-            rate(pk_piles_all, piles_deals, budget)]),
-        ("treys", [
-            rate(lambda d: min(map(five, combinations(d, 5))), t_pir, budget),
-            rate(treys_piles_high, t_pil, budget),
-            rate(lambda d: (treys_piles_high(d[1]), naive_low(legal_fives(*d[0]), False),
-                            naive_low(legal_fives(*d[0]), True)),
-                 list(zip(piles_deals, t_pil, strict=True)), budget)]),
-        ("naive", [
-            rate(lambda d: max(map(naive_key5, combinations(d[0] + d[1], 5))), piranha_deals, budget),
-            rate(lambda d: max(map(naive_key5, legal_fives(*d))), piles_deals, budget),
-            rate(naive_piles_all, piles_deals, budget)]),
+        (
+            "ours",
+            [
+                rate(lambda d: piranha_best(*d), ours_pir, budget),
+                rate(lambda d: piles_best_high(*d), ours_pil, budget),
+                rate(ours_piles_all, ours_pil, budget),
+            ],
+        ),
+        (
+            "pokerkit",
+            [
+                rate(lambda d: StandardHighHand.from_game(*d), pk_pir, budget),
+                rate(pk_piles_high, piles_deals, budget),
+                rate(pk_piles_all, piles_deals, budget),
+            ],
+        ),
+        (
+            "treys",
+            [
+                rate(lambda d: min(map(five, combinations(d, 5))), t_pir, budget),
+                rate(treys_piles_high, t_pil, budget),
+                rate(
+                    lambda d: (
+                        treys_piles_high(d[1]),
+                        naive_low(legal_fives(*d[0]), False),
+                        naive_low(legal_fives(*d[0]), True),
+                    ),
+                    list(zip(piles_deals, t_pil, strict=True)),
+                    budget,
+                ),
+            ],
+        ),
+        (
+            "naive",
+            [
+                rate(lambda d: max(map(naive_key5, combinations(d[0] + d[1], 5))), piranha_deals, budget),
+                rate(lambda d: max(map(naive_key5, legal_fives(*d))), piles_deals, budget),
+                rate(naive_piles_all, piles_deals, budget),
+            ],
+        ),
     ]
     ours = rows[0][1]
     print(f"player hands per second (seed {SEED}; same deals for everyone)")

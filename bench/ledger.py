@@ -76,9 +76,14 @@ def build() -> dict[str, Any]:
         users = [User.objects.create_user(username=f"bench{i}", display_name=f"Bench {i}") for i in range(MEMBERS)]
         Membership.objects.bulk_create(
             Membership(club=club, user=u, role=Membership.Role.ORGANISER if i == 0 else Membership.Role.MEMBER)
-            for i, u in enumerate(users))
-        tables = [simulation_table_create(club=club, game=Game.PIRANHA if t % 2 == 0 else Game.PILES,
-                                          created_by=users[0], name=f"Table {t}") for t in range(TABLES)]
+            for i, u in enumerate(users)
+        )
+        tables = [
+            simulation_table_create(
+                club=club, game=Game.PIRANHA if t % 2 == 0 else Game.PILES, created_by=users[0], name=f"Table {t}"
+            )
+            for t in range(TABLES)
+        ]
         members = member_accounts(club=club, users=users)
         for table in tables:
             account_for_table_pot(table=table)
@@ -92,7 +97,8 @@ def build() -> dict[str, Any]:
             last = min(first + BATCH_ENTRIES, entries) - 1
             with transaction.atomic():
                 # Entries: five years in order; kinds in play proportions; one table each.
-                cursor.execute("""
+                cursor.execute(
+                    """
                     INSERT INTO ledger_journalentry (club_id, kind, memo, created_at, table_id, game)
                     SELECT %(club)s,
                            (ARRAY['ante','ante','ante','bet','bet','bet','bet','award','award','match_payment'])
@@ -102,10 +108,20 @@ def build() -> dict[str, Any]:
                            (%(tables)s::bigint[])[1 + g %% %(nt)s],
                            (%(games)s::text[])[1 + g %% %(nt)s]
                       FROM generate_series(%(first)s::int, %(last)s::int) AS g ORDER BY g""",
-                               {"club": club.pk, "n": entries, "span": YEARS * 365 * 86400.0, "tables": table_ids,
-                                "games": games, "nt": TABLES, "first": first, "last": last})
+                    {
+                        "club": club.pk,
+                        "n": entries,
+                        "span": YEARS * 365 * 86400.0,
+                        "tables": table_ids,
+                        "games": games,
+                        "nt": TABLES,
+                        "first": first,
+                        "last": last,
+                    },
+                )
                 # Two postings each: member <-> table pot. Member 0 is the busy one (30%).
-                cursor.execute("""
+                cursor.execute(
+                    """
                     INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game)
                     SELECT e.id, x.account_id, x.amount, 0, 0, '', ''
                       FROM (SELECT e.id, e.kind, pot.id AS pot_id,
@@ -118,7 +134,8 @@ def build() -> dict[str, Any]:
                                AND e.id > coalesce((SELECT max(entry_id) FROM ledger_posting), 0)) e
                      CROSS JOIN LATERAL (VALUES (e.member_id, e.amt), (e.pot_id, -e.amt)) AS x(account_id, amount)
                      ORDER BY e.id, x.account_id""",
-                               {"club": club.pk, "members": member_ids, "others": MEMBERS - 1})
+                    {"club": club.pk, "members": member_ids, "others": MEMBERS - 1},
+                )
             done = (last + 1) * 2
             if done % 200_000 == 0 or last + 1 == entries:
                 rate = done / (time.perf_counter() - start)
@@ -227,10 +244,14 @@ def measure(club_id: int) -> None:
             naive_rows = cursor.fetchall()
         assert [p.pk for p in lines] == [r[0] for r in naive_rows], f"{label}: keyset and OFFSET differ"
         assert [p.balance_after for p in lines] == [r[3] for r in naive_rows], f"{label}: running balances differ"
+
         def offset_orm(offset: int = offset) -> None:
             # The same query and joins as the page, paged by OFFSET instead of by key.
-            rows = list(Posting.objects.filter(account=busy).select_related("entry", "entry__ruling", "entry__table")
-                        .order_by("-seq")[offset:offset + PAGE])
+            rows = list(
+                Posting.objects.filter(account=busy)
+                .select_related("entry", "entry__ruling", "entry__table")
+                .order_by("-seq")[offset : offset + PAGE]
+            )
             assert rows
 
         fast = timed(keyset)
@@ -239,9 +260,15 @@ def measure(club_id: int) -> None:
         stored = timed(offset_orm)
         stored_db = db_ms(offset_orm)
         naive_db = explain_ms(offset_naive, [busy.pk, offset, PAGE])
-        results.append((f"statement {label}", fast, stored,
-                        f"db {fast_db:.2f} ms vs OFFSET db {stored_db:.2f} ms ({stored_db / fast_db:,.1f}x); "
-                        f"naive OFFSET + window running balance: db {naive_db:.0f} ms ({naive_db / fast_db:,.0f}x)"))
+        results.append(
+            (
+                f"statement {label}",
+                fast,
+                stored,
+                f"db {fast_db:.2f} ms vs OFFSET db {stored_db:.2f} ms ({stored_db / fast_db:,.1f}x); "
+                f"naive OFFSET + window running balance: db {naive_db:.0f} ms ({naive_db / fast_db:,.0f}x)",
+            )
+        )
 
     print(f"\n{'measure (wall ms)':<24}{'ours':>10}{'baseline':>13}{'ratio':>9}  notes")
     for name, fast, slow, note in results:
@@ -256,22 +283,33 @@ def measure_exports(club_id: int) -> None:
     """CSV export in fresh processes: time and peak memory for 100k and 1M rows, each path."""
     print("\nexport: wall time on this machine now; CPU seconds of this process (client) and of its PostgreSQL")
     print("backend (server); 'rows/s by CPU' = rows / the larger of the two, the rate when each has a core.")
-    print(f"{'export':<34}{'rows':>10}{'seconds':>9}{'peak RSS MB':>13}{'rows/s':>10}{'client CPU':>12}"
-          f"{'server CPU':>12}{'rows/s by CPU':>15}")
-    labels = {"copy": "COPY streamed (the site)", "stream": "keyset chunks + csv module",
-              "naive": "naive: all rows in memory first"}
+    print(
+        f"{'export':<34}{'rows':>10}{'seconds':>9}{'peak RSS MB':>13}{'rows/s':>10}{'client CPU':>12}"
+        f"{'server CPU':>12}{'rows/s by CPU':>15}"
+    )
+    labels = {
+        "copy": "COPY streamed (the site)",
+        "stream": "keyset chunks + csv module",
+        "naive": "naive: all rows in memory first",
+    }
     modes = os.environ.get("BENCH_EXPORT_MODES", "copy,stream,naive").split(",")
     for mode in modes:
         for rows in (POSTINGS // 10, POSTINGS):
-            out = subprocess.run([sys.executable, __file__, "--export", mode, str(club_id), str(rows)],
-                                 capture_output=True, text=True, env={**os.environ, "BENCH_CHILD": "1"},
-                                 check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--export", mode, str(club_id), str(rows)],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "BENCH_CHILD": "1"},
+                check=True,
+            )
             data = json.loads(out.stdout.strip().splitlines()[-1])
             busiest = max(data["client_cpu"], data["server_cpu"])
-            print(f"{labels[mode]:<34}"
-                  f"{data['rows']:>10,}{data['seconds']:>9.1f}{data['peak_mb']:>13.0f}"
-                  f"{data['rows'] / data['seconds']:>10,.0f}{data['client_cpu']:>12.2f}{data['server_cpu']:>12.2f}"
-                  f"{data['rows'] / busiest:>15,.0f}")
+            print(
+                f"{labels[mode]:<34}"
+                f"{data['rows']:>10,}{data['seconds']:>9.1f}{data['peak_mb']:>13.0f}"
+                f"{data['rows'] / data['seconds']:>10,.0f}{data['client_cpu']:>12.2f}{data['server_cpu']:>12.2f}"
+                f"{data['rows'] / busiest:>15,.0f}"
+            )
 
 
 def export_child(mode: str, club_id: int, rows: int) -> None:
@@ -290,8 +328,10 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
     flt = selectors.StatementFilter()
     if rows < POSTINGS:
         with connection.cursor() as cursor:  # the date from which the club has `rows` postings
-            cursor.execute("SELECT created_at FROM ledger_posting WHERE club_id = %s ORDER BY id DESC OFFSET %s "
-                           "LIMIT 1", [club.pk, rows - 1])
+            cursor.execute(
+                "SELECT created_at FROM ledger_posting WHERE club_id = %s ORDER BY id DESC OFFSET %s LIMIT 1",
+                [club.pk, rows - 1],
+            )
             flt = selectors.StatementFilter(date_from=cursor.fetchone()[0])
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     client_before = _cpu_self()
@@ -313,9 +353,11 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
 
         from ledger.models import Posting
 
-        everything = list(selectors._filtered(Posting.objects.filter(club=club), flt)
-                          .select_related("entry", "entry__table", "account__user", "account__table")
-                          .order_by("-pk"))
+        everything = list(
+            selectors._filtered(Posting.objects.filter(club=club), flt)
+            .select_related("entry", "entry__table", "account__user", "account__table")
+            .order_by("-pk")
+        )
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(exports.JOURNAL_HEADER)
@@ -328,8 +370,19 @@ def export_child(mode: str, club_id: int, rows: int) -> None:
     client_cpu = _cpu_self() - client_before
     server_cpu = _cpu_of_server() - server_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"rows": count - 1, "seconds": seconds, "peak_mb": peak / 1024, "base_mb": base / 1024,
-                      "bytes": size, "client_cpu": client_cpu, "server_cpu": server_cpu}))
+    print(
+        json.dumps(
+            {
+                "rows": count - 1,
+                "seconds": seconds,
+                "peak_mb": peak / 1024,
+                "base_mb": base / 1024,
+                "bytes": size,
+                "client_cpu": client_cpu,
+                "server_cpu": server_cpu,
+            }
+        )
+    )
 
 
 def _cpu_self() -> float:
@@ -366,10 +419,19 @@ def journal_cells(p: Any) -> list[str]:
 
     entry, account = p.entry, p.account
     owner = account.user.username if account.user else f"pot:{account.table.name if account.table else ''}"
-    return [safe(owner), p.created_at.isoformat() if p.created_at else "", str(entry.pk), p.kind, safe(entry.memo),
-            safe(entry.table.name) if entry.table else "", p.game, str(entry.hand_id or ""),
-            format_cents(p.amount, grouping=False), format_cents(p.balance_after, grouping=False),
-            str(entry.ruling_id or "")]
+    return [
+        safe(owner),
+        p.created_at.isoformat() if p.created_at else "",
+        str(entry.pk),
+        p.kind,
+        safe(entry.memo),
+        safe(entry.table.name) if entry.table else "",
+        p.game,
+        str(entry.hand_id or ""),
+        format_cents(p.amount, grouping=False),
+        format_cents(p.balance_after, grouping=False),
+        str(entry.ruling_id or ""),
+    ]
 
 
 def keyset_csv_lines(rows: Any, batch: int = 500) -> Any:

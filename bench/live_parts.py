@@ -62,11 +62,13 @@ def setup_tables() -> list[tuple[Any, list[Any]]]:
     for i, user in enumerate(users):
         Membership.objects.create(club=club, user=user, role="organiser" if i == 0 else "member")
     tables = []
-    for seated, name, rules in ((users[:SEATS], "Piranha", engine.PiranhaRules(ante=25, match_cap=100,
-                                                                                turn_seconds=3600)),
-                                (users[SEATS:], "Piles", engine.PilesRules(turn_seconds=3600))):
-        rule_set = services.rule_set_create(club=club, user=users[0], name=name, rules=rules, max_seats=SEATS,
-                                            spectators_allowed=True)
+    for seated, name, rules in (
+        (users[:SEATS], "Piranha", engine.PiranhaRules(ante=25, match_cap=100, turn_seconds=3600)),
+        (users[SEATS:], "Piles", engine.PilesRules(turn_seconds=3600)),
+    ):
+        rule_set = services.rule_set_create(
+            club=club, user=users[0], name=name, rules=rules, max_seats=SEATS, spectators_allowed=True
+        )
         version = rule_set.versions.order_by("-number").first()
         assert version is not None
         table = services.table_create(club=club, user=users[0], name=name, rule_version_id=version.pk)
@@ -86,8 +88,14 @@ def bare_message(seq: int) -> None:
         json.dumps({"seq": seq, "count": count})
 
 
-def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float]], bare: list[float],
-         counts: dict[str, list[int]]) -> int:
+def play(
+    table: Any,
+    users: list[Any],
+    actions: int,
+    costs: dict[str, list[float]],
+    bare: list[float],
+    counts: dict[str, list[int]],
+) -> int:
     """``actions`` actions at ``table``, each followed by the bare message; returns the hands played."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -120,8 +128,9 @@ def play(table: Any, users: list[Any], actions: int, costs: dict[str, list[float
 
         touched.clear()
         started = cpu()
-        hand_act(table_id=table.pk, hand_id=request.hand_id, user=acting, action=request.action,
-                 version=request.version)
+        hand_act(
+            table_id=table.pk, hand_id=request.hand_id, user=acting, action=request.action, version=request.version
+        )
         costs["action"].append(cpu() - started)
 
         render.renders.clear()
@@ -178,13 +187,16 @@ def main() -> None:
             costs: dict[str, list[float]] = defaultdict(list)
             counts: dict[str, list[int]] = defaultdict(list)
             hands = play(table, users, args.actions, costs, bare, counts)
-            costs["together"] = [a + r + s for a, r, s in zip(costs["action"], costs["read"], costs["renders"],
-                                                               strict=True)]
+            costs["together"] = [
+                a + r + s for a, r, s in zip(costs["action"], costs["read"], costs["renders"], strict=True)
+            ]
             totals += costs["together"]
             print(f"  {table.name + f' ({hands} hands)':<26}" + "".join(f"{ms(costs[p]):>17}" for p in PARTS))
-            counted.append(f"  {table.name}: per action {statistics.mean(counts['public']):.2f} public renders, "
-                           f"{statistics.mean(counts['private']):.2f} private renders, "
-                           f"{statistics.mean(counts['statements']):.2f} statements to publish; per socket 0 and 0")
+            counted.append(
+                f"  {table.name}: per action {statistics.mean(counts['public']):.2f} public renders, "
+                f"{statistics.mean(counts['private']):.2f} private renders, "
+                f"{statistics.mean(counts['statements']):.2f} statements to publish; per socket 0 and 0"
+            )
         print(f"  {'bare message':<26}{ms(bare):>17}   (one INSERT, one SELECT, six frames)")
         print("\n".join(counted))
         ratio = statistics.mean(bare) / statistics.mean(totals)

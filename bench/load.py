@@ -75,8 +75,11 @@ STALL_MS = 100.0  # a bare round whose p99 at the offered load is above this is 
 STALL_RETRIES = 2
 SAMPLE_SECONDS = 30.0  # the soak's RSS samples
 WARM_TABLES = 4  # tables whose sockets open before the web process's RSS is read for memory per socket
-PROJECT_APP, BARE_APP, TRACED_APP = "config.asgi:application", "bench.bare_app:application", \
-    "bench.traced_app:application"
+PROJECT_APP, BARE_APP, TRACED_APP = (
+    "config.asgi:application",
+    "bench.bare_app:application",
+    "bench.traced_app:application",
+)
 
 # The issue's targets (27).
 RATIO_TARGET = 0.35
@@ -104,6 +107,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 # ---- a phase ------------------------------------------------------------------------------------
+
 
 class Schedule:
     """A table's due times: Poisson arrivals at ``rate`` a second from ``start``. A slot taken and not used
@@ -213,6 +217,7 @@ class Watched:
 
 # ---- the project's bots -------------------------------------------------------------------------
 
+
 class Floor:
     """Every bot of a server, the phase they play, and per table how many players left the hand (the bots
     keep two in: bench/play.py)."""
@@ -259,8 +264,13 @@ class Bot:
         from websockets.asyncio.client import connect
 
         headers = {"Cookie": f"sessionid={self.session}", "Origin": url.replace("ws://", "http://")}
-        self.ws = await connect(f"{url}/ws/tables/{self.table}/", additional_headers=headers, max_size=None,
-                                open_timeout=120, ping_interval=None)
+        self.ws = await connect(
+            f"{url}/ws/tables/{self.table}/",
+            additional_headers=headers,
+            max_size=None,
+            open_timeout=120,
+            ping_interval=None,
+        )
         while not self.screen.ready:
             self.screen.hear(await self.ws.recv())
 
@@ -313,8 +323,13 @@ class Bot:
             waited.in_flight -= 1
             self.in_flight = None
         phase = self.floor.phase
-        if phase is None or not phase.acting or self.in_flight is not None or self.turn() is None \
-                or (self.task is not None and not self.task.done()):
+        if (
+            phase is None
+            or not phase.acting
+            or self.in_flight is not None
+            or self.turn() is None
+            or (self.task is not None and not self.task.done())
+        ):
             return
         self.task = asyncio.ensure_future(self.act(phase, now))
 
@@ -349,6 +364,7 @@ class Bot:
 
 # ---- the bare app's groups ----------------------------------------------------------------------
 
+
 class BareGroup:
     """Six sockets on one group; the first sends, one message in flight (sent when due, after its own copy
     of the one before came back), the six record when each message reached them."""
@@ -365,8 +381,10 @@ class BareGroup:
     async def connect(self, url: str) -> None:
         from websockets.asyncio.client import connect
 
-        self.sockets = [await connect(f"{url}/bare/{self.table}/", max_size=None, open_timeout=60,
-                                      ping_interval=None) for _ in range(SEATS)]
+        self.sockets = [
+            await connect(f"{url}/bare/{self.table}/", max_size=None, open_timeout=60, ping_interval=None)
+            for _ in range(SEATS)
+        ]
 
     async def listen(self) -> None:
         async def reader(i: int) -> None:
@@ -404,6 +422,7 @@ class BareGroup:
 
 
 # ---- running a server's phases ------------------------------------------------------------------
+
 
 @dataclass
 class Row:
@@ -468,7 +487,7 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
     url = f"ws://127.0.0.1:{server.port}"
     players: list[Any]
     if server.app == BARE_APP:
-        players = [BareGroup(floor, g) for g in range(len({s['table'] for s in seats}))]
+        players = [BareGroup(floor, g) for g in range(len({s["table"] for s in seats}))]
     else:
         players = [Bot(floor, s) for s in seats]
     gate = asyncio.Semaphore(10)  # a few connects at a time: a storm of handshakes is not what is measured
@@ -478,7 +497,7 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
             await player.connect(url)
 
     tables = sorted({p.table for p in players})
-    warm = tables[:max(1, min(WARM_TABLES, len(tables) // 4))]  # every worker's first sockets: imports, caches
+    warm = tables[: max(1, min(WARM_TABLES, len(tables) // 4))]  # every worker's first sockets: imports, caches
     first = [p for p in players if p.table in warm]
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in first)), CONNECT_SECONDS)
     await asyncio.sleep(1)
@@ -507,12 +526,15 @@ def screens_of(players: list[Any]) -> dict[int, list[Watched]]:
 def frames_of(players: list[Any]) -> tuple[int, int]:
     """Table frames received by every screen so far: (public or whole-area frames, private frames)."""
     bots = [p for p in players if isinstance(p, Bot)]
-    return (sum(p.frames for p in players if isinstance(p, BareGroup)) + sum(b.screen.frames for b in bots),
-            sum(b.screen.private_frames for b in bots))
+    return (
+        sum(p.frames for p in players if isinstance(p, BareGroup)) + sum(b.screen.frames for b in bots),
+        sum(b.screen.private_frames for b in bots),
+    )
 
 
-async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Phase, seed: int,
-                    drain_seconds: float) -> Row:
+async def run_phase(
+    server: Server, floor: Floor, players: list[Any], phase: Phase, seed: int, drain_seconds: float
+) -> Row:
     project = server.app != BARE_APP
     before = await asyncio.to_thread(counters.scrape, server.port) if project else {}
     counted = frames_of(players)
@@ -537,10 +559,21 @@ async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Pha
     await drain(phase, screens, drain_seconds)
     latencies, updates, lost = settle(phase, screens)
     after = await asyncio.to_thread(counters.scrape, server.port) if project else {}
-    row = Row(phase.name, phase.done / elapsed, updates / elapsed, frames / elapsed,
-              percentile(latencies, 0.5) * 1000, percentile(latencies, 0.95) * 1000,
-              percentile(latencies, 0.99) * 1000, phase.errors, phase.stale, lost,
-              phase.undone(), phase.syncs, private / max(phase.done, 1))
+    row = Row(
+        phase.name,
+        phase.done / elapsed,
+        updates / elapsed,
+        frames / elapsed,
+        percentile(latencies, 0.5) * 1000,
+        percentile(latencies, 0.95) * 1000,
+        percentile(latencies, 0.99) * 1000,
+        phase.errors,
+        phase.stale,
+        lost,
+        phase.undone(),
+        phase.syncs,
+        private / max(phase.done, 1),
+    )
     if project:
         row.per_version = counters.per_version(counters.difference(before, after), len(phase.made), SEATS)
     print_row(row, used, elapsed, len(phase.made))
@@ -548,8 +581,11 @@ async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Pha
         total = sum(phase.chosen.values())
         chooser = floor.chooser
         by = f" (the engine's {'/'.join(chooser.strengths)} players {chooser.share():.0%})" if chooser else ""
-        print(f"    the bots chose{by}: " + ", ".join(f"{kind} {count / total:.0%}" for kind, count in
-                                                      phase.chosen.most_common()), flush=True)
+        print(
+            f"    the bots chose{by}: "
+            + ", ".join(f"{kind} {count / total:.0%}" for kind, count in phase.chosen.most_common()),
+            flush=True,
+        )
     for words, count in phase.error_words.most_common(3):
         print(f"    {count} x {words!r}", flush=True)
     return row
@@ -558,25 +594,33 @@ async def run_phase(server: Server, floor: Floor, players: list[Any], phase: Pha
 def print_row(row: Row, used: dict[str, float], elapsed: float, actions: int) -> None:
     cpu = ", ".join(f"{k} {v:.1f}s" for k, v in used.items() if k != SWITCHES)
     if actions:
-        cpu += (f"; per action: uvicorn {used.get('uvicorn', 0.0) / actions * 1000:.1f} ms, "
-                f"{used.get(SWITCHES, 0.0) / actions:.0f} switches")
-    print(f"  {row.label:<22} actions/s {row.actions:6.1f}  updates/s {row.updates:7.1f}  frames/s {row.frames:7.1f}"
-          f"  to all six: p50 {row.p50:7.1f}  p95 {row.p95:7.1f}  p99 {row.p99:7.1f} ms  errors {row.errors}"
-          f"  stale {row.stale}  lost {row.lost}  undone {row.undone}"
-          + (f"  syncs {row.syncs}  private frames/action {row.private_frames:.2f}" if row.private_frames else "")
-          + f"  | {elapsed:.0f} s, CPU {cpu}", flush=True)
+        cpu += (
+            f"; per action: uvicorn {used.get('uvicorn', 0.0) / actions * 1000:.1f} ms, "
+            f"{used.get(SWITCHES, 0.0) / actions:.0f} switches"
+        )
+    print(
+        f"  {row.label:<22} actions/s {row.actions:6.1f}  updates/s {row.updates:7.1f}  frames/s {row.frames:7.1f}"
+        f"  to all six: p50 {row.p50:7.1f}  p95 {row.p95:7.1f}  p99 {row.p99:7.1f} ms  errors {row.errors}"
+        f"  stale {row.stale}  lost {row.lost}  undone {row.undone}"
+        + (f"  syncs {row.syncs}  private frames/action {row.private_frames:.2f}" if row.private_frames else "")
+        + f"  | {elapsed:.0f} s, CPU {cpu}",
+        flush=True,
+    )
     if row.per_version and all(v is None for v in row.per_version.values()):
         print("    per version: the site exposes none of the live wing's counts (bench/counters.py LIVE)", flush=True)
     elif row.per_version:
-        print("    per version: " + ", ".join(f"{k} {'not exposed' if v is None else f'{v:.2f}'}"
-                                              for k, v in row.per_version.items()), flush=True)
+        print(
+            "    per version: "
+            + ", ".join(f"{k} {'not exposed' if v is None else f'{v:.2f}'}" for k, v in row.per_version.items()),
+            flush=True,
+        )
 
 
 async def close(players: list[Any], listeners: list[asyncio.Task[None]]) -> None:
     for task in listeners:
         task.cancel()
     for p in players:
-        for ws in (p.sockets if isinstance(p, BareGroup) else [p.ws]):
+        for ws in p.sockets if isinstance(p, BareGroup) else [p.ws]:
             if ws is not None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(ws.close(), 5)
@@ -591,12 +635,14 @@ async def ticker(bots: list[Bot], stop: asyncio.Event) -> None:
             bot.tick(now)
 
 
-async def play_server(server: Server, seats: list[dict[str, Any]], phases: list[Phase], seed: int,
-                      drain_seconds: float) -> dict[str, Row]:
+async def play_server(
+    server: Server, seats: list[dict[str, Any]], phases: list[Phase], seed: int, drain_seconds: float
+) -> dict[str, Row]:
     floor = Floor(seed)
     players, listeners = await open_floor(server, floor, seats)
-    print(f"  ({server.sockets} sockets open; {server.per_socket_kib:.0f} KiB of web process RSS per socket)",
-          flush=True)
+    print(
+        f"  ({server.sockets} sockets open; {server.per_socket_kib:.0f} KiB of web process RSS per socket)", flush=True
+    )
     stop = asyncio.Event()
     senders = [asyncio.ensure_future(p.send_loop(stop)) for p in players if isinstance(p, BareGroup)]
     senders.append(asyncio.ensure_future(ticker([p for p in players if isinstance(p, Bot)], stop)))
@@ -614,8 +660,14 @@ async def play_server(server: Server, seats: list[dict[str, Any]], phases: list[
     return rows
 
 
-def start_server(procs: stack.Procs, env: dict[str, str], app: str, workers: int, pids: dict[str, int],
-                 extra_env: dict[str, str] | None = None) -> Server:
+def start_server(
+    procs: stack.Procs,
+    env: dict[str, str],
+    app: str,
+    workers: int,
+    pids: dict[str, int],
+    extra_env: dict[str, str] | None = None,
+) -> Server:
     port = stack.free_port()
     metrics_dir = tempfile.mkdtemp(prefix="bench-metrics-")  # every worker's counts, added up by a scrape
     run_env = {**env, "PROMETHEUS_MULTIPROC_DIR": metrics_dir, **(extra_env or {})}
@@ -634,6 +686,7 @@ def stop_server(procs: stack.Procs, server: Server) -> None:
 
 
 # ---- the modes ----------------------------------------------------------------------------------
+
 
 @dataclass
 class Round:
@@ -655,14 +708,28 @@ def offered(rate: float) -> str:
     return f"offered {rate:.0f}/s"
 
 
-def run_round(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int],
-              workers: int, args: argparse.Namespace, seed: int) -> Round:
+def run_round(
+    procs: stack.Procs,
+    env: dict[str, str],
+    seats: list[dict[str, Any]],
+    pids: dict[str, int],
+    workers: int,
+    args: argparse.Namespace,
+    seed: int,
+) -> Round:
     rates = [float(r) for r in args.rates.split(",") if r]
     server = start_server(procs, env, PROJECT_APP, workers, pids)
     try:
         print("  project:", flush=True)
-        project = asyncio.run(play_server(server, seats, [Phase(SATURATION, None, args.seconds)]
-                                          + [Phase(offered(r), r, args.seconds) for r in rates], seed, args.drain))
+        project = asyncio.run(
+            play_server(
+                server,
+                seats,
+                [Phase(SATURATION, None, args.seconds)] + [Phase(offered(r), r, args.seconds) for r in rates],
+                seed,
+                args.drain,
+            )
+        )
     finally:
         stop_server(procs, server)
     attempts: list[tuple[dict[str, Row], float]] = []  # the bare app's rows and its memory per socket
@@ -670,23 +737,38 @@ def run_round(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any
         server_bare = start_server(procs, env, BARE_APP, workers, pids)
         try:
             print("  bare app:", flush=True)
-            rows = asyncio.run(play_server(server_bare, seats, [Phase(SATURATION, None, args.seconds),
-                                                                 Phase(offered(max(rates)), max(rates), args.seconds)],
-                                           seed, args.drain))
+            rows = asyncio.run(
+                play_server(
+                    server_bare,
+                    seats,
+                    [Phase(SATURATION, None, args.seconds), Phase(offered(max(rates)), max(rates), args.seconds)],
+                    seed,
+                    args.drain,
+                )
+            )
         finally:
             stop_server(procs, server_bare)
         attempts.append((rows, server_bare.per_socket_kib))
         if rows[offered(max(rates))].p99 <= STALL_MS:
             break
-        print(f"  (the bare app stalled: p99 over {STALL_MS:.0f} ms at the offered load; "
-              f"{'running it again' if attempt < STALL_RETRIES else 'the fastest attempt is kept'})", flush=True)
+        print(
+            f"  (the bare app stalled: p99 over {STALL_MS:.0f} ms at the offered load; "
+            f"{'running it again' if attempt < STALL_RETRIES else 'the fastest attempt is kept'})",
+            flush=True,
+        )
     # All stalled: the attempt whose saturation was fastest, so that a stall never flatters the project.
-    bare, bare_kib = attempts[-1] if len(attempts) == 1 or rows[offered(max(rates))].p99 <= STALL_MS else \
-        max(attempts, key=lambda a: a[0][SATURATION].actions)
+    bare, bare_kib = (
+        attempts[-1]
+        if len(attempts) == 1 or rows[offered(max(rates))].p99 <= STALL_MS
+        else max(attempts, key=lambda a: a[0][SATURATION].actions)
+    )
     stalled = bare[offered(max(rates))].p99 > STALL_MS
     if len(attempts) > 1:
-        print(f"  bare app kept: saturation {bare[SATURATION].actions:.1f}/s, p99 at the offered load "
-              f"{bare[offered(max(rates))].p99:.1f} ms", flush=True)
+        print(
+            f"  bare app kept: saturation {bare[SATURATION].actions:.1f}/s, p99 at the offered load "
+            f"{bare[offered(max(rates))].p99:.1f} ms",
+            flush=True,
+        )
     return Round(project, bare, server.per_socket_kib, bare_kib, stalled)
 
 
@@ -697,8 +779,10 @@ def held(ok: bool) -> str:
 def socket_memory_verdict(project_kib: float, bare_kib: float) -> str:
     if math.isnan(project_kib) or math.isnan(bare_kib):
         return "not measured (too few tables)"
-    return (f"project {project_kib:.0f} KiB, bare {bare_kib:.0f} KiB; target <= bare + 25%: "
-            f"{held(project_kib <= bare_kib * SOCKET_MEMORY_TARGET)}")
+    return (
+        f"project {project_kib:.0f} KiB, bare {bare_kib:.0f} KiB; target <= bare + 25%: "
+        f"{held(project_kib <= bare_kib * SOCKET_MEMORY_TARGET)}"
+    )
 
 
 def print_targets(by_workers: dict[int, list[Round]], rates: list[float], seconds: float) -> None:
@@ -711,20 +795,28 @@ def print_targets(by_workers: dict[int, list[Round]], rates: list[float], second
         every = "every screen got every version" if lost == 0 else f"NOT every version on every screen ({lost} lost)"
         if any(r.stalled for r in rounds):
             every += f"; the bare app stalled in {sum(r.stalled for r in rounds)} round(s), the machine busy"
-        print(f"  {workers} worker(s): ratio on actions project/bare {medians[workers]:.3f} "
-              f"(rounds {', '.join(f'{x:.3f}' for x in ratios)}; {every}); target >= {RATIO_TARGET}: "
-              f"{held(medians[workers] >= RATIO_TARGET and lost == 0)}")
+        print(
+            f"  {workers} worker(s): ratio on actions project/bare {medians[workers]:.3f} "
+            f"(rounds {', '.join(f'{x:.3f}' for x in ratios)}; {every}); target >= {RATIO_TARGET}: "
+            f"{held(medians[workers] >= RATIO_TARGET and lost == 0)}"
+        )
         for rate in rates:
             rows = [r.project[offered(rate)] for r in rounds]
             p95 = statistics.median(row.p95 for row in rows)
-            clean = all(row.errors == 0 and row.lost == 0 and row.undone <= max(5, rate * seconds * 0.02)
-                        for row in rows)
+            clean = all(
+                row.errors == 0 and row.lost == 0 and row.undone <= max(5, rate * seconds * 0.02) for row in rows
+            )
             target = P95_TARGETS.get(rate)
-            verdict = f"target < {target:.0f} ms, no error, no lost update, no backlog: {held(p95 < target and clean)}" \
-                if target is not None else "(no target at this rate)"
-            print(f"    at {rate:.0f}/s offered: done {statistics.median(row.actions for row in rows):.1f}/s, "
-                  f"p95 to all six {p95:.1f} ms, errors {sum(r.errors for r in rows)}, "
-                  f"lost {sum(r.lost for r in rows)}, left undone {sum(r.undone for r in rows)}; {verdict}")
+            verdict = (
+                f"target < {target:.0f} ms, no error, no lost update, no backlog: {held(p95 < target and clean)}"
+                if target is not None
+                else "(no target at this rate)"
+            )
+            print(
+                f"    at {rate:.0f}/s offered: done {statistics.median(row.actions for row in rows):.1f}/s, "
+                f"p95 to all six {p95:.1f} ms, errors {sum(r.errors for r in rows)}, "
+                f"lost {sum(r.lost for r in rows)}, left undone {sum(r.undone for r in rows)}; {verdict}"
+            )
         figures = [r.project[SATURATION].per_version for r in rounds]
         for key in figures[0] if figures else []:
             values = [v for f in figures if (v := f.get(key)) is not None]
@@ -736,13 +828,16 @@ def print_targets(by_workers: dict[int, list[Round]], rates: list[float], second
     if 1 in medians and 2 in medians:
         one = statistics.median(r.project[SATURATION].actions for r in by_workers[1])
         two = statistics.median(r.project[SATURATION].actions for r in by_workers[2])
-        print(f"  two workers / one worker, project actions/s: {two / one:.2f} ({two:.1f} / {one:.1f}); "
-              f"target >= {SCALING_TARGET}: {held(two / one >= SCALING_TARGET)}")
+        print(
+            f"  two workers / one worker, project actions/s: {two / one:.2f} ({two:.1f} / {one:.1f}); "
+            f"target >= {SCALING_TARGET}: {held(two / one >= SCALING_TARGET)}"
+        )
     print("  real browsers (p95 < 50 ms on an idle machine): tests/e2e/test_live_table.py prints it, not this bench")
 
 
-def run_load(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int],
-             args: argparse.Namespace) -> None:
+def run_load(
+    procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int], args: argparse.Namespace
+) -> None:
     by_workers: dict[int, list[Round]] = {}
     for workers in [int(w) for w in args.workers.split(",") if w]:
         print(f"\nuvicorn --workers {workers} (same command for both apps), {args.seconds:.0f} s a phase", flush=True)
@@ -756,6 +851,7 @@ def run_load(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]
 
 
 # ---- the soak -----------------------------------------------------------------------------------
+
 
 def traced_lines(out: str, pid: int) -> list[dict[str, Any]]:
     """What bench/traced_app.py wrote so far (one worker: the server's own process)."""
@@ -778,8 +874,11 @@ async def traced(server: Server, out: str, sig: int, wait: float = 20.0) -> dict
 async def soak_server(server: Server, seats: list[dict[str, Any]], args: argparse.Namespace, out: str) -> None:
     floor = Floor(args.seed)
     players, listeners = await open_floor(server, floor, seats)
-    print(f"  ({server.sockets} sockets open; {server.per_socket_kib:.0f} KiB of RSS per socket, "
-          f"tracemalloc's own bookkeeping included)", flush=True)
+    print(
+        f"  ({server.sockets} sockets open; {server.per_socket_kib:.0f} KiB of RSS per socket, "
+        f"tracemalloc's own bookkeeping included)",
+        flush=True,
+    )
     phase = Phase(f"soak {offered(args.soak_rate)}", args.soak_rate, args.soak)
     sampler_samples: list[tuple[float, float]] = []
 
@@ -791,12 +890,18 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
             own = float(line.get("tracemalloc_bytes", 0)) / 2**20
             rss = stack.rss_mib(server.pid)
             sampler_samples.append((time.monotonic() - started, rss - own))
-            print(f"    {time.monotonic() - started:5.0f} s  RSS {rss:7.1f} MiB, less tracemalloc's own {own:6.1f} MiB: "
-                  f"{rss - own:7.1f} MiB", flush=True)
+            print(
+                f"    {time.monotonic() - started:5.0f} s  RSS {rss:7.1f} MiB, less tracemalloc's own {own:6.1f} MiB: "
+                f"{rss - own:7.1f} MiB",
+                flush=True,
+            )
             await asyncio.sleep(SAMPLE_SECONDS)
 
     stop = asyncio.Event()
-    tasks = [asyncio.ensure_future(sampler()), asyncio.ensure_future(ticker([p for p in players if isinstance(p, Bot)], stop))]
+    tasks = [
+        asyncio.ensure_future(sampler()),
+        asyncio.ensure_future(ticker([p for p in players if isinstance(p, Bot)], stop)),
+    ]
     try:
         await run_phase(server, floor, players, phase, args.seed, args.drain)
     finally:
@@ -805,8 +910,11 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     last = await traced(server, out, signal.SIGUSR2, wait=120.0)  # a snapshot of a large heap takes a while
-    print("  top growth since the soak began (tracemalloc, by line):" if "growth" in last else
-          "  (the web process wrote no growth in 120 s)")
+    print(
+        "  top growth since the soak began (tracemalloc, by line):"
+        if "growth" in last
+        else "  (the web process wrote no growth in 120 s)"
+    )
     for item in last.get("growth", []):
         print(f"    {item['bytes'] / 1024:+9.1f} KiB {item['blocks']:+7d} blocks  {item['where']}")
     await close(players, listeners)
@@ -816,9 +924,11 @@ async def soak_server(server: Server, seats: list[dict[str, Any]], args: argpars
     else:
         levels = [mib for _, mib in half]
         spread = (max(levels) - min(levels)) / min(levels)
-        print(f"  RSS over the last half ({half[0][0]:.0f} s to {half[-1][0]:.0f} s): {half[0][1]:.1f} -> "
-              f"{half[-1][1]:.1f} MiB, {min(levels):.1f} to {max(levels):.1f} MiB ({spread * 100:.1f}%); target "
-              f"within {SOAK_GROWTH_TARGET * 100:.0f}%: {held(spread <= SOAK_GROWTH_TARGET)}")
+        print(
+            f"  RSS over the last half ({half[0][0]:.0f} s to {half[-1][0]:.0f} s): {half[0][1]:.1f} -> "
+            f"{half[-1][1]:.1f} MiB, {min(levels):.1f} to {max(levels):.1f} MiB ({spread * 100:.1f}%); target "
+            f"within {SOAK_GROWTH_TARGET * 100:.0f}%: {held(spread <= SOAK_GROWTH_TARGET)}"
+        )
 
 
 async def socket_memory(server: Server, seats: list[dict[str, Any]], seed: int) -> None:
@@ -826,11 +936,14 @@ async def socket_memory(server: Server, seats: list[dict[str, Any]], seed: int) 
     await close(players, listeners)
 
 
-def run_soak(procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int],
-             args: argparse.Namespace) -> None:
+def run_soak(
+    procs: stack.Procs, env: dict[str, str], seats: list[dict[str, Any]], pids: dict[str, int], args: argparse.Namespace
+) -> None:
     """The bare app's memory per socket, then the site's (plain), then the soak on the traced site."""
     workers = 1  # the traced app's signals reach the one process that serves (bench/traced_app.py)
-    print(f"\nsoak: uvicorn --workers {workers}, {args.soak:.0f} s at {args.soak_rate:.0f} actions/s offered", flush=True)
+    print(
+        f"\nsoak: uvicorn --workers {workers}, {args.soak:.0f} s at {args.soak_rate:.0f} actions/s offered", flush=True
+    )
     kib = {}
     for app in (BARE_APP, PROJECT_APP):
         server = start_server(procs, env, app, workers, pids)
@@ -859,9 +972,12 @@ def main() -> None:
     parser.add_argument("--drain", type=float, default=DRAIN, help="longest wait for a phase's actions to arrive")
     parser.add_argument("--seed", type=int, default=27, help="the bots' choices and the arrival times")
     parser.add_argument("--soak", type=float, default=0.0, help="instead: a soak of this many seconds")
-    parser.add_argument("--players", default=",".join(bots.STRENGTHS),
-                        help="the engine's players the seats take turns at, e.g. beginner,solid (default beginner); 'screen': "
-                             "the screen's weighted choice (bench/play.py)")
+    parser.add_argument(
+        "--players",
+        default=",".join(bots.STRENGTHS),
+        help="the engine's players the seats take turns at, e.g. beginner,solid (default beginner); 'screen': "
+        "the screen's weighted choice (bench/play.py)",
+    )
     parser.add_argument("--soak-rate", type=float, default=30.0, help="the soak's offered load (default 30/s)")
     args = parser.parse_args()
     args.seconds, args.soak = min(args.seconds, 3600.0), min(args.soak, 4 * 3600.0)  # bounded, whatever is asked

@@ -37,9 +37,11 @@ def declare_weight(choice: str, strength: Strength) -> float:
     only with both; fold with neither."""
     high = strength.high if strength.high is not None else 0
     low = bool(strength.low)
-    return {"high": 3.0 if high >= 2 else 1.0,
-            "low": 3.0 if low else 0.0,
-            "pig": 1.0 if low and high >= 4 else 0.0}.get(choice, 0.0)
+    return {
+        "high": 3.0 if high >= 2 else 1.0,
+        "low": 3.0 if low else 0.0,
+        "pig": 1.0 if low and high >= 4 else 0.0,
+    }.get(choice, 0.0)
 
 
 def weight(value: str, strength: Strength, offers: tuple[str, ...]) -> float:

@@ -79,8 +79,7 @@ def play_game(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict[st
     cpu: dict[str, list[int]] = {p.strength: [] for p in order}
     carry, number, button = 0, 1, rng.choice(seats)
     while True:
-        state, _ = new_hand(rules, seats=seats, button=button, deck=shuffled(rng), carry_pot=carry,
-                            hand_number=number)
+        state, _ = new_hand(rules, seats=seats, button=button, deck=shuffled(rng), carry_pot=carry, hand_number=number)
         while not is_over(state):
             seat = to_act(state)[0]
             player = at[seat]
@@ -142,8 +141,9 @@ def p95(values: Sequence[int]) -> float:
 def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
     """Print the game's table; True when the strong player's margins are both above zero."""
     total = sum(tally.hands)
-    print(f"\n## {game.capitalize()}: {total:,} hands in {len(tally.hands):,} deals of four games, "
-          f"{seconds:.0f} s of CPU")
+    print(
+        f"\n## {game.capitalize()}: {total:,} hands in {len(tally.hands):,} deals of four games, {seconds:.0f} s of CPU"
+    )
     print(f"rules: {rules.to_dict()}\n")
     print(f"{'player':<22}{'net per hand (cents)':>22}{'95% interval':>24}")
     for p in TABLE:
@@ -158,8 +158,10 @@ def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
         if other != "solid":
             ok = ok and above
         verdict = "above zero" if above else "CROSSES ZERO" if other != "solid" else "not separated"
-        print(f"strong over {other:<10}{ratio:>+12.1f} cents per hand, 95% [{ratio - half:+.1f}, {ratio + half:+.1f}]"
-              f"  {verdict}")
+        print(
+            f"strong over {other:<10}{ratio:>+12.1f} cents per hand, 95% [{ratio - half:+.1f}, {ratio + half:+.1f}]"
+            f"  {verdict}"
+        )
     print(f"\n{'CPU per decision':<22}{'decisions':>12}{'mean ms':>10}{'p95 ms':>10}")
     for p in TABLE:
         times = tally.cpu_ns[p.strength]
@@ -172,8 +174,11 @@ def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, help="hands per game (default: "
-                        + ", ".join(f"{g} {n:,}" for g, n in DEFAULT_HANDS.items()) + ")")
+    parser.add_argument(
+        "--hands",
+        type=int,
+        help="hands per game (default: " + ", ".join(f"{g} {n:,}" for g, n in DEFAULT_HANDS.items()) + ")",
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="one game only (repeatable)")
     args = parser.parse_args()

@@ -40,8 +40,10 @@ def main() -> None:
     from config.embedded import ensure_services
 
     url = ensure_services().database_url
-    pools = {"psycopg_pool's check": ConnectionPool(url, min_size=1, max_size=1, check=ConnectionPool.check_connection),
-             "the project's check": ConnectionPool(url, min_size=1, max_size=1, check=check_when_stirred)}
+    pools = {
+        "psycopg_pool's check": ConnectionPool(url, min_size=1, max_size=1, check=ConnectionPool.check_connection),
+        "the project's check": ConnectionPool(url, min_size=1, max_size=1, check=check_when_stirred),
+    }
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in pools}
     try:
         for pool in pools.values():
@@ -56,8 +58,10 @@ def main() -> None:
     medians = {}
     for name, rows in results.items():
         medians[name] = (statistics.median(w for w, _ in rows), statistics.median(c for _, c in rows))
-        print(f"{name:<22} wall {medians[name][0]:7.1f} us  CPU {medians[name][1]:6.1f} us per checkout "
-              f"(median of {ROUNDS} rounds of {CHECKOUTS})")
+        print(
+            f"{name:<22} wall {medians[name][0]:7.1f} us  CPU {medians[name][1]:6.1f} us per checkout "
+            f"(median of {ROUNDS} rounds of {CHECKOUTS})"
+        )
     (base_wall, base_cpu), (ours_wall, ours_cpu) = medians.values()
     print(f"ratio project/psycopg_pool per checkout: wall {ours_wall / base_wall:.2f}, CPU {ours_cpu / base_cpu:.2f}")
 

@@ -35,7 +35,9 @@ NOTHING: Key = (-1, -1)
 BUTTON = re.compile(r'<button type="submit" name="action" value="([^"]+)"')
 # The member's own hand as games/area/own_hand.jinja words it (the engine's evaluator's names).
 PIRANHA_BEST = re.compile(r"Your best hand: <strong>([^<]*)</strong>")
-PILES_BEST = re.compile(r"Your best legal high: <strong>([^<]*)</strong>\. Your best legal low: <strong>([^<]*)</strong>")
+PILES_BEST = re.compile(
+    r"Your best legal high: <strong>([^<]*)</strong>\. Your best legal low: <strong>([^<]*)</strong>"
+)
 STALE_WORDS = "moved on"  # games/errors.py StaleVersion: another action came first
 SYNC_AFTER = 1.5  # seconds a private part may stay behind its public frame (docs/live.md, "Gaps")
 Order = tuple[int, int, int]  # (hand, version, at) of the frames protocol
@@ -244,8 +246,13 @@ class Screen:
         parts = message.get("parts") or {}
         html = "".join(str(v) for v in parts.values()) if isinstance(parts, dict) else ""
         seat = message.get("seat")
-        self._private = Private(order, None if seat is None else int(seat), bool(message.get("your_turn")),
-                                tuple(BUTTON.findall(html)), strength_of(html))
+        self._private = Private(
+            order,
+            None if seat is None else int(seat),
+            bool(message.get("your_turn")),
+            tuple(BUTTON.findall(html)),
+            strength_of(html),
+        )
         if was_behind and not self._private_behind():  # the part the public frame waited for
             self._behind_since = None
             return self._whole()

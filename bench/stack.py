@@ -26,8 +26,10 @@ BIN = ROOT / ".venv" / "bin"
 DB_NAME = "bench_load"
 SEATS = 6
 # The bare app's table (bench/bare_app.py writes and reads it).
-BARE_TABLE_SQL = ("CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)",
-                  "CREATE INDEX ON bench_bare (grp, seq)")
+BARE_TABLE_SQL = (
+    "CREATE TABLE bench_bare (id bigserial PRIMARY KEY, grp int, seq int)",
+    "CREATE INDEX ON bench_bare (grp, seq)",
+)
 SWITCHES = "switches"  # the context switches of the web server's threads in a phase (Cpu)
 
 
@@ -47,13 +49,23 @@ def in_bench_db(url: str) -> str:
 
 def bench_env(services_env: dict[str, str]) -> dict[str, str]:
     """The application role on the bench's database (the owner role migrates it), production settings."""
-    urls = {"DATABASE_URL": in_bench_db(services_env["DATABASE_URL"]),
-            "DATABASE_OWNER_URL": in_bench_db(services_env["DATABASE_OWNER_URL"])}
-    return {**os.environ, **services_env, **urls, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-            "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "SECURE_SSL_REDIRECT": "0", "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
-            "LOG_LEVEL": "WARNING", "CHANNEL_LAYER_PREFIX": "bench",
-            "CELERY_QUEUE": f"bench-{os.getpid()}"}  # a queue of this run's own: no other run's messages
+    urls = {
+        "DATABASE_URL": in_bench_db(services_env["DATABASE_URL"]),
+        "DATABASE_OWNER_URL": in_bench_db(services_env["DATABASE_OWNER_URL"]),
+    }
+    return {
+        **os.environ,
+        **services_env,
+        **urls,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "LOG_LEVEL": "WARNING",
+        "CHANNEL_LAYER_PREFIX": "bench",
+        "CELERY_QUEUE": f"bench-{os.getpid()}",
+    }  # a queue of this run's own: no other run's messages
 
 
 def database_prepare(env: dict[str, str], admin_url: str) -> None:
@@ -63,8 +75,13 @@ def database_prepare(env: dict[str, str], admin_url: str) -> None:
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
         conn.execute(f"CREATE DATABASE {DB_NAME}")
-    subprocess.run([str(BIN / "python"), "manage.py", "migrate", "--database", "owner", "--noinput", "-v", "0"],
-                   cwd=ROOT, env=env, check=True, timeout=600)
+    subprocess.run(
+        [str(BIN / "python"), "manage.py", "migrate", "--database", "owner", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=600,
+    )
     app_role = psycopg.conninfo.conninfo_to_dict(env["DATABASE_URL"]).get("user")
     with psycopg.connect(env["DATABASE_OWNER_URL"], autocommit=True) as conn:
         for statement in BARE_TABLE_SQL:
@@ -100,16 +117,28 @@ def setup_club() -> None:
     from games import services
 
     tables = int(os.environ["BENCH_TABLES"])
-    User.objects.bulk_create([User(username=f"bench{i}", email=f"bench{i}@example.org")
-                              for i in range(tables * SEATS)])
+    User.objects.bulk_create([User(username=f"bench{i}", email=f"bench{i}@example.org") for i in range(tables * SEATS)])
     users = list(User.objects.filter(username__startswith="bench").order_by("pk"))
     club = Club.objects.create(name="Bench club", currency="USD", credit_limit=0)
-    Membership.objects.bulk_create([Membership(club=club, user=u, role="organiser" if i == 0 else "member")
-                                    for i, u in enumerate(users)])
-    piranha = services.rule_set_create(club=club, user=users[0], name="Piranha", rules=engine.PiranhaRules(
-        ante=25, match_cap=100, betting_round=True, turn_seconds=3600), max_seats=SEATS, spectators_allowed=True)
-    piles = services.rule_set_create(club=club, user=users[0], name="Piles", rules=engine.PilesRules(
-        turn_seconds=3600), max_seats=SEATS, spectators_allowed=True)
+    Membership.objects.bulk_create(
+        [Membership(club=club, user=u, role="organiser" if i == 0 else "member") for i, u in enumerate(users)]
+    )
+    piranha = services.rule_set_create(
+        club=club,
+        user=users[0],
+        name="Piranha",
+        rules=engine.PiranhaRules(ante=25, match_cap=100, betting_round=True, turn_seconds=3600),
+        max_seats=SEATS,
+        spectators_allowed=True,
+    )
+    piles = services.rule_set_create(
+        club=club,
+        user=users[0],
+        name="Piles",
+        rules=engine.PilesRules(turn_seconds=3600),
+        max_seats=SEATS,
+        spectators_allowed=True,
+    )
     store = import_module(settings.SESSION_ENGINE).SessionStore
     seats = []
     for t in range(tables):
@@ -131,9 +160,15 @@ def setup_club() -> None:
 
 
 def make_club(env: dict[str, str], tables: int) -> list[dict[str, Any]]:
-    out = subprocess.run([str(BIN / "python"), "-c", "from bench.stack import setup_club; setup_club()"], cwd=ROOT,
-                         env={**env, "BENCH_TABLES": str(tables)}, check=True, capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run(
+        [str(BIN / "python"), "-c", "from bench.stack import setup_club; setup_club()"],
+        cwd=ROOT,
+        env={**env, "BENCH_TABLES": str(tables)},
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     return list(json.loads(out.stdout.strip().splitlines()[-1])["seats"])
 
 
@@ -144,8 +179,9 @@ class Procs:
         self.items: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         self.items[name] = proc
         return proc
 
@@ -167,20 +203,42 @@ class Procs:
 
 def server_command(app: str, port: int, workers: int) -> list[str]:
     """The production command (config/serve.py) serving ``app`` on loopback."""
-    command = web_command(host="127.0.0.1", port=port, environ={},
-                          extra=["--workers", str(workers), "--lifespan", "off", "--no-access-log"])
+    command = web_command(
+        host="127.0.0.1",
+        port=port,
+        environ={},
+        extra=["--workers", str(workers), "--lifespan", "off", "--no-access-log"],
+    )
     return [app if part == APPLICATION else part for part in command]
 
 
 def celery_command() -> list[str]:
-    return [str(BIN / "python"), "-m", "celery", "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
-            "--loglevel", "WARNING"]
+    return [
+        str(BIN / "python"),
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "threads",
+        "--concurrency",
+        "4",
+        "--loglevel",
+        "WARNING",
+    ]
 
 
 def celery_purge(env: dict[str, str]) -> None:
     """This run's leftover tasks, if any."""
-    subprocess.run([str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
-                   cwd=ROOT, env=env, timeout=60, capture_output=True, check=False)
+    subprocess.run(
+        [str(BIN / "python"), "-m", "celery", "-A", "config", "purge", "-f", "-Q", env["CELERY_QUEUE"]],
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+        capture_output=True,
+        check=False,
+    )
 
 
 def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -238,8 +296,11 @@ class Cpu:
         for p in tree(self.named["uvicorn"]):
             for status in Path(f"/proc/{p.pid}/task").glob("*/status"):
                 with contextlib.suppress(OSError, ValueError):
-                    total += sum(int(line.split(":")[1]) for line in status.read_text().splitlines()
-                                 if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+                    total += sum(
+                        int(line.split(":")[1])
+                        for line in status.read_text().splitlines()
+                        if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"))
+                    )
         return total
 
     def _all(self) -> dict[str, float]:

@@ -11,25 +11,57 @@ from collections import Counter
 from bench import play
 from bench.screens import FRAME, OK, STALE, Screen, Strength, Turn, high_category, strength_of
 
-BUTTONS = ('<button type="submit" name="action" value="check" class="act">Check</button>'
-           '<button type="submit" name="action" value="bet:25" class="act">Bet</button>')
+BUTTONS = (
+    '<button type="submit" name="action" value="check" class="act">Check</button>'
+    '<button type="submit" name="action" value="bet:25" class="act">Bet</button>'
+)
 OWN = f'<p class="helper">Your best hand: <strong>two pair, kings and sevens</strong>.</p>{BUTTONS}'
 
 
 def area(hand: int, version: int, your_turn: bool) -> str:
-    return json.dumps({"type": "table.html", "table": 1, "hand": hand, "version": version, "your_turn": your_turn,
-                       "html": f'<div id="table-live">{OWN if your_turn else ""}</div>'})
+    return json.dumps(
+        {
+            "type": "table.html",
+            "table": 1,
+            "hand": hand,
+            "version": version,
+            "your_turn": your_turn,
+            "html": f'<div id="table-live">{OWN if your_turn else ""}</div>',
+        }
+    )
 
 
 def public(hand: int, version: int, marks: dict[str, int], full: bool = False, at: int = 0) -> str:
-    return json.dumps({"type": "table.public", "table": 1, "hand": hand, "version": version, "at": at,
-                       "full": full, "to_act": [], "clocks": [], "marks": marks, "html": "<div></div>"})
+    return json.dumps(
+        {
+            "type": "table.public",
+            "table": 1,
+            "hand": hand,
+            "version": version,
+            "at": at,
+            "full": full,
+            "to_act": [],
+            "clocks": [],
+            "marks": marks,
+            "html": "<div></div>",
+        }
+    )
 
 
 def private(hand: int, version: int, your_turn: bool, seat: int = 3) -> str:
-    return json.dumps({"type": "table.private", "table": 1, "hand": hand, "version": version, "at": 0,
-                       "seat": seat, "your_turn": your_turn, "acted": False,
-                       "parts": {"own_hand": OWN if your_turn else "", "seat_actions": "", "row": "<li></li>"}})
+    return json.dumps(
+        {
+            "type": "table.private",
+            "table": 1,
+            "hand": hand,
+            "version": version,
+            "at": 0,
+            "seat": seat,
+            "your_turn": your_turn,
+            "acted": False,
+            "parts": {"own_hand": OWN if your_turn else "", "seat_actions": "", "row": "<li></li>"},
+        }
+    )
 
 
 def test_area_frames_give_the_turn_and_its_version() -> None:
@@ -91,12 +123,25 @@ def test_refusals_are_told_apart() -> None:
 
 
 def test_strength_is_read_as_the_evaluator_names_it() -> None:
-    assert [high_category(n) for n in ("ace high", "pair of nines", "two pair, kings and sevens", "three jacks",
-                                       "ten-high straight", "ace-high flush", "kings full of sevens", "four jacks",
-                                       "nine-high straight flush", "royal flush", "none yet")] == \
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, None]
-    piles = strength_of("Your best legal high: <strong>pair of nines</strong>. Your best legal low: "
-                        "<strong>8-6-4-2-A low</strong>.")
+    assert [
+        high_category(n)
+        for n in (
+            "ace high",
+            "pair of nines",
+            "two pair, kings and sevens",
+            "three jacks",
+            "ten-high straight",
+            "ace-high flush",
+            "kings full of sevens",
+            "four jacks",
+            "nine-high straight flush",
+            "royal flush",
+            "none yet",
+        )
+    ] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, None]
+    piles = strength_of(
+        "Your best legal high: <strong>pair of nines</strong>. Your best legal low: <strong>8-6-4-2-A low</strong>."
+    )
     assert piles == Strength(1, True)
 
 
@@ -108,8 +153,10 @@ def test_bots_play_a_mix_by_strength_and_keep_two_in() -> None:
     assert weak["fold"] > weak["raise:25"] and strong["raise:25"] > strong["call"] > 0 and strong["fold"] == 0
     assert all(play.choose(Turn(1, 1, ("in", "out"), Strength(0)), rng, may_leave=False) == "in" for _ in range(50))
     assert play.choose(Turn(1, 1, ("check", "fold"), Strength(0)), rng) == "check"  # checking is free
-    declares = Counter(play.choose(Turn(1, 1, ("declare:high", "declare:low", "declare:pig"), Strength(5, True)),
-                                   rng) for _ in range(500))
+    declares = Counter(
+        play.choose(Turn(1, 1, ("declare:high", "declare:low", "declare:pig"), Strength(5, True)), rng)
+        for _ in range(500)
+    )
     assert set(declares) == {"declare:high", "declare:low", "declare:pig"}
 
 
@@ -117,10 +164,12 @@ def test_the_live_counts_are_read_per_version_and_per_socket() -> None:
     from bench import counters
 
     def exposition(public: int, private: int, actions: int) -> str:
-        return ("# TYPE club_live_renders_total counter\n"
-                f'club_live_renders_total{{kind="public"}} {public}\nclub_live_renders_total{{kind="private"}} {private}\n'
-                "# TYPE club_actions_total counter\n"
-                f'club_actions_total{{outcome="applied"}} {actions}\nclub_actions_total{{outcome="refused"}} 3\n')
+        return (
+            "# TYPE club_live_renders_total counter\n"
+            f'club_live_renders_total{{kind="public"}} {public}\nclub_live_renders_total{{kind="private"}} {private}\n'
+            "# TYPE club_actions_total counter\n"
+            f'club_actions_total{{outcome="applied"}} {actions}\nclub_actions_total{{outcome="refused"}} 3\n'
+        )
 
     counts = counters.difference(counters.parse(exposition(10, 30, 10)), counters.parse(exposition(110, 230, 110)))
     assert counts["public renders"] == 100 and counts["private renders"] == 200 and counts["applied"] == 100

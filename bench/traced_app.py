@@ -28,8 +28,10 @@ def _report(signum: int, frame: FrameType | None) -> None:
         if not _first:
             _first.append(snapshot)
         else:
-            line["growth"] = [{"where": str(stat.traceback), "bytes": stat.size_diff, "blocks": stat.count_diff}
-                              for stat in snapshot.compare_to(_first[0], "lineno")[:TOP]]
+            line["growth"] = [
+                {"where": str(stat.traceback), "bytes": stat.size_diff, "blocks": stat.count_diff}
+                for stat in snapshot.compare_to(_first[0], "lineno")[:TOP]
+            ]
     line.update(tracemalloc_bytes=tracemalloc.get_tracemalloc_memory(), traced_bytes=tracemalloc.get_traced_memory()[0])
     with open(f"{os.environ['BENCH_TRACEMALLOC_OUT']}.{os.getpid()}", "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")

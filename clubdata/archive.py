@@ -79,6 +79,7 @@ class ArchiveError(DomainError):
 
 # --- what each kind of record carries -------------------------------------------------------
 
+
 #: (file, model, fields written as they are, foreign keys: attname -> the id map it is read through,
 #:  fields the model stamps on insert that the import sets back)
 @dataclass(frozen=True)
@@ -93,36 +94,101 @@ class Kind:
 
 KINDS = [
     Kind("rule_sets", RuleSet, ("name", "game", "created_at"), {"created_by_id": "users"}, ("created_at",)),
-    Kind("rule_versions", RuleSetVersion,
-         ("number", "rules", "max_seats", "spectators_allowed", "created_at", "frozen_at"),
-         {"rule_set_id": "rule_sets", "created_by_id": "users"}, ("created_at",)),
-    Kind("tables", Table,
-         ("name", "status", "button", "carry_pot", "hands_played", "created_at", "finished_at", "stopped_at_hand"),
-         {"rule_version_id": "rule_versions", "created_by_id": "users"}, ("created_at",)),
-    Kind("seats", Seat, ("number", "accepted_at", "sitting_out", "left_at"),
-         {"table_id": "tables", "user_id": "users", "accepted_version_id": "rule_versions"}),
-    Kind("hands", Hand,
-         ("number", "players", "button", "carry_in", "deck", "scheme", "salt", "salts", "commitment", "state",
-          "deal_events",
-          "version", "deadline", "clocks", "started_at", "finished_at", "voided_at"),
-         {"table_id": "tables", "rule_version_id": "rule_versions"}, ("started_at",)),
+    Kind(
+        "rule_versions",
+        RuleSetVersion,
+        ("number", "rules", "max_seats", "spectators_allowed", "created_at", "frozen_at"),
+        {"rule_set_id": "rule_sets", "created_by_id": "users"},
+        ("created_at",),
+    ),
+    Kind(
+        "tables",
+        Table,
+        ("name", "status", "button", "carry_pot", "hands_played", "created_at", "finished_at", "stopped_at_hand"),
+        {"rule_version_id": "rule_versions", "created_by_id": "users"},
+        ("created_at",),
+    ),
+    Kind(
+        "seats",
+        Seat,
+        ("number", "accepted_at", "sitting_out", "left_at"),
+        {"table_id": "tables", "user_id": "users", "accepted_version_id": "rule_versions"},
+    ),
+    Kind(
+        "hands",
+        Hand,
+        (
+            "number",
+            "players",
+            "button",
+            "carry_in",
+            "deck",
+            "scheme",
+            "salt",
+            "salts",
+            "commitment",
+            "state",
+            "deal_events",
+            "version",
+            "deadline",
+            "clocks",
+            "started_at",
+            "finished_at",
+            "voided_at",
+        ),
+        {"table_id": "tables", "rule_version_id": "rule_versions"},
+        ("started_at",),
+    ),
     # Insert-only (PostgreSQL refuses an UPDATE): written with its original time in the INSERT itself.
-    Kind("disputes", HandDispute, ("reason", "created_at"), {"hand_id": "hands", "ruled_by_id": "users"},
-         raw_insert=True),
-    Kind("hand_actions", HandAction, ("sequence", "seat", "action", "events", "is_timeout", "created_at"),
-         {"hand_id": "hands", "user_id": "users"}, ("created_at",)),
-    Kind("chat", ChatMessage, ("text", "created_at", "hidden_at"),
-         {"table_id": "tables", "user_id": "users", "hidden_by_id": "users"}, ("created_at",)),
+    Kind(
+        "disputes", HandDispute, ("reason", "created_at"), {"hand_id": "hands", "ruled_by_id": "users"}, raw_insert=True
+    ),
+    Kind(
+        "hand_actions",
+        HandAction,
+        ("sequence", "seat", "action", "events", "is_timeout", "created_at"),
+        {"hand_id": "hands", "user_id": "users"},
+        ("created_at",),
+    ),
+    Kind(
+        "chat",
+        ChatMessage,
+        ("text", "created_at", "hidden_at"),
+        {"table_id": "tables", "user_id": "users", "hidden_by_id": "users"},
+        ("created_at",),
+    ),
     Kind("accounts", Account, ("kind", "created_at"), {"user_id": "users", "table_id": "tables"}),
-    Kind("rulings", Ruling, ("kind", "reason", "created_at", "amount"),
-         {"ruled_by_id": "users", "hand_id": "hands", "table_id": "tables", "from_user_id": "users",
-          "to_user_id": "users"}),
-    Kind("settlements", Settlement,
-         ("amount", "paid_on", "note", "status", "recorded_at", "decided_at"),
-         {"payer_id": "users", "payee_id": "users", "recorded_by_id": "users", "decided_by_id": "users"}),
-    Kind("entries", JournalEntry, ("kind", "memo", "created_at", "game"),
-         {"created_by_id": "users", "table_id": "tables", "hand_id": "hands", "reverses_id": "entries",
-          "ruling_id": "rulings", "settlement_id": "settlements"}),
+    Kind(
+        "rulings",
+        Ruling,
+        ("kind", "reason", "created_at", "amount"),
+        {
+            "ruled_by_id": "users",
+            "hand_id": "hands",
+            "table_id": "tables",
+            "from_user_id": "users",
+            "to_user_id": "users",
+        },
+    ),
+    Kind(
+        "settlements",
+        Settlement,
+        ("amount", "paid_on", "note", "status", "recorded_at", "decided_at"),
+        {"payer_id": "users", "payee_id": "users", "recorded_by_id": "users", "decided_by_id": "users"},
+    ),
+    Kind(
+        "entries",
+        JournalEntry,
+        ("kind", "memo", "created_at", "game"),
+        {
+            "created_by_id": "users",
+            "table_id": "tables",
+            "hand_id": "hands",
+            "reverses_id": "entries",
+            "ruling_id": "rulings",
+            "settlement_id": "settlements",
+        },
+    ),
     Kind("postings", Posting, ("amount", "seq"), {"entry_id": "entries", "account_id": "accounts"}),
     Kind("seasons", Season, ("name", "opened_at", "closed_at"), {"opened_by_id": "users", "closed_by_id": "users"}),
     # Insert-only, like the disputes: the record of each export (this one's included) with its reason.
@@ -130,8 +196,7 @@ KINDS = [
 ]
 KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 
-USER_FIELDS = ("username", "display_name", "email", "first_name", "last_name", "time_zone", "is_active",
-               "date_joined")
+USER_FIELDS = ("username", "display_name", "email", "first_name", "last_name", "time_zone", "is_active", "date_joined")
 
 
 def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
@@ -142,11 +207,21 @@ def _club_rows(kind: Kind, club: Club) -> models.QuerySet[Any]:
     # Practice tables are their member's own, not the club's records (games/services/practice.py).
     table, hand = Q(table__club=club, table__practice=False), Q(hand__table__club=club, hand__table__practice=False)
     by_club: dict[str, Q] = {
-        "rule_sets": Q(club=club), "rule_versions": Q(rule_set__club=club), "tables": Q(club=club, practice=False),
-        "seats": table, "hands": table, "hand_actions": hand,
-        "chat": table, "accounts": Q(club=club), "rulings": Q(club=club),
-        "settlements": Q(club=club), "entries": Q(club=club), "postings": Q(club=club),
-        "disputes": hand, "seasons": Q(club=club), "exports": Q(club=club),
+        "rule_sets": Q(club=club),
+        "rule_versions": Q(rule_set__club=club),
+        "tables": Q(club=club, practice=False),
+        "seats": table,
+        "hands": table,
+        "hand_actions": hand,
+        "chat": table,
+        "accounts": Q(club=club),
+        "rulings": Q(club=club),
+        "settlements": Q(club=club),
+        "entries": Q(club=club),
+        "postings": Q(club=club),
+        "disputes": hand,
+        "seasons": Q(club=club),
+        "exports": Q(club=club),
     }
     return kind.model._default_manager.filter(by_club[kind.name]).order_by("pk")
 
@@ -173,13 +248,18 @@ def _row(kind: Kind, obj: models.Model) -> dict[str, Any]:
 
 def club_export_refusal(*, club: Club) -> str:
     """Why the club can't be exported now ("" when it can): a hand is being played."""
-    playing = list(Hand.objects.filter(table__club=club, table__practice=False, finished_at__isnull=True)
-                   .select_related("table").order_by("table__name")[:5])
+    playing = list(
+        Hand.objects.filter(table__club=club, table__practice=False, finished_at__isnull=True)
+        .select_related("table")
+        .order_by("table__name")[:5]
+    )
     if not playing:
         return ""
     names = ", ".join(f"{h.table.name} (hand {h.number})" for h in playing)
-    return (f"A hand is being played at {names}. Its cards stay secret until it ends, so the export waits: "
-            f"try again when it has ended, or close the table.")
+    return (
+        f"A hand is being played at {names}. Its cards stay secret until it ends, so the export waits: "
+        f"try again when it has ended, or close the table."
+    )
 
 
 REASON_MAX = 2000
@@ -193,8 +273,10 @@ def club_export(*, club: Club, out: IO[bytes], reason: str, by: User | None = No
     same transaction) is in the file; if the writing fails, the record goes with it."""
     reason = reason.strip()
     if not reason:
-        raise ArchiveError("Give the reason for the export: the members read it on the page of every hand "
-                           "the file holds, since it holds every card of those hands.")
+        raise ArchiveError(
+            "Give the reason for the export: the members read it on the page of every hand "
+            "the file holds, since it holds every card of those hands."
+        )
     if len(reason) > REASON_MAX:
         raise ArchiveError(f"Keep the reason to {REASON_MAX} characters.")
     outermost = not connection.in_atomic_block
@@ -243,22 +325,26 @@ def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[
         archive.writestr("books/journal.csv", _journal_csv(club))
         archive.writestr("books/balances.csv", _balances_csv(club))
         manifest = {
-            "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
-            "exported_by": by.username if by else "", "reason": reason,
-            "club": {"id": club.pk, "name": club.name}, "counts": counts,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "exported_at": timezone.now().isoformat(),
+            "exported_by": by.username if by else "",
+            "reason": reason,
+            "club": {"id": club.pk, "name": club.name},
+            "counts": counts,
             "holds": "Members (with their email addresses, so an imported site can let them set a password), "
-                     "rule sets and their versions, tables and seats, finished hands with their action logs "
-                     "and the cards opened to everyone, chat, and the books (accounts, journal entries with "
-                     "postings, rulings, settlements); books/*.csv are the books for a spreadsheet.",
+            "rule sets and their versions, tables and seats, finished hands with their action logs "
+            "and the cards opened to everyone, chat, and the books (accounts, journal entries with "
+            "postings, rulings, settlements); books/*.csv are the books for a spreadsheet.",
             "closed_cards": "Of each finished hand the file holds the cards opened to everyone (the board as "
-                            "turned, the hands shown at a showdown) with their salts; every other deck position "
-                            "(folded and dropped hands, cards never turned, the undealt rest) is null in deck, "
-                            "salts and state, and only its leaf hash is in closed_leaves, so the root published "
-                            "at the deal still recomputes and each opened card still verifies. A sealed "
-                            "decision never opened (the table closed during it) is {\"type\": \"decided\"}. "
-                            "Only the operator's backup (manage.py backup) holds whole decks.",
+            "turned, the hands shown at a showdown) with their salts; every other deck position "
+            "(folded and dropped hands, cards never turned, the undealt rest) is null in deck, "
+            "salts and state, and only its leaf hash is in closed_leaves, so the root published "
+            "at the deal still recomputes and each opened card still verifies. A sealed "
+            'decision never opened (the table closed during it) is {"type": "decided"}. '
+            "Only the operator's backup (manage.py backup) holds whole decks.",
             "leaves_out": "Passwords (imported members set theirs with 'Forgot your password?'), API tokens, "
-                          "private advance actions, sent-email bookkeeping.",
+            "private advance actions, sent-email bookkeeping.",
         }
         archive.writestr("manifest.json", json.dumps(manifest, indent=1))
     return manifest
@@ -266,9 +352,14 @@ def _write(*, club: Club, out: IO[bytes], by: User | None, reason: str) -> dict[
 
 def _club_row(club: Club) -> dict[str, Any]:
     settings_row = ClubLedgerSettings.objects.filter(club=club).first()
-    return {"id": club.pk, "name": club.name, "currency": club.currency, "credit_limit": club.credit_limit,
-            "created_at": club.created_at.isoformat(),
-            "settlement_max": settings_row.settlement_max if settings_row else None}
+    return {
+        "id": club.pk,
+        "name": club.name,
+        "currency": club.currency,
+        "credit_limit": club.credit_limit,
+        "created_at": club.created_at.isoformat(),
+        "settlement_max": settings_row.settlement_max if settings_row else None,
+    }
 
 
 def _member_rows(club: Club, user_ids: set[int]) -> list[dict[str, Any]]:
@@ -293,24 +384,43 @@ def _csv(header: list[str], rows: Iterable[list[Any]]) -> str:
 
 
 def _journal_csv(club: Club) -> str:
-    postings = (Posting.objects.filter(club=club).select_related("entry", "account__user", "account__table")
-                .order_by("entry_id", "pk"))
+    postings = (
+        Posting.objects.filter(club=club)
+        .select_related("entry", "account__user", "account__table")
+        .order_by("entry_id", "pk")
+    )
 
     def rows() -> Iterator[list[Any]]:
         for p in postings.iterator(chunk_size=BATCH):
-            owner = p.account.user.username if p.account.user else f"pot:{p.account.table.name if p.account.table else ''}"
-            yield [p.entry_id, p.created_at.isoformat() if p.created_at else "", p.kind, p.entry.memo, owner,
-                   p.amount, p.balance_after, p.entry.hand_id or "", p.entry.reverses_id or ""]
+            owner = (
+                p.account.user.username if p.account.user else f"pot:{p.account.table.name if p.account.table else ''}"
+            )
+            yield [
+                p.entry_id,
+                p.created_at.isoformat() if p.created_at else "",
+                p.kind,
+                p.entry.memo,
+                owner,
+                p.amount,
+                p.balance_after,
+                p.entry.hand_id or "",
+                p.entry.reverses_id or "",
+            ]
 
-    return _csv(["entry", "date", "kind", "memo", "account", "amount_cents", "balance_after_cents", "hand",
-                 "reverses"], rows())
+    return _csv(
+        ["entry", "date", "kind", "memo", "account", "amount_cents", "balance_after_cents", "hand", "reverses"], rows()
+    )
 
 
 def _balances_csv(club: Club) -> str:
     accounts = Account.objects.filter(club=club).select_related("user", "table").order_by("pk")
-    return _csv(["account", "kind", "owner", "balance_cents", "lines"],
-                ([a.pk, a.kind, a.user.username if a.user else (a.table.name if a.table else ""), a.balance, a.last_seq]
-                 for a in accounts))
+    return _csv(
+        ["account", "kind", "owner", "balance_cents", "lines"],
+        (
+            [a.pk, a.kind, a.user.username if a.user else (a.table.name if a.table else ""), a.balance, a.last_seq]
+            for a in accounts
+        ),
+    )
 
 
 # --- what the file holds of a hand: the cards opened to all -------------------------------------
@@ -342,8 +452,9 @@ def hand_row_closed(*, hand: Hand, row: dict[str, Any], unopened: dict[int, Hand
     hidden = {hand.deck[i] for i in closed}
     row["cuts"] = list(hand.cuts or [])  # the cut: every cut the deal used, and who made it (a user id)
     if hand.scheme in (engine.SCHEME_MERKLE, engine.SCHEME_CUT):
-        row["closed_leaves"] = {str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i])
-                                for i in closed}
+        row["closed_leaves"] = {
+            str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i]) for i in closed
+        }
         row["salts"] = [None if i in closed else salt for i, salt in enumerate(hand.salts)]
     else:
         row["closed_leaves"] = {str(i): "" for i in closed}
@@ -380,20 +491,32 @@ def hand_values_closed(*, values: dict[str, Any], row: dict[str, Any]) -> None:
     if not closed:
         return
     deck = row["deck"]
-    if (not isinstance(deck, list) or len(deck) != len(FULL_DECK)
-            or {str(i) for i, card in enumerate(deck) if card is None} != set(closed)):
-        raise ArchiveError(f"Hand #{row['id']} names closed cards that its deck does not leave out: "
-                           f"the file is damaged.")
+    if (
+        not isinstance(deck, list)
+        or len(deck) != len(FULL_DECK)
+        or {str(i) for i, card in enumerate(deck) if card is None} != set(closed)
+    ):
+        raise ArchiveError(
+            f"Hand #{row['id']} names closed cards that its deck does not leave out: the file is damaged."
+        )
     spare = iter(card for card in FULL_DECK if card not in set(deck))
     values["deck"] = [card if card is not None else next(spare) for card in deck]
     values["salts"] = [salt or "" for salt in row["salts"] or []]
     state = dict(row["state"])
     try:
-        order = values["deck"] if values["scheme"] != engine.SCHEME_CUT else engine.deck_dealt(
-            values["deck"], values["commitment"], [c["cut"] for c in row.get("cuts") or []])
-        dealt, _ = engine.new_hand(engine.rules_from_dict(state["rules"]), seats=state["seats"],
-                                   button=state["button"], deck=order, carry_pot=state["carry_pot"],
-                                   hand_number=state["hand_number"])
+        order = (
+            values["deck"]
+            if values["scheme"] != engine.SCHEME_CUT
+            else engine.deck_dealt(values["deck"], values["commitment"], [c["cut"] for c in row.get("cuts") or []])
+        )
+        dealt, _ = engine.new_hand(
+            engine.rules_from_dict(state["rules"]),
+            seats=state["seats"],
+            button=state["button"],
+            deck=order,
+            carry_pot=state["carry_pot"],
+            hand_number=state["hand_number"],
+        )
     except (engine.EngineError, KeyError, TypeError) as exc:
         raise ArchiveError(f"Hand #{row['id']} cannot be dealt again from its file: the file is damaged.") from exc
     again = engine.state_to_json(dealt)
@@ -416,17 +539,23 @@ def _fits(held: Any, dealt: Any) -> bool:
 
 
 def club_is_empty(*, club: Club) -> str:
-    """"" when ``club`` may receive an import, else why not."""
-    found = [label for label, exists in (
-        ("rule sets", RuleSet.objects.filter(club=club).exists()),
-        ("tables", Table.objects.filter(club=club).exists()),
-        ("ledger entries", JournalEntry.objects.filter(club=club).exists()),
-        ("ledger accounts", Account.objects.filter(club=club).exists()),
-        ("settlements", Settlement.objects.filter(club=club).exists()),
-        ("rulings", Ruling.objects.filter(club=club).exists()),
-        ("seasons", Season.objects.filter(club=club).exists()),
-    ) if exists]
+    """ "" when ``club`` may receive an import, else why not."""
+    found = [
+        label
+        for label, exists in (
+            ("rule sets", RuleSet.objects.filter(club=club).exists()),
+            ("tables", Table.objects.filter(club=club).exists()),
+            ("ledger entries", JournalEntry.objects.filter(club=club).exists()),
+            ("ledger accounts", Account.objects.filter(club=club).exists()),
+            ("settlements", Settlement.objects.filter(club=club).exists()),
+            ("rulings", Ruling.objects.filter(club=club).exists()),
+            ("seasons", Season.objects.filter(club=club).exists()),
+        )
+        if exists
+    ]
     if not found:
         return ""
-    return (f"{club.name} already has {', '.join(found)}. An export is imported only into an empty club "
-            f"(no rule sets, tables or books yet): make a new club and import there.")
+    return (
+        f"{club.name} already has {', '.join(found)}. An export is imported only into an empty club "
+        f"(no rule sets, tables or books yet): make a new club and import there."
+    )

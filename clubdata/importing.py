@@ -82,13 +82,27 @@ class ImportLimits:
 
 
 #: an organiser's upload, read by a web process capped at 512 MB (docker-compose.yml)
-UPLOAD_LIMITS = ImportLimits(upload_bytes=64 * MB, total_bytes=1024 * MB, file_bytes=512 * MB, line_bytes=MB,
-                             small_file_bytes=64 * 1024, entries=64, rows=1_000_000,
-                             hand_id_ahead=1_000_000)
+UPLOAD_LIMITS = ImportLimits(
+    upload_bytes=64 * MB,
+    total_bytes=1024 * MB,
+    file_bytes=512 * MB,
+    line_bytes=MB,
+    small_file_bytes=64 * 1024,
+    entries=64,
+    rows=1_000_000,
+    hand_id_ahead=1_000_000,
+)
 #: the operator's restore (manage.py club_import), run beside the site with a longer statement timeout
-OPERATOR_LIMITS = ImportLimits(upload_bytes=4096 * MB, total_bytes=32768 * MB, file_bytes=16384 * MB,
-                               line_bytes=8 * MB, small_file_bytes=MB, entries=64, rows=200_000_000,
-                               hand_id_ahead=50_000_000)
+OPERATOR_LIMITS = ImportLimits(
+    upload_bytes=4096 * MB,
+    total_bytes=32768 * MB,
+    file_bytes=16384 * MB,
+    line_bytes=8 * MB,
+    small_file_bytes=MB,
+    entries=64,
+    rows=200_000_000,
+    hand_id_ahead=50_000_000,
+)
 
 SEQUENCE_STEP = 250_000  # ids taken from a sequence per statement: about 0.3 s, well within any statement timeout
 #: an upload's statements (the results of every hand it brings are derived in one) may take longer than a page's
@@ -119,8 +133,9 @@ class _Reader:
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise ArchiveError("The file is not a zip file.") from exc
         if len(self.zip.infolist()) > limits.entries:
-            raise ArchiveError(f"The zip holds {len(self.zip.infolist())} files; a club export holds at most "
-                               f"{limits.entries}.")
+            raise ArchiveError(
+                f"The zip holds {len(self.zip.infolist())} files; a club export holds at most {limits.entries}."
+            )
         self.where = ""  # "data/hands.jsonl, line 12": the record being read, for a refusal
         self.line = 0  # its line number
         self.rows = 0
@@ -140,11 +155,15 @@ class _Reader:
                     size += len(chunk)
                     self.read_total += len(chunk)
                     if size > most:
-                        raise ArchiveError(f"{name} is larger than {most // 1024:,} KB unpacked: this site reads no "
-                                           f"larger file in an import.")
+                        raise ArchiveError(
+                            f"{name} is larger than {most // 1024:,} KB unpacked: this site reads no "
+                            f"larger file in an import."
+                        )
                     if self.read_total > self.limits.total_bytes:
-                        raise ArchiveError(f"The export is larger than {self.limits.total_bytes // MB:,} MB "
-                                           f"unpacked: this site imports no larger one.")
+                        raise ArchiveError(
+                            f"The export is larger than {self.limits.total_bytes // MB:,} MB "
+                            f"unpacked: this site imports no larger one."
+                        )
                     yield chunk
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
             raise ArchiveError(f"{name} cannot be unpacked: the file is damaged.") from exc
@@ -158,8 +177,10 @@ class _Reader:
     def _count_row(self) -> None:
         self.rows += 1
         if self.rows > self.limits.rows:
-            raise ArchiveError(f"{self.where}: the export holds more than {self.limits.rows:,} records, more than "
-                               f"this site imports at once.")
+            raise ArchiveError(
+                f"{self.where}: the export holds more than {self.limits.rows:,} records, more than "
+                f"this site imports at once."
+            )
 
     def lines(self, name: str) -> Iterator[dict[str, Any]]:
         """Each line of a JSON-lines file as an object; ``self.where`` names it while it is handled."""
@@ -174,8 +195,10 @@ class _Reader:
                     self._count_row()
                     yield _object(line, self.where)
             if len(pending) > self.limits.line_bytes:
-                raise ArchiveError(f"{name}, line {number + 1}: longer than {self.limits.line_bytes // 1024:,} KB, "
-                                   f"longer than any record of a club export.")
+                raise ArchiveError(
+                    f"{name}, line {number + 1}: longer than {self.limits.line_bytes // 1024:,} KB, "
+                    f"longer than any record of a club export."
+                )
         if pending.strip():
             self.where, self.line = f"{name}, line {number + 1}", number + 1
             self._count_row()
@@ -194,7 +217,9 @@ def _check_directory(source: IO[bytes] | str, limits: ImportLimits) -> None:
         stream.seek(0, io.SEEK_END)
         size = stream.tell()
         if size > limits.upload_bytes:
-            raise ArchiveError(f"The file is larger than {limits.upload_bytes // MB:,} MB, more than this site imports.")
+            raise ArchiveError(
+                f"The file is larger than {limits.upload_bytes // MB:,} MB, more than this site imports."
+            )
         tail_at = max(0, size - (_END.size + 65535))
         stream.seek(tail_at)
         tail = stream.read()
@@ -203,7 +228,7 @@ def _check_directory(source: IO[bytes] | str, limits: ImportLimits) -> None:
     if at < 0 or len(tail) - at < _END.size:
         raise ArchiveError("The file is not a zip file.")
     directory_size = _END.unpack_from(tail, at)[5]
-    if directory_size > DIRECTORY_MAX or (at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07"):
+    if directory_size > DIRECTORY_MAX or (at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07"):
         raise ArchiveError("The zip lists more files than a club export holds.")
 
 
@@ -222,8 +247,10 @@ def _manifest(reader: _Reader) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ArchiveError("The file is not a club export of this site.")
     if manifest.get("format_version") not in READS_VERSIONS:
-        raise ArchiveError(f"The export is in format version {str(manifest.get('format_version'))[:20]}; this "
-                           f"site reads version {FORMAT_VERSION}.")
+        raise ArchiveError(
+            f"The export is in format version {str(manifest.get('format_version'))[:20]}; this "
+            f"site reads version {FORMAT_VERSION}."
+        )
     if not isinstance(manifest.get("counts", {}), dict):
         raise ArchiveError("manifest.json: counts must be an object.")
     return manifest
@@ -343,8 +370,9 @@ def _check_fields(obj: models.Model) -> None:
 def _problem(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         if hasattr(exc, "error_dict"):
-            return "; ".join(f"{name}: {' '.join(str(m) for m in errors[0].messages)}"
-                             for name, errors in exc.error_dict.items())
+            return "; ".join(
+                f"{name}: {' '.join(str(m) for m in errors[0].messages)}" for name, errors in exc.error_dict.items()
+            )
         return " ".join(exc.messages)
     if isinstance(exc, KeyError):
         return f"the field {str(exc.args[0])[:40]!r} is missing"
@@ -379,17 +407,22 @@ def _people_as_accounts(reader: _Reader, club: Club, users: dict[int, int], resu
         user = User.objects.filter(username=row["username"]).first()
         if user is None or user.email.lower() != email.lower():
             email_free = not email or not User.objects.filter(email__iexact=email).exists()
-            user = User(username=_free_username(row["username"]), display_name=row["display_name"],
-                        email=email if email_free else "", first_name=row["first_name"],
-                        last_name=row["last_name"], time_zone=row["time_zone"], is_active=row["is_active"])
+            user = User(
+                username=_free_username(row["username"]),
+                display_name=row["display_name"],
+                email=email if email_free else "",
+                first_name=row["first_name"],
+                last_name=row["last_name"],
+                time_zone=row["time_zone"],
+                is_active=row["is_active"],
+            )
             user.set_unusable_password()
             _checked(reader, partial(user.clean_fields, exclude=["password"]))
             user.save()
             result.new_users.append(user.username)
         _map_user(reader, users, row["id"], user.pk)
         if row["role"]:
-            membership, created = Membership.objects.get_or_create(user=user, club=club,
-                                                                   defaults={"role": row["role"]})
+            membership, created = Membership.objects.get_or_create(user=user, club=club, defaults={"role": row["role"]})
             if created:
                 Membership.objects.filter(pk=membership.pk).update(joined_at=row["joined_at"])
             elif row["role"] == Membership.Role.ORGANISER and not membership.is_organiser:
@@ -405,8 +438,12 @@ def _people_for(uploader: User) -> People:
         for raw in reader.lines("data/members.jsonl"):
             row = _checked(reader, partial(_member_row, raw))
             email = (row["email"] or "").strip()
-            if (not claimed and uploader.email and email.lower() == uploader.email.lower()
-                    and row["username"] == uploader.username):
+            if (
+                not claimed
+                and uploader.email
+                and email.lower() == uploader.email.lower()
+                and row["username"] == uploader.username
+            ):
                 _map_user(reader, users, row["id"], uploader.pk)
                 claimed = True
                 continue
@@ -424,8 +461,11 @@ def _people_for(uploader: User) -> People:
 def _placeholder(reader: _Reader, club: Club, row: dict[str, Any]) -> User:
     """A named stand-in for a person of the file: no password, no address, no membership, never active."""
     name = (row["display_name"] or row["username"]).strip()[:48]
-    user = User(username=_free_username(f"imported-{club.pk}-{row['id']}"[:150]),
-                display_name=f"{name} (imported)", is_active=False)
+    user = User(
+        username=_free_username(f"imported-{club.pk}-{row['id']}"[:150]),
+        display_name=f"{name} (imported)",
+        is_active=False,
+    )
     user.set_unusable_password()
     _checked(reader, partial(user.clean_fields, exclude=["password"]))
     user.save()
@@ -467,8 +507,9 @@ def _checked(reader: _Reader, check: Callable[[], _T]) -> _T:
 # --- the import -------------------------------------------------------------------------------------
 
 
-def club_import(*, source: IO[bytes] | str, into: Club | None = None,
-                limits: ImportLimits = OPERATOR_LIMITS) -> ImportResult:
+def club_import(
+    *, source: IO[bytes] | str, into: Club | None = None, limits: ImportLimits = OPERATOR_LIMITS
+) -> ImportResult:
     """The operator's restore: read an export into ``into`` (empty: ``club_is_empty``) or into a new club.
 
     Members are matched to the site's accounts by username and email; one whose username is taken by
@@ -477,17 +518,20 @@ def club_import(*, source: IO[bytes] | str, into: Club | None = None,
     return _import(source=source, into=into, people=_people_as_accounts, limits=limits)
 
 
-def club_import_upload(*, source: IO[bytes], into: Club, by: User,
-                       limits: ImportLimits = UPLOAD_LIMITS) -> ImportResult:
+def club_import_upload(
+    *, source: IO[bytes], into: Club, by: User, limits: ImportLimits = UPLOAD_LIMITS
+) -> ImportResult:
     """An organiser's upload into their empty club ``into``: the file speaks for ``by`` only (the module's
     docstring). ``result.invite`` lists the addresses to invite once the transaction has committed.
     Raises ArchiveError naming the file and line it refuses."""
-    return _import(source=source, into=into, people=_people_for(by), limits=limits,
-                   statement_timeout=UPLOAD_STATEMENT_TIMEOUT)
+    return _import(
+        source=source, into=into, people=_people_for(by), limits=limits, statement_timeout=UPLOAD_STATEMENT_TIMEOUT
+    )
 
 
-def _import(*, source: IO[bytes] | str, into: Club | None, people: People, limits: ImportLimits,
-            statement_timeout: str = "") -> ImportResult:
+def _import(
+    *, source: IO[bytes] | str, into: Club | None, people: People, limits: ImportLimits, statement_timeout: str = ""
+) -> ImportResult:
     reader = _Reader(source, limits)
     try:
         with transaction.atomic():
@@ -498,9 +542,11 @@ def _import(*, source: IO[bytes] | str, into: Club | None, people: People, limit
     except DatabaseError as exc:
         where = reader.where or "The file"
         if isinstance(exc.__cause__, QueryCanceled):
-            raise ArchiveError(f"{where}: the import took longer than this site allows a step of it "
-                               f"({statement_timeout or 'its statement timeout'}); the site's operator can "
-                               f"import a club this large (manage.py club_import).") from exc
+            raise ArchiveError(
+                f"{where}: the import took longer than this site allows a step of it "
+                f"({statement_timeout or 'its statement timeout'}); the site's operator can "
+                f"import a club this large (manage.py club_import)."
+            ) from exc
         cause = getattr(exc.__cause__, "diag", None)
         detail = getattr(cause, "message_primary", None) or "the database refused it"
         raise ArchiveError(f"{where}: this site cannot take the record ({detail}).") from exc
@@ -541,8 +587,9 @@ def _import_all(reader: _Reader, into: Club | None, people: People) -> ImportRes
         result.counts[kind.name] = _import_kind(reader, kind, club, ids, next_games, entry_sums)
     unbalanced = [line for total, line in entry_sums.values() if total != 0]
     if unbalanced:
-        raise ArchiveError(f"data/postings.jsonl, line {unbalanced[0]}: the postings of this journal entry do not "
-                           f"sum to zero.")
+        raise ArchiveError(
+            f"data/postings.jsonl, line {unbalanced[0]}: the postings of this journal entry do not sum to zero."
+        )
     for table_id, next_id in next_games:
         Table.objects.filter(pk=ids["tables"][table_id]).update(next_game_id=ids["tables"].get(next_id))
     # Each player's result of each hand is derived from the action log and the books (the clubhouse's
@@ -554,8 +601,9 @@ def _import_all(reader: _Reader, into: Club | None, people: People) -> ImportRes
     for name, n in result.counts.items():
         expected = manifest.get("counts", {}).get(name)
         if expected is not None and expected != n:
-            raise ArchiveError(f"The manifest counts {str(expected)[:20]} {name} but the file holds {n}: "
-                               f"the file is damaged.")
+            raise ArchiveError(
+                f"The manifest counts {str(expected)[:20]} {name} but the file holds {n}: the file is damaged."
+            )
     return result
 
 
@@ -579,8 +627,10 @@ def _insert_as_is(kind: Kind, objs: list[models.Model]) -> None:
     if any(f.attname == "club_id" for f in meta.concrete_fields):
         names.append("club_id")
     columns = ", ".join(connection.ops.quote_name(n) for n in names)  # these fields' columns are their names
-    sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "  # noqa: S608
-           f"VALUES ({', '.join(['%s'] * len(names))}) RETURNING id")
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "  # noqa: S608
+        f"VALUES ({', '.join(['%s'] * len(names))}) RETURNING id"
+    )
     with connection.cursor() as cursor:
         for obj in objs:
             cursor.execute(sql, [getattr(obj, n) for n in names])
@@ -642,7 +692,9 @@ def _restamp(kind: Kind, rows: list[tuple[Any, dict[str, Any]]]) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
                 f"UPDATE {table} t SET {column} = v.at FROM unnest(%s::bigint[], %s::timestamptz[]) AS v(id, at) "  # noqa: S608
-                f"WHERE t.id = v.id", [[pk for pk, _ in rows], [stamped[name] for _, stamped in rows]])
+                f"WHERE t.id = v.id",
+                [[pk for pk, _ in rows], [stamped[name] for _, stamped in rows]],
+            )
 
 
 #: the kinds other records name (their old ids are mapped to the new)
@@ -650,8 +702,9 @@ NAMED_KINDS = frozenset(target for kind in KINDS for target in kind.refs.values(
 CLUB_OWNED = (RuleSet, Table, Account, Ruling, Settlement, JournalEntry, Season, ClubExport)
 
 
-def _record(kind: Kind, row: dict[str, Any], club: Club, ids: dict[str, dict[int, int]],
-            flush: Callable[[], None]) -> tuple[models.Model, dict[str, Any]]:
+def _record(
+    kind: Kind, row: dict[str, Any], club: Club, ids: dict[str, dict[int, int]], flush: Callable[[], None]
+) -> tuple[models.Model, dict[str, Any]]:
     """One line as an unsaved model instance, every value checked; raises what ``_checked`` names."""
     _check_id(row["id"], "id")
     values: dict[str, Any] = {}
@@ -674,10 +727,12 @@ def _record(kind: Kind, row: dict[str, Any], club: Club, ids: dict[str, dict[int
         values["club_id"] = club.pk
     for name in _NAMES.get(kind.name, ()):
         _check_name(values[name], "A name")
-    if kind.name == "chat" and (not isinstance(values["text"], str)
-                                or text_problem(values["text"], allow_joiners=True)):
-        raise ValueError(text_problem(str(values["text"]), what="A chat line", allow_joiners=True)
-                         or "a chat line must be text")
+    if kind.name == "chat" and (
+        not isinstance(values["text"], str) or text_problem(values["text"], allow_joiners=True)
+    ):
+        raise ValueError(
+            text_problem(str(values["text"]), what="A chat line", allow_joiners=True) or "a chat line must be text"
+        )
     if kind.name == "rule_versions":
         _check_rules(values["rules"])
     if kind.name == "hands":
@@ -706,8 +761,12 @@ def _cuts(cuts: Any, ids: dict[str, dict[int, int]], *, cut: bool) -> list[dict[
         raise ValueError("only a hand dealt through the cut lists cuts, and at most a few hundred")
     out = []
     for c in cuts:
-        if not isinstance(c, dict) or not engine.is_cut_value(c.get("cut")) or not isinstance(c.get("at"), str) \
-                or len(c["at"]) > 40:
+        if (
+            not isinstance(c, dict)
+            or not engine.is_cut_value(c.get("cut"))
+            or not isinstance(c.get("at"), str)
+            or len(c["at"]) > 40
+        ):
             raise ValueError("a cut is {cut: 32 hex digits, by: a member, at: an instant}")
         out.append({"cut": c["cut"], "by": _user(ids, c.get("by")), "at": c["at"]})
     return out
@@ -719,8 +778,14 @@ def _user(ids: dict[str, dict[int, int]], old: Any) -> int:
     return ids["users"][old]
 
 
-def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[int, int]],
-                 next_games: list[tuple[int, int]], entry_sums: dict[int, tuple[int, int]]) -> int:
+def _import_kind(
+    reader: _Reader,
+    kind: Kind,
+    club: Club,
+    ids: dict[str, dict[int, int]],
+    next_games: list[tuple[int, int]],
+    entry_sums: dict[int, tuple[int, int]],
+) -> int:
     """Read one kind's file in batches. The old ids of a kind that others name are kept (``ids``); of the
     others only the ids seen, to refuse one given twice."""
     mapping = ids[kind.name]
@@ -767,8 +832,6 @@ def _import_kind(reader: _Reader, kind: Kind, club: Club, ids: dict[str, dict[in
     if kind.name == "hands":
         _advance_sequence(Hand)
     return count
-
-
 
 
 def import_invitations_send(*, club: Club, by: User, emails: list[str], site_url: str) -> tuple[int, list[str]]:

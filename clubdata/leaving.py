@@ -19,7 +19,7 @@ from .member import hands_dealt_to
 
 #: what stays, told on the confirmation page and in the data download
 WHAT_STAYS = [
-    "Your ledger lines: every chip you won or paid stays in the books under \"Former member #{id}\", "
+    'Your ledger lines: every chip you won or paid stays in the books under "Former member #{id}", '
     "because the other members' balances run through them and the books must still add up. "
     "Your balance in each club stays on its balance sheet so the club can settle up.",
     "The hands you played and your actions in them, so the other players' hand histories stay whole.",
@@ -40,13 +40,17 @@ def account_delete_refusal(*, user: User) -> str:
     """Why ``user`` can't delete their account now ("" when they can)."""
     playing = hands_dealt_to(user=user).filter(finished_at__isnull=True).first()
     if playing is not None:
-        return (f"You are dealt into a hand being played at {playing.table.name}. You can delete your account "
-                f"when it ends; sit out at that table so no new hand deals you in.")
+        return (
+            f"You are dealt into a hand being played at {playing.table.name}. You can delete your account "
+            f"when it ends; sit out at that table so no new hand deals you in."
+        )
     for membership in Membership.objects.filter(user=user, role=Membership.Role.ORGANISER).select_related("club"):
         others = Membership.objects.filter(club=membership.club).exclude(user=user)
         if others.exists() and not others.filter(role=Membership.Role.ORGANISER).exists():
-            return (f"You are the only organiser of {membership.club.name}. Make another member an organiser "
-                    f"first (on its Members page), then delete your account.")
+            return (
+                f"You are the only organiser of {membership.club.name}. Make another member an organiser "
+                f"first (on its Members page), then delete your account."
+            )
     return ""
 
 
@@ -74,8 +78,8 @@ def account_delete(*, user: User, password: str) -> User:
         now = timezone.now()
         Seat.objects.filter(user=locked, left_at__isnull=True).update(left_at=now, sitting_out=True)
         AdvanceAction.objects.filter(user=locked, status=AdvanceAction.Status.PENDING).update(
-            status=AdvanceAction.Status.CANCELLED, reason="The member deleted their account.")
+            status=AdvanceAction.Status.CANCELLED, reason="The member deleted their account."
+        )
         ChatMessage.objects.filter(user=locked, hidden_at__isnull=True).update(hidden_at=now, hidden_by=locked)
         user_anonymise(user=locked)
     return locked
-

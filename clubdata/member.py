@@ -32,54 +32,150 @@ def _plain(value: Any) -> Any:
 
 def hands_dealt_to(*, user: User) -> Any:
     """Every hand ``user`` was dealt into, in any club, oldest first."""
-    return (Hand.objects.annotate(dealt=RawSQL(
-        "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
-        (str(user.pk),), output_field=BooleanField())).filter(dealt=True)
-        .select_related("table__club", "table__rule_version__rule_set").order_by("started_at", "pk"))
+    return (
+        Hand.objects.annotate(
+            dealt=RawSQL(
+                "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
+                (str(user.pk),),
+                output_field=BooleanField(),
+            )
+        )
+        .filter(dealt=True)
+        .select_related("table__club", "table__rule_version__rule_set")
+        .order_by("started_at", "pk")
+    )
 
 
 def member_data(*, user: User) -> dict[str, Any]:
     """Everything the site holds about ``user``, for them to download."""
-    profile_fields = ("username", "display_name", "email", "first_name", "last_name", "time_zone", "away",
-                      "quiet_start", "quiet_end", "turn_notices", "turn_reminder", "date_joined", "last_login")
+    profile_fields = (
+        "username",
+        "display_name",
+        "email",
+        "first_name",
+        "last_name",
+        "time_zone",
+        "away",
+        "quiet_start",
+        "quiet_end",
+        "turn_notices",
+        "turn_reminder",
+        "date_joined",
+        "last_login",
+    )
     memberships = list(Membership.objects.filter(user=user).select_related("club").order_by("club_id"))
     accounts = {a.club_id: a for a in Account.objects.filter(user=user, kind=Account.Kind.MEMBER)}
     statements = []
     for membership in memberships:
         account = accounts.get(membership.club_id)
-        lines = [] if account is None else [
-            {"line": p.seq, "date": _plain(p.created_at), "kind": p.kind, "memo": p.entry.memo,
-             "amount_cents": p.amount, "balance_after_cents": p.balance_after, "entry": p.entry_id,
-             "hand": p.entry.hand_id, "game": p.game}
-            for p in Posting.objects.filter(account=account).select_related("entry").order_by("seq")]
-        statements.append({"club": membership.club.name, "club_id": membership.club_id,
-                           "currency": membership.club.currency, "lines": lines})
+        lines = (
+            []
+            if account is None
+            else [
+                {
+                    "line": p.seq,
+                    "date": _plain(p.created_at),
+                    "kind": p.kind,
+                    "memo": p.entry.memo,
+                    "amount_cents": p.amount,
+                    "balance_after_cents": p.balance_after,
+                    "entry": p.entry_id,
+                    "hand": p.entry.hand_id,
+                    "game": p.game,
+                }
+                for p in Posting.objects.filter(account=account).select_related("entry").order_by("seq")
+            ]
+        )
+        statements.append(
+            {
+                "club": membership.club.name,
+                "club_id": membership.club_id,
+                "currency": membership.club.currency,
+                "lines": lines,
+            }
+        )
     hands = []
     for hand in hands_dealt_to(user=user):
         seat = next(int(s) for s, uid in hand.players.items() if int(uid) == user.pk)
-        actions = [{"sequence": a.sequence, "action": a.action, "events": a.events, "timeout": a.is_timeout,
-                    "at": _plain(a.created_at)}
-                   for a in HandAction.objects.filter(hand=hand, seat=seat).order_by("sequence")]
-        hands.append({"hand": hand.pk, "club": hand.table.club.name, "table": hand.table.name,
-                      "game": hand.table.rule_version.rule_set.game, "number": hand.number, "seat": seat,
-                      "started_at": _plain(hand.started_at), "finished_at": _plain(hand.finished_at),
-                      "voided": hand.voided_at is not None, "what_you_saw": engine.view_to_json(hand_view_for(hand=hand, user=user)),
-                      "your_actions": actions})
-    chat = [{"club": m.table.club.name, "table": m.table.name, "text": m.text, "at": _plain(m.created_at),
-             "hidden": m.hidden_at is not None}
-            for m in ChatMessage.objects.filter(user=user).select_related("table__club").order_by("pk")]
-    settlements = [{"club": s.club.name, "payer": s.payer.shown_name, "payee": s.payee.shown_name,
-                    "amount_cents": s.amount, "paid_on": _plain(s.paid_on), "note": s.note, "status": s.status}
-                   for s in (Settlement.objects.filter(payer=user) | Settlement.objects.filter(payee=user))
-                   .select_related("club", "payer", "payee").order_by("pk")]
-    cuts = [{"club": c.deck.table.club.name, "table": c.deck.table.name, "deal": c.deck.number,
-             "root": c.deck.root, "cut": c.value, "at": _plain(c.received_at), "dealt": c.deck.dealt_at is not None}
-            for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")]
+        actions = [
+            {
+                "sequence": a.sequence,
+                "action": a.action,
+                "events": a.events,
+                "timeout": a.is_timeout,
+                "at": _plain(a.created_at),
+            }
+            for a in HandAction.objects.filter(hand=hand, seat=seat).order_by("sequence")
+        ]
+        hands.append(
+            {
+                "hand": hand.pk,
+                "club": hand.table.club.name,
+                "table": hand.table.name,
+                "game": hand.table.rule_version.rule_set.game,
+                "number": hand.number,
+                "seat": seat,
+                "started_at": _plain(hand.started_at),
+                "finished_at": _plain(hand.finished_at),
+                "voided": hand.voided_at is not None,
+                "what_you_saw": engine.view_to_json(hand_view_for(hand=hand, user=user)),
+                "your_actions": actions,
+            }
+        )
+    chat = [
+        {
+            "club": m.table.club.name,
+            "table": m.table.name,
+            "text": m.text,
+            "at": _plain(m.created_at),
+            "hidden": m.hidden_at is not None,
+        }
+        for m in ChatMessage.objects.filter(user=user).select_related("table__club").order_by("pk")
+    ]
+    settlements = [
+        {
+            "club": s.club.name,
+            "payer": s.payer.shown_name,
+            "payee": s.payee.shown_name,
+            "amount_cents": s.amount,
+            "paid_on": _plain(s.paid_on),
+            "note": s.note,
+            "status": s.status,
+        }
+        for s in (Settlement.objects.filter(payer=user) | Settlement.objects.filter(payee=user))
+        .select_related("club", "payer", "payee")
+        .order_by("pk")
+    ]
+    cuts = [
+        {
+            "club": c.deck.table.club.name,
+            "table": c.deck.table.name,
+            "deal": c.deck.number,
+            "root": c.deck.root,
+            "cut": c.value,
+            "at": _plain(c.received_at),
+            "dealt": c.deck.dealt_at is not None,
+        }
+        for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")
+    ]
     return {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(),
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "exported_at": timezone.now().isoformat(),
         "profile": {name: _plain(getattr(user, name)) for name in profile_fields},
-        "memberships": [{"club": m.club.name, "club_id": m.club_id, "role": m.role, "joined_at": _plain(m.joined_at),
-                         "balance_cents": accounts[m.club_id].balance if m.club_id in accounts else 0}
-                        for m in memberships],
-        "statements": statements, "hands": hands, "chat": chat, "settlements": settlements, "cuts": cuts,
+        "memberships": [
+            {
+                "club": m.club.name,
+                "club_id": m.club_id,
+                "role": m.role,
+                "joined_at": _plain(m.joined_at),
+                "balance_cents": accounts[m.club_id].balance if m.club_id in accounts else 0,
+            }
+            for m in memberships
+        ],
+        "statements": statements,
+        "hands": hands,
+        "chat": chat,
+        "settlements": settlements,
+        "cuts": cuts,
     }

@@ -27,16 +27,27 @@ def _me(request: HttpRequest) -> User:
     return request.user
 
 
-def _club_data_page(request: HttpRequest, club_id: int, *, error: str = "", status: int = 200,
-                    reason: str = "") -> HttpResponse:
+def _club_data_page(
+    request: HttpRequest, club_id: int, *, error: str = "", status: int = 200, reason: str = ""
+) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
-    return render(request, "clubdata/club_data.html", {
-        "club": access.club, "access": access, "title": f"Club data · {access.club.name}",
-        "export_refusal": archive.club_export_refusal(club=access.club),
-        "import_refusal": archive.club_is_empty(club=access.club), "error": error,
-        "format_version": archive.FORMAT_VERSION, "reason": reason, "reason_max": archive.REASON_MAX,
-        "exports": club_exports_recent(club=access.club),
-    }, status=status)
+    return render(
+        request,
+        "clubdata/club_data.html",
+        {
+            "club": access.club,
+            "access": access,
+            "title": f"Club data · {access.club.name}",
+            "export_refusal": archive.club_export_refusal(club=access.club),
+            "import_refusal": archive.club_is_empty(club=access.club),
+            "error": error,
+            "format_version": archive.FORMAT_VERSION,
+            "reason": reason,
+            "reason_max": archive.REASON_MAX,
+            "exports": club_exports_recent(club=access.club),
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -57,11 +68,12 @@ def club_data_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
     except archive.ArchiveError as exc:
         spool.close()
         status = 400 if not archive.club_export_refusal(club=access.club) else 409
-        return _club_data_page(request, club_id, error=str(exc), status=status, reason=reason[:archive.REASON_MAX])
+        return _club_data_page(request, club_id, error=str(exc), status=status, reason=reason[: archive.REASON_MAX])
     spool.seek(0)
     stamp = timezone.localdate().isoformat()
-    response = FileResponse(spool, as_attachment=True, filename=f"club-{access.club.pk}-{stamp}.zip",
-                            content_type="application/zip")
+    response = FileResponse(
+        spool, as_attachment=True, filename=f"club-{access.club.pk}-{stamp}.zip", content_type="application/zip"
+    )
     response["Cache-Control"] = "private, no-store"
     return response
 
@@ -89,14 +101,21 @@ def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
     imported = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in result.counts.items() if n)
     messages.success(request, f"Imported: {imported}.")
     if result.placeholders:
-        messages.info(request, f"The others named in the file came in as named placeholders, not as anyone's "
-                               f"account: {', '.join(result.placeholders[:20])}"
-                               f"{' and more' if len(result.placeholders) > 20 else ''}.")
-    invited, skipped = importing.import_invitations_send(club=access.club, by=me, emails=result.invite,
-                                                         site_url=request.build_absolute_uri("/"))
+        messages.info(
+            request,
+            f"The others named in the file came in as named placeholders, not as anyone's "
+            f"account: {', '.join(result.placeholders[:20])}"
+            f"{' and more' if len(result.placeholders) > 20 else ''}.",
+        )
+    invited, skipped = importing.import_invitations_send(
+        club=access.club, by=me, emails=result.invite, site_url=request.build_absolute_uri("/")
+    )
     if invited:
-        messages.info(request, f"{invited} member{'s' if invited != 1 else ''} of the file "
-                               f"{'were' if invited != 1 else 'was'} invited to join, at their own address.")
+        messages.info(
+            request,
+            f"{invited} member{'s' if invited != 1 else ''} of the file "
+            f"{'were' if invited != 1 else 'was'} invited to join, at their own address.",
+        )
     if skipped:
         messages.warning(request, "Not invited: " + "; ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else ""))
     return redirect("clubdata:club_data", club_id=access.club.pk)
@@ -106,11 +125,17 @@ def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
 @require_GET
 def my_data(request: HttpRequest) -> HttpResponse:
     me = _me(request)
-    return render(request, "clubdata/my_data.html", {
-        "title": "Your data", "refusal": leaving.account_delete_refusal(user=me),
-        "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS], "goes": leaving.WHAT_GOES,
-        "former_name": f"Former member #{me.pk}",
-    })
+    return render(
+        request,
+        "clubdata/my_data.html",
+        {
+            "title": "Your data",
+            "refusal": leaving.account_delete_refusal(user=me),
+            "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS],
+            "goes": leaving.WHAT_GOES,
+            "former_name": f"Former member #{me.pk}",
+        },
+    )
 
 
 @login_required
@@ -129,9 +154,12 @@ def my_data_download(request: HttpRequest) -> HttpResponse:
 def account_delete(request: HttpRequest) -> HttpResponse:
     me = _me(request)
     context = {
-        "title": "Delete your account", "refusal": leaving.account_delete_refusal(user=me),
-        "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS], "goes": leaving.WHAT_GOES,
-        "former_name": f"Former member #{me.pk}", "error": "",
+        "title": "Delete your account",
+        "refusal": leaving.account_delete_refusal(user=me),
+        "stays": [line.format(id=me.pk) for line in leaving.WHAT_STAYS],
+        "goes": leaving.WHAT_GOES,
+        "former_name": f"Former member #{me.pk}",
+        "error": "",
     }
     if request.method == "POST":
         if request.POST.get("confirm") != "on":
@@ -143,10 +171,14 @@ def account_delete(request: HttpRequest) -> HttpResponse:
             context["error"] = str(exc)
             return render(request, "clubdata/account_delete.html", context, status=400)
         logout(request)
-        return render(request, "accounts/message.html", {
-            "title": "Your account is deleted",
-            "message": f"Your personal details are erased and you are logged out. In the clubs' books and hand "
-                       f"histories you are now {context['former_name']}; those lines stay so the books still "
-                       f"balance.",
-        })
+        return render(
+            request,
+            "accounts/message.html",
+            {
+                "title": "Your account is deleted",
+                "message": f"Your personal details are erased and you are logged out. In the clubs' books and hand "
+                f"histories you are now {context['former_name']}; those lines stay so the books still "
+                f"balance.",
+            },
+        )
     return render(request, "clubdata/account_delete.html", context)

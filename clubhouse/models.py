@@ -49,17 +49,20 @@ class Season(models.Model):
     opened_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                  related_name="+")
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["club"], condition=models.Q(closed_at__isnull=True),
-                                    name="clubhouse_one_open_season"),
+            models.UniqueConstraint(
+                fields=["club"], condition=models.Q(closed_at__isnull=True), name="clubhouse_one_open_season"
+            ),
             models.CheckConstraint(condition=~models.Q(name=""), name="clubhouse_season_has_name"),
-            models.CheckConstraint(condition=models.Q(closed_at__isnull=True)
-                                   | models.Q(closed_at__gte=models.F("opened_at")),
-                                   name="clubhouse_season_closes_after_opening"),
+            models.CheckConstraint(
+                condition=models.Q(closed_at__isnull=True) | models.Q(closed_at__gte=models.F("opened_at")),
+                name="clubhouse_season_closes_after_opening",
+            ),
         ]
         ordering = ["-opened_at", "-id"]
 

@@ -61,10 +61,14 @@ def hand_results_backfill(*, club_id: int | None = None) -> int:
     inserted = inserted.replace(
         "ON CONFLICT (hand_id, user_id) DO NOTHING",
         "ON CONFLICT (hand_id, user_id) DO NOTHING RETURNING hand_id, club_id, user_id, game, finished_at, "
-        "decision, won, net, (SELECT voided_at FROM games_hand WHERE id = hand_id) AS voided_at")
-    sql = (f"WITH inserted AS ({inserted}) INSERT INTO clubhouse_weekresult AS d ({_WEEK_COLUMNS}) "
-           + _WEEK_SUMS.replace("{source}", "inserted r WHERE r.voided_at IS NULL") + _ADD_WEEK
-           + " RETURNING 0")
+        "decision, won, net, (SELECT voided_at FROM games_hand WHERE id = hand_id) AS voided_at",
+    )
+    sql = (
+        f"WITH inserted AS ({inserted}) INSERT INTO clubhouse_weekresult AS d ({_WEEK_COLUMNS}) "
+        + _WEEK_SUMS.replace("{source}", "inserted r WHERE r.voided_at IS NULL")
+        + _ADD_WEEK
+        + " RETURNING 0"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql)
         cursor.execute("SELECT count(*) FROM clubhouse_handresult")

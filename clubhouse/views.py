@@ -35,8 +35,11 @@ def _me(request: HttpRequest) -> User:
 
 
 def _by_game(lines: list[StatLine]) -> list[tuple[str, str, list[StatLine]]]:
-    return [(g, label, [line for line in lines if line.game == g]) for g, label in Game.choices
-            if any(line.game == g for line in lines)]
+    return [
+        (g, label, [line for line in lines if line.game == g])
+        for g, label in Game.choices
+        if any(line.game == g for line in lines)
+    ]
 
 
 NO_SUCH_SEASON = "No such season in this club."
@@ -64,11 +67,21 @@ def results(request: HttpRequest, club_id: int) -> HttpResponse:
     period = Period.of_season(season) if season is not None else form.period()
     game = form.chosen_game()
     lines = selectors.stat_lines(club=access.club, period=period, game=game)
-    return render(request, "clubhouse/results.html", {
-        "club": access.club, "access": access, "form": form, "season": season, "game": game,
-        "seasons": selectors.season_list(club=access.club), "by_game": _by_game(lines),
-        "title": f"Results · {access.club.name}",
-    }, status=400 if form.is_bound and not form.is_valid() else 200)
+    return render(
+        request,
+        "clubhouse/results.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "season": season,
+            "game": game,
+            "seasons": selectors.season_list(club=access.club),
+            "by_game": _by_game(lines),
+            "title": f"Results · {access.club.name}",
+        },
+        status=400 if form.is_bound and not form.is_valid() else 200,
+    )
 
 
 @login_required
@@ -85,14 +98,27 @@ def member_results(request: HttpRequest, club_id: int, user_id: int) -> HttpResp
     game = form.chosen_game()
     lines = selectors.stat_lines(club=access.club, period=period, game=game, user=member)
     history = selectors.net_over_time(club=access.club, user=member, period=period, game=game)
-    return render(request, "clubhouse/member_results.html", {
-        "club": access.club, "access": access, "form": form, "season": season, "member": member,
-        "lines": lines, "history": history, "by_day": selectors.by_day(period), "seasons": selectors.season_list(club=access.club),
-        "chart_data": {"currency": access.club.currency,
-                       "history": {"labels": [d.isoformat() for d, _ in history],
-                                   "values": [net / 100 for _, net in history]}},
-        "title": f"Results · {member.shown_name}",
-    }, status=400 if form.is_bound and not form.is_valid() else 200)
+    return render(
+        request,
+        "clubhouse/member_results.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "season": season,
+            "member": member,
+            "lines": lines,
+            "history": history,
+            "by_day": selectors.by_day(period),
+            "seasons": selectors.season_list(club=access.club),
+            "chart_data": {
+                "currency": access.club.currency,
+                "history": {"labels": [d.isoformat() for d, _ in history], "values": [net / 100 for _, net in history]},
+            },
+            "title": f"Results · {member.shown_name}",
+        },
+        status=400 if form.is_bound and not form.is_valid() else 200,
+    )
 
 
 @login_required
@@ -111,10 +137,19 @@ def seasons(request: HttpRequest, club_id: int) -> HttpResponse:
                 messages.success(request, f"{season.name} is open: results from now on count for it.")
                 return redirect("clubhouse:season", club_id=access.club.pk, season_id=season.pk)
     all_seasons = selectors.season_list(club=access.club)
-    return render(request, "clubhouse/seasons.html", {
-        "club": access.club, "access": access, "form": form, "seasons": all_seasons,
-        "open_season": next((s for s in all_seasons if s.is_open), None), "title": f"Seasons · {access.club.name}",
-    }, status=400 if form.is_bound and not form.is_valid() else 200)
+    return render(
+        request,
+        "clubhouse/seasons.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "seasons": all_seasons,
+            "open_season": next((s for s in all_seasons if s.is_open), None),
+            "title": f"Seasons · {access.club.name}",
+        },
+        status=400 if form.is_bound and not form.is_valid() else 200,
+    )
 
 
 @login_required
@@ -126,13 +161,22 @@ def season_detail(request: HttpRequest, club_id: int, season_id: int) -> HttpRes
         raise Http404("No such season in this club.")
     lines = selectors.stat_lines(club=access.club, period=Period.of_season(season))
     settle = selectors.settle_up_as_of(club=access.club, as_of=season.closed_at) if season.closed_at else None
-    return render(request, "clubhouse/season.html", {
-        "club": access.club, "access": access, "season": season, "by_game": _by_game(lines),
-        "leaders": _leaderboard(lines), "settle": settle,
-        "plan": [(settle.users[t.payer_id], settle.users[t.payee_id], t.amount) for t in settle.transfers]
-        if settle else [],
-        "title": f"{season.name} · {access.club.name}",
-    })
+    return render(
+        request,
+        "clubhouse/season.html",
+        {
+            "club": access.club,
+            "access": access,
+            "season": season,
+            "by_game": _by_game(lines),
+            "leaders": _leaderboard(lines),
+            "settle": settle,
+            "plan": [(settle.users[t.payer_id], settle.users[t.payee_id], t.amount) for t in settle.transfers]
+            if settle
+            else [],
+            "title": f"{season.name} · {access.club.name}",
+        },
+    )
 
 
 def _leaderboard(lines: list[StatLine]) -> list[tuple[User | None, int, int, int]]:
@@ -168,11 +212,17 @@ def summary(request: HttpRequest, club_id: int) -> HttpResponse:
     me = _me(request)
     seen = selectors.last_seen(club=access.club, user=me)
     since = seen or timezone.now() - timedelta(days=SUMMARY_DEFAULT_DAYS)
-    return render(request, "clubhouse/summary.html", {
-        "club": access.club, "access": access, "summary": selectors.summary_since(club=access.club, user=me,
-                                                                                  since=since),
-        "first_time": seen is None, "title": f"Since you were last here · {access.club.name}",
-    })
+    return render(
+        request,
+        "clubhouse/summary.html",
+        {
+            "club": access.club,
+            "access": access,
+            "summary": selectors.summary_since(club=access.club, user=me, since=since),
+            "first_time": seen is None,
+            "title": f"Since you were last here · {access.club.name}",
+        },
+    )
 
 
 @login_required
@@ -196,7 +246,16 @@ def how_to_play(request: HttpRequest, club_id: int, game: str) -> HttpResponse:
     from games.selectors.rules import rule_versions_latest
 
     house = [(v, rules_words(v, access.club.currency)) for v in rule_versions_latest(club_id=access.club.pk, game=game)]
-    return render(request, f"clubhouse/how_to_play_{game}.html", {
-        "club": access.club, "access": access, "game": game, "game_label": Game(game).label, "house": house,
-        "example": examples.EXAMPLES[game], "title": f"How to play {Game(game).label}",
-    })
+    return render(
+        request,
+        f"clubhouse/how_to_play_{game}.html",
+        {
+            "club": access.club,
+            "access": access,
+            "game": game,
+            "game_label": Game(game).label,
+            "house": house,
+            "example": examples.EXAMPLES[game],
+            "title": f"How to play {Game(game).label}",
+        },
+    )

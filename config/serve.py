@@ -34,8 +34,10 @@ def trusted_proxies(environ: Mapping[str, str]) -> list[str]:
     items = [item.strip() for item in environ.get("FORWARDED_ALLOW_IPS", "").split(",") if item.strip()]
     for item in items:
         if item == "*":
-            raise ProxyTrustError('FORWARDED_ALLOW_IPS="*" would let any client choose its own address; '
-                                  "name the reverse proxy's address or network instead.")
+            raise ProxyTrustError(
+                'FORWARDED_ALLOW_IPS="*" would let any client choose its own address; '
+                "name the reverse proxy's address or network instead."
+            )
         try:
             ipaddress.ip_network(item, strict=False)
         except ValueError:
@@ -53,12 +55,27 @@ def proxy_flags(environ: Mapping[str, str]) -> list[str]:
 
 def web_command(*, host: str, port: int, environ: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
     """The whole uvicorn command line (run with this interpreter) that serves the site."""
-    return [sys.executable, "-m", "uvicorn", APPLICATION, "--host", host, "--port", str(port),
-            "--ws", "websockets-sansio", "--ws-max-size", str(WS_MAX_SIZE),
-            # No per-message deflate: a member's frames would share one compression context between their
-            # hidden cards and text others choose (chat), so frame sizes could tell a card (as CRIME did);
-            # deflating a member's area costs about 80 us of CPU a frame besides (not measurable in bench/load.py).
-            "--ws-per-message-deflate", "false", *proxy_flags(environ), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        APPLICATION,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--ws",
+        "websockets-sansio",
+        "--ws-max-size",
+        str(WS_MAX_SIZE),
+        # No per-message deflate: a member's frames would share one compression context between their
+        # hidden cards and text others choose (chat), so frame sizes could tell a card (as CRIME did);
+        # deflating a member's area costs about 80 us of CPU a frame besides (not measurable in bench/load.py).
+        "--ws-per-message-deflate",
+        "false",
+        *proxy_flags(environ),
+        *extra,
+    ]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -109,8 +109,9 @@ def _module(state: State) -> Any:
     raise EngineError("Not a hand state")
 
 
-def new_hand(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[str],
-             carry_pot: int = 0, hand_number: int = 1) -> tuple[State, list[Event]]:
+def new_hand(
+    rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[str], carry_pot: int = 0, hand_number: int = 1
+) -> tuple[State, list[Event]]:
     """Deal a hand and post the forced bets; return the state and the events so far.
 
     ``seats``: seat numbers dealt in, clockwise; ``button``: the dealer's seat;
@@ -119,11 +120,13 @@ def new_hand(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[
     ``hand_number``: 1 for a game's first hand. Raises EngineError on bad input.
     """
     if isinstance(rules, PiranhaRules):
-        return _piranha.new_hand(rules, seats=seats, button=button, deck=deck,
-                                 carry_pot=carry_pot, hand_number=hand_number)
+        return _piranha.new_hand(
+            rules, seats=seats, button=button, deck=deck, carry_pot=carry_pot, hand_number=hand_number
+        )
     if isinstance(rules, PilesRules):
-        return _piles.new_hand(rules, seats=seats, button=button, deck=deck,
-                               carry_pot=carry_pot, hand_number=hand_number)
+        return _piles.new_hand(
+            rules, seats=seats, button=button, deck=deck, carry_pot=carry_pot, hand_number=hand_number
+        )
     raise EngineError("Unknown rules")
 
 
@@ -226,28 +229,109 @@ def state_from_json(data: Mapping[str, Any]) -> State:
     return state
 
 
-def replay(rules: Rules, *, seats: Sequence[int], button: int, deck: Sequence[str],
-           carry_pot: int = 0, hand_number: int = 1,
-           log: Sequence[tuple[int, Action]] = ()) -> State:
+def replay(
+    rules: Rules,
+    *,
+    seats: Sequence[int],
+    button: int,
+    deck: Sequence[str],
+    carry_pot: int = 0,
+    hand_number: int = 1,
+    log: Sequence[tuple[int, Action]] = (),
+) -> State:
     """Rebuild a hand from its deal and action log (timeouts included as the actions
     applied); equals the stored state. Raises IllegalAction if the log does not fit."""
-    state, _ = new_hand(rules, seats=seats, button=button, deck=deck,
-                        carry_pot=carry_pot, hand_number=hand_number)
+    state, _ = new_hand(rules, seats=seats, button=button, deck=deck, carry_pot=carry_pot, hand_number=hand_number)
     for seat, action in log:
         state, _ = apply(state, seat, action)
     return state
 
 
 __all__ = [
-    "PAY_KINDS", "Ante", "Award", "Bet", "BettingView", "Blind", "Carry", "Check", "Deal", "Decided", "Decision",
-    "DeclareOpen", "DropOpen", "Fold", "HandView", "HighHand", "HighLow", "LowHand", "MatchPayment", "Outcome",
-    "Payout", "PilesBoard", "PilesOutcome", "PilesShown", "PiranhaOutcome", "PiranhaShown", "SeatView", "Showdown",
-    "ShownHand", "Turn", "event_from_json", "event_to_json", "result_to_json", "view_to_json",
-    "SCHEME_CUT", "SCHEME_DECK", "SCHEME_MERKLE", "cut_order", "deck_dealt", "is_cut_value", "Action", "Card", "CardError", "EngineError", "Event", "HandValue",
-    "IllegalAction", "LowValue", "Opening", "PilesRules", "PilesState", "PiranhaState", "PiranhaRules", "Rules", "State", "action_from_dict",
-    "action_to_dict", "apply", "deck_commitment", "format_cards", "is_over", "is_sealed", "sealed_actions",
-    "legal_actions", "new_hand", "new_salt", "parse_cards", "piles_best_high",
-    "piles_best_low", "piranha_best", "replay", "result", "rules_from_dict",
-    "shuffled_deck", "state_from_json", "state_to_json", "timeout_action", "to_act",
-    "verify_commitment", "view", "check_salts", "leaf_hex", "merkle_root", "openings", "opened_positions", "verify_opening",
+    "PAY_KINDS",
+    "Ante",
+    "Award",
+    "Bet",
+    "BettingView",
+    "Blind",
+    "Carry",
+    "Check",
+    "Deal",
+    "Decided",
+    "Decision",
+    "DeclareOpen",
+    "DropOpen",
+    "Fold",
+    "HandView",
+    "HighHand",
+    "HighLow",
+    "LowHand",
+    "MatchPayment",
+    "Outcome",
+    "Payout",
+    "PilesBoard",
+    "PilesOutcome",
+    "PilesShown",
+    "PiranhaOutcome",
+    "PiranhaShown",
+    "SeatView",
+    "Showdown",
+    "ShownHand",
+    "Turn",
+    "event_from_json",
+    "event_to_json",
+    "result_to_json",
+    "view_to_json",
+    "SCHEME_CUT",
+    "SCHEME_DECK",
+    "SCHEME_MERKLE",
+    "cut_order",
+    "deck_dealt",
+    "is_cut_value",
+    "Action",
+    "Card",
+    "CardError",
+    "EngineError",
+    "Event",
+    "HandValue",
+    "IllegalAction",
+    "LowValue",
+    "Opening",
+    "PilesRules",
+    "PilesState",
+    "PiranhaState",
+    "PiranhaRules",
+    "Rules",
+    "State",
+    "action_from_dict",
+    "action_to_dict",
+    "apply",
+    "deck_commitment",
+    "format_cards",
+    "is_over",
+    "is_sealed",
+    "sealed_actions",
+    "legal_actions",
+    "new_hand",
+    "new_salt",
+    "parse_cards",
+    "piles_best_high",
+    "piles_best_low",
+    "piranha_best",
+    "replay",
+    "result",
+    "rules_from_dict",
+    "shuffled_deck",
+    "state_from_json",
+    "state_to_json",
+    "timeout_action",
+    "to_act",
+    "verify_commitment",
+    "view",
+    "check_salts",
+    "leaf_hex",
+    "merkle_root",
+    "openings",
+    "opened_positions",
+    "verify_opening",
 ]

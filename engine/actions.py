@@ -49,7 +49,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
 def action_from_dict(data: Mapping[str, Any] | Any) -> Action:
     """Read an action from its JSON form; raises IllegalAction when malformed."""
     if not isinstance(data, Mapping):
-        raise IllegalAction("An action must be an object like {\"type\": \"check\"}")
+        raise IllegalAction('An action must be an object like {"type": "check"}')
     kind = data.get("type")
     if kind not in ACTION_TYPES:
         raise IllegalAction(f"Unknown action {kind!r}: use one of {', '.join(ACTION_TYPES)}")

@@ -51,13 +51,13 @@ def next_index(flags: Sequence[bool], after: int) -> int:
     return -1
 
 
-def open_round(active: Sequence[bool], first: int, bet_size: int, max_raises: int,
-               contrib: Sequence[int] | None = None) -> Betting:
+def open_round(
+    active: Sequence[bool], first: int, bet_size: int, max_raises: int, contrib: Sequence[int] | None = None
+) -> Betting:
     """A new round in which every active seat must act, starting at the first active seat from ``first``."""
     paid = tuple(contrib) if contrib is not None else (0,) * len(active)
     pending = tuple(active)
-    return Betting(bet_size, max_raises, max(paid), 0, paid, pending,
-                   next_index(pending, (first - 1) % len(active)))
+    return Betting(bet_size, max_raises, max(paid), 0, paid, pending, next_index(pending, (first - 1) % len(active)))
 
 
 def legal(b: Betting, i: int) -> list[Action]:

@@ -19,17 +19,53 @@ from .errors import CardError
 SUITS = ("c", "d", "h", "s")
 RANKS = tuple(range(2, 15))
 
-_RANK_CHAR = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9",
-              10: "T", 11: "J", 12: "Q", 13: "K", 14: "A"}
+_RANK_CHAR = {
+    2: "2",
+    3: "3",
+    4: "4",
+    5: "5",
+    6: "6",
+    7: "7",
+    8: "8",
+    9: "9",
+    10: "T",
+    11: "J",
+    12: "Q",
+    13: "K",
+    14: "A",
+}
 _RANK_PRETTY = {**_RANK_CHAR, 10: "10"}
-_RANK_WORD = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-              8: "eight", 9: "nine", 10: "ten", 11: "jack", 12: "queen",
-              13: "king", 14: "ace"}
+_RANK_WORD = {
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "jack",
+    12: "queen",
+    13: "king",
+    14: "ace",
+}
 _SUIT_WORD = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 _SUIT_PRETTY = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
-_SUIT_FROM_TEXT = {"c": "c", "d": "d", "h": "h", "s": "s",
-                   "\u2663": "c", "\u2667": "c", "\u2666": "d", "\u2662": "d",
-                   "\u2665": "h", "\u2661": "h", "\u2660": "s", "\u2664": "s"}
+_SUIT_FROM_TEXT = {
+    "c": "c",
+    "d": "d",
+    "h": "h",
+    "s": "s",
+    "\u2663": "c",
+    "\u2667": "c",
+    "\u2666": "d",
+    "\u2662": "d",
+    "\u2665": "h",
+    "\u2661": "h",
+    "\u2660": "s",
+    "\u2664": "s",
+}
 _RANK_FROM_TEXT = {v.lower(): k for k, v in _RANK_CHAR.items()} | {"10": 10}
 _TOKEN = re.compile(r"^(10|[2-9tjqka])(.)$")
 

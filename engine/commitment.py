@@ -45,19 +45,36 @@ SALT_OF_CLOSED = "0" * 32  # stands for the salt of a closed position in the sal
 
 def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
     """SHA-256(0x00 | tag | hand_id: 8 bytes big-endian | position: 1 byte | card: 2 ASCII | salt: 16 bytes)."""
-    if not 0 <= hand_id < 2 ** 64 or not 0 <= position < DECK_SIZE or card not in _CODES or not _SALT.match(salt):
+    if not 0 <= hand_id < 2**64 or not 0 <= position < DECK_SIZE or card not in _CODES or not _SALT.match(salt):
         raise EngineError("Cannot commit to this deal: a hand id, position, card or salt is out of its form")
-    return hashlib.sha256(b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii")
-                          + bytes.fromhex(salt)).digest()
+    return hashlib.sha256(
+        b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii") + bytes.fromhex(salt)
+    ).digest()
 
 
 def node_hash(left: bytes, right: bytes) -> bytes:
     """SHA-256(0x01 | left | right)."""
     return hashlib.sha256(b"\x01" + left + right).digest()
 
-__all__ = ["CUT_BYTES", "DECK_SIZE", "SALT_BYTES", "SCHEME_CUT", "SCHEME_DECK", "SCHEME_MERKLE", "cut_order",
-           "deck_dealt", "is_cut_value", "Opening", "check_salts", "leaf_hex",
-           "merkle_root", "openings", "positions_shown", "verify_opening"]
+
+__all__ = [
+    "CUT_BYTES",
+    "DECK_SIZE",
+    "SALT_BYTES",
+    "SCHEME_CUT",
+    "SCHEME_DECK",
+    "SCHEME_MERKLE",
+    "cut_order",
+    "deck_dealt",
+    "is_cut_value",
+    "Opening",
+    "check_salts",
+    "leaf_hex",
+    "merkle_root",
+    "openings",
+    "positions_shown",
+    "verify_opening",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +98,9 @@ def check_salts(salts: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
-def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str],
-            closed: Mapping[int, str] | None = None) -> list[list[bytes]]:
+def _levels(
+    hand_id: int, deck: Sequence[str], salts: Sequence[str], closed: Mapping[int, str] | None = None
+) -> list[list[bytes]]:
     """Every level of the tree, leaves first (64 of them: 52 positions, then empty slots).
 
     ``closed``: position -> its leaf hash (64 hex digits), for positions whose card and salt are not
@@ -93,9 +111,10 @@ def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str],
     if not all(0 <= i < DECK_SIZE and isinstance(h, str) and _HEX64.match(h) for i, h in closed.items()):
         raise EngineError("A closed position's leaf is 64 lowercase hex digits")
     check_salts([SALT_OF_CLOSED if i in closed else s for i, s in enumerate(salts)])
-    level = [bytes.fromhex(closed[i]) if i in closed else leaf_hash(hand_id, i, deck[i], salts[i])
-             for i in range(DECK_SIZE)]
-    level += [EMPTY_LEAF] * (2 ** DEPTH - DECK_SIZE)
+    level = [
+        bytes.fromhex(closed[i]) if i in closed else leaf_hash(hand_id, i, deck[i], salts[i]) for i in range(DECK_SIZE)
+    ]
+    level += [EMPTY_LEAF] * (2**DEPTH - DECK_SIZE)
     levels = [level]
     while len(level) > 1:
         level = [node_hash(level[k], level[k + 1]) for k in range(0, len(level), 2)]
@@ -103,8 +122,9 @@ def _levels(hand_id: int, deck: Sequence[str], salts: Sequence[str],
     return levels
 
 
-def merkle_root(hand_id: int, deck: Sequence[str], salts: Sequence[str],
-                closed: Mapping[int, str] | None = None) -> str:
+def merkle_root(
+    hand_id: int, deck: Sequence[str], salts: Sequence[str], closed: Mapping[int, str] | None = None
+) -> str:
     """The root published at the deal, as 64 lowercase hex digits; raises EngineError on bad input."""
     return _levels(hand_id, deck, salts, closed)[-1][0].hex()
 
@@ -114,8 +134,13 @@ def leaf_hex(hand_id: int, position: int, card: str, salt: str) -> str:
     return leaf_hash(hand_id, position, card, salt).hex()
 
 
-def openings(hand_id: int, deck: Sequence[str], salts: Sequence[str], positions: Iterable[int],
-             closed: Mapping[int, str] | None = None) -> list[Opening]:
+def openings(
+    hand_id: int,
+    deck: Sequence[str],
+    salts: Sequence[str],
+    positions: Iterable[int],
+    closed: Mapping[int, str] | None = None,
+) -> list[Opening]:
     """The openings of ``positions`` (in increasing order, each once); raises EngineError on bad input,
     and for a position of ``closed`` (only its leaf is held: it cannot be opened)."""
     levels = _levels(hand_id, deck, salts, closed)
@@ -134,8 +159,12 @@ def verify_opening(root: str, hand_id: int, opening: Opening) -> bool:
     """True when ``opening`` proves its card at its position under ``root``; False for a false or
     malformed opening."""
     path = opening.path
-    if len(path) != DEPTH or not all(isinstance(h, str) and _HEX64.match(h) for h in path) \
-            or not isinstance(root, str) or not _HEX64.match(root):
+    if (
+        len(path) != DEPTH
+        or not all(isinstance(h, str) and _HEX64.match(h) for h in path)
+        or not isinstance(root, str)
+        or not _HEX64.match(root)
+    ):
         return False
     try:
         node = leaf_hash(hand_id, opening.position, opening.card, opening.salt)
@@ -168,13 +197,24 @@ def is_cut_value(value: object) -> bool:
 
 def _cut_stream(root: str, cuts: Sequence[str]) -> Iterable[int]:
     """The public shuffle's 32-bit words: SHA-256 in counter mode over the seed of root and cuts."""
-    if not isinstance(root, str) or not _HEX64.match(root) or not all(is_cut_value(c) for c in cuts) \
-            or len(cuts) >= 2 ** 16:
+    if (
+        not isinstance(root, str)
+        or not _HEX64.match(root)
+        or not all(is_cut_value(c) for c in cuts)
+        or len(cuts) >= 2**16
+    ):
         raise EngineError("Cannot cut this deal: the root or a cut is out of its form")
-    seed = hashlib.sha256(bytes([3]) + CUT_TAG + bytes.fromhex(root) + struct.pack(">H", len(cuts))
-                          + b"".join(bytes.fromhex(c) for c in cuts)).digest()
+    seed = hashlib.sha256(
+        bytes([3])
+        + CUT_TAG
+        + bytes.fromhex(root)
+        + struct.pack(">H", len(cuts))
+        + b"".join(bytes.fromhex(c) for c in cuts)
+    ).digest()
     for counter in itertools.count():
-        yield from struct.unpack(">8I", hashlib.sha256(bytes([4]) + CUT_TAG + seed + struct.pack(">I", counter)).digest())
+        yield from struct.unpack(
+            ">8I", hashlib.sha256(bytes([4]) + CUT_TAG + seed + struct.pack(">I", counter)).digest()
+        )
 
 
 def cut_order(root: str, cuts: Sequence[str]) -> tuple[int, ...]:

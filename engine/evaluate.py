@@ -27,8 +27,17 @@ from .cards import Card, rank_char, rank_word
 from .errors import CardError
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
-CATEGORY_NAMES = ("high card", "one pair", "two pair", "three of a kind", "straight", "flush",
-                  "full house", "four of a kind", "straight flush")
+CATEGORY_NAMES = (
+    "high card",
+    "one pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
 _FULL_HOUSE_KEY = FULL_HOUSE << 20
 
 _PRIME = (0, 0, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # by rank 2..14
@@ -346,8 +355,9 @@ def _pairs(cards: Sequence[Card]) -> list[tuple[Card, Card]]:
     return list(combinations(cards, 2))
 
 
-def piles_best_high(hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card],
-                    row: Sequence[Card], variant: bool = False) -> HandValue | None:
+def piles_best_high(
+    hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card], row: Sequence[Card], variant: bool = False
+) -> HandValue | None:
     """The best legal Piles high: exactly two hole cards, two cards of ONE square, one row card.
 
     piles.txt 2.3. ``variant`` (piles.txt 5.1): None unless the best is a full
@@ -392,8 +402,9 @@ def piles_best_high(hole: Sequence[Card], square1: Sequence[Card], square2: Sequ
     return HandValue(best, _pick(best_cards, _ranks_of(best)))
 
 
-def _piles_flush(hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card],
-                 row: Sequence[Card]) -> tuple[int, tuple[Card, ...]] | None:
+def _piles_flush(
+    hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card], row: Sequence[Card]
+) -> tuple[int, tuple[Card, ...]] | None:
     """Best legal flush or straight flush, searched only in suits with 2 hole, 2 square, 1 row."""
     best: tuple[int, tuple[Card, ...]] | None = None
     for suit in ("c", "d", "h", "s"):
@@ -403,15 +414,15 @@ def _piles_flush(hole: Sequence[Card], square1: Sequence[Card], square2: Sequenc
         rs = [c for c in row if c.suit == suit]
         if not rs:
             continue
-        sq_pairs = [p for sq in (square1, square2)
-                    for p in combinations([c for c in sq if c.suit == suit], 2)]
+        sq_pairs = [p for sq in (square1, square2) for p in combinations([c for c in sq if c.suit == suit], 2)]
         if not sq_pairs:
             continue
         for a, b in combinations(hs, 2):
             for c, d in sq_pairs:
                 for e in rs:
-                    key = _FLUSH_TABLE[_PRIME[a.rank] * _PRIME[b.rank] * _PRIME[c.rank]
-                                       * _PRIME[d.rank] * _PRIME[e.rank]]
+                    key = _FLUSH_TABLE[
+                        _PRIME[a.rank] * _PRIME[b.rank] * _PRIME[c.rank] * _PRIME[d.rank] * _PRIME[e.rank]
+                    ]
                     if best is None or key > best[0]:
                         best = (key, (a, b, c, d, e))
     return best
@@ -421,8 +432,9 @@ def _low_rank(card: Card) -> int:
     return 1 if card.rank == 14 else card.rank
 
 
-def piles_best_low(hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card],
-                   row: Sequence[Card], variant: bool = False) -> LowValue | None:
+def piles_best_low(
+    hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card], row: Sequence[Card], variant: bool = False
+) -> LowValue | None:
     """The best legal Piles low, or None when none qualifies (or none can be made yet).
 
     Legal five as for the high (piles.txt 2.3). Ace-to-five, straights and
@@ -470,16 +482,20 @@ def piles_best_low(hole: Sequence[Card], square1: Sequence[Card], square2: Seque
     return LowValue(_pack(ranks), _pick(found, ranks))
 
 
-def _variant_low(hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card],
-                 row: Sequence[Card]) -> LowValue | None:
+def _variant_low(
+    hole: Sequence[Card], square1: Sequence[Card], square2: Sequence[Card], row: Sequence[Card]
+) -> LowValue | None:
     """piles.txt 5.1(a): repeated ranks allowed, every card five or lower."""
+
     def small(cards: Iterable[Card]) -> list[Card]:
         return [c for c in cards if c.rank <= 5 or c.rank == 14]
 
-    hole_pairs = {tuple(sorted((_low_rank(a), _low_rank(b)))): (a, b)
-                  for a, b in combinations(small(hole), 2)}
-    square_pairs = {tuple(sorted((_low_rank(a), _low_rank(b)))): (a, b)
-                    for sq in (square1, square2) for a, b in combinations(small(sq), 2)}
+    hole_pairs = {tuple(sorted((_low_rank(a), _low_rank(b)))): (a, b) for a, b in combinations(small(hole), 2)}
+    square_pairs = {
+        tuple(sorted((_low_rank(a), _low_rank(b)))): (a, b)
+        for sq in (square1, square2)
+        for a, b in combinations(small(sq), 2)
+    }
     row_cards = {_low_rank(c): c for c in small(row)}
     best = 1 << 24
     found: tuple[Card, ...] = ()

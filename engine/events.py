@@ -155,8 +155,22 @@ class Carry:
     amount: int
 
 
-Event = (Deal | Ante | Blind | Turn | Check | Fold | Bet | Decided | DropOpen | DeclareOpen | Showdown
-         | Award | MatchPayment | Carry)
+Event = (
+    Deal
+    | Ante
+    | Blind
+    | Turn
+    | Check
+    | Fold
+    | Bet
+    | Decided
+    | DropOpen
+    | DeclareOpen
+    | Showdown
+    | Award
+    | MatchPayment
+    | Carry
+)
 
 #: the kinds of the events that move chips from a seat into the table pot (the ledger posts these,
 #: and "award", by kind)

@@ -105,16 +105,29 @@ def view_to_json(view: HandView) -> dict[str, Any]:
     """The JSON form of a view: game, hand_number, button, you, phase, (Piles: stage), pot, carry_pot,
     board (Piranha: a list of 5, None face down; Piles: {"square1", "square2", "row"}), seats,
     my_cards, my_hand, to_act, legal_actions (action objects), betting, events, result, rules."""
-    out: dict[str, Any] = {"game": view.game, "hand_number": view.hand_number, "button": view.button,
-                           "you": view.you, "phase": view.phase}
+    out: dict[str, Any] = {
+        "game": view.game,
+        "hand_number": view.hand_number,
+        "button": view.button,
+        "you": view.you,
+        "phase": view.phase,
+    }
     if view.stage is not None:
         out["stage"] = view.stage
-    out.update({
-        "pot": view.pot, "carry_pot": view.carry_pot, "board": to_plain(view.board),
-        "seats": to_plain(view.seats), "my_cards": to_plain(view.my_cards), "my_hand": to_plain(view.my_hand),
-        "to_act": list(view.to_act), "legal_actions": [action_to_dict(a) for a in view.legal_actions],
-        "betting": to_plain(view.betting), "events": [event_to_json(e) for e in view.events],
-        "result": result_to_json(view.result) if view.result is not None else None,
-        "rules": view.rules.to_dict(),
-    })
+    out.update(
+        {
+            "pot": view.pot,
+            "carry_pot": view.carry_pot,
+            "board": to_plain(view.board),
+            "seats": to_plain(view.seats),
+            "my_cards": to_plain(view.my_cards),
+            "my_hand": to_plain(view.my_hand),
+            "to_act": list(view.to_act),
+            "legal_actions": [action_to_dict(a) for a in view.legal_actions],
+            "betting": to_plain(view.betting),
+            "events": [event_to_json(e) for e in view.events],
+            "result": result_to_json(view.result) if view.result is not None else None,
+            "rules": view.rules.to_dict(),
+        }
+    )
     return out

@@ -46,14 +46,30 @@ from .rules import PilesRules
 
 GAME = "Piles"
 VARIANT = play.Variant(
-    name=GAME, game="piles", sealed="declare", opened=DeclareOpen, hole_cards=5,
-    sealed_actions=(Action("declare", choice="high"), Action("declare", choice="low"),
-                    Action("declare", choice="pig"), Action("fold")))
+    name=GAME,
+    game="piles",
+    sealed="declare",
+    opened=DeclareOpen,
+    hole_cards=5,
+    sealed_actions=(
+        Action("declare", choice="high"),
+        Action("declare", choice="low"),
+        Action("declare", choice="pig"),
+        Action("fold"),
+    ),
+)
 
 # piles.txt 3.1 stage table: (pile, first position, count) turned at stages 1..9
 STAGES: tuple[tuple[str, int, int], ...] = (
-    ("square1", 0, 2), ("square2", 0, 2), ("square1", 2, 2), ("square2", 2, 2),
-    ("row", 0, 1), ("row", 1, 1), ("row", 2, 1), ("row", 3, 1), ("row", 4, 1),
+    ("square1", 0, 2),
+    ("square2", 0, 2),
+    ("square1", 2, 2),
+    ("square2", 2, 2),
+    ("row", 0, 1),
+    ("row", 1, 1),
+    ("row", 2, 1),
+    ("row", 3, 1),
+    ("row", 4, 1),
 )
 
 
@@ -104,20 +120,37 @@ def _pile(state: PilesState, name: str) -> tuple[str, ...]:
 
 def _turn_event(state: PilesState, stage: int) -> Turn:
     pile, first, count = STAGES[stage - 1]
-    cards = _pile(state, pile)[first:first + count]
+    cards = _pile(state, pile)[first : first + count]
     return Turn(cards=cards, where=pile, positions=tuple(range(first, first + count)), stage=stage)
 
 
-def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
-             carry_pot: int = 0, hand_number: int = 1) -> tuple[PilesState, list[Event]]:
+def new_hand(
+    rules: PilesRules,
+    *,
+    seats: Sequence[int],
+    button: int,
+    deck: Sequence[str],
+    carry_pot: int = 0,
+    hand_number: int = 1,
+) -> tuple[PilesState, list[Event]]:
     """Deal, post the forced bets, turn stage 1 and open its betting round."""
     seat_t, cards = play.check_new_hand(rules, VARIANT, seats, button, deck, carry_pot, hand_number)
     n = len(seat_t)
     order = clockwise_from_button(seat_t, button)
     hole = play.deal_hole(VARIANT, cards, order)  # piles.txt 2.1: five cards face down to each player
-    rest = cards[5 * n:]
-    events: list[Event] = [Deal(game="piles", hand_number=hand_number, button=button, seats=seat_t,
-                                hole_cards=5, square1=4, square2=4, row=5)]
+    rest = cards[5 * n :]
+    events: list[Event] = [
+        Deal(
+            game="piles",
+            hand_number=hand_number,
+            button=button,
+            seats=seat_t,
+            hole_cards=5,
+            square1=4,
+            square2=4,
+            row=5,
+        )
+    ]
     paid = [0] * n
     contrib = [0] * n
     first = first_after_button(seat_t, button)
@@ -135,11 +168,27 @@ def new_hand(rules: PilesRules, *, seats: Sequence[int], button: int, deck: Sequ
                 events.append(Blind(seat_t[i], amount, which))
         first = (big + 1) % n  # the first round starts after the big blind
     state = PilesState(
-        rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
-        carry_pot=carry_pot, hole=hole, square1=rest[0:4],
-        square2=rest[4:8], row=rest[8:13], stage=1, phase="betting", pot=carry_pot + sum(paid),
-        paid=tuple(paid), status=("active",) * n, decisions=("",) * n, last_action=("",) * n,
-        betting=None, events=(), outcome=None)
+        rules=rules,
+        seats=seat_t,
+        button=button,
+        deck=cards,
+        hand_number=hand_number,
+        carry_pot=carry_pot,
+        hole=hole,
+        square1=rest[0:4],
+        square2=rest[4:8],
+        row=rest[8:13],
+        stage=1,
+        phase="betting",
+        pot=carry_pot + sum(paid),
+        paid=tuple(paid),
+        status=("active",) * n,
+        decisions=("",) * n,
+        last_action=("",) * n,
+        betting=None,
+        events=(),
+        outcome=None,
+    )
     events.append(_turn_event(state, 1))  # piles.txt 3.1 stage 1: two cards of pile 1
     b = bet.open_round([True] * n, first, rules.stage_bets[0], rules.max_raises, contrib)
     state = replace(state, betting=b, events=tuple(events))
@@ -181,9 +230,18 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
         j = active.index(True)
         if new.pot:  # no chip event moves zero cents
             events.append(Award(new.seats[j], new.pot, "pot"))
-        outcome = PilesOutcome(pot=new.pot, reason="uncontested", winners=(new.seats[j],),
-                               payouts=(Payout(new.seats[j], new.pot),) if new.pot else (), high_winners=(),
-                               low_winners=(), failed_pigs=(), hands=(), next_pot=0, game_over=False)
+        outcome = PilesOutcome(
+            pot=new.pot,
+            reason="uncontested",
+            winners=(new.seats[j],),
+            payouts=(Payout(new.seats[j], new.pot),) if new.pot else (),
+            high_winners=(),
+            low_winners=(),
+            failed_pigs=(),
+            hands=(),
+            next_pot=0,
+            game_over=False,
+        )
         new = replace(new, phase="over", betting=None, outcome=outcome)
         return play.logged(new, events)
     if b.actor == -1:
@@ -192,10 +250,10 @@ def _apply_betting(state: PilesState, i: int, action: Action) -> tuple[PilesStat
             stage = new.stage + 1
             new = replace(new, stage=stage)
             events.append(_turn_event(new, stage))
-            nb = bet.open_round(active, first_after_button(new.seats, new.button),
-                                new.rules.stage_bets[stage - 1], new.rules.max_raises)
-            new = replace(new, betting=nb, last_action=tuple(
-                "" if a else "folded" for a in active))
+            nb = bet.open_round(
+                active, first_after_button(new.seats, new.button), new.rules.stage_bets[stage - 1], new.rules.max_raises
+            )
+            new = replace(new, betting=nb, last_action=tuple("" if a else "folded" for a in active))
         else:
             new = replace(new, phase="declare", betting=None)  # piles.txt 4.1
     return play.logged(new, events)
@@ -234,8 +292,9 @@ def _values(state: PilesState, j: int) -> tuple[HandValue | None, LowValue | Non
 def _high_low(high: HandValue | None, low: LowValue | None) -> HighLow:
     """A hand's best high and low as shown: name (high: full name too) and cards, or None."""
     return HighLow(
-        high=None if high is None else HighHand(name=high.name, full_name=high.full_name,
-                                                cards=tuple(c.code for c in high.cards)),
+        high=None
+        if high is None
+        else HighHand(name=high.name, full_name=high.full_name, cards=tuple(c.code for c in high.cards)),
         low=None if low is None else LowHand(name=low.name, cards=tuple(c.code for c in low.cards)),
     )
 
@@ -249,8 +308,9 @@ def _best(values: Mapping[int, HandValue | LowValue | None], claimants: Sequence
     return [j for j in qualified if values[j] == top]
 
 
-def _wins_half(values: Mapping[int, HandValue | LowValue | None], j: int, rivals: Sequence[int],
-               ties_count: bool) -> bool:
+def _wins_half(
+    values: Mapping[int, HandValue | LowValue | None], j: int, rivals: Sequence[int], ties_count: bool
+) -> bool:
     mine = values[j]
     if mine is None:
         return False
@@ -274,8 +334,9 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
         high, low = _values(state, j)
         highs[j], lows[j] = high, low
         shown = _high_low(high, low)
-        hands.append(PilesShown(seat=seats[j], hole=state.hole[j], declared=declared[j], high=shown.high,
-                                low=shown.low))
+        hands.append(
+            PilesShown(seat=seats[j], hole=state.hole[j], declared=declared[j], high=shown.high, low=shown.low)
+        )
     if hands:
         events.append(Showdown(tuple(hands)))
     high_side = [j for j in declared if declared[j] in ("high", "pig")]
@@ -283,8 +344,11 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
     ties = state.rules.pig_tie_counts
     # piles.txt 4.3: a pig must win both halves; docs/design.md: outright unless pig ties count,
     # and a failed pig wins nothing while the halves are resolved without them
-    failed = [j for j in declared if declared[j] == "pig"
-              and not (_wins_half(highs, j, high_side, ties) and _wins_half(lows, j, low_side, ties))]
+    failed = [
+        j
+        for j in declared
+        if declared[j] == "pig" and not (_wins_half(highs, j, high_side, ties) and _wins_half(lows, j, low_side, ties))
+    ]
     high_side = [j for j in high_side if j not in failed]
     low_side = [j for j in low_side if j not in failed]
     high_winners = _best(highs, high_side)  # piles.txt 4.2
@@ -320,11 +384,15 @@ def _showdown(state: PilesState, events: list[Event]) -> tuple[PilesState, list[
         payouts[j] = payouts.get(j, 0) + amount
     awarded = {j for j, _amount, _half in awards}
     outcome = PilesOutcome(
-        pot=pot, reason="showdown" if awards else "carry",
+        pot=pot,
+        reason="showdown" if awards else "carry",
         winners=tuple(seats[j] for j in order if j in awarded),
         payouts=tuple(Payout(seats[j], payouts[j]) for j in order if payouts.get(j)),
-        high_winners=tuple(seats[j] for j in high_winners), low_winners=tuple(seats[j] for j in low_winners),
-        failed_pigs=tuple(seats[j] for j in failed), hands=tuple(hands), next_pot=next_pot,
+        high_winners=tuple(seats[j] for j in high_winners),
+        low_winners=tuple(seats[j] for j in low_winners),
+        failed_pigs=tuple(seats[j] for j in failed),
+        hands=tuple(hands),
+        next_pot=next_pot,
         game_over=False,
     )
     new = replace(state, phase="over", outcome=outcome, events=state.events + tuple(events))
@@ -339,8 +407,10 @@ def result(state: PilesState) -> PilesOutcome | None:
 def view(state: PilesState, seat: int | None) -> HandView:
     """What ``seat`` may see (None: spectators). See engine.view."""
     up = turned(state)
-    piles = {name: tuple(c if k < up[name] else None for k, c in enumerate(_pile(state, name)))
-             for name in ("square1", "square2", "row")}
+    piles = {
+        name: tuple(c if k < up[name] else None for k, c in enumerate(_pile(state, name)))
+        for name in ("square1", "square2", "row")
+    }
     board = PilesBoard(square1=piles["square1"], square2=piles["square2"], row=piles["row"])
 
     def my_hand(me: int) -> HighLow:
@@ -350,12 +420,18 @@ def view(state: PilesState, seat: int | None) -> HandView:
 
 
 @functools.lru_cache(maxsize=4096)
-def _best_so_far(hole: tuple[str, ...], square1: tuple[str | None, ...], square2: tuple[str | None, ...],
-                 row: tuple[str | None, ...], variant: bool) -> HighLow:
+def _best_so_far(
+    hole: tuple[str, ...],
+    square1: tuple[str | None, ...],
+    square2: tuple[str | None, ...],
+    row: tuple[str | None, ...],
+    variant: bool,
+) -> HighLow:
     """A player's best high and low from their hole cards and the turned cards of each pile (None: face
     down). Kept: every seated member's view asks for it on every version, and it changes only when a
     card is turned."""
     hole_cards = [card(c) for c in hole]
     sq1, sq2, in_row = ([card(c) for c in pile if c is not None] for pile in (square1, square2, row))
-    return _high_low(piles_best_high(hole_cards, sq1, sq2, in_row, variant),
-                     piles_best_low(hole_cards, sq1, sq2, in_row, variant))
+    return _high_low(
+        piles_best_high(hole_cards, sq1, sq2, in_row, variant), piles_best_low(hole_cards, sq1, sq2, in_row, variant)
+    )

@@ -26,8 +26,14 @@ from .outcome import HighHand, Payout, PiranhaOutcome, PiranhaShown
 from .rules import PiranhaRules
 
 GAME = "Piranha"
-VARIANT = play.Variant(name=GAME, game="piranha", sealed="drop", sealed_actions=(Action("in"), Action("out")),
-                       opened=DropOpen, hole_cards=4)
+VARIANT = play.Variant(
+    name=GAME,
+    game="piranha",
+    sealed="drop",
+    sealed_actions=(Action("in"), Action("out")),
+    opened=DropOpen,
+    hole_cards=4,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +68,24 @@ class PiranhaState:
     game: str = "piranha"
 
 
-def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Sequence[str],
-             carry_pot: int = 0, hand_number: int = 1) -> tuple[PiranhaState, list[Event]]:
+def new_hand(
+    rules: PiranhaRules,
+    *,
+    seats: Sequence[int],
+    button: int,
+    deck: Sequence[str],
+    carry_pot: int = 0,
+    hand_number: int = 1,
+) -> tuple[PiranhaState, list[Event]]:
     """Deal, ante and turn the three face-up board cards; return the state and those events."""
     seat_t, cards = play.check_new_hand(rules, VARIANT, seats, button, deck, carry_pot, hand_number)
     n = len(seat_t)
     order = clockwise_from_button(seat_t, button)
     hole = play.deal_hole(VARIANT, cards, order)  # piranha.txt 2.2: four cards face down to each player
-    board = cards[4 * n: 4 * n + 5]  # piranha.txt 2.2: then five community cards
-    events: list[Event] = [Deal(game="piranha", hand_number=hand_number, button=button, seats=seat_t,
-                                hole_cards=4, board_cards=5)]
+    board = cards[4 * n : 4 * n + 5]  # piranha.txt 2.2: then five community cards
+    events: list[Event] = [
+        Deal(game="piranha", hand_number=hand_number, button=button, seats=seat_t, hole_cards=4, board_cards=5)
+    ]
     paid = [0] * n
     # piranha.txt 2.1: each player antes; docs/design.md option: first hand of a game only
     if rules.ante and (rules.ante_each_hand or hand_number == 1):
@@ -84,14 +98,27 @@ def new_hand(rules: PiranhaRules, *, seats: Sequence[int], button: int, deck: Se
     phase = "drop"
     if rules.betting_round:  # piranha.txt 3.4, docs/design.md: one fixed-limit round before the drop
         phase = "betting"
-        betting = bet.open_round([True] * n, first_after_button(seat_t, button), rules.bet_size,
-                                 rules.max_raises)
+        betting = bet.open_round([True] * n, first_after_button(seat_t, button), rules.bet_size, rules.max_raises)
     state = PiranhaState(
-        rules=rules, seats=seat_t, button=button, deck=cards, hand_number=hand_number,
-        carry_pot=carry_pot, hole=hole, board=board, board_up=3,
-        phase=phase, pot=carry_pot + sum(paid), paid=tuple(paid), status=status,
-        decisions=("",) * n, last_action=("",) * n, betting=betting, events=tuple(events),
-        outcome=None)
+        rules=rules,
+        seats=seat_t,
+        button=button,
+        deck=cards,
+        hand_number=hand_number,
+        carry_pot=carry_pot,
+        hole=hole,
+        board=board,
+        board_up=3,
+        phase=phase,
+        pot=carry_pot + sum(paid),
+        paid=tuple(paid),
+        status=status,
+        decisions=("",) * n,
+        last_action=("",) * n,
+        betting=betting,
+        events=tuple(events),
+        outcome=None,
+    )
     return state, events
 
 
@@ -162,8 +189,13 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
             for j in order:
                 if shares[j]:
                     events.append(Award(seats[j], shares[j], "split"))
-            outcome = _outcome(pot, reason="nobody_in_split", game_over=True, winners=[seats[j] for j in order],
-                               payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]])
+            outcome = _outcome(
+                pot,
+                reason="nobody_in_split",
+                game_over=True,
+                winners=[seats[j] for j in order],
+                payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]],
+            )
         else:
             # docs/design.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
             # pot limit; what is over it goes back to those dealt in (docs/hands-and-data.md "Pot limit")
@@ -172,24 +204,41 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
                 if over.get(j):
                     events.append(Award(seats[j], over[j], "over_limit"))
             events.append(Carry(carried))
-            outcome = _outcome(pot, reason="nobody_in_carry", next_pot=carried,
-                               payouts=[Payout(seats[j], over[j]) for j in order if over.get(j)])
+            outcome = _outcome(
+                pot,
+                reason="nobody_in_carry",
+                next_pot=carried,
+                payouts=[Payout(seats[j], over[j]) for j in order if over.get(j)],
+            )
     elif len(ins) == 1:
         # piranha.txt 3.3: the one player in wins uncontested, and the game ends
         j = ins[0]
         if pot:  # no chip event moves zero cents
             events.append(Award(seats[j], pot, "pot"))
-        outcome = _outcome(pot, reason="uncontested", game_over=True, winners=[seats[j]],
-                           payouts=[Payout(seats[j], pot)] if pot else [])
+        outcome = _outcome(
+            pot,
+            reason="uncontested",
+            game_over=True,
+            winners=[seats[j]],
+            payouts=[Payout(seats[j], pot)] if pot else [],
+        )
     else:
         # piranha.txt 4.1: the dealer turns up the last two community cards
         board_up = 5
         events.append(Turn(cards=state.board[3:], where="board", positions=(3, 4)))
         board = [card(c) for c in state.board]
         values: dict[int, HandValue] = {j: piranha_best([card(c) for c in state.hole[j]], board) for j in ins}
-        hands = [PiranhaShown(seat=seats[j], hole=state.hole[j], name=values[j].name,
-                              full_name=values[j].full_name, cards=tuple(c.code for c in values[j].cards))
-                 for j in order if j in values]
+        hands = [
+            PiranhaShown(
+                seat=seats[j],
+                hole=state.hole[j],
+                name=values[j].name,
+                full_name=values[j].full_name,
+                cards=tuple(c.code for c in values[j].cards),
+            )
+            for j in order
+            if j in values
+        ]
         events.append(Showdown(tuple(hands)))
         best = max(values.values())
         winners = [j for j in order if j in values and values[j] == best]  # piranha.txt 4.2
@@ -206,20 +255,48 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
                 paid[j] += each
                 events.append(MatchPayment(seats[j], each))
                 payments.append(Payout(seats[j], each))
-        outcome = _outcome(pot, reason="showdown", winners=[seats[j] for j in winners], hands=hands,
-                           payouts=[Payout(seats[j], shares[j]) for j in winners if shares[j]],
-                           match_payments=payments, next_pot=sum(p.amount for p in payments))
-    new = replace(state, phase="over", betting=None, board_up=board_up, paid=tuple(paid),
-                  events=state.events + tuple(events), outcome=outcome)
+        outcome = _outcome(
+            pot,
+            reason="showdown",
+            winners=[seats[j] for j in winners],
+            hands=hands,
+            payouts=[Payout(seats[j], shares[j]) for j in winners if shares[j]],
+            match_payments=payments,
+            next_pot=sum(p.amount for p in payments),
+        )
+    new = replace(
+        state,
+        phase="over",
+        betting=None,
+        board_up=board_up,
+        paid=tuple(paid),
+        events=state.events + tuple(events),
+        outcome=outcome,
+    )
     return new, events
 
 
-def _outcome(pot: int, *, reason: str, winners: Sequence[int] = (), payouts: Sequence[Payout] = (),
-             match_payments: Sequence[Payout] = (), hands: Sequence[PiranhaShown] = (), next_pot: int = 0,
-             game_over: bool = False) -> PiranhaOutcome:
-    return PiranhaOutcome(pot=pot, winners=tuple(winners), payouts=tuple(payouts),
-                          match_payments=tuple(match_payments), hands=tuple(hands), next_pot=next_pot,
-                          game_over=game_over, reason=reason)
+def _outcome(
+    pot: int,
+    *,
+    reason: str,
+    winners: Sequence[int] = (),
+    payouts: Sequence[Payout] = (),
+    match_payments: Sequence[Payout] = (),
+    hands: Sequence[PiranhaShown] = (),
+    next_pot: int = 0,
+    game_over: bool = False,
+) -> PiranhaOutcome:
+    return PiranhaOutcome(
+        pot=pot,
+        winners=tuple(winners),
+        payouts=tuple(payouts),
+        match_payments=tuple(match_payments),
+        hands=tuple(hands),
+        next_pot=next_pot,
+        game_over=game_over,
+        reason=reason,
+    )
 
 
 def result(state: PiranhaState) -> PiranhaOutcome | None:
@@ -232,7 +309,7 @@ def view(state: PiranhaState, seat: int | None) -> HandView:
     board = tuple(c if k < state.board_up else None for k, c in enumerate(state.board))
 
     def my_hand(me: int) -> HighHand:
-        return _best_so_far(state.hole[me], state.board[:state.board_up])
+        return _best_so_far(state.hole[me], state.board[: state.board_up])
 
     return play.view(state, VARIANT, seat, board=board, my_hand=my_hand)
 

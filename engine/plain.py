@@ -42,12 +42,14 @@ def _printer(tp: Any) -> Callable[[Any], Any]:
         names = tuple(f.name for f in dataclasses.fields(tp))
         kind = _kind_of(tp)
         if kind is None:
+
             def print_record(value: Any) -> dict[str, Any]:
                 out: dict[str, Any] = {}
                 for name in names:
                     item = getattr(value, name)
                     out[name] = item if type(item) in scalars else to_plain(item)
                 return out
+
             return print_record
 
         def print_kind(value: Any) -> dict[str, Any]:
@@ -57,6 +59,7 @@ def _printer(tp: Any) -> Callable[[Any], Any]:
                 if item is not None:
                     out[name] = item if type(item) in scalars else to_plain(item)
             return out
+
         return print_kind
     if issubclass(tp, (list, tuple)):
         return lambda value: [v if type(v) in scalars else to_plain(v) for v in value]
@@ -124,6 +127,7 @@ def _scalar_reader(tp: type) -> Callable[[Any], Any]:
         if not isinstance(value, tp) or (tp is int and isinstance(value, bool)):
             raise EngineError(f"State is malformed: expected {expected}")
         return value
+
     return read
 
 
@@ -135,6 +139,7 @@ def _tuple_reader(args: tuple[Any, ...]) -> Callable[[Any], Any]:
             if not isinstance(value, list):
                 raise EngineError("State is malformed: expected a list")
             return tuple(item(v) for v in value)
+
         return read_all
     readers = tuple(_reader(a) for a in args)
 
@@ -142,6 +147,7 @@ def _tuple_reader(args: tuple[Any, ...]) -> Callable[[Any], Any]:
         if not isinstance(value, list) or len(value) != len(readers):
             raise EngineError("State is malformed: expected a list of the right length")
         return tuple(r(v) for r, v in zip(readers, value, strict=True))
+
     return read_fixed
 
 
@@ -149,8 +155,9 @@ def _record_reader(tp: type) -> Callable[[Any], Any]:
     hints = typing.get_type_hints(tp)
     kind = _kind_of(tp)
     label = kind or tp.__name__
-    fields = tuple((f.name, _reader(hints[f.name]), f.default is not dataclasses.MISSING)
-                   for f in dataclasses.fields(tp))
+    fields = tuple(
+        (f.name, _reader(hints[f.name]), f.default is not dataclasses.MISSING) for f in dataclasses.fields(tp)
+    )
     names = frozenset(name for name, _read, _optional in fields) | ({"kind"} if kind else set())
 
     def read(value: Any) -> Any:
@@ -166,6 +173,7 @@ def _record_reader(tp: type) -> Callable[[Any], Any]:
             elif not optional:
                 raise EngineError(f"State is malformed: missing '{name}' in {label}")
         return tp(**kwargs)
+
     return read
 
 
@@ -176,9 +184,14 @@ def _union_reader(options: tuple[Any, ...]) -> Callable[[Any], Any]:
         return _reader(options[0])
     records = [o for o in options if isinstance(o, type) and dataclasses.is_dataclass(o)]
     by_kind = {kind: _reader(o) for o in records if (kind := _kind_of(o)) is not None}
-    shapes = [(frozenset(f.name for f in dataclasses.fields(o)),
-               frozenset(f.name for f in dataclasses.fields(o) if f.default is dataclasses.MISSING), _reader(o))
-              for o in records]
+    shapes = [
+        (
+            frozenset(f.name for f in dataclasses.fields(o)),
+            frozenset(f.name for f in dataclasses.fields(o) if f.default is dataclasses.MISSING),
+            _reader(o),
+        )
+        for o in records
+    ]
     others = [_reader(o) for o in options]
 
     def read(value: Any) -> Any:
@@ -199,4 +212,5 @@ def _union_reader(options: tuple[Any, ...]) -> Callable[[Any], Any]:
             except EngineError:
                 continue
         raise EngineError("State is malformed: a value of none of the expected kinds")
+
     return read

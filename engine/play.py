@@ -85,8 +85,16 @@ S = TypeVar("S", bound=HandState)
 
 # ---- the deal -----------------------------------------------------------------------------
 
-def check_new_hand(rules: PiranhaRules | PilesRules, v: Variant, seats: Sequence[int], button: int,
-                   deck: Sequence[str], carry_pot: int, hand_number: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+
+def check_new_hand(
+    rules: PiranhaRules | PilesRules,
+    v: Variant,
+    seats: Sequence[int],
+    button: int,
+    deck: Sequence[str],
+    carry_pot: int,
+    hand_number: int,
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """The seats and the deck of a new hand, checked; raises EngineError on bad input."""
     errors = rules.validate()
     if errors:
@@ -110,13 +118,15 @@ def deal_hole(v: Variant, cards: Sequence[str], order: Sequence[int]) -> tuple[t
 
 # ---- whose decision, and which -------------------------------------------------------------
 
+
 def to_act(state: HandState, v: Variant) -> tuple[int, ...]:
     """The betting round's actor, or every active seat still undecided in the sealed decision."""
     if state.phase == "betting" and state.betting is not None and state.betting.actor >= 0:
         return (state.seats[state.betting.actor],)
     if state.phase == v.sealed:
-        return tuple(s for s, st, d in zip(state.seats, state.status, state.decisions, strict=True)
-                     if st == "active" and not d)
+        return tuple(
+            s for s, st, d in zip(state.seats, state.status, state.decisions, strict=True) if st == "active" and not d
+        )
     return ()
 
 
@@ -153,13 +163,15 @@ def acting_index(state: HandState, seat: int, folded: str) -> int:
 
 # ---- steps ----------------------------------------------------------------------------------
 
+
 def logged(state: S, events: list[Event]) -> tuple[S, list[Event]]:
     """``state`` with ``events`` appended to its log, and those events."""
     return replace(state, events=state.events + tuple(events)), events
 
 
-def bet_step(state: S, v: Variant, i: int, action: Action,
-             stage: int | None = None) -> tuple[S, list[Event], list[bool], bet.Betting]:
+def bet_step(
+    state: S, v: Variant, i: int, action: Action, stage: int | None = None
+) -> tuple[S, list[Event], list[bool], bet.Betting]:
     """Apply the betting action of seat index ``i``, whose turn it is (the caller checked).
 
     Returns the state with the chips and the last action recorded (its log not yet
@@ -184,8 +196,9 @@ def bet_step(state: S, v: Variant, i: int, action: Action,
     paid[i] += pay
     last = list(state.last_action)
     last[i] = action.type
-    new = replace(state, status=tuple(status), paid=tuple(paid), pot=state.pot + pay,
-                  last_action=tuple(last), betting=b)
+    new = replace(
+        state, status=tuple(status), paid=tuple(paid), pot=state.pot + pay, last_action=tuple(last), betting=b
+    )
     return new, events, active, b
 
 
@@ -209,15 +222,22 @@ def seal(state: S, v: Variant, i: int, choice: str) -> tuple[S, list[Event], lis
     opened = [j for j, st in enumerate(new.status) if st == "active"]
     decisions_opened = tuple(Decision(new.seats[j], new.decisions[j]) for j in opened)
     events.append(v.opened(decisions_opened))
-    new = replace(new, last_action=tuple(
-        new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)))
+    new = replace(new, last_action=tuple(new.decisions[j] if j in opened else a for j, a in enumerate(new.last_action)))
     return new, events, opened
 
 
 # ---- what is shown --------------------------------------------------------------------------
 
-def view(state: HandState, v: Variant, seat: int | None, *, board: PiranhaBoard | PilesBoard,
-         my_hand: Callable[[int], HighHand | HighLow], stage: int | None = None) -> HandView:
+
+def view(
+    state: HandState,
+    v: Variant,
+    seat: int | None,
+    *,
+    board: PiranhaBoard | PilesBoard,
+    my_hand: Callable[[int], HighHand | HighLow],
+    stage: int | None = None,
+) -> HandView:
     """What ``seat`` may see (None: spectators); see engine.view.
 
     ``board``: the board as this variant shows it; ``my_hand(me)``: the best hand so far
@@ -239,20 +259,45 @@ def view(state: HandState, v: Variant, seat: int | None, *, board: PiranhaBoard 
         else:
             decision = None
         round_bet = state.betting.contrib[j] if state.betting is not None else 0
-        seats_out.append(SeatView(
-            seat=s, status=state.status[j], paid=state.paid[j], round_bet=round_bet,
-            last_action=state.last_action[j] or None, decision=decision,
-            cards=state.hole[j] if j == me else shown.get(s), card_count=v.hole_cards))
+        seats_out.append(
+            SeatView(
+                seat=s,
+                status=state.status[j],
+                paid=state.paid[j],
+                round_bet=round_bet,
+                last_action=state.last_action[j] or None,
+                decision=decision,
+                cards=state.hole[j] if j == me else shown.get(s),
+                card_count=v.hole_cards,
+            )
+        )
     betting_out = None
     if state.betting is not None and state.phase == "betting":
         b = state.betting
-        betting_out = BettingView(bet_size=b.bet_size, current=b.current, raises=b.raises,
-                                  max_raises=b.max_raises,
-                                  to_call=(b.current - b.contrib[me]) if me is not None else None)
+        betting_out = BettingView(
+            bet_size=b.bet_size,
+            current=b.current,
+            raises=b.raises,
+            max_raises=b.max_raises,
+            to_call=(b.current - b.contrib[me]) if me is not None else None,
+        )
     return HandView(
-        game=v.game, hand_number=state.hand_number, button=state.button, you=seat, phase=state.phase,
-        stage=stage, pot=state.pot, carry_pot=state.carry_pot, board=board, seats=tuple(seats_out),
+        game=v.game,
+        hand_number=state.hand_number,
+        button=state.button,
+        you=seat,
+        phase=state.phase,
+        stage=stage,
+        pot=state.pot,
+        carry_pot=state.carry_pot,
+        board=board,
+        seats=tuple(seats_out),
         my_cards=state.hole[me] if me is not None else None,
-        my_hand=my_hand(me) if me is not None else None, to_act=to_act(state, v),
+        my_hand=my_hand(me) if me is not None else None,
+        to_act=to_act(state, v),
         legal_actions=tuple(legal_actions(state, v, seat)) if seat is not None else (),
-        betting=betting_out, events=state.events, result=state.outcome, rules=state.rules)
+        betting=betting_out,
+        events=state.events,
+        result=state.outcome,
+        rules=state.rules,
+    )

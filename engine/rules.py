@@ -34,6 +34,7 @@ def _stake_errors(label: str, value: object, *, least: int) -> list[str]:
         return [f"The {label} may be at most {MAX_STAKE // 100:,}.00"]
     return []
 
+
 _R = TypeVar("_R", "PiranhaRules", "PilesRules")
 
 
@@ -172,8 +173,11 @@ class PilesRules:
         errors += big_blind_errors
         if not big_blind_errors and _is_int(self.small_blind) and self.small_blind > self.big_blind:
             errors.append("The small blind may not be larger than the big blind")
-        if (not isinstance(self.stage_bets, tuple) or len(self.stage_bets) != 9
-                or not all(_is_int(b) and b >= 1 for b in self.stage_bets)):
+        if (
+            not isinstance(self.stage_bets, tuple)
+            or len(self.stage_bets) != 9
+            or not all(_is_int(b) and b >= 1 for b in self.stage_bets)
+        ):
             errors.append("Give nine bet sizes of at least 1 cent, one per stage")
         elif any(b > MAX_STAKE for b in self.stage_bets):
             errors.append(f"Each stage's bet may be at most {MAX_STAKE // 100:,}.00")

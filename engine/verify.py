@@ -74,7 +74,7 @@ class ProofError(ValueError):
 
 def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
     """The leaf of one deck position; raises ProofError for a field out of its form."""
-    if isinstance(hand_id, bool) or not isinstance(hand_id, int) or not 0 <= hand_id < 2 ** 64:
+    if isinstance(hand_id, bool) or not isinstance(hand_id, int) or not 0 <= hand_id < 2**64:
         raise ProofError("hand_id must be a whole number from 0 to 2**64 - 1")
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < DECK_SIZE:
         raise ProofError(f"position must be a whole number from 0 to {DECK_SIZE - 1}")
@@ -82,8 +82,7 @@ def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
         raise ProofError(f"{card!r} is not a card code like 7c or Td")
     if not isinstance(salt, str) or not _SALT.match(salt):
         raise ProofError("a salt is 32 lowercase hex digits")
-    data = (b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii")
-            + bytes.fromhex(salt))
+    data = b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii") + bytes.fromhex(salt)
     return hashlib.sha256(data).digest()
 
 
@@ -123,8 +122,13 @@ def cut_seed(root: str, cuts: Sequence[str]) -> bytes:
         raise ProofError(f"cuts must be a list of at most {MAX_CUTS}")
     if not all(isinstance(c, str) and _SALT.match(c) for c in cuts):
         raise ProofError("a cut is 32 lowercase hex digits (128 bits)")
-    return hashlib.sha256(b"\x03" + CUT_TAG + bytes.fromhex(root) + len(cuts).to_bytes(2, "big")
-                          + b"".join(bytes.fromhex(c) for c in cuts)).digest()
+    return hashlib.sha256(
+        b"\x03"
+        + CUT_TAG
+        + bytes.fromhex(root)
+        + len(cuts).to_bytes(2, "big")
+        + b"".join(bytes.fromhex(c) for c in cuts)
+    ).digest()
 
 
 def _words(seed: bytes) -> Iterator[int]:
@@ -133,7 +137,7 @@ def _words(seed: bytes) -> Iterator[int]:
     while True:
         block = hashlib.sha256(b"\x04" + CUT_TAG + seed + j.to_bytes(4, "big")).digest()
         for at in range(0, 32, 4):
-            yield int.from_bytes(block[at:at + 4], "big")
+            yield int.from_bytes(block[at : at + 4], "big")
         j += 1
 
 
@@ -143,7 +147,7 @@ def cut_order(root: str, cuts: Sequence[str]) -> list[int]:
     order = list(range(DECK_SIZE))
     for i in range(DECK_SIZE - 1, 0, -1):
         bound = i + 1
-        limit = 2 ** 32 - (2 ** 32 % bound)
+        limit = 2**32 - (2**32 % bound)
         w = next(words)
         while w >= limit:
             w = next(words)

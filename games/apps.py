@@ -29,10 +29,12 @@ class GamesConfig(AppConfig):
                 access_bump(user.pk)
 
         post_save.connect(account_changed, sender=User, dispatch_uid="games.access.user", weak=False)
-        post_save.connect(membership_changed, sender=Membership, dispatch_uid="games.access.membership_save",
-                          weak=False)
-        post_delete.connect(membership_changed, sender=Membership, dispatch_uid="games.access.membership_delete",
-                            weak=False)
+        post_save.connect(
+            membership_changed, sender=Membership, dispatch_uid="games.access.membership_save", weak=False
+        )
+        post_delete.connect(
+            membership_changed, sender=Membership, dispatch_uid="games.access.membership_delete", weak=False
+        )
         user_logged_out.connect(logged_out, dispatch_uid="games.access.logout", weak=False)
         self._connect_member_signals()
         self._connect_ledger_signals()
@@ -56,10 +58,12 @@ class GamesConfig(AppConfig):
         from games.services.members import hands_apply_away, hands_member_removed
         from games.timing.turn_clock import Member
 
-        def clock_changed(sender: Any, user: Any, time_zone: str, quiet_start: Any, quiet_end: Any,
-                          **kwargs: Any) -> int:
-            return hands_reclock(user=user, before=Member(time_zone=time_zone, quiet_start=quiet_start,
-                                                          quiet_end=quiet_end))
+        def clock_changed(
+            sender: Any, user: Any, time_zone: str, quiet_start: Any, quiet_end: Any, **kwargs: Any
+        ) -> int:
+            return hands_reclock(
+                user=user, before=Member(time_zone=time_zone, quiet_start=quiet_start, quiet_end=quiet_end)
+            )
 
         def went_away(sender: Any, user: Any, **kwargs: Any) -> int:
             return hands_apply_away(user=user)

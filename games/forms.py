@@ -57,7 +57,8 @@ class MoneyField(forms.DecimalField):
         cents = cents_from_units(amount)
         if cents > self.max_cents:
             raise forms.ValidationError(
-                f"{self.label or 'The amount'} may be at most {units_from_cents(self.max_cents):,}.")
+                f"{self.label or 'The amount'} may be at most {units_from_cents(self.max_cents):,}."
+            )
         return cents
 
 
@@ -66,16 +67,23 @@ class RuleSetForm(forms.Form):
 
     game: str = ""
 
-    name = forms.CharField(max_length=80, help_text="For example: Friday night, low stakes.",
-                           validators=[reject_control_characters])
+    name = forms.CharField(
+        max_length=80, help_text="For example: Friday night, low stakes.", validators=[reject_control_characters]
+    )
     max_seats = forms.IntegerField(label="Seats at a table", min_value=1, max_value=99)
-    clock_amount = forms.IntegerField(label="Turn clock", min_value=1, max_value=10_000_000,
-                                      help_text="How long each player has to act (10 seconds to 7 days).")
+    clock_amount = forms.IntegerField(
+        label="Turn clock",
+        min_value=1,
+        max_value=10_000_000,
+        help_text="How long each player has to act (10 seconds to 7 days).",
+    )
     clock_unit = forms.ChoiceField(label="Clock unit", choices=CLOCK_UNITS)
     spectators_allowed = forms.BooleanField(label="Club members who are not seated may watch", required=False)
     cut_required = forms.BooleanField(
-        label="Deal only once a seated player's browser has cut the deal", required=False,
-        help_text="A deal nobody cut waits, one turn clock at most, then is dealt without a cut.")
+        label="Deal only once a seated player's browser has cut the deal",
+        required=False,
+        help_text="A deal nobody cut waits, one turn clock at most, then is dealt without a cut.",
+    )
 
     def __init__(self, *args: Any, currency: str = "USD", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -130,35 +138,68 @@ class PiranhaRulesForm(RuleSetForm):
 
     ante = MoneyField(label="Ante")
     ante_each_hand = forms.TypedChoiceField(
-        label="When players ante", coerce=lambda v: v == "every",
-        choices=[("every", "Every hand"), ("first", "First hand of a game only")])
-    match_cap = MoneyField(label="Pot-match cap", required=False, allow_zero=False,
-                           help_text="The most a loser pays into the next pot. Leave empty for no cap.")
+        label="When players ante",
+        coerce=lambda v: v == "every",
+        choices=[("every", "Every hand"), ("first", "First hand of a game only")],
+    )
+    match_cap = MoneyField(
+        label="Pot-match cap",
+        required=False,
+        allow_zero=False,
+        help_text="The most a loser pays into the next pot. Leave empty for no cap.",
+    )
     betting_round = forms.BooleanField(label="Add one betting round before the drop", required=False)
     bet_size = MoneyField(label="Bet size of that round", allow_zero=False)
     max_raises = forms.IntegerField(label="Raises allowed in that round", min_value=0, max_value=MAX_RAISES)
-    nobody_in = forms.ChoiceField(label="When nobody stays in", choices=[
-        ("carry", "The pot carries to a fresh deal"),
-        ("split", "The game ends and the pot is split among those dealt in")])
+    nobody_in = forms.ChoiceField(
+        label="When nobody stays in",
+        choices=[
+            ("carry", "The pot carries to a fresh deal"),
+            ("split", "The game ends and the pot is split among those dealt in"),
+        ],
+    )
 
-    field_order = ["name", "ante", "ante_each_hand", "match_cap", "betting_round", "bet_size", "max_raises",
-                   "nobody_in", "max_seats", "clock_amount", "clock_unit", "spectators_allowed",
-                   "cut_required"]
+    field_order = [
+        "name",
+        "ante",
+        "ante_each_hand",
+        "match_cap",
+        "betting_round",
+        "bet_size",
+        "max_raises",
+        "nobody_in",
+        "max_seats",
+        "clock_amount",
+        "clock_unit",
+        "spectators_allowed",
+        "cut_required",
+    ]
 
     def build_rules(self) -> engine.PiranhaRules:
         d = self.cleaned_data
         return engine.PiranhaRules(
-            ante=d["ante"], ante_each_hand=bool(d["ante_each_hand"]), match_cap=d.get("match_cap"),
-            betting_round=bool(d.get("betting_round")), bet_size=d["bet_size"], max_raises=d["max_raises"],
-            nobody_in=d["nobody_in"], turn_seconds=self.turn_seconds() or 0, cut_required=bool(d.get("cut_required")))
+            ante=d["ante"],
+            ante_each_hand=bool(d["ante_each_hand"]),
+            match_cap=d.get("match_cap"),
+            betting_round=bool(d.get("betting_round")),
+            bet_size=d["bet_size"],
+            max_raises=d["max_raises"],
+            nobody_in=d["nobody_in"],
+            turn_seconds=self.turn_seconds() or 0,
+            cut_required=bool(d.get("cut_required")),
+        )
 
     @classmethod
     def initial_from(cls, rules: engine.PiranhaRules) -> dict[str, Any]:
         return {
-            "ante": units_from_cents(rules.ante), "ante_each_hand": "every" if rules.ante_each_hand else "first",
+            "ante": units_from_cents(rules.ante),
+            "ante_each_hand": "every" if rules.ante_each_hand else "first",
             "match_cap": None if rules.match_cap is None else units_from_cents(rules.match_cap),
-            "betting_round": rules.betting_round, "bet_size": units_from_cents(rules.bet_size),
-            "max_raises": rules.max_raises, "nobody_in": rules.nobody_in, **cls.clock_initial(rules.turn_seconds),
+            "betting_round": rules.betting_round,
+            "bet_size": units_from_cents(rules.bet_size),
+            "max_raises": rules.max_raises,
+            "nobody_in": rules.nobody_in,
+            **cls.clock_initial(rules.turn_seconds),
             "cut_required": rules.cut_required,
         }
 
@@ -181,34 +222,60 @@ class PilesRulesForm(RuleSetForm):
     stage_9 = MoneyField(label="Bet after stage 9", allow_zero=False)
     max_raises = forms.IntegerField(label="Raises allowed a round", min_value=0, max_value=MAX_RAISES)
     low_variant = forms.BooleanField(
-        label="Low variant (repeated ranks allowed in a low, five or lower; high needs a full house)",
-        required=False)
+        label="Low variant (repeated ranks allowed in a low, five or lower; high needs a full house)", required=False
+    )
     pig_tie_counts = forms.BooleanField(label="A pig that ties for a half still wins it", required=False)
-    declare_timeout = forms.ChoiceField(label="A declaration that runs out of time", choices=[
-        ("fold", "Folds"), ("high", "Counts as high")])
+    declare_timeout = forms.ChoiceField(
+        label="A declaration that runs out of time", choices=[("fold", "Folds"), ("high", "Counts as high")]
+    )
 
-    field_order = ["name", "forced", "ante", "small_blind", "big_blind",
-                   *[f"stage_{n}" for n in range(1, 10)], "max_raises", "low_variant", "pig_tie_counts",
-                   "declare_timeout", "max_seats", "clock_amount", "clock_unit", "spectators_allowed",
-                   "cut_required"]
+    field_order = [
+        "name",
+        "forced",
+        "ante",
+        "small_blind",
+        "big_blind",
+        *[f"stage_{n}" for n in range(1, 10)],
+        "max_raises",
+        "low_variant",
+        "pig_tie_counts",
+        "declare_timeout",
+        "max_seats",
+        "clock_amount",
+        "clock_unit",
+        "spectators_allowed",
+        "cut_required",
+    ]
 
     def build_rules(self) -> engine.PilesRules:
         d = self.cleaned_data
         return engine.PilesRules(
-            forced=d["forced"], ante=d["ante"], small_blind=d["small_blind"], big_blind=d["big_blind"],
-            stage_bets=tuple(int(d[f"stage_{n}"]) for n in range(1, 10)), max_raises=d["max_raises"],
-            low_variant=bool(d.get("low_variant")), pig_tie_counts=bool(d.get("pig_tie_counts")),
-            declare_timeout=d["declare_timeout"], turn_seconds=self.turn_seconds() or 0,
-            cut_required=bool(d.get("cut_required")))
+            forced=d["forced"],
+            ante=d["ante"],
+            small_blind=d["small_blind"],
+            big_blind=d["big_blind"],
+            stage_bets=tuple(int(d[f"stage_{n}"]) for n in range(1, 10)),
+            max_raises=d["max_raises"],
+            low_variant=bool(d.get("low_variant")),
+            pig_tie_counts=bool(d.get("pig_tie_counts")),
+            declare_timeout=d["declare_timeout"],
+            turn_seconds=self.turn_seconds() or 0,
+            cut_required=bool(d.get("cut_required")),
+        )
 
     @classmethod
     def initial_from(cls, rules: engine.PilesRules) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "forced": rules.forced, "ante": units_from_cents(rules.ante),
-            "small_blind": units_from_cents(rules.small_blind), "big_blind": units_from_cents(rules.big_blind),
-            "max_raises": rules.max_raises, "low_variant": rules.low_variant,
-            "pig_tie_counts": rules.pig_tie_counts, "declare_timeout": rules.declare_timeout,
-            **cls.clock_initial(rules.turn_seconds), "cut_required": rules.cut_required,
+            "forced": rules.forced,
+            "ante": units_from_cents(rules.ante),
+            "small_blind": units_from_cents(rules.small_blind),
+            "big_blind": units_from_cents(rules.big_blind),
+            "max_raises": rules.max_raises,
+            "low_variant": rules.low_variant,
+            "pig_tie_counts": rules.pig_tie_counts,
+            "declare_timeout": rules.declare_timeout,
+            **cls.clock_initial(rules.turn_seconds),
+            "cut_required": rules.cut_required,
         }
         for n, bet in enumerate(rules.stage_bets, start=1):
             out[f"stage_{n}"] = units_from_cents(bet)
@@ -216,12 +283,19 @@ class PilesRulesForm(RuleSetForm):
 
 
 FORMS: dict[str, type[PiranhaRulesForm] | type[PilesRulesForm]] = {
-    Game.PIRANHA: PiranhaRulesForm, Game.PILES: PilesRulesForm,
+    Game.PIRANHA: PiranhaRulesForm,
+    Game.PILES: PilesRulesForm,
 }
 
 
-def rules_form_initial(game: str, *, rules: engine.Rules | None = None, max_seats: int | None = None,
-                       spectators_allowed: bool = True, name: str = "") -> dict[str, Any]:
+def rules_form_initial(
+    game: str,
+    *,
+    rules: engine.Rules | None = None,
+    max_seats: int | None = None,
+    spectators_allowed: bool = True,
+    name: str = "",
+) -> dict[str, Any]:
     """Initial data for a rule-set form: the given rules, else the docs/design.md defaults."""
     if game == Game.PIRANHA:
         piranha = rules if isinstance(rules, engine.PiranhaRules) else engine.PiranhaRules()
@@ -242,8 +316,10 @@ class VersionChoiceField(forms.ModelChoiceField[RuleSetVersion]):
 class TableForm(forms.Form):
     name = forms.CharField(max_length=80, validators=[reject_control_characters])
     rule_version = VersionChoiceField(
-        queryset=RuleSetVersion.objects.none(), label="House rules",
-        error_messages={"invalid_choice": "Choose one of the club's house-rule versions."})
+        queryset=RuleSetVersion.objects.none(),
+        label="House rules",
+        error_messages={"invalid_choice": "Choose one of the club's house-rule versions."},
+    )
 
     def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -262,13 +338,20 @@ def _offer_club_rule_versions(form: forms.Form, club_id: int) -> None:
 class SeatForm(forms.Form):
     """Taking a seat: the seat number and the exact rule-set version the page showed."""
 
-    number = forms.TypedChoiceField(label="Seat", coerce=int, choices=[],
-                                    error_messages={"invalid_choice": "That seat is not free."})
-    version = forms.IntegerField(widget=forms.HiddenInput, error_messages={
-        "required": "The rules you accepted are missing; please read them again.",
-        "invalid": "The rules you accepted are missing; please read them again."})
-    accept = forms.BooleanField(label="I accept these house rules", error_messages={
-        "required": "Tick the box to accept the house rules before you sit down."})
+    number = forms.TypedChoiceField(
+        label="Seat", coerce=int, choices=[], error_messages={"invalid_choice": "That seat is not free."}
+    )
+    version = forms.IntegerField(
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": "The rules you accepted are missing; please read them again.",
+            "invalid": "The rules you accepted are missing; please read them again.",
+        },
+    )
+    accept = forms.BooleanField(
+        label="I accept these house rules",
+        error_messages={"required": "Tick the box to accept the house rules before you sit down."},
+    )
 
     def __init__(self, *args: Any, free_seats: list[int], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -293,7 +376,6 @@ def parse_action(value: str, amount: str | None = None) -> dict[str, Any]:
         except ValueError:
             raise ValueError("The amount must be a whole number of cents.") from None
     return action
-
 
 
 @dataclass(frozen=True)
@@ -348,22 +430,34 @@ class HandChoiceField(forms.ModelChoiceField):
 class VoidHandForm(forms.Form):
     """The organisers' "void this hand" form on the ledger's Rulings page (games/views/voiding.py)."""
 
-    hand = HandChoiceField(queryset=Hand.objects.none(), label="Hand",
-                           error_messages={"invalid_choice": "Choose a finished hand of this club."})
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 3}), label="Reason",
-                             error_messages={"required": "A ruling needs a reason."})
+    hand = HandChoiceField(
+        queryset=Hand.objects.none(),
+        label="Hand",
+        error_messages={"invalid_choice": "Choose a finished hand of this club."},
+    )
+    reason = forms.CharField(
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Reason",
+        error_messages={"required": "A ruling needs a reason."},
+    )
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
         kwargs.setdefault("auto_id", "void_%s")
         super().__init__(*args, **kwargs)
         hand_field = self.fields["hand"]
         assert isinstance(hand_field, forms.ModelChoiceField)
-        hand_field.queryset = (Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
-                               .select_related("table").order_by("-pk"))
+        hand_field.queryset = (
+            Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
+            .select_related("table")
+            .order_by("-pk")
+        )
         # Years of hands: the menu offers the latest hundred; any hand of the club validates.
         recent = list(hand_field.queryset[:100])
-        hand_field.widget.choices = [("", "Choose a hand"), *((h.pk, f"{h.table.name}, hand {h.number} "
-                                                               f"({h.started_at:%Y-%m-%d})") for h in recent)]
+        hand_field.widget.choices = [
+            ("", "Choose a hand"),
+            *((h.pk, f"{h.table.name}, hand {h.number} ({h.started_at:%Y-%m-%d})") for h in recent),
+        ]
 
 
 class PushChoiceForm(forms.ModelForm):
@@ -378,12 +472,13 @@ class PracticeForm(forms.Form):
     """A practice table from the lobby (games/services/practice.py checks each choice again)."""
 
     game = forms.ChoiceField(choices=Game.choices)
-    rule_version = VersionChoiceField(queryset=RuleSetVersion.objects.none(), required=False,
-                                      empty_label="The defaults", label="House rules")
-    computers = forms.TypedChoiceField(label="Computer players", coerce=int, initial=3,
-                                       choices=[(n, str(n)) for n in range(1, MAX_COMPUTERS + 1)])
-    strength = forms.ChoiceField(label="They play", initial="strong",
-                                 choices=[(s, s.capitalize()) for s in STRENGTHS])
+    rule_version = VersionChoiceField(
+        queryset=RuleSetVersion.objects.none(), required=False, empty_label="The defaults", label="House rules"
+    )
+    computers = forms.TypedChoiceField(
+        label="Computer players", coerce=int, initial=3, choices=[(n, str(n)) for n in range(1, MAX_COMPUTERS + 1)]
+    )
+    strength = forms.ChoiceField(label="They play", initial="strong", choices=[(s, s.capitalize()) for s in STRENGTHS])
 
     def __init__(self, *args: Any, club_id: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

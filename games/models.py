@@ -69,11 +69,20 @@ class Table(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    next_game = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
-                                  help_text="The table a player opened for a new game once this one was over.")
+    next_game = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The table a player opened for a new game once this one was over.",
+    )
     stopped_at_hand = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
-                                         "until a player starts the table again.")
+        null=True,
+        blank=True,
+        help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
+        "until a player starts the table again.",
+    )
     # DESIGN.md "Engine contract": a practice table (one member and computer players) never touches the books.
     # Set when the table is opened and never changed (PostgreSQL refuses: migration 0012).
     practice = models.BooleanField(default=False, help_text="One member against computer players; no money moves.")
@@ -99,10 +108,12 @@ class Seat(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["table", "number"], condition=models.Q(left_at__isnull=True),
-                                    name="seat_number_taken_once"),
-            models.UniqueConstraint(fields=["table", "user"], condition=models.Q(left_at__isnull=True),
-                                    name="seat_one_per_member"),
+            models.UniqueConstraint(
+                fields=["table", "number"], condition=models.Q(left_at__isnull=True), name="seat_number_taken_once"
+            ),
+            models.UniqueConstraint(
+                fields=["table", "user"], condition=models.Q(left_at__isnull=True), name="seat_one_per_member"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -134,20 +145,30 @@ class Hand(models.Model):
     # docs/design.md "Engine contract": scheme "merkle-sha256-v1" publishes the Merkle root of one salted
     # leaf per deck position (engine/verify.py) and keeps the 52 salts in ``salts``; hands
     # dealt before it ("deck-sha256") published SHA-256 of the whole deck and the one ``salt``.
-    scheme = models.CharField(max_length=20, default="merkle-sha256-v1",
-                              choices=[("deck-sha256", "One commitment of the whole deck"),
-                                       ("merkle-sha256-v1", "One commitment per card (Merkle root)"),
-                                       ("merkle-sha256-cut-v1", "Committed ahead, dealt through the players' cuts")])
+    scheme = models.CharField(
+        max_length=20,
+        default="merkle-sha256-v1",
+        choices=[
+            ("deck-sha256", "One commitment of the whole deck"),
+            ("merkle-sha256-v1", "One commitment per card (Merkle root)"),
+            ("merkle-sha256-cut-v1", "Committed ahead, dealt through the players' cuts"),
+        ],
+    )
     salt = models.CharField(max_length=64, blank=True)
-    salts = models.JSONField(default=list, blank=True,
-                             help_text="One 128-bit salt per deck position; each opened only by right.")
-    commitment = models.CharField(max_length=64, help_text="Published at the deal: the Merkle root of the "
-                                  "deck's salted leaves (older hands: SHA-256 of the deck order and salt).")
+    salts = models.JSONField(
+        default=list, blank=True, help_text="One 128-bit salt per deck position; each opened only by right."
+    )
+    commitment = models.CharField(
+        max_length=64,
+        help_text="Published at the deal: the Merkle root of the "
+        "deck's salted leaves (older hands: SHA-256 of the deck order and salt).",
+    )
     # A hand read from a club export holds only what was opened to all (clubdata/archive.py): each other
     # position's card here is a stand-in, its salt is "", and this maps it (as text) to its leaf hash ("" under
     # the older scheme, which has no leaves). Such a card is never shown or opened.
-    closed_leaves = models.JSONField(default=dict, blank=True,
-                                     help_text="Deck position -> leaf hash of a card this site does not hold.")
+    closed_leaves = models.JSONField(
+        default=dict, blank=True, help_text="Deck position -> leaf hash of a card this site does not hold."
+    )
     # Scheme "merkle-sha256-cut-v1": ``deck`` and ``salts`` are the deck as committed ahead (DeckAhead); the
     # order dealt is that deck permuted by the root and these cuts (engine/verify.py), each
     # {"cut": 32 hex digits, "by": user id, "at": ISO instant} in the order received. Empty: dealt without a cut.
@@ -155,15 +176,24 @@ class Hand(models.Model):
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True,
-                                    help_text="The earliest clock of the awaited seats (games/timing/turn_clock.py).")
+    deadline = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="The earliest clock of the awaited seats (games/timing/turn_clock.py).",
+    )
     # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began,
     # "began": the ISO instant it began (absent in clocks stored before the notice sweep)}:
     # each awaited seat's own clock (quiet hours and away make them differ in a sealed decision).
     clocks = models.JSONField(default=dict, blank=True)
-    private_marks = models.JSONField(default=dict, blank=True, help_text=(
-        "Per seat dealt in: the version at which that seat's own part of the live table last changed "
-        "(games/live/marks.py); a seat missing changed at the deal."))
+    private_marks = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "Per seat dealt in: the version at which that seat's own part of the live table last changed "
+            "(games/live/marks.py); a seat missing changed at the deal."
+        ),
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
@@ -172,8 +202,9 @@ class Hand(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
             # A table deals one hand at a time: a second start or deal loses the race here.
-            models.UniqueConstraint(fields=["table"], condition=models.Q(finished_at__isnull=True),
-                                    name="hand_one_unfinished_per_table"),
+            models.UniqueConstraint(
+                fields=["table"], condition=models.Q(finished_at__isnull=True), name="hand_one_unfinished_per_table"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -236,8 +267,14 @@ class ClubExport(models.Model):
     """
 
     club = models.ForeignKey("accounts.Club", on_delete=models.CASCADE, related_name="exports")
-    exported_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                    related_name="+", help_text="Empty when made by the management command.")
+    exported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Empty when made by the management command.",
+    )
     reason = models.TextField()
     hands = models.PositiveIntegerField(help_text="How many finished hands, with their decks, the file holds.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -259,8 +296,9 @@ class ChatMessage(models.Model):
     text = models.CharField(max_length=500)
     created_at = models.DateTimeField(auto_now_add=True)
     hidden_at = models.DateTimeField(null=True, blank=True)
-    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                  related_name="+")
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         indexes = [models.Index(fields=["table", "-id"], name="chat_table_newest")]
@@ -299,8 +337,11 @@ class AdvanceAction(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["hand", "seat", "kind"], condition=models.Q(status="pending"),
-                                    name="advance_one_pending_per_kind"),
+            models.UniqueConstraint(
+                fields=["hand", "seat", "kind"],
+                condition=models.Q(status="pending"),
+                name="advance_one_pending_per_kind",
+            ),
         ]
         indexes = [models.Index(fields=["hand", "status"], name="advance_hand_status")]
 
@@ -350,8 +391,9 @@ class PushSubscription(models.Model):
 class PushChoice(models.Model):
     """Which notices a member takes by Web Push, beside their email choices on ``accounts.User``."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
-                                related_name="push_choice")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="push_choice"
+    )
     turn = models.BooleanField("Your turn", default=True)
     reminder = models.BooleanField("Your clock runs out soon", default=True)
     digest = models.BooleanField("The daily digest", default=False)
@@ -375,8 +417,11 @@ class DeckAhead(models.Model):
     root = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
     dealt_at = models.DateTimeField(null=True, blank=True, help_text="Cuts close when the deck is dealt.")
-    wait_until = models.DateTimeField(null=True, blank=True, help_text=(
-        "House rule cut_required: this deal waits for a cut until then, and is then dealt without one."))
+    wait_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=("House rule cut_required: this deal waits for a cut until then, and is then dealt without one."),
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="deck_ahead_one_per_deal")]

@@ -69,8 +69,6 @@ def sweep_overdue_turns() -> int:
     return moved
 
 
-
-
 @shared_task(acks_late=True)
 def sweep_due_notices() -> int:
     """Send the due notices and reminders whose tasks never ran (games/services/notices.py); returns how many."""
@@ -103,8 +101,9 @@ def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: s
     took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
     from games.delivery.webpush import PushMessage, push_send
 
-    return push_send(user_id=user_id, kind=kind, club_id=club_id,
-                     message=PushMessage(title=title, body=body, url=url, tag=tag))
+    return push_send(
+        user_id=user_id, kind=kind, club_id=club_id, message=PushMessage(title=title, body=body, url=url, tag=tag)
+    )
 
 
 @shared_task(acks_late=True)

@@ -36,19 +36,27 @@ Send = Callable[[Message], Awaitable[None]]
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
-ACTIONS = Counter("club_actions", "Player actions submitted (form or socket), by outcome: applied or refused.",
-                  ["outcome"])
-ACTION_SECONDS = Histogram("club_action_seconds", "Time to apply one player action (lock, rules, books, commit).",
-                           buckets=LATENCY_BUCKETS)
-BROADCAST_SECONDS = Histogram("club_broadcast_seconds",
-                              "From a version's announcement (after commit) to its frame sent on a socket.",
-                              buckets=LATENCY_BUCKETS)
+ACTIONS = Counter(
+    "club_actions", "Player actions submitted (form or socket), by outcome: applied or refused.", ["outcome"]
+)
+ACTION_SECONDS = Histogram(
+    "club_action_seconds", "Time to apply one player action (lock, rules, books, commit).", buckets=LATENCY_BUCKETS
+)
+BROADCAST_SECONDS = Histogram(
+    "club_broadcast_seconds",
+    "From a version's announcement (after commit) to its frame sent on a socket.",
+    buckets=LATENCY_BUCKETS,
+)
 LIVE_VERSIONS = Counter("club_live_versions", "Hand versions published to the live table (one public frame each).")
-LIVE_RENDERS = Counter("club_live_renders", "Live table frames rendered, by kind: public and private (the publisher), "
-                       "sync (a socket's full render on connect or sync), socket (a socket for a group message).",
-                       ["kind"])
-LIVE_SOCKET_STATEMENTS = Counter("club_live_socket_statements",
-                                 "Database statements sockets ran while handling a group message.")
+LIVE_RENDERS = Counter(
+    "club_live_renders",
+    "Live table frames rendered, by kind: public and private (the publisher), "
+    "sync (a socket's full render on connect or sync), socket (a socket for a group message).",
+    ["kind"],
+)
+LIVE_SOCKET_STATEMENTS = Counter(
+    "club_live_socket_statements", "Database statements sockets ran while handling a group message."
+)
 OPEN_SOCKETS = Gauge("club_open_sockets", "Websockets open (tables and lobbies).", multiprocess_mode="livesum")
 
 TIMEOUT_KEYS = {"task": "timeouts:task", "sweep": "timeouts:sweep"}

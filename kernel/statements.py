@@ -28,8 +28,14 @@ from django.db.models import (
 # A field of these kinds, its value read as the base Field does (no pre_save of its own), sends an int, a str or
 # a bool as it is: its own conversion (int(), str(), bool()) returns that same value. Any other value, or any
 # other kind of field (JSON, dates, decimals...), takes the field's own conversion.
-_SENT_AS_IS: dict[type[Field[Any, Any]], type] = {AutoField: int, IntegerField: int, BigIntegerField: int,
-                                                  CharField: str, TextField: str, BooleanField: bool}
+_SENT_AS_IS: dict[type[Field[Any, Any]], type] = {
+    AutoField: int,
+    IntegerField: int,
+    BigIntegerField: int,
+    CharField: str,
+    TextField: str,
+    BooleanField: bool,
+}
 
 
 def saved(obj: Model, pk: Any) -> None:
@@ -47,13 +53,17 @@ def _base_type(field: Field[Any, Any]) -> str:
 
 def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
     """How ``save`` (``add``: an insert) prepares ``field``'s value of an object for the database."""
+
     def prepared(obj: Model) -> Any:
         return field.get_db_prep_save(field.pre_save(obj, add), connection)
 
     target = field.target_field if isinstance(field, ForeignKey) else field
     plain = next((sent for kind, sent in _SENT_AS_IS.items() if isinstance(target, kind)), None)
-    if plain is None or type(field).pre_save is not Field.pre_save or (
-            type(target).get_db_prep_save is not Field.get_db_prep_save):
+    if (
+        plain is None
+        or type(field).pre_save is not Field.pre_save
+        or (type(target).get_db_prep_save is not Field.get_db_prep_save)
+    ):
         return prepared
     attname = field.attname
 
@@ -87,8 +97,10 @@ class Insert:
             pk = self._model._meta.pk
             assert pk is not None
             returning = f' RETURNING "{table}"."{pk.column}"'
-            self._values_sql = (f'INSERT INTO "{table}" ({columns}) '  # noqa: S608 - the model's own names
-                                f"VALUES ({', '.join(['%s'] * len(self._fields))}){returning}")
+            self._values_sql = (
+                f'INSERT INTO "{table}" ({columns}) '  # noqa: S608 - the model's own names
+                f"VALUES ({', '.join(['%s'] * len(self._fields))}){returning}"
+            )
             arrays = ", ".join(f"(%s)::{_base_type(field)}[]" for field in self._fields)
             self._unnest_sql = f'INSERT INTO "{table}" ({columns}) SELECT * FROM UNNEST({arrays}){returning}'  # noqa: S608
         return self._values_sql, self._unnest_sql
@@ -133,8 +145,10 @@ class Update:
         pk = model._meta.pk
         assert pk is not None
         assignments = ", ".join(f'"{field.column}" = %s' for field in self._fields)  # type: ignore[union-attr]
-        self._sql = (f'UPDATE "{model._meta.db_table}" SET {assignments} '  # noqa: S608 - the model's own names
-                     f'WHERE "{model._meta.db_table}"."{pk.column}" = %s')
+        self._sql = (
+            f'UPDATE "{model._meta.db_table}" SET {assignments} '  # noqa: S608 - the model's own names
+            f'WHERE "{model._meta.db_table}"."{pk.column}" = %s'
+        )
 
     def run(self, obj: Model) -> None:
         """Write those fields of ``obj``; DatabaseError, as ``save``, when its row is not there."""
@@ -163,8 +177,10 @@ class UpdateInsert:
     def run(self, obj: Model, row: Model) -> None:
         if not self._sql:
             values_sql, _ = self._insert._statements()
-            self._sql = (f"WITH updated AS ({self._update.sql} RETURNING 1) {values_sql}, "  # noqa: S608 - fixed
-                         "(SELECT COUNT(*) FROM updated)")
+            self._sql = (
+                f"WITH updated AS ({self._update.sql} RETURNING 1) {values_sql}, "  # noqa: S608 - fixed
+                "(SELECT COUNT(*) FROM updated)"
+            )
         with connection.cursor() as cursor:
             cursor.execute(self._sql, [*self._update.params(obj), *self._insert.values(row)])
             ((pk, updated),) = cursor.fetchall()
@@ -187,8 +203,10 @@ class InsertColumns:
         rest = "".join(f', "{field.column}"' for field in self._rest)
         arrays = ", ".join(f"(%s)::{_base_type(fields[name])}[]" for name in self._given)
         defaults = "".join(f", (%s)::{_base_type(field)}" for field in self._rest)
-        self._sql = (f'INSERT INTO "{model._meta.db_table}" ({columns}{rest}) '  # noqa: S608 - the model's own names
-                     f"SELECT u.*{defaults} FROM UNNEST({arrays}) AS u")
+        self._sql = (
+            f'INSERT INTO "{model._meta.db_table}" ({columns}{rest}) '  # noqa: S608 - the model's own names
+            f"SELECT u.*{defaults} FROM UNNEST({arrays}) AS u"
+        )
 
     def run(self, columns: Mapping[str, Sequence[Any]]) -> None:
         """Insert one row per position of the given columns (all of one length)."""

@@ -38,8 +38,10 @@ def text_problem(text: str, *, what: str = "A name", allow_joiners: bool = False
     if not found:
         return None
     listed = ", ".join(found[:3]) + ("..." if len(found) > 3 else "")
-    return (f"{what} may hold letters, digits, spaces and punctuation only: no line breaks, tabs or other "
-            f"control characters, and no invisible ones such as text-direction overrides; remove {listed}.")
+    return (
+        f"{what} may hold letters, digits, spaces and punctuation only: no line breaks, tabs or other "
+        f"control characters, and no invisible ones such as text-direction overrides; remove {listed}."
+    )
 
 
 def validate_name(value: str) -> None:

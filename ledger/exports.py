@@ -43,8 +43,16 @@ def _iso(expr: str) -> str:
 
 def _statement_columns() -> list[str]:
     return [
-        _iso("p.created_at"), "e.id", "NULLIF(p.kind, '')", _safe("e.memo"), _safe("t.name"), "NULLIF(p.game, '')",
-        "e.hand_id", _cents("p.amount"), _cents("p.balance_after"), "e.ruling_id",
+        _iso("p.created_at"),
+        "e.id",
+        "NULLIF(p.kind, '')",
+        _safe("e.memo"),
+        _safe("t.name"),
+        "NULLIF(p.game, '')",
+        "e.hand_id",
+        _cents("p.amount"),
+        _cents("p.balance_after"),
+        "e.ruling_id",
     ]
 
 
@@ -73,8 +81,13 @@ def _tables() -> dict[str, str]:
     # The games' table is named through the entry's own relation: the ledger imports nothing above it.
     table = JournalEntry._meta.get_field("table").related_model
     assert table is not None and not isinstance(table, str)
-    return {"posting": Posting._meta.db_table, "entry": JournalEntry._meta.db_table,
-            "table": table._meta.db_table, "account": Account._meta.db_table, "user": User._meta.db_table}
+    return {
+        "posting": Posting._meta.db_table,
+        "entry": JournalEntry._meta.db_table,
+        "table": table._meta.db_table,
+        "account": Account._meta.db_table,
+        "user": User._meta.db_table,
+    }
 
 
 def statement_sql(*, account: Account, flt: StatementFilter) -> tuple[str, list[Any]]:
@@ -83,9 +96,11 @@ def statement_sql(*, account: Account, flt: StatementFilter) -> tuple[str, list[
     clauses, params = _where(flt)
     where = " AND ".join(["p.account_id = %s", *clauses])
     # Only model table names and fixed expressions go into the text; every value is a bound parameter.
-    sql = (f"SELECT {', '.join(_statement_columns())} FROM {names['posting']} p "  # noqa: S608
-           f"JOIN {names['entry']} e ON e.id = p.entry_id LEFT JOIN {names['table']} t ON t.id = e.table_id "
-           f"WHERE {where} ORDER BY p.seq DESC")
+    sql = (
+        f"SELECT {', '.join(_statement_columns())} FROM {names['posting']} p "  # noqa: S608
+        f"JOIN {names['entry']} e ON e.id = p.entry_id LEFT JOIN {names['table']} t ON t.id = e.table_id "
+        f"WHERE {where} ORDER BY p.seq DESC"
+    )
     return sql, [account.pk, *params]
 
 
@@ -95,11 +110,13 @@ def journal_sql(*, club: Club, flt: StatementFilter) -> tuple[str, list[Any]]:
     clauses, params = _where(flt)
     where = " AND ".join(["p.club_id = %s", *clauses])
     owner = _safe("CASE WHEN u.id IS NOT NULL THEN u.username ELSE 'pot:' || coalesce(at.name, '') END")
-    sql = (f"SELECT {owner}, {', '.join(_statement_columns())} FROM {names['posting']} p "  # noqa: S608
-           f"JOIN {names['entry']} e ON e.id = p.entry_id LEFT JOIN {names['table']} t ON t.id = e.table_id "
-           f"JOIN {names['account']} a ON a.id = p.account_id LEFT JOIN {names['user']} u ON u.id = a.user_id "
-           f"LEFT JOIN {names['table']} at ON at.id = a.table_id "
-           f"WHERE {where} ORDER BY p.id DESC")
+    sql = (
+        f"SELECT {owner}, {', '.join(_statement_columns())} FROM {names['posting']} p "  # noqa: S608
+        f"JOIN {names['entry']} e ON e.id = p.entry_id LEFT JOIN {names['table']} t ON t.id = e.table_id "
+        f"JOIN {names['account']} a ON a.id = p.account_id LEFT JOIN {names['user']} u ON u.id = a.user_id "
+        f"LEFT JOIN {names['table']} at ON at.id = a.table_id "
+        f"WHERE {where} ORDER BY p.id DESC"
+    )
     return sql, [club.pk, *params]
 
 

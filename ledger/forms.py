@@ -24,7 +24,8 @@ class MemberChoiceField(forms.ModelChoiceField):
 
 def member_field(club: Club, label: str) -> MemberChoiceField:
     return MemberChoiceField(
-        queryset=User.objects.filter(memberships__club=club).order_by("display_name", "username"), label=label,
+        queryset=User.objects.filter(memberships__club=club).order_by("display_name", "username"),
+        label=label,
         error_messages={"invalid_choice": "Choose a member of this club.", "required": "Choose a member."},
     )
 
@@ -75,12 +76,21 @@ def _game_choices() -> list[tuple[str, str]]:
 class StatementFilterForm(forms.Form):
     date_from = forms.DateField(required=False, label="From", widget=date_picker())
     date_to = forms.DateField(required=False, label="To", widget=date_picker())
-    table = forms.ModelChoiceField(queryset=JournalEntry.objects.none(), required=False, label="Table",
-                                   error_messages={"invalid_choice": "Choose a table of this club."})
+    table = forms.ModelChoiceField(
+        queryset=JournalEntry.objects.none(),
+        required=False,
+        label="Table",
+        error_messages={"invalid_choice": "Choose a table of this club."},
+    )
     game = forms.ChoiceField(choices=[("", "Any game")], required=False)
     kind = forms.ChoiceField(choices=[("", "Any kind"), *EntryKind.choices], required=False, label="Kind")
-    before = forms.IntegerField(required=False, min_value=1, max_value=2**62, widget=forms.HiddenInput,
-                                error_messages={"invalid": "That page link is broken; start from the newest."})
+    before = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**62,
+        widget=forms.HiddenInput,
+        error_messages={"invalid": "That page link is broken; start from the newest."},
+    )
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -110,7 +120,10 @@ class StatementFilterForm(forms.Form):
         return StatementFilter(
             date_from=start_of(data.get("date_from")),
             date_to=start_of(end + dt.timedelta(days=1)) if end else None,
-            table_id=table.pk if table else None, game=data.get("game") or "", kind=data.get("kind") or "")
+            table_id=table.pk if table else None,
+            game=data.get("game") or "",
+            kind=data.get("kind") or "",
+        )
 
 
 class SettlementForm(forms.Form):
@@ -132,8 +145,12 @@ class AdjustmentForm(forms.Form):
     from_user = forms.ModelChoiceField(queryset=User.objects.none())
     to_user = forms.ModelChoiceField(queryset=User.objects.none())
     amount = CentsField(label="Amount")
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 3}), label="Reason",
-                             error_messages={"required": "A ruling needs a reason."})
+    reason = forms.CharField(
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Reason",
+        error_messages={"required": "A ruling needs a reason."},
+    )
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
         # The rulings page shows this form beside the void-a-hand form: each keeps its own element ids.

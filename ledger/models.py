@@ -64,10 +64,12 @@ class Account(models.Model):
 
     club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, related_name="ledger_accounts")
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                             related_name="ledger_accounts")
-    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="ledger_accounts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
+    table = models.ForeignKey(
+        "games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
     # Maintained by the posting trigger only (migration 0002); constant-time reads.
     balance = models.BigIntegerField(default=0, editable=False)
     last_seq = models.BigIntegerField(default=0, editable=False, help_text="Sequence number of its latest posting.")
@@ -75,13 +77,17 @@ class Account(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["club", "user"], condition=models.Q(kind="member"),
-                                    name="ledger_account_one_per_member"),
-            models.UniqueConstraint(fields=["table"], condition=models.Q(kind="table_pot"),
-                                    name="ledger_account_one_pot_per_table"),
+            models.UniqueConstraint(
+                fields=["club", "user"], condition=models.Q(kind="member"), name="ledger_account_one_per_member"
+            ),
+            models.UniqueConstraint(
+                fields=["table"], condition=models.Q(kind="table_pot"), name="ledger_account_one_pot_per_table"
+            ),
             models.CheckConstraint(
-                condition=(models.Q(kind="member", user__isnull=False, table__isnull=True)
-                           | models.Q(kind="table_pot", user__isnull=True, table__isnull=False)),
+                condition=(
+                    models.Q(kind="member", user__isnull=False, table__isnull=True)
+                    | models.Q(kind="table_pot", user__isnull=True, table__isnull=False)
+                ),
                 name="ledger_account_kind_matches_owner",
             ),
         ]
@@ -106,20 +112,30 @@ class Ruling(models.Model):
     ruled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
-                              help_text="The table a closing ruling closed.")
-    amount = models.BigIntegerField(null=True, blank=True,
-                                    help_text="Cents moved by an adjustment, or returned when a table closed.")
-    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                  related_name="+")
-    to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                related_name="+")
+    table = models.ForeignKey(
+        "games.Table",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The table a closing ruling closed.",
+    )
+    amount = models.BigIntegerField(
+        null=True, blank=True, help_text="Cents moved by an adjustment, or returned when a table closed."
+    )
+    from_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
             models.CheckConstraint(condition=~models.Q(reason=""), name="ledger_ruling_has_reason"),
-            models.UniqueConstraint(fields=["hand"], condition=models.Q(kind="void_hand"),
-                                    name="ledger_ruling_void_once"),
+            models.UniqueConstraint(
+                fields=["hand"], condition=models.Q(kind="void_hand"), name="ledger_ruling_void_once"
+            ),
         ]
         indexes = [models.Index(fields=["club", "-created_at", "-id"], name="ledger_ruling_club_recent")]
 
@@ -131,17 +147,18 @@ class JournalEntry(models.Model):
     club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, related_name="journal_entries")
     kind = models.CharField(max_length=16, choices=EntryKind.choices)
     memo = models.CharField(max_length=200, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now)
     table = models.ForeignKey("games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     game = models.CharField(max_length=10, blank=True, help_text="The table's game, kept for filtering.")
-    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True,
-                                    related_name="reversed_by")
+    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by")
     ruling = models.ForeignKey(Ruling, on_delete=models.PROTECT, null=True, blank=True, related_name="entries")
-    settlement = models.OneToOneField("Settlement", on_delete=models.PROTECT, null=True, blank=True,
-                                      related_name="entry")
+    settlement = models.OneToOneField(
+        "Settlement", on_delete=models.PROTECT, null=True, blank=True, related_name="entry"
+    )
 
     class Meta:
         verbose_name_plural = "journal entries"
@@ -162,12 +179,14 @@ class Posting(models.Model):
     seq = models.BigIntegerField(default=0, editable=False)
     balance_after = models.BigIntegerField(default=0, editable=False)
     # Copied from the entry by the same trigger, so a statement filters on one index:
-    club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, null=True, related_name="+",
-                             editable=False, db_index=False)
+    club = models.ForeignKey(
+        "accounts.Club", on_delete=models.PROTECT, null=True, related_name="+", editable=False, db_index=False
+    )
     created_at = models.DateTimeField(null=True, editable=False)
     kind = models.CharField(max_length=16, blank=True, editable=False)
-    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
-                              editable=False, db_index=False)
+    table = models.ForeignKey(
+        "games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+", editable=False, db_index=False
+    )
     game = models.CharField(max_length=10, blank=True, editable=False)
 
     class Meta:
@@ -203,8 +222,9 @@ class Settlement(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     recorded_at = models.DateTimeField(default=timezone.now)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                   related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -31,7 +31,8 @@ def _owns_books(connection: BaseDatabaseWrapper) -> bool:
     """True when the connected role owns the ledger's posting table (that is, it is the owner)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE oid = to_regclass('ledger_posting')")
+            "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE oid = to_regclass('ledger_posting')"
+        )
         row = cursor.fetchone()
     return bool(row and row[0])
 

@@ -37,8 +37,10 @@ class BalanceRow:
 def balance_sheet(*, club: Club) -> list[BalanceRow]:
     """Every member's maintained balance, highest first: two indexed queries, no sums."""
     balances = dict(Account.objects.filter(club=club, kind=Account.Kind.MEMBER).values_list("user_id", "balance"))
-    rows = [BalanceRow(user=m.user, balance=int(balances.get(m.user_id, 0)), is_organiser=m.is_organiser)
-            for m in Membership.objects.filter(club=club).select_related("user")]
+    rows = [
+        BalanceRow(user=m.user, balance=int(balances.get(m.user_id, 0)), is_organiser=m.is_organiser)
+        for m in Membership.objects.filter(club=club).select_related("user")
+    ]
     rows.sort(key=lambda r: (-r.balance, r.user.shown_name.lower()))
     return rows
 
@@ -64,14 +66,25 @@ class TablePot:
 def pots_by_table(*, club: Club) -> list[TablePot]:
     """Every table of the club whose pot is not empty, the largest first (what ``pots_total`` adds up)."""
     seated = Q(table__seats__left_at__isnull=True)
-    rows = (Account.objects.filter(club=club, kind=Account.Kind.TABLE_POT).exclude(balance=0)
-            .annotate(seated=Count("table__seats", filter=seated),
-                      playing=Count("table__seats", filter=seated & Q(table__seats__sitting_out=False)))
-            .values_list("table_id", "table__name", "table__status", "balance", "seated", "playing")
-            .order_by("-balance", "table_id"))
-    return [TablePot(table_id=table_id, name=name, amount=int(balance),
-                     state=_pot_state(status, seated=seated_count, playing=playing))
-            for table_id, name, status, balance, seated_count, playing in rows]
+    rows = (
+        Account.objects.filter(club=club, kind=Account.Kind.TABLE_POT)
+        .exclude(balance=0)
+        .annotate(
+            seated=Count("table__seats", filter=seated),
+            playing=Count("table__seats", filter=seated & Q(table__seats__sitting_out=False)),
+        )
+        .values_list("table_id", "table__name", "table__status", "balance", "seated", "playing")
+        .order_by("-balance", "table_id")
+    )
+    return [
+        TablePot(
+            table_id=table_id,
+            name=name,
+            amount=int(balance),
+            state=_pot_state(status, seated=seated_count, playing=playing),
+        )
+        for table_id, name, status, balance, seated_count, playing in rows
+    ]
 
 
 def _pot_state(status: str, *, seated: int, playing: int) -> str:
@@ -92,7 +105,8 @@ def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT a.user_id, p.balance_after FROM ledger_account a
             CROSS JOIN LATERAL (
                 SELECT balance_after FROM ledger_posting
@@ -100,7 +114,9 @@ def balances_as_of(*, club: Club, as_of: datetime) -> dict[int, int]:
                 ORDER BY created_at DESC, seq DESC LIMIT 1
             ) p
             WHERE a.club_id = %s AND a.kind = 'member'
-        """, [as_of, club.pk])
+        """,
+            [as_of, club.pk],
+        )
         return {int(user_id): int(balance) for user_id, balance in cursor.fetchall()}
 
 
@@ -258,28 +274,45 @@ def table_pot_shares(*, table_id: int) -> tuple[int, list[PotShare]]:
     pot = Account.objects.filter(kind=Account.Kind.TABLE_POT, table_id=table_id).first()
     if pot is None:
         return 0, []
-    last_empty = (Posting.objects.filter(account=pot, balance_after=0)
-                  .order_by("-seq").values_list("seq", flat=True).first()) or 0
+    last_empty = (
+        Posting.objects.filter(account=pot, balance_after=0).order_by("-seq").values_list("seq", flat=True).first()
+    ) or 0
     since = Posting.objects.filter(account=pot, seq__gt=last_empty).values("entry_id")
-    paid = (Posting.objects.filter(entry_id__in=since).exclude(account=pot).values("account_id")
-            .annotate(total=Sum("amount")).values_list("account_id", "total"))
+    paid = (
+        Posting.objects.filter(entry_id__in=since)
+        .exclude(account=pot)
+        .values("account_id")
+        .annotate(total=Sum("amount"))
+        .values_list("account_id", "total")
+    )
     owners = dict(Account.objects.filter(pk__in=[a for a, _ in paid]).values_list("pk", "user_id"))
     users = User.objects.in_bulk([u for u in owners.values() if u is not None])
-    shares = [PotShare(account_id=account_id, user=users[owners[account_id]], amount=-int(total))
-              for account_id, total in paid if total and owners.get(account_id) in users]
+    shares = [
+        PotShare(account_id=account_id, user=users[owners[account_id]], amount=-int(total))
+        for account_id, total in paid
+        if total and owners.get(account_id) in users
+    ]
     return int(pot.balance), sorted(shares, key=lambda s: (-s.amount, s.user.shown_name))
 
 
 def hand_voiding(*, hand_id: int) -> Ruling | None:
     """The ruling that voided the hand (or stopped it when its table closed), if any."""
-    return (Ruling.objects.filter(hand_id=hand_id, kind__in=[Ruling.Kind.VOID_HAND, Ruling.Kind.CLOSE_TABLE])
-            .select_related("ruled_by").order_by("-pk").first())
+    return (
+        Ruling.objects.filter(hand_id=hand_id, kind__in=[Ruling.Kind.VOID_HAND, Ruling.Kind.CLOSE_TABLE])
+        .select_related("ruled_by")
+        .order_by("-pk")
+        .first()
+    )
 
 
 def table_closing(*, table_id: int) -> Ruling | None:
     """The ruling that closed the table, if an organiser closed it."""
-    return (Ruling.objects.filter(table_id=table_id, kind=Ruling.Kind.CLOSE_TABLE).select_related("ruled_by")
-            .order_by("-pk").first())
+    return (
+        Ruling.objects.filter(table_id=table_id, kind=Ruling.Kind.CLOSE_TABLE)
+        .select_related("ruled_by")
+        .order_by("-pk")
+        .first()
+    )
 
 
 def settlement_list(*, club: Club, user: User | None = None, limit: int = 30) -> list[Settlement]:
@@ -328,21 +361,28 @@ class StatementPage:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def statement_page(*, account: Account, flt: StatementFilter, before: int | None = None,
-                   size: int = PAGE_SIZE) -> StatementPage:
+def statement_page(
+    *, account: Account, flt: StatementFilter, before: int | None = None, size: int = PAGE_SIZE
+) -> StatementPage:
     """One page of the account's postings, newest first, by keyset on (account, seq).
 
     Each line carries its stored running balance (`balance_after`), its entry (memo,
     ruling, reversal) and `is_reversed` (a later void reverses it). `before` is the seq
     of the last line of the previous page.
     """
-    rows, next_before = keyset_page(_filtered(Posting.objects.filter(account=account), flt)
-                                    .select_related("entry", "entry__ruling", "entry__table"),
-                                    key="seq", before=before, size=size)
+    rows, next_before = keyset_page(
+        _filtered(Posting.objects.filter(account=account), flt).select_related(
+            "entry", "entry__ruling", "entry__table"
+        ),
+        key="seq",
+        before=before,
+        size=size,
+    )
     # Which of these lines a void has reversed: one probe of the unique index per line
     # (an EXISTS annotation here was planned as a scan of every reversal in the books).
-    reversed_ids = set(JournalEntry.objects.filter(reverses_id__in=[p.entry_id for p in rows])
-                       .values_list("reverses_id", flat=True))
+    reversed_ids = set(
+        JournalEntry.objects.filter(reverses_id__in=[p.entry_id for p in rows]).values_list("reverses_id", flat=True)
+    )
     for posting in rows:
         posting.is_reversed = posting.entry_id in reversed_ids  # type: ignore[attr-defined]
     return StatementPage(lines=rows, next_before=next_before, newest=before is None)
@@ -351,24 +391,36 @@ def statement_page(*, account: Account, flt: StatementFilter, before: int | None
 def statement_rows(*, account: Account, flt: StatementFilter, chunk: int = EXPORT_CHUNK) -> Iterator[Posting]:
     """Every filtered posting of the account, newest first, fetched by keyset in chunks:
     memory stays flat however long the statement, and no cursor is held between chunks."""
-    return keyset_rows(_filtered(Posting.objects.filter(account=account), flt)
-                       .select_related("entry", "entry__table"), key="seq", chunk=chunk)
+    return keyset_rows(
+        _filtered(Posting.objects.filter(account=account), flt).select_related("entry", "entry__table"),
+        key="seq",
+        chunk=chunk,
+    )
 
 
 def journal_rows(*, club: Club, flt: StatementFilter, chunk: int = EXPORT_CHUNK) -> Iterator[Posting]:
     """Every filtered posting of the club (all accounts), newest first, by keyset on (club, id)."""
-    return keyset_rows(_filtered(Posting.objects.filter(club=club), flt)
-                       .select_related("entry", "entry__table", "account__user", "account__table"),
-                       key="pk", chunk=chunk)
+    return keyset_rows(
+        _filtered(Posting.objects.filter(club=club), flt).select_related(
+            "entry", "entry__table", "account__user", "account__table"
+        ),
+        key="pk",
+        chunk=chunk,
+    )
 
 
-def journal_page(*, club: Club, flt: StatementFilter, before: int | None = None,
-                 size: int = PAGE_SIZE) -> StatementPage:
+def journal_page(
+    *, club: Club, flt: StatementFilter, before: int | None = None, size: int = PAGE_SIZE
+) -> StatementPage:
     """One page of every posting of the club, newest first (organisers), by keyset on (club, id)."""
     rows, next_before = keyset_page(
-        _filtered(Posting.objects.filter(club=club), flt)
-        .select_related("entry", "entry__ruling", "entry__table", "account__user", "account__table"),
-        key="pk", before=before, size=size)
+        _filtered(Posting.objects.filter(club=club), flt).select_related(
+            "entry", "entry__ruling", "entry__table", "account__user", "account__table"
+        ),
+        key="pk",
+        before=before,
+        size=size,
+    )
     return StatementPage(lines=rows, next_before=next_before, newest=before is None)
 
 
@@ -388,13 +440,18 @@ def balance_history(*, account: Account | None, days: int | None = None) -> list
         qs = qs.filter(created_at__gte=timezone.now() - timedelta(days=days))
     from django.db.models.functions import TruncDate
 
-    points = (qs.annotate(day=TruncDate("created_at")).order_by("day", "-seq").distinct("day")
-              .values_list("day", "balance_after"))
+    points = (
+        qs.annotate(day=TruncDate("created_at"))
+        .order_by("day", "-seq")
+        .distinct("day")
+        .values_list("day", "balance_after")
+    )
     return [(day.isoformat(), int(balance)) for day, balance in points]
 
 
-def balance_by_entry(*, account: Account | None, days: int | None = None,
-                     limit: int = 500) -> list[tuple[datetime, int]]:
+def balance_by_entry(
+    *, account: Account | None, days: int | None = None, limit: int = 500
+) -> list[tuple[datetime, int]]:
     """(instant, balance after it) for each posting in the period, oldest first: the latest
     ``limit`` of them. For a chart of a period whose entries fall on a day or two, where one
     point a day would draw nothing."""
@@ -416,8 +473,11 @@ class Mover:
 def biggest_movements(*, club: Club, days: int = 30, limit: int = 10) -> list[Mover]:
     """The members whose balance moved most (net) in the last `days` days, largest first."""
     since = timezone.now() - timedelta(days=days)
-    sums = (Posting.objects.filter(club=club, created_at__gte=since, account__kind=Account.Kind.MEMBER)
-            .values("account__user").annotate(change=Sum("amount")))
+    sums = (
+        Posting.objects.filter(club=club, created_at__gte=since, account__kind=Account.Kind.MEMBER)
+        .values("account__user")
+        .annotate(change=Sum("amount"))
+    )
     changes = {row["account__user"]: int(row["change"]) for row in sums if row["change"]}
     users = User.objects.in_bulk(list(changes))
     movers = [Mover(user=users[uid], change=c) for uid, c in changes.items() if uid in users]
@@ -457,12 +517,15 @@ def table_seat_money(*, club_id: int, table_id: int, sittings: Mapping[int, date
 
     users = list(sittings)
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT a.user_id, a.balance, COALESCE(SUM(p.amount), 0)
             FROM ledger_account a
             JOIN unnest(%s::bigint[], %s::timestamptz[]) AS s(user_id, since) ON s.user_id = a.user_id
             LEFT JOIN ledger_posting p ON p.account_id = a.id AND p.table_id = %s AND p.created_at >= s.since
             WHERE a.club_id = %s AND a.kind = 'member'
             GROUP BY a.user_id, a.balance
-        """, [users, [sittings[u] for u in users], table_id, club_id])
+        """,
+            [users, [sittings[u] for u in users], table_id, club_id],
+        )
         return {int(u): SeatMoney(balance=int(b), sitting_net=int(n)) for u, b, n in cursor.fetchall()}

@@ -95,18 +95,28 @@ def member_accounts(*, club: Club, users: Iterable[User]) -> dict[int, Account]:
     them in the same order, so one waits for the other instead of deadlocking.
     """
     wanted = {user.pk: user for user in users}
-    found = {a.user_id: a for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user_id__in=wanted)
-             if a.user_id is not None}
+    found = {
+        a.user_id: a
+        for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user_id__in=wanted)
+        if a.user_id is not None
+    }
     missing = sorted(set(wanted) - set(found))
     if missing:
         members = set(Membership.objects.filter(club=club, user_id__in=missing).values_list("user_id", flat=True))
         for user_id in missing:
             if user_id not in members:
                 raise LedgerError(f"{wanted[user_id].shown_name} is not a member of {club.name}.")
-        Account.objects.bulk_create([Account(club=club, kind=Account.Kind.MEMBER, user_id=user_id)
-                                     for user_id in missing], ignore_conflicts=True)
-        found.update({a.user_id: a for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER,
-                                                                   user_id__in=missing) if a.user_id is not None})
+        Account.objects.bulk_create(
+            [Account(club=club, kind=Account.Kind.MEMBER, user_id=user_id) for user_id in missing],
+            ignore_conflicts=True,
+        )
+        found.update(
+            {
+                a.user_id: a
+                for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user_id__in=missing)
+                if a.user_id is not None
+            }
+        )
     return found
 
 
@@ -115,15 +125,17 @@ def account_for_table_pot(*, table: Table) -> Account:
     account = Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table).first()
     if account is not None:
         return account
-    Account.objects.bulk_create([Account(club_id=table.club_id, kind=Account.Kind.TABLE_POT, table=table)],
-                                ignore_conflicts=True)
+    Account.objects.bulk_create(
+        [Account(club_id=table.club_id, kind=Account.Kind.TABLE_POT, table=table)], ignore_conflicts=True
+    )
     return Account.objects.get(kind=Account.Kind.TABLE_POT, table=table)
 
 
 def balance_of(*, club: Club, user: User) -> int:
     """The member's balance in cents: one row by a unique index (0 before their first posting)."""
-    balance = (Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user=user)
-               .values_list("balance", flat=True).first())
+    balance = (
+        Account.objects.filter(club=club, kind=Account.Kind.MEMBER, user=user).values_list("balance", flat=True).first()
+    )
     return int(balance or 0)
 
 
@@ -149,11 +161,13 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: 
     if not inserted:
         _lock_accounts(line.account_id for _, lines in entries for line in lines)
         _ENTRY_INSERT.run(created)
-    _POSTING_INSERT.run({
-        "entry_id": [entry.pk for entry, lines in entries for _line in lines],
-        "account_id": [line.account_id for _, lines in entries for line in lines],
-        "amount": [line.amount for _, lines in entries for line in lines],
-    })
+    _POSTING_INSERT.run(
+        {
+            "entry_id": [entry.pk for entry, lines in entries for _line in lines],
+            "account_id": [line.account_id for _, lines in entries for line in lines],
+            "amount": [line.amount for _, lines in entries for line in lines],
+        }
+    )
     return created
 
 
@@ -203,8 +217,9 @@ def _event_dict(event: Any) -> Mapping[str, Any]:
     raise LedgerError("A chip event could not be read.")
 
 
-def ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | Any],
-                            seat_users: Mapping[int, User], created_by: User | None) -> list[JournalEntry]:
+def ledger_post_hand_events(
+    *, hand: Hand, events: Sequence[Mapping[str, Any] | Any], seat_users: Mapping[int, User], created_by: User | None
+) -> list[JournalEntry]:
     """Post each chip-moving event of a hand as one journal entry (member account <-> table pot).
 
     Expects the caller's transaction with the hand row locked (games services). Returns
@@ -252,11 +267,13 @@ def _hand_table_and_game(hand: Hand) -> tuple[Table, str]:
 # that the missing accounts are created before any is locked, as before.
 _HAND_ACCOUNTS_FOUND = (
     'WITH found AS (SELECT "id" FROM "ledger_account" '
-    'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s))')
+    'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s))'
+)
 _HAND_ACCOUNTS_LOCKED = (
     'SELECT a."id", a."user_id" FROM "ledger_account" a '
     'WHERE a."id" IN (SELECT "id" FROM found) AND (SELECT COUNT(*) FROM found) = %s '
-    'ORDER BY a."id" FOR NO KEY UPDATE OF a')
+    'ORDER BY a."id" FOR NO KEY UPDATE OF a'
+)
 
 
 @functools.cache
@@ -265,21 +282,33 @@ def _hand_accounts_and_entries_sql() -> str:
     none when an account is missing (nothing is written before the missing ones are created, as before)."""
     return _ENTRY_INSERT.guarded(
         before=f"{_HAND_ACCOUNTS_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED})",
-        condition='(SELECT COUNT(*) FROM locked) = %s',
+        condition="(SELECT COUNT(*) FROM locked) = %s",
         returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
-                  '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)')
+        '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)',
+    )
 
 
-def _hand_accounts_and_entries(*, table: Table, users: Sequence[User], entries: Sequence[JournalEntry]
-                               ) -> tuple[dict[int, int], int] | None:
+def _hand_accounts_and_entries(
+    *, table: Table, users: Sequence[User], entries: Sequence[JournalEntry]
+) -> tuple[dict[int, int], int] | None:
     """When the players' accounts and the table's pot all exist: lock them (in id order), insert ``entries``
     (their ids set) and return the account ids (by user id) and the pot's, in one statement. Else None, and
     nothing locked or written."""
     wanted = {user.pk for user in users}
     with connection.cursor() as cursor:
-        cursor.execute(_hand_accounts_and_entries_sql(), [
-            table.club_id, Account.Kind.MEMBER.value, sorted(wanted), Account.Kind.TABLE_POT.value, table.pk,
-            len(wanted) + 1, *_ENTRY_INSERT.columns(entries), len(wanted) + 1])
+        cursor.execute(
+            _hand_accounts_and_entries_sql(),
+            [
+                table.club_id,
+                Account.Kind.MEMBER.value,
+                sorted(wanted),
+                Account.Kind.TABLE_POT.value,
+                table.pk,
+                len(wanted) + 1,
+                *_ENTRY_INSERT.columns(entries),
+                len(wanted) + 1,
+            ],
+        )
         rows = cursor.fetchall()
     if not rows:
         return None
@@ -295,9 +324,12 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
     """The players' account ids (by user id) and the table's pot account id, read, and created as
     ``member_accounts`` and ``account_for_table_pot`` do (refusing a player who is not a member); not locked."""
     wanted = {user.pk for user in users}
-    found = list(Account.objects.filter(
-        Q(club_id=table.club_id, kind=Account.Kind.MEMBER, user_id__in=wanted)
-        | Q(kind=Account.Kind.TABLE_POT, table_id=table.pk)))
+    found = list(
+        Account.objects.filter(
+            Q(club_id=table.club_id, kind=Account.Kind.MEMBER, user_id__in=wanted)
+            | Q(kind=Account.Kind.TABLE_POT, table_id=table.pk)
+        )
+    )
     accounts = {a.user_id: a for a in found if a.kind == Account.Kind.MEMBER and a.user_id is not None}
     pot_account = next((a for a in found if a.kind == Account.Kind.TABLE_POT), None)
     if set(accounts) != wanted:
@@ -307,18 +339,28 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
     return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk
 
 
-def _post_hand_moves(*, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User],
-                     created_by: User | None) -> list[JournalEntry]:
+def _post_hand_moves(
+    *, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User], created_by: User | None
+) -> list[JournalEntry]:
     """``ledger_post_hand_events``' writes, in an open transaction. None at a practice table (DESIGN.md "Engine
     contract"; PostgreSQL refuses them too: migration 0005)."""
     table, game = _hand_table_and_game(hand)
     if table.practice:
         return []
     now = timezone.now()
-    entries = [JournalEntry(club_id=table.club_id, kind=kind, created_by=created_by, created_at=now, table=table,
-                            hand=hand, game=game,
-                            memo=f"{EntryKind(kind).label}, seat {seat}, hand {hand.number} at {table.name}"[:200])
-               for kind, seat, _amount in moves]
+    entries = [
+        JournalEntry(
+            club_id=table.club_id,
+            kind=kind,
+            created_by=created_by,
+            created_at=now,
+            table=table,
+            hand=hand,
+            game=game,
+            memo=f"{EntryKind(kind).label}, seat {seat}, hand {hand.number} at {table.name}"[:200],
+        )
+        for kind, seat, _amount in moves
+    ]
     users = [seat_users[m[1]] for m in moves]
     found = _hand_accounts_and_entries(table=table, users=users, entries=entries)
     by_user, pot = found if found is not None else _hand_accounts(table=table, users=users)
@@ -348,19 +390,36 @@ def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User
         if hand.voided_at is not None or Ruling.objects.filter(hand=hand, kind=Ruling.Kind.VOID_HAND).exists():
             raise LedgerError(f"Hand {hand.number} at {table.name} has already been voided.")
         if hand.finished_at is None:
-            raise LedgerError(f"Hand {hand.number} at {table.name} is still being played; "
-                              "void it once it has finished.")
-        originals = list(JournalEntry.objects.filter(hand=hand, reverses__isnull=True)
-                         .exclude(kind=EntryKind.VOID).prefetch_related("postings").order_by("pk"))
+            raise LedgerError(
+                f"Hand {hand.number} at {table.name} is still being played; void it once it has finished."
+            )
+        originals = list(
+            JournalEntry.objects.filter(hand=hand, reverses__isnull=True)
+            .exclude(kind=EntryKind.VOID)
+            .prefetch_related("postings")
+            .order_by("pk")
+        )
         _check_voidable(hand, table, originals)
         now = timezone.now()
-        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.VOID_HAND, reason=reason, ruled_by=ruled_by,
-                                       created_at=now, hand=hand)
+        ruling = Ruling.objects.create(
+            club=club, kind=Ruling.Kind.VOID_HAND, reason=reason, ruled_by=ruled_by, created_at=now, hand=hand
+        )
         batch: list[tuple[JournalEntry, Sequence[_Line]]] = [
-            (JournalEntry(club=club, kind=EntryKind.VOID, created_by=ruled_by, created_at=now, table=table,
-                          hand=hand, game=original.game, reverses=original, ruling=ruling,
-                          memo=f"Reverses #{original.pk} ({original.memo}): {reason}"[:200]),
-             [_Line(p.account_id, -p.amount) for p in original.postings.all()])
+            (
+                JournalEntry(
+                    club=club,
+                    kind=EntryKind.VOID,
+                    created_by=ruled_by,
+                    created_at=now,
+                    table=table,
+                    hand=hand,
+                    game=original.game,
+                    reverses=original,
+                    ruling=ruling,
+                    memo=f"Reverses #{original.pk} ({original.memo}): {reason}"[:200],
+                ),
+                [_Line(p.account_id, -p.amount) for p in original.postings.all()],
+            )
             for original in originals
         ]
         return _post(batch) if batch else []
@@ -368,8 +427,9 @@ def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User
 
 def table_pot_balance(*, table: Table) -> int:
     """What the table's pot account holds now, in cents (0 before its first posting)."""
-    return int(Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table)
-               .values_list("balance", flat=True).first() or 0)
+    return int(
+        Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table).values_list("balance", flat=True).first() or 0
+    )
 
 
 def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry]) -> None:
@@ -381,21 +441,26 @@ def _check_voidable(hand: Hand, table: Table, originals: Sequence[JournalEntry])
     pot_ids = set(Account.objects.filter(kind=Account.Kind.TABLE_POT, table=table).values_list("pk", flat=True))
     pot_net = sum(p.amount for e in originals for p in e.postings.all() if p.account_id in pot_ids)
     next_pot = hand.carry_in + pot_net
-    later = (table.hands.filter(number__gt=hand.number, voided_at__isnull=True)
-             .order_by("-number").values_list("number", "finished_at").first())
+    later = (
+        table.hands.filter(number__gt=hand.number, voided_at__isnull=True)
+        .order_by("-number")
+        .values_list("number", "finished_at")
+        .first()
+    )
     if later is not None and next_pot:
         number, finished_at = later
         when = "" if finished_at is not None else " (once it has finished)"
         raise LedgerError(
             f"Hand {hand.number} at {table.name} can't be voided: its pot of {format_cents(next_pot)} "
             f"carried into the hands after it. Void hand {number} first{when}, "
-            "then the ones before it, latest first.")
-    running = (table.hands.filter(finished_at__isnull=True)
-               .values_list("number", flat=True).first())
+            "then the ones before it, latest first."
+        )
+    running = table.hands.filter(finished_at__isnull=True).values_list("number", flat=True).first()
     if running is not None and pot_net:
         raise LedgerError(
             f"Hand {hand.number} at {table.name} can be voided once hand {running}, being played now, "
-            "has finished: voiding it changes the pot.")
+            "has finished: voiding it changes the pot."
+        )
 
 
 def ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand | None = None) -> Ruling:
@@ -418,26 +483,51 @@ def ledger_return_pot(*, table: Table, reason: str, ruled_by: User, hand: Hand |
         balance, shares = table_pot_shares(table_id=table.pk)
         if sum(share.amount for share in shares) != balance or any(share.amount < 0 for share in shares):
             # Cannot happen while awards take whole pots; refuse rather than guess who is owed what.
-            raise LedgerError(f"The pot of {table.name} can't be traced to the members who paid it; "
-                              "settle it with an adjustment ruling instead.")
+            raise LedgerError(
+                f"The pot of {table.name} can't be traced to the members who paid it; "
+                "settle it with an adjustment ruling instead."
+            )
         now = timezone.now()
-        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.CLOSE_TABLE, reason=reason, ruled_by=ruled_by,
-                                       created_at=now, table=table, hand=hand, amount=balance)
+        ruling = Ruling.objects.create(
+            club=club,
+            kind=Ruling.Kind.CLOSE_TABLE,
+            reason=reason,
+            ruled_by=ruled_by,
+            created_at=now,
+            table=table,
+            hand=hand,
+            amount=balance,
+        )
         if balance:
-            lines = [_Line(pot.pk, -balance), *(_Line(share.account_id, share.amount)
-                                                for share in shares if share.amount)]
-            _post([(JournalEntry(club=club, kind=EntryKind.POT_RETURN, created_by=ruled_by, created_at=now,
-                                 table=table, hand=hand, game=table.game, ruling=ruling,
-                                 memo=f"Pot of {table.name} returned when it closed: {reason}"[:200]),
-                    lines)])
+            lines = [
+                _Line(pot.pk, -balance),
+                *(_Line(share.account_id, share.amount) for share in shares if share.amount),
+            ]
+            _post(
+                [
+                    (
+                        JournalEntry(
+                            club=club,
+                            kind=EntryKind.POT_RETURN,
+                            created_by=ruled_by,
+                            created_at=now,
+                            table=table,
+                            hand=hand,
+                            game=table.game,
+                            ruling=ruling,
+                            memo=f"Pot of {table.name} returned when it closed: {reason}"[:200],
+                        ),
+                        lines,
+                    )
+                ]
+            )
         return ruling
 
 
 # --- rulings and settlements --------------------------------------------------
 
 
-def ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str,
-                  ruled_by: User) -> Ruling:
+def ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, reason: str, ruled_by: User) -> Ruling:
     """An organiser moves `amount` cents from one member's account to another's, with a reason."""
     reason = _ruling_reason(reason)
     amount = _check_amount(amount)
@@ -449,14 +539,34 @@ def ruling_adjust(*, club: Club, from_user: User, to_user: User, amount: int, re
         if from_user.pk == to_user.pk:
             raise LedgerError("An adjustment moves money between two different members.")
         now = timezone.now()
-        ruling = Ruling.objects.create(club=club, kind=Ruling.Kind.ADJUSTMENT, reason=reason, ruled_by=ruled_by,
-                                       created_at=now, amount=amount, from_user=from_user, to_user=to_user)
+        ruling = Ruling.objects.create(
+            club=club,
+            kind=Ruling.Kind.ADJUSTMENT,
+            reason=reason,
+            ruled_by=ruled_by,
+            created_at=now,
+            amount=amount,
+            from_user=from_user,
+            to_user=to_user,
+        )
         accounts = member_accounts(club=club, users=[from_user, to_user])
         source, target = accounts[from_user.pk], accounts[to_user.pk]
         memo = f"Ruling: {from_user.shown_name} to {to_user.shown_name}: {reason}"[:200]
-        _post([(JournalEntry(club=club, kind=EntryKind.ADJUSTMENT, created_by=ruled_by, created_at=now,
-                             ruling=ruling, memo=memo),
-                [_Line(source.pk, -amount), _Line(target.pk, amount)])])
+        _post(
+            [
+                (
+                    JournalEntry(
+                        club=club,
+                        kind=EntryKind.ADJUSTMENT,
+                        created_by=ruled_by,
+                        created_at=now,
+                        ruling=ruling,
+                        memo=memo,
+                    ),
+                    [_Line(source.pk, -amount), _Line(target.pk, amount)],
+                )
+            ]
+        )
         return ruling
 
 
@@ -472,7 +582,8 @@ def ledger_settings_update(*, club: Club, settlement_max: int, by: User) -> Club
         if not _is_organiser(club, by):
             raise LedgerError("Only the club's organisers can change the settlement limit.")
         settings_row, _ = ClubLedgerSettings.objects.update_or_create(
-            club=club, defaults={"settlement_max": settlement_max})
+            club=club, defaults={"settlement_max": settlement_max}
+        )
         return settings_row
 
 
@@ -481,15 +592,24 @@ def _post_settlement(settlement: Settlement, *, by: User) -> None:
     club = settlement.club
     accounts = member_accounts(club=club, users=[settlement.payer, settlement.payee])
     payer, payee = accounts[settlement.payer_id], accounts[settlement.payee_id]
-    memo = (f"{settlement.payer.shown_name} paid {settlement.payee.shown_name} on {settlement.paid_on:%Y-%m-%d}"
-            + (f": {settlement.note}" if settlement.note else ""))[:200]
+    memo = (
+        f"{settlement.payer.shown_name} paid {settlement.payee.shown_name} on {settlement.paid_on:%Y-%m-%d}"
+        + (f": {settlement.note}" if settlement.note else "")
+    )[:200]
     # The payer handed over cash: their account rises, the receiver's falls.
-    _post([(JournalEntry(club=club, kind=EntryKind.SETTLEMENT, created_by=by, settlement=settlement, memo=memo),
-            [_Line(payer.pk, settlement.amount), _Line(payee.pk, -settlement.amount)])])
+    _post(
+        [
+            (
+                JournalEntry(club=club, kind=EntryKind.SETTLEMENT, created_by=by, settlement=settlement, memo=memo),
+                [_Line(payer.pk, settlement.amount), _Line(payee.pk, -settlement.amount)],
+            )
+        ]
+    )
 
 
-def settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid_on: date, note: str,
-                      recorded_by: User) -> Settlement:
+def settlement_record(
+    *, club: Club, payer: User, payee: User, amount: int, paid_on: date, note: str, recorded_by: User
+) -> Settlement:
     """Record cash paid between two members. Raises LedgerError for a zero, negative or
     too-large amount, a payment to oneself, a non-member, a future date, or a member
     recording someone else's payment."""
@@ -511,10 +631,17 @@ def settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid
         direct = organiser or recorded_by.pk == payee.pk
         now = timezone.now()
         settlement = Settlement.objects.create(
-            club=club, payer=payer, payee=payee, amount=amount, paid_on=paid_on, note=note,
-            recorded_by=recorded_by, recorded_at=now,
+            club=club,
+            payer=payer,
+            payee=payee,
+            amount=amount,
+            paid_on=paid_on,
+            note=note,
+            recorded_by=recorded_by,
+            recorded_at=now,
             status=Settlement.Status.CONFIRMED if direct else Settlement.Status.PENDING,
-            decided_by=recorded_by if direct else None, decided_at=now if direct else None,
+            decided_by=recorded_by if direct else None,
+            decided_at=now if direct else None,
         )
         if direct:
             _post_settlement(settlement, by=recorded_by)
@@ -522,8 +649,12 @@ def settlement_record(*, club: Club, payer: User, payee: User, amount: int, paid
 
 
 def _pending_for_update(club: Club, settlement_id: int) -> Settlement:
-    settlement = (Settlement.objects.select_for_update(of=("self",)).select_related("payer", "payee", "club")
-                  .filter(club=club, pk=settlement_id).first())
+    settlement = (
+        Settlement.objects.select_for_update(of=("self",))
+        .select_related("payer", "payee", "club")
+        .filter(club=club, pk=settlement_id)
+        .first()
+    )
     if settlement is None:
         raise LedgerError("No such settlement in this club.")
     if settlement.status != Settlement.Status.PENDING:

@@ -76,12 +76,20 @@ def _query_without_cursor(request: HttpRequest) -> str:
 def balance_sheet(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
     rows = selectors.balance_sheet(club=access.club)
-    return render(request, "ledger/balance_sheet.html", {
-        "club": access.club, "access": access, "rows": rows,
-        "ups": [r for r in rows if r.balance > 0], "downs": [r for r in rows if r.balance < 0],
-        "pots": selectors.pots_total(club=access.club), "pot_tables": selectors.pots_by_table(club=access.club),
-        "title": f"Balance sheet · {access.club.name}",
-    })
+    return render(
+        request,
+        "ledger/balance_sheet.html",
+        {
+            "club": access.club,
+            "access": access,
+            "rows": rows,
+            "ups": [r for r in rows if r.balance > 0],
+            "downs": [r for r in rows if r.balance < 0],
+            "pots": selectors.pots_total(club=access.club),
+            "pot_tables": selectors.pots_by_table(club=access.club),
+            "title": f"Balance sheet · {access.club.name}",
+        },
+    )
 
 
 @login_required
@@ -101,13 +109,25 @@ def statement(request: HttpRequest, club_id: int, user_id: int) -> HttpResponse:
     if flt is not None and account is not None:
         page = selectors.statement_page(account=account, flt=flt, before=form.cleaned_data.get("before"))
     query = _query_without_cursor(request)
-    return render(request, "ledger/statement.html", {
-        "club": access.club, "access": access, "member": member, "account": account, "form": form,
-        "page": page, "query": query, "is_me": member.pk == _me(request).pk,
-        "balance": account.balance if account else 0,
-        "export_url": reverse("ledger:statement_export", args=[access.club.pk, member.pk]) + (f"?{query}" if query else ""),
-        "title": f"Statement of {member.shown_name}",
-    }, status=200 if flt is not None else 400)
+    return render(
+        request,
+        "ledger/statement.html",
+        {
+            "club": access.club,
+            "access": access,
+            "member": member,
+            "account": account,
+            "form": form,
+            "page": page,
+            "query": query,
+            "is_me": member.pk == _me(request).pk,
+            "balance": account.balance if account else 0,
+            "export_url": reverse("ledger:statement_export", args=[access.club.pk, member.pk])
+            + (f"?{query}" if query else ""),
+            "title": f"Statement of {member.shown_name}",
+        },
+        status=200 if flt is not None else 400,
+    )
 
 
 @login_required
@@ -117,11 +137,20 @@ def journal(request: HttpRequest, club_id: int) -> HttpResponse:
     form, flt = _filters(request, access)
     page = selectors.journal_page(club=access.club, flt=flt, before=form.cleaned_data.get("before")) if flt else None
     query = _query_without_cursor(request)
-    return render(request, "ledger/journal.html", {
-        "club": access.club, "access": access, "form": form, "page": page, "query": query,
-        "export_url": reverse("ledger:journal_export", args=[access.club.pk]) + (f"?{query}" if query else ""),
-        "title": f"Journal · {access.club.name}",
-    }, status=200 if flt is not None else 400)
+    return render(
+        request,
+        "ledger/journal.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "page": page,
+            "query": query,
+            "export_url": reverse("ledger:journal_export", args=[access.club.pk]) + (f"?{query}" if query else ""),
+            "title": f"Journal · {access.club.name}",
+        },
+        status=200 if flt is not None else 400,
+    )
 
 
 # --- CSV exports (streamed) ---------------------------------------------------------
@@ -131,6 +160,7 @@ def _streamed_csv(request: HttpRequest, lines: Iterator[bytes], filename: str) -
     """A sync iterator under WSGI, an async one under ASGI (Django would otherwise read it all
     into memory first); either way PostgreSQL's COPY streams the rows and memory stays flat."""
     if isinstance(request, ASGIRequest):
+
         def next_chunk() -> bytes | None:
             return next(lines, None)
 
@@ -152,12 +182,18 @@ def statement_export(request: HttpRequest, club_id: int, user_id: int) -> HttpRe
     access, member = _statement_access(request, club_id, user_id)
     form, flt = _filters(request, access)
     if flt is None:
-        return HttpResponse("The filters are not valid: " + "; ".join(
-            str(e) for errors in form.errors.values() for e in errors), status=400, content_type="text/plain")
+        return HttpResponse(
+            "The filters are not valid: " + "; ".join(str(e) for errors in form.errors.values() for e in errors),
+            status=400,
+            content_type="text/plain",
+        )
     account = selectors.member_account(club=access.club, user=member)
     stamp = timezone.localdate().isoformat()
-    return _streamed_csv(request, exports.statement_csv(account=account, flt=flt),
-                         f"statement-{access.club.pk}-{member.username}-{stamp}.csv")
+    return _streamed_csv(
+        request,
+        exports.statement_csv(account=account, flt=flt),
+        f"statement-{access.club.pk}-{member.username}-{stamp}.csv",
+    )
 
 
 @login_required
@@ -167,8 +203,11 @@ def journal_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
     form, flt = _filters(request, access)
     if flt is None:
         return HttpResponse("The filters are not valid.", status=400, content_type="text/plain")
-    return _streamed_csv(request, exports.journal_csv(club=access.club, flt=flt),
-                         f"journal-{access.club.pk}-{timezone.localdate().isoformat()}.csv")
+    return _streamed_csv(
+        request,
+        exports.journal_csv(club=access.club, flt=flt),
+        f"journal-{access.club.pk}-{timezone.localdate().isoformat()}.csv",
+    )
 
 
 # --- chart ----------------------------------------------------------------------------
@@ -182,8 +221,10 @@ def entry_labels(moments: Sequence[datetime]) -> list[str]:
     entries share a minute; numbered '(2 of 3)' where they share a second too (one hand's ante and award)."""
     local = [timezone.localtime(m) for m in moments]
     minutes = Counter(m.strftime("%Y-%m-%d %H:%M") for m in local)
-    labels = [m.strftime("%Y-%m-%d %H:%M" if minutes[m.strftime("%Y-%m-%d %H:%M")] == 1 else "%Y-%m-%d %H:%M:%S")
-              for m in local]
+    labels = [
+        m.strftime("%Y-%m-%d %H:%M" if minutes[m.strftime("%Y-%m-%d %H:%M")] == 1 else "%Y-%m-%d %H:%M:%S")
+        for m in local
+    ]
     totals, seen = Counter(labels), Counter[str]()
     out = []
     for label in labels:
@@ -218,17 +259,27 @@ def chart(request: HttpRequest, club_id: int) -> HttpResponse:
         entries = selectors.balance_by_entry(account=account, days=days)
         history = list(zip(entry_labels([at for at, _ in entries]), [balance for _, balance in entries], strict=True))
     movers = selectors.biggest_movements(club=access.club, days=days or 3650)
-    return render(request, "ledger/chart.html", {
-        "club": access.club, "access": access, "member": member, "period": period, "periods": list(CHART_PERIODS),
-        "history": history, "by_entry": by_entry, "movers": movers,
-        "members": selectors.balance_sheet(club=access.club) if access.is_organiser else [],
-        "chart_data": {
-            "currency": access.club.currency,
-            "history": {"labels": [d for d, _ in history], "values": [b / 100 for _, b in history]},
-            "movers": {"labels": [m.user.shown_name for m in movers], "values": [m.change / 100 for m in movers]},
+    return render(
+        request,
+        "ledger/chart.html",
+        {
+            "club": access.club,
+            "access": access,
+            "member": member,
+            "period": period,
+            "periods": list(CHART_PERIODS),
+            "history": history,
+            "by_entry": by_entry,
+            "movers": movers,
+            "members": selectors.balance_sheet(club=access.club) if access.is_organiser else [],
+            "chart_data": {
+                "currency": access.club.currency,
+                "history": {"labels": [d for d, _ in history], "values": [b / 100 for _, b in history]},
+                "movers": {"labels": [m.user.shown_name for m in movers], "values": [m.change / 100 for m in movers]},
+            },
+            "title": f"Balance over time · {member.shown_name}",
         },
-        "title": f"Balance over time · {member.shown_name}",
-    })
+    )
 
 
 # --- settle up ------------------------------------------------------------------------
@@ -241,17 +292,26 @@ def _settle_context(access: ClubAccess, me: User, **extra: Any) -> dict[str, Any
     plan = selectors.settle_up_plan(balances)
     left = selectors.settle_up_left(balances, plan)
     return {
-        "club": access.club, "access": access, "rows": rows,
+        "club": access.club,
+        "access": access,
+        "rows": rows,
         "plan": [(users[t.payer_id], users[t.payee_id], t.amount) for t in plan],
-        "left": [(users[user_id], "down" if amount < 0 else "up", abs(amount))
-                 for user_id, amount in sorted(left.items(), key=lambda kv: kv[1])],
-        "pots": selectors.pots_total(club=access.club), "pot_tables": selectors.pots_by_table(club=access.club),
+        "left": [
+            (users[user_id], "down" if amount < 0 else "up", abs(amount))
+            for user_id, amount in sorted(left.items(), key=lambda kv: kv[1])
+        ],
+        "pots": selectors.pots_total(club=access.club),
+        "pot_tables": selectors.pots_by_table(club=access.club),
         "settlements": selectors.settlement_list(club=access.club, user=None if access.is_organiser else me),
         "limit": services.ledger_settings_for(club=access.club).settlement_max,
         "form": extra.pop("form", None) or SettlementForm(club=access.club, initial={"payer": me.pk}),
-        "limit_form": extra.pop("limit_form", None) or SettlementLimitForm(initial={
-            "settlement_max": units_from_cents(services.ledger_settings_for(club=access.club).settlement_max)}),
-        "me": me, "title": f"Settle up · {access.club.name}", **extra,
+        "limit_form": extra.pop("limit_form", None)
+        or SettlementLimitForm(
+            initial={"settlement_max": units_from_cents(services.ledger_settings_for(club=access.club).settlement_max)}
+        ),
+        "me": me,
+        "title": f"Settle up · {access.club.name}",
+        **extra,
     }
 
 
@@ -266,16 +326,24 @@ def settle(request: HttpRequest, club_id: int) -> HttpResponse:
             data = form.cleaned_data
             try:
                 settlement = services.settlement_record(
-                    club=access.club, payer=data["payer"], payee=data["payee"], amount=data["amount"],
-                    paid_on=data["paid_on"], note=data["note"], recorded_by=me)
+                    club=access.club,
+                    payer=data["payer"],
+                    payee=data["payee"],
+                    amount=data["amount"],
+                    paid_on=data["paid_on"],
+                    note=data["note"],
+                    recorded_by=me,
+                )
             except DomainError as exc:
                 form.add_error(None, str(exc))
             else:
                 if settlement.status == settlement.Status.CONFIRMED:
                     messages.success(request, "Settlement recorded in the books.")
                 else:
-                    messages.success(request, f"Settlement recorded; it goes into the books when "
-                                              f"{settlement.payee.shown_name} confirms it.")
+                    messages.success(
+                        request,
+                        f"Settlement recorded; it goes into the books when {settlement.payee.shown_name} confirms it.",
+                    )
                 return redirect("ledger:settle", club_id=access.club.pk)
         return render(request, "ledger/settle.html", _settle_context(access, me, form=form), status=400)
     return render(request, "ledger/settle.html", _settle_context(access, me))
@@ -315,8 +383,9 @@ def settlement_limit(request: HttpRequest, club_id: int) -> HttpResponse:
     form = SettlementLimitForm(request.POST)
     if form.is_valid():
         try:
-            services.ledger_settings_update(club=access.club, settlement_max=form.cleaned_data["settlement_max"],
-                                            by=_me(request))
+            services.ledger_settings_update(
+                club=access.club, settlement_max=form.cleaned_data["settlement_max"], by=_me(request)
+            )
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:
@@ -338,12 +407,17 @@ def _rulings_before(request: HttpRequest) -> tuple[int | None, bool]:
         return None, True
 
 
-def rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | None = None,
-                     **forms: Any) -> dict[str, Any]:
+def rulings_context(
+    request: HttpRequest, access: ClubAccess, *, before: int | None = None, **forms: Any
+) -> dict[str, Any]:
     rulings, next_before = selectors.ruling_list(club=access.club, before=before)
     context: dict[str, Any] = {
-        "club": access.club, "access": access, "rulings": rulings, "next_before": next_before,
-        "adjust_form": AdjustmentForm(club=access.club), "title": f"Rulings · {access.club.name}",
+        "club": access.club,
+        "access": access,
+        "rulings": rulings,
+        "next_before": next_before,
+        "adjust_form": AdjustmentForm(club=access.club),
+        "title": f"Rulings · {access.club.name}",
     }
     # The forms of the apps above the ledger (games: "void a hand"), then the bound ones given back.
     for _receiver, more in rulings_page_forms.send(sender=rulings_context, club=access.club):
@@ -358,8 +432,9 @@ def rulings_context(request: HttpRequest, access: ClubAccess, *, before: int | N
 def rulings(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
     before, broken = _rulings_before(request)
-    return render(request, "ledger/rulings.html", rulings_context(request, access, before=before),
-                  status=400 if broken else 200)
+    return render(
+        request, "ledger/rulings.html", rulings_context(request, access, before=before), status=400 if broken else 200
+    )
 
 
 @login_required
@@ -370,12 +445,17 @@ def ruling_adjust(request: HttpRequest, club_id: int) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         try:
-            services.ruling_adjust(club=access.club, from_user=data["from_user"], to_user=data["to_user"],
-                                   amount=data["amount"], reason=data["reason"], ruled_by=_me(request))
+            services.ruling_adjust(
+                club=access.club,
+                from_user=data["from_user"],
+                to_user=data["to_user"],
+                amount=data["amount"],
+                reason=data["reason"],
+                ruled_by=_me(request),
+            )
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Ruling recorded and posted to the books.")
             return redirect("ledger:rulings", club_id=access.club.pk)
     return render(request, "ledger/rulings.html", rulings_context(request, access, adjust_form=form), status=400)
-

@@ -49,8 +49,10 @@ def ledger_status_store(*, ok: bool, problems: int, summary: str) -> None:
     """Keep the latest verification of the books for the scrape (Redis, shared by every process)."""
     client = instruments.redis_client()
     try:
-        client.set(instruments._redis_key(LEDGER_KEY), json.dumps(
-            {"ok": ok, "problems": problems, "summary": summary, "at": time.time()}))
+        client.set(
+            instruments._redis_key(LEDGER_KEY),
+            json.dumps({"ok": ok, "problems": problems, "summary": summary, "at": time.time()}),
+        )
     finally:
         client.close()
 
@@ -89,38 +91,55 @@ class ClubCollector(Collector):
         depth = GaugeMetricFamily("club_celery_queue_depth", "Tasks waiting in a Celery queue.", labels=["queue"])
         for queue, count in zip(queues, waiting, strict=True):
             depth.add_metric([queue], count)
-        held = GaugeMetricFamily("club_celery_reserved",
-                                 "Tasks delivered to a worker and not yet done (turn clocks waiting for their time).")
+        held = GaugeMetricFamily(
+            "club_celery_reserved", "Tasks delivered to a worker and not yet done (turn clocks waiting for their time)."
+        )
         held.add_metric([], reserved)
         return [depth, held]
 
     def _overdue(self) -> list[Metric]:
         from games.models import Hand
 
-        count = Hand.objects.filter(deadline__lt=timezone.now() - overdue_grace(), finished_at__isnull=True,
-                                    voided_at__isnull=True).count()
-        return [GaugeMetricFamily("club_overdue_turns",
-                                  "Turns whose clock ran out more than two sweeps ago (should be 0).", value=count)]
+        count = Hand.objects.filter(
+            deadline__lt=timezone.now() - overdue_grace(), finished_at__isnull=True, voided_at__isnull=True
+        ).count()
+        return [
+            GaugeMetricFamily(
+                "club_overdue_turns", "Turns whose clock ran out more than two sweeps ago (should be 0).", value=count
+            )
+        ]
 
     def _shared(self) -> list[Metric]:
         counts = instruments.shared_counts()
-        timeouts = CounterMetricFamily("club_timeouts_applied", "Timeouts applied, by their own task or by the sweep.",
-                                       labels=["by"])
+        timeouts = CounterMetricFamily(
+            "club_timeouts_applied", "Timeouts applied, by their own task or by the sweep.", labels=["by"]
+        )
         for by, value in counts.items():
             timeouts.add_metric([by], value)
         metrics: list[Metric] = [timeouts]
         status = ledger_status()
-        ok = GaugeMetricFamily("club_ledger_ok",
-                               "1 when the latest ledger verification found the books balanced, 0 when it found "
-                               "problems, -1 before the first verification.",
-                               value=-1 if status is None else int(bool(status["ok"])))
+        ok = GaugeMetricFamily(
+            "club_ledger_ok",
+            "1 when the latest ledger verification found the books balanced, 0 when it found "
+            "problems, -1 before the first verification.",
+            value=-1 if status is None else int(bool(status["ok"])),
+        )
         metrics.append(ok)
         if status is not None:
-            metrics.append(GaugeMetricFamily("club_ledger_problems", "Problems the latest ledger verification found.",
-                                             value=int(status["problems"])))
-            metrics.append(GaugeMetricFamily("club_ledger_verified_timestamp_seconds",
-                                             "When the latest ledger verification ran (Unix time).",
-                                             value=float(status["at"])))
+            metrics.append(
+                GaugeMetricFamily(
+                    "club_ledger_problems",
+                    "Problems the latest ledger verification found.",
+                    value=int(status["problems"]),
+                )
+            )
+            metrics.append(
+                GaugeMetricFamily(
+                    "club_ledger_verified_timestamp_seconds",
+                    "When the latest ledger verification ran (Unix time).",
+                    value=float(status["at"]),
+                )
+            )
         return metrics
 
 
@@ -163,8 +182,11 @@ class MetricsMiddleware:
         if request.path != "/metrics":
             return self.get_response(request)
         if not metrics_allowed(request):
-            return HttpResponse("Metrics need the metrics token or an allowed address.\n", status=403,
-                                content_type="text/plain; charset=utf-8")
+            return HttpResponse(
+                "Metrics need the metrics token or an allowed address.\n",
+                status=403,
+                content_type="text/plain; charset=utf-8",
+            )
         response = HttpResponse(scrape(), content_type=CONTENT_TYPE)
         response["Cache-Control"] = "no-store"
         return response

@@ -41,8 +41,10 @@ def ensure_venv() -> None:
         say("creating the virtual environment in .venv")
         venv.EnvBuilder(with_pip=True).create(VENV)
     say("installing pinned packages from requirements.lock (first run takes a minute)")
-    subprocess.run([str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-r", str(LOCK)], check=True)
+    subprocess.run(
+        [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(LOCK)],
+        check=True,
+    )
     STAMP.write_text(wanted)
 
 
@@ -125,12 +127,48 @@ def run(port: int) -> int:
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
         # service that never answers holds up pushes, never a turn's clock (games/delivery/webpush.py).
-        "worker": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
-                   "--queues", env.get("CELERY_QUEUE", "celery"), "--hostname", "worker@%h", "--loglevel", "INFO"],
-        "push": [*celery, "-A", "config", "worker", "--pool", "threads", "--concurrency", "4",
-                 "--queues", env.get("PUSH_QUEUE", "push"), "--hostname", "push@%h", "--loglevel", "INFO"],
-        "beat": [*celery, "-A", "config", "beat", "--loglevel", "INFO",
-                 "--schedule", str(data / "celerybeat-schedule")],
+        "worker": [
+            *celery,
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            "4",
+            "--queues",
+            env.get("CELERY_QUEUE", "celery"),
+            "--hostname",
+            "worker@%h",
+            "--loglevel",
+            "INFO",
+        ],
+        "push": [
+            *celery,
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            "4",
+            "--queues",
+            env.get("PUSH_QUEUE", "push"),
+            "--hostname",
+            "push@%h",
+            "--loglevel",
+            "INFO",
+        ],
+        "beat": [
+            *celery,
+            "-A",
+            "config",
+            "beat",
+            "--loglevel",
+            "INFO",
+            "--schedule",
+            str(data / "celerybeat-schedule"),
+        ],
     }
     supervisor = Supervisor(commands, env)
     say(f"the club site is at http://127.0.0.1:{port}/  (Ctrl-C stops everything)")

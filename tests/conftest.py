@@ -53,6 +53,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     with django_db_blocker.unblock():
         _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
 
+
 # Property tests check behaviour, not speed: a loaded machine must not fail them on a per-example deadline.
 hypothesis_settings.register_profile("club", deadline=None)
 hypothesis_settings.load_profile("club")

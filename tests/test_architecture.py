@@ -17,8 +17,7 @@ APPS = ("engine", "kernel", "accounts", "ledger", "games", "clubhouse", "clubdat
 def test_the_import_contracts_are_kept():
     """pyproject.toml [tool.importlinter]: the layers of the apps and the engine's independence."""
     lint = Path(sys.executable).parent / "lint-imports"
-    done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "BROKEN" not in done.stdout and "Contracts: 2 kept, 0 broken." in done.stdout, done.stdout[-2000:]
 
@@ -47,8 +46,12 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for app in APPS for path in (ROOT / app).rglob("*.py")
-            if "migrations" not in path.parts}
+    return {
+        _module_name(path): path
+        for app in APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts
+    }
 
 
 def _load_time_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
@@ -68,8 +71,10 @@ def _load_time_imports(name: str, path: Path, known: dict[str, Path]) -> set[str
             for field in ("body", "orelse", "finalbody", "handlers"):
                 inner = getattr(node, field, None)
                 if isinstance(inner, list):
-                    yield from walk([n for n in inner if isinstance(n, ast.stmt)]
-                                    + [s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body])
+                    yield from walk(
+                        [n for n in inner if isinstance(n, ast.stmt)]
+                        + [s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body]
+                    )
 
     for node in walk(ast.parse(path.read_text(encoding="utf-8")).body):
         if isinstance(node, ast.Import):
@@ -77,7 +82,7 @@ def _load_time_imports(name: str, path: Path, known: dict[str, Path]) -> set[str
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 found.add(full if full in known else base)
@@ -140,12 +145,40 @@ def test_the_circle_finder_finds_a_circle():
 
 # Pages, sockets, tasks, template tags and presenters read through selectors and write through services
 # (docs/style.md); the live table's frames (games/live/) render from a snapshot read elsewhere.
-QUERY_FREE = ("games/views", "games/api/views.py", "games/templatetags", "games/presentation", "games/live",
-              "games/tasks.py", "accounts/views.py", "ledger/views.py", "clubhouse/views.py",
-              "clubdata/views.py")
-QUERY_METHODS = frozenset({"filter", "exclude", "select_related", "prefetch_related", "order_by", "values",
-                           "values_list", "annotate", "aggregate", "exists", "select_for_update", "update",
-                           "get_or_create", "update_or_create", "bulk_create", "first", "last", "count"})
+QUERY_FREE = (
+    "games/views",
+    "games/api/views.py",
+    "games/templatetags",
+    "games/presentation",
+    "games/live",
+    "games/tasks.py",
+    "accounts/views.py",
+    "ledger/views.py",
+    "clubhouse/views.py",
+    "clubdata/views.py",
+)
+QUERY_METHODS = frozenset(
+    {
+        "filter",
+        "exclude",
+        "select_related",
+        "prefetch_related",
+        "order_by",
+        "values",
+        "values_list",
+        "annotate",
+        "aggregate",
+        "exists",
+        "select_for_update",
+        "update",
+        "get_or_create",
+        "update_or_create",
+        "bulk_create",
+        "first",
+        "last",
+        "count",
+    }
+)
 
 
 def _queries(source: str) -> list[str]:
@@ -158,26 +191,33 @@ def _queries(source: str) -> list[str]:
             found.append(f"{node.lineno}: .objects")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in QUERY_METHODS:
             name, receiver = node.func.attr, node.func.value
-            if ((name in ("values", "values_list") and not (node.args or node.keywords))
-                    or (name == "update" and not node.keywords) or (name == "count" and node.args)
-                    or (isinstance(receiver, ast.Name) and receiver.id == "register")):
+            if (
+                (name in ("values", "values_list") and not (node.args or node.keywords))
+                or (name == "update" and not node.keywords)
+                or (name == "count" and node.args)
+                or (isinstance(receiver, ast.Name) and receiver.id == "register")
+            ):
                 continue
             found.append(f"{node.lineno}: .{name}")
     return sorted(found)
 
 
 def test_pages_sockets_tasks_tags_and_presenters_build_no_queryset():
-    paths = [path for name in QUERY_FREE for path in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir()
-                                                       else [ROOT / name])]
+    paths = [
+        path
+        for name in QUERY_FREE
+        for path in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir() else [ROOT / name])
+    ]
     assert len(paths) > 10
-    found = {str(path.relative_to(ROOT)): _queries(path.read_text(encoding="utf-8"))
-             for path in paths}
+    found = {str(path.relative_to(ROOT)): _queries(path.read_text(encoding="utf-8")) for path in paths}
     assert {path: lines for path, lines in found.items() if lines} == {}
 
 
 def test_the_query_finder_finds_a_query():
-    found = _queries("rows = Hand.objects.all()\nok = table.hands.filter(pk=1).exists()\nn = len(rows)\n"
-                     "ids = seat.hands.values('pk')\nout = {}\nout.update({'a': 1})\nx = out.values()\n")
+    found = _queries(
+        "rows = Hand.objects.all()\nok = table.hands.filter(pk=1).exists()\nn = len(rows)\n"
+        "ids = seat.hands.values('pk')\nout = {}\nout.update({'a': 1})\nx = out.values()\n"
+    )
     assert found == ["1: .objects", "2: .exists", "2: .filter", "4: .values"]
 
 

@@ -41,10 +41,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def pool(self) -> Any:
         """Django's pool, made with ``check_when_stirred`` as its check when health checks are on."""
         options = self.settings_dict["OPTIONS"].get("pool")
-        if (self.alias != NO_DB_ALIAS and options and self.settings_dict["CONN_HEALTH_CHECKS"]
-                and self.settings_dict.get("CONN_MAX_AGE", 0) == 0 and self.alias not in self._connection_pools):
+        if (
+            self.alias != NO_DB_ALIAS
+            and options
+            and self.settings_dict["CONN_HEALTH_CHECKS"]
+            and self.settings_dict.get("CONN_MAX_AGE", 0) == 0
+            and self.alias not in self._connection_pools
+        ):
             pool: ConnectionPool[Any] = ConnectionPool(
-                kwargs={**self.get_connection_params(), "autocommit": True}, open=False,
-                configure=self._configure_connection, check=check_when_stirred, **({} if options is True else options))
+                kwargs={**self.get_connection_params(), "autocommit": True},
+                open=False,
+                configure=self._configure_connection,
+                check=check_when_stirred,
+                **({} if options is True else options),
+            )
             self._connection_pools.setdefault(self.alias, pool)  # another thread's, if it was first
         return super().pool  # type: ignore[misc]  # a property of Django's backend its stubs leave out

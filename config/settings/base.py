@@ -104,7 +104,8 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL) if DATABASE_URL
+    "default": dj_database_url.parse(DATABASE_URL)
+    if DATABASE_URL
     else {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres"},
 }
 # One bounded psycopg pool per process (web and sockets, worker, beat) instead of persistent connections,
@@ -145,7 +146,8 @@ DATABASE_STATEMENT_TIMEOUT = statement_timeout(sys.argv, os.environ)
 DATABASES["default"]["OPTIONS"]["options"] = connection_options(DATABASE_STATEMENT_TIMEOUT)
 if "owner" in DATABASES:
     DATABASES["owner"].setdefault("OPTIONS", {})["options"] = connection_options(
-        os.environ.get("DATABASE_STATEMENT_TIMEOUT", "").strip() or COMMAND_STATEMENT_TIMEOUT)
+        os.environ.get("DATABASE_STATEMENT_TIMEOUT", "").strip() or COMMAND_STATEMENT_TIMEOUT
+    )
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
@@ -208,8 +210,9 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 SECURE_REFERRER_POLICY = "same-origin"  # links in our pages never carry a path (or a token) to another site
-PERMISSIONS_POLICY = ("accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), "
-                      "microphone=(), payment=(), usb=()")
+PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()"
+)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -310,12 +313,17 @@ BEAT_HEARTBEAT_MAX_AGE = float(os.environ.get("BEAT_HEARTBEAT_MAX_AGE", str(max(
 # Requests a minute per API key (games/api), counted in the shared cache.
 API_RATE_PER_MINUTE = int(os.environ.get("API_RATE_PER_MINUTE", "60"))
 CELERY_BEAT_SCHEDULE = {
-    "sweep-overdue-turns": {"task": "games.tasks.sweep_overdue_turns", "schedule": TURN_SWEEP_SECONDS,
-                            "options": {"expires": TURN_SWEEP_SECONDS}},
-    "sweep-due-notices": {"task": "games.tasks.sweep_due_notices", "schedule": TURN_NOTICE_SWEEP_SECONDS,
-                          "options": {"expires": TURN_NOTICE_SWEEP_SECONDS}},
-    "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0,
-                           "options": {"expires": 3000}},
+    "sweep-overdue-turns": {
+        "task": "games.tasks.sweep_overdue_turns",
+        "schedule": TURN_SWEEP_SECONDS,
+        "options": {"expires": TURN_SWEEP_SECONDS},
+    },
+    "sweep-due-notices": {
+        "task": "games.tasks.sweep_due_notices",
+        "schedule": TURN_NOTICE_SWEEP_SECONDS,
+        "options": {"expires": TURN_NOTICE_SWEEP_SECONDS},
+    },
+    "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0, "options": {"expires": 3000}},
 }
 
 # Backups (operations/backup.py): the nightly one at BACKUP_HOUR UTC keeps the newest BACKUP_KEEP.
@@ -327,17 +335,22 @@ PG_BIN_DIR = os.environ.get("PG_BIN_DIR", "")  # pg_dump / pg_restore; default: 
 BACKUP_QUEUE = os.environ.get("BACKUP_QUEUE", "")
 if BACKUP_QUEUE:
     CELERY_TASK_ROUTES = {"operations.tasks.nightly_backup": {"queue": BACKUP_QUEUE}}
-CELERY_BEAT_SCHEDULE["nightly-backup"] = {"task": "operations.tasks.nightly_backup",
-                                          "schedule": crontab(hour=BACKUP_HOUR, minute=0),
-                                          "options": {"expires": 3 * 3600}}
+CELERY_BEAT_SCHEDULE["nightly-backup"] = {
+    "task": "operations.tasks.nightly_backup",
+    "schedule": crontab(hour=BACKUP_HOUR, minute=0),
+    "options": {"expires": 3 * 3600},
+}
 
 # Metrics (operations/scrape.py): GET /metrics with "Authorization: Bearer METRICS_TOKEN" or from an
 # address of METRICS_ALLOWED_IPS (addresses or networks; loopback by default). Never public.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
 LEDGER_VERIFY_SECONDS = float(os.environ.get("LEDGER_VERIFY_SECONDS", "3600"))  # for the club_ledger_ok metric
-CELERY_BEAT_SCHEDULE["verify-books"] = {"task": "operations.tasks.verify_books", "schedule": LEDGER_VERIFY_SECONDS,
-                                        "options": {"expires": LEDGER_VERIFY_SECONDS}}
+CELERY_BEAT_SCHEDULE["verify-books"] = {
+    "task": "operations.tasks.verify_books",
+    "schedule": LEDGER_VERIFY_SECONDS,
+    "options": {"expires": LEDGER_VERIFY_SECONDS},
+}
 
 LOGGING = {
     "version": 1,

@@ -44,21 +44,33 @@ class Player:
 
 
 BEGINNER = Player(
-    strength="beginner", name="Pip",
+    strength="beginner",
+    name="Pip",
     character="Plays the cards as they lie: a pair of queens looks good, a straight looks great.",
-    piranha=piranha.beginner, piles=piles.beginner)
+    piranha=piranha.beginner,
+    piles=piles.beginner,
+)
 SOLID = Player(
-    strength="solid", name="Morgan",
+    strength="solid",
+    name="Morgan",
     character="Counts the odds before every chip and sticks to them.",
-    piranha=piranha.simulating(piranha.SAMPLES["solid"]), piles=piles.simulating(piles.BUDGET["solid"]))
+    piranha=piranha.simulating(piranha.SAMPLES["solid"]),
+    piles=piles.simulating(piles.BUDGET["solid"]),
+)
 STRONG = Player(
-    strength="strong", name="Ada",
+    strength="strong",
+    name="Ada",
     character="Works out what every card still hidden could do, then plays the pot and the cap.",
-    piranha=piranha.simulating(piranha.SAMPLES["strong"]), piles=piles.simulating(piles.BUDGET["strong"]))
+    piranha=piranha.simulating(piranha.SAMPLES["strong"]),
+    piles=piles.simulating(piles.BUDGET["strong"]),
+)
 RANDOM = Player(
-    strength="random", name="Dice",
+    strength="random",
+    name="Dice",
     character="Picks any legal action at random: a yardstick, not an opponent.",
-    piranha=random_action, piles=random_action)
+    piranha=random_action,
+    piles=random_action,
+)
 
 #: the three strengths, weakest first
 PLAYERS: tuple[Player, ...] = (BEGINNER, SOLID, STRONG)

@@ -12,8 +12,15 @@ from ..rules import Rules
 from . import piles, piranha
 from .estimate import PilesEstimate, PiranhaEstimate, rivals
 
-VERBS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
-         "in": "Stay in", "out": "Drop"}
+VERBS = {
+    "check": "Check",
+    "bet": "Bet",
+    "call": "Call",
+    "raise": "Raise",
+    "fold": "Fold",
+    "in": "Stay in",
+    "out": "Drop",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +67,19 @@ def _piranha_sentence(view: HandView, action: Action, estimate: PiranhaEstimate)
 
 
 def _piles_sentence(view: HandView, action: Action, estimate: PilesEstimate) -> str:
-    halves = (f"you win the high half about {_percent(estimate.high)} of the time and the low half "
-              f"about {_percent(estimate.low)}")
+    halves = (
+        f"you win the high half about {_percent(estimate.high)} of the time and the low half "
+        f"about {_percent(estimate.low)}"
+    )
     if action.type == "declare":
         choice = action.choice or "high"
         why = " (a pig must win both)" if choice == "pig" else ""
         return f"Declare {choice}: {halves}, so {choice} takes about {_percent(estimate.equity)} of the pot{why}."
     verb = VERBS.get(action.type, action.type)
     share = f"about {_percent(estimate.equity)} of the pot with the best declaration"
-    reason = {"value": f"more than a fair share of {_percent(1 / (rivals(view) + 1))}",
-              "continue": "enough to pay for the bets still to come",
-              "give up": "not enough to pay for the bets still to come"}[piles.betting_plan(view, estimate.equity)]
+    reason = {
+        "value": f"more than a fair share of {_percent(1 / (rivals(view) + 1))}",
+        "continue": "enough to pay for the bets still to come",
+        "give up": "not enough to pay for the bets still to come",
+    }[piles.betting_plan(view, estimate.equity)]
     return f"{verb}: {halves}, {share}: {reason}."

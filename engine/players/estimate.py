@@ -55,6 +55,7 @@ def my_cards(view: HandView) -> list[Card]:
 
 # ---- Piranha ---------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class PiranhaEstimate:
     """What staying in is worth, from ``samples`` deals of the unseen cards.
@@ -91,7 +92,7 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
     for _ in range(samples):
         dealt = rng.sample(pool, down + 4 * opponents)
         board = up + dealt[:down]
-        hands = [dealt[k:k + 4] for k in range(down, len(dealt), 4)]
+        hands = [dealt[k : k + 4] for k in range(down, len(dealt), 4)]
         ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM or rng.random() < loose]
         if not ins:
             alone += 1
@@ -108,11 +109,13 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
         share = 1.0 / winners
         won += share
         total += view.pot * share
-    return PiranhaEstimate(samples=samples, win=won / showdowns if showdowns else 1.0,
-                           alone=alone / samples, stay_value=total / samples)
+    return PiranhaEstimate(
+        samples=samples, win=won / showdowns if showdowns else 1.0, alone=alone / samples, stay_value=total / samples
+    )
 
 
 # ---- Piles -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class PilesEstimate:
@@ -163,9 +166,11 @@ def _declares_low(high: HandValue | None, low: LowValue | None) -> bool:
 def _board_with(board: PilesBoard, dealt: Sequence[Card]) -> tuple[list[Card], list[Card], list[Card]]:
     """The three piles with their face-down places filled from ``dealt``, in order."""
     fill = iter(dealt)
-    return ([card(c) if c is not None else next(fill) for c in board.square1],
-            [card(c) if c is not None else next(fill) for c in board.square2],
-            [card(c) if c is not None else next(fill) for c in board.row])
+    return (
+        [card(c) if c is not None else next(fill) for c in board.square1],
+        [card(c) if c is not None else next(fill) for c in board.square2],
+        [card(c) if c is not None else next(fill) for c in board.row],
+    )
 
 
 def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEstimate:
@@ -188,7 +193,7 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
         high_side: list[HandValue | LowValue | None] = []
         low_side: list[HandValue | LowValue | None] = []
         for k in range(down, len(dealt), 5):
-            hand = dealt[k:k + 5]
+            hand = dealt[k : k + 5]
             high = piles_best_high(hand, sq1, sq2, row, variant)
             low = piles_best_low(hand, sq1, sq2, row, variant)
             if _declares_low(high, low):

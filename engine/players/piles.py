@@ -31,8 +31,9 @@ def face_value(view: HandView) -> tuple[HandValue | None, LowValue | None]:
     """The viewer's best high and low on the cards turned so far (None: none yet)."""
     assert isinstance(view.board, PilesBoard)
     variant = isinstance(view.rules, PilesRules) and view.rules.low_variant
-    sq1, sq2, row = ([card(c) for c in pile if c is not None]
-                     for pile in (view.board.square1, view.board.square2, view.board.row))
+    sq1, sq2, row = (
+        [card(c) for c in pile if c is not None] for pile in (view.board.square1, view.board.square2, view.board.row)
+    )
     hole = my_cards(view)
     return piles_best_high(hole, sq1, sq2, row, variant), piles_best_low(hole, sq1, sq2, row, variant)
 
@@ -53,8 +54,7 @@ def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
     if strong_high or good_low:
         return aggressive(view)
     hole_ranks = [c.rank for c in my_cards(view)]
-    promising = (high is not None or low is not None
-                 or len(set(hole_ranks)) < len(hole_ranks) or _low_cards(view) >= 3)
+    promising = high is not None or low is not None or len(set(hole_ranks)) < len(hole_ranks) or _low_cards(view) >= 3
     return passive(view) if promising else cautious(view)
 
 
@@ -64,7 +64,7 @@ def declare_choice(estimate: PilesEstimate) -> str:
     if estimate.declare_low > estimate.declare_high:
         choice = "low"
     best = max(estimate.declare_high, estimate.declare_low)
-    if (estimate.declare_pig > best and estimate.high >= PIG_NEEDS and estimate.low >= PIG_NEEDS):
+    if estimate.declare_pig > best and estimate.high >= PIG_NEEDS and estimate.low >= PIG_NEEDS:
         choice = "pig"
     return choice
 
@@ -75,7 +75,7 @@ def worth_continuing(view: HandView, equity: float) -> bool:
     assert view.betting is not None and view.stage is not None
     to_call = view.betting.to_call or 0
     still_in = rivals(view) + 1
-    later = sum(view.rules.stage_bets[view.stage:]) / 2 if isinstance(view.rules, PilesRules) else 0
+    later = sum(view.rules.stage_bets[view.stage :]) / 2 if isinstance(view.rules, PilesRules) else 0
     final_pot = view.pot + to_call + still_in * later
     return equity * final_pot >= to_call + later
 
@@ -103,7 +103,7 @@ def stage_budget(view: HandView, budget: int) -> int:
 
 
 def betting_plan(view: HandView, equity: float) -> str:
-    """"value" (bet or raise), "continue" (check or call) or "give up" (check or fold), from the
+    """ "value" (bet or raise), "continue" (check or call) or "give up" (check or fold), from the
     expected share of the pot. In fixed limit every caller adds a bet of which this hand expects
     its share, so more than a fair share (with a margin for the estimate) is worth betting."""
     if equity >= max(VALUE_SHARE / (rivals(view) + 1), 0.3):
@@ -113,6 +113,8 @@ def betting_plan(view: HandView, equity: float) -> str:
 
 def simulating(budget: int) -> Policy:
     """A player that decides from about ``budget`` hands evaluated."""
+
     def policy(view: HandView, rules: Rules, rng: Random) -> Action:
         return decide(view, budget, rng)[0]
+
     return policy

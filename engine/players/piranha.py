@@ -57,6 +57,8 @@ def decide(view: HandView, samples: int, rng: Random) -> tuple[Action, PiranhaEs
 
 def simulating(samples: int) -> Policy:
     """A player that decides from ``samples`` deals of the unseen cards."""
+
     def policy(view: HandView, rules: Rules, rng: Random) -> Action:
         return decide(view, samples, rng)[0]
+
     return policy

@@ -65,12 +65,18 @@ def _token_user(request: HttpRequest) -> tuple[ApiToken, User]:
     header = request.headers.get("Authorization", "")
     scheme, _, key = header.partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
-        raise ApiError(401, "Send your API key as 'Authorization: Bearer <key>'. Make one on your profile page.",
-                       {"WWW-Authenticate": 'Bearer realm="api"'})
+        raise ApiError(
+            401,
+            "Send your API key as 'Authorization: Bearer <key>'. Make one on your profile page.",
+            {"WWW-Authenticate": 'Bearer realm="api"'},
+        )
     token = api_token_for_key(key=key.strip())
     if token is None or token.revoked_at is not None or not token.user.is_active:
-        raise ApiError(401, "That API key is not valid (wrong, or revoked).",
-                       {"WWW-Authenticate": 'Bearer realm="api", error="invalid_token"'})
+        raise ApiError(
+            401,
+            "That API key is not valid (wrong, or revoked).",
+            {"WWW-Authenticate": 'Bearer realm="api", error="invalid_token"'},
+        )
     return token, token.user
 
 
@@ -89,8 +95,9 @@ def _rate_limit(token: ApiToken) -> None:
         count = 1
     if count > limit:
         retry = max(1, int((window + 1) * 60 - now))
-        raise ApiError(429, f"Too many requests: at most {limit} a minute. Try again in {retry} s.",
-                       {"Retry-After": str(retry)})
+        raise ApiError(
+            429, f"Too many requests: at most {limit} a minute. Try again in {retry} s.", {"Retry-After": str(retry)}
+        )
 
 
 def api_view(view: View) -> Callable[..., JsonResponse]:
@@ -146,20 +153,30 @@ def _iso(value: Any) -> str | None:
 @api_view
 def clubs(request: HttpRequest, user: User) -> JsonResponse:
     rows = club_list_by_id(user=user)
-    return JsonResponse({"clubs": [{"id": m.club_id, "name": m.club.name, "currency": m.club.currency,
-                                    "role": m.role} for m in rows]})
+    return JsonResponse(
+        {"clubs": [{"id": m.club_id, "name": m.club.name, "currency": m.club.currency, "role": m.role} for m in rows]}
+    )
 
 
 @api_view
 def balances(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     club = _membership(user, club_id).club
     rows = ledger_selectors.balance_sheet(club=club)
-    return JsonResponse({
-        "club": {"id": club.pk, "name": club.name, "currency": club.currency},
-        "balances": [{"member_id": r.user.pk, "name": r.user.shown_name, "balance_cents": r.balance,
-                      "organiser": r.is_organiser} for r in rows],
-        "pots_cents": ledger_selectors.pots_total(club=club),
-    })
+    return JsonResponse(
+        {
+            "club": {"id": club.pk, "name": club.name, "currency": club.currency},
+            "balances": [
+                {
+                    "member_id": r.user.pk,
+                    "name": r.user.shown_name,
+                    "balance_cents": r.balance,
+                    "organiser": r.is_organiser,
+                }
+                for r in rows
+            ],
+            "pots_cents": ledger_selectors.pots_total(club=club),
+        }
+    )
 
 
 @api_view
@@ -179,31 +196,57 @@ def statement(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     lines: list[dict[str, Any]] = []
     next_before = None
     if account is not None:
-        page = ledger_selectors.statement_page(account=account, flt=ledger_selectors.StatementFilter(),
-                                               before=_int_param(request, "before"))
+        page = ledger_selectors.statement_page(
+            account=account, flt=ledger_selectors.StatementFilter(), before=_int_param(request, "before")
+        )
         next_before = page.next_before
-        lines = [{"line": p.seq, "date": _iso(p.created_at), "kind": p.kind, "memo": p.entry.memo,
-                  "amount_cents": p.amount, "balance_after_cents": p.balance_after, "entry": p.entry_id,
-                  "table": p.entry.table.name if p.entry.table else None, "game": p.game or None,
-                  "hand": p.entry.hand_id, "reversed": bool(getattr(p, "is_reversed", False))}
-                 for p in page.lines]
-    return JsonResponse({
-        "club": {"id": club.pk, "name": club.name, "currency": club.currency},
-        "member": {"id": member.pk, "name": member.shown_name},
-        "balance_cents": account.balance if account else 0, "lines": lines,
-        "next": _next_url(request, next_before),
-    })
+        lines = [
+            {
+                "line": p.seq,
+                "date": _iso(p.created_at),
+                "kind": p.kind,
+                "memo": p.entry.memo,
+                "amount_cents": p.amount,
+                "balance_after_cents": p.balance_after,
+                "entry": p.entry_id,
+                "table": p.entry.table.name if p.entry.table else None,
+                "game": p.game or None,
+                "hand": p.entry.hand_id,
+                "reversed": bool(getattr(p, "is_reversed", False)),
+            }
+            for p in page.lines
+        ]
+    return JsonResponse(
+        {
+            "club": {"id": club.pk, "name": club.name, "currency": club.currency},
+            "member": {"id": member.pk, "name": member.shown_name},
+            "balance_cents": account.balance if account else 0,
+            "lines": lines,
+            "next": _next_url(request, next_before),
+        }
+    )
 
 
 @api_view
 def tables(request: HttpRequest, user: User, club_id: int) -> JsonResponse:
     club = _membership(user, club_id).club
     rows, next_before = table_page(club=club, before=_int_param(request, "before"), size=50)
-    return JsonResponse({
-        "tables": [{"id": t.pk, "name": t.name, "game": t.rule_version.rule_set.game, "status": t.status,
-                    "hands_played": t.hands_played, "created_at": _iso(t.created_at)} for t in rows],
-        "next": _next_url(request, next_before),
-    })
+    return JsonResponse(
+        {
+            "tables": [
+                {
+                    "id": t.pk,
+                    "name": t.name,
+                    "game": t.rule_version.rule_set.game,
+                    "status": t.status,
+                    "hands_played": t.hands_played,
+                    "created_at": _iso(t.created_at),
+                }
+                for t in rows
+            ],
+            "next": _next_url(request, next_before),
+        }
+    )
 
 
 def _table_for(user: User, table_id: int) -> Table:
@@ -222,13 +265,23 @@ def table_hands(request: HttpRequest, user: User, table_id: int) -> JsonResponse
     hands, next_before = hand_history(table=table, dealt_to=dealt_to, before=_int_param(request, "before"))
     if dealt_to is not None and not hands and request.GET.get("before") is None:
         raise ApiError(403, "The house rules of this table keep spectators out.")
-    return JsonResponse({
-        "table": {"id": table.pk, "name": table.name},
-        "hands": [{"id": h.pk, "number": h.number, "started_at": _iso(h.started_at),
-                   "finished_at": _iso(h.finished_at), "voided": h.voided_at is not None,
-                   "url": request.build_absolute_uri(reverse("games:api_hand", args=[h.pk]))} for h in hands],
-        "next": _next_url(request, next_before),
-    })
+    return JsonResponse(
+        {
+            "table": {"id": table.pk, "name": table.name},
+            "hands": [
+                {
+                    "id": h.pk,
+                    "number": h.number,
+                    "started_at": _iso(h.started_at),
+                    "finished_at": _iso(h.finished_at),
+                    "voided": h.voided_at is not None,
+                    "url": request.build_absolute_uri(reverse("games:api_hand", args=[h.pk])),
+                }
+                for h in hands
+            ],
+            "next": _next_url(request, next_before),
+        }
+    )
 
 
 @api_view
@@ -252,23 +305,48 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
     mine = hand_seat_of(hand=hand, user=user)
     # A sealed decision never opened (the table closed during it) is told as "decided", with no timeout
     # mark: the default a timeout takes is the house rules', so the mark would tell the choice.
-    actions = [{"sequence": a.sequence, "seat": a.seat, "player": names.get(a.seat),
-                "action": hand_action_shown(hand=hand, row=a, seat=mine), "events": a.events,
-                "timeout": a.is_timeout and not sealed_action_hidden(hand=hand, row=a, seat=mine),
-                "at": _iso(a.created_at)}
-               for a in hand_actions(hand=hand)]
+    actions = [
+        {
+            "sequence": a.sequence,
+            "seat": a.seat,
+            "player": names.get(a.seat),
+            "action": hand_action_shown(hand=hand, row=a, seat=mine),
+            "events": a.events,
+            "timeout": a.is_timeout and not sealed_action_hidden(hand=hand, row=a, seat=mine),
+            "at": _iso(a.created_at),
+        }
+        for a in hand_actions(hand=hand)
+    ]
     entries = hand_ledger_entries(hand=hand)
     return {
-        "id": hand.pk, "table": {"id": hand.table_id, "name": hand.table.name}, "number": hand.number,
-        "game": view.game, "started_at": _iso(hand.started_at), "finished_at": _iso(hand.finished_at),
-        "voided": hand.voided_at is not None, "commitment": hand.commitment, "scheme": hand.scheme,
+        "id": hand.pk,
+        "table": {"id": hand.table_id, "name": hand.table.name},
+        "number": hand.number,
+        "game": view.game,
+        "started_at": _iso(hand.started_at),
+        "finished_at": _iso(hand.finished_at),
+        "voided": hand.voided_at is not None,
+        "commitment": hand.commitment,
+        "scheme": hand.scheme,
         "cuts": hand_cuts_named(hand=hand) if hand.scheme == engine.SCHEME_CUT else [],
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
         "your_seat": mine,
-        "view": engine.view_to_json(view), "deal_events": hand.deal_events, "actions": actions,
-        "ledger": [{"entry": e.pk, "kind": e.kind, "memo": e.memo, "at": _iso(e.created_at),
-                    "postings": [{"account": p.account.user.shown_name if p.account.user else "pot",
-                                  "amount_cents": p.amount} for p in e.postings.all()]} for e in entries],
+        "view": engine.view_to_json(view),
+        "deal_events": hand.deal_events,
+        "actions": actions,
+        "ledger": [
+            {
+                "entry": e.pk,
+                "kind": e.kind,
+                "memo": e.memo,
+                "at": _iso(e.created_at),
+                "postings": [
+                    {"account": p.account.user.shown_name if p.account.user else "pot", "amount_cents": p.amount}
+                    for p in e.postings.all()
+                ],
+            }
+            for e in entries
+        ],
     }
 
 
@@ -276,4 +354,3 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
 @require_GET
 def schema(request: HttpRequest) -> JsonResponse:
     return JsonResponse(openapi_schema(server=request.build_absolute_uri("/api/v1")))
-

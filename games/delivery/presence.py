@@ -83,11 +83,13 @@ def _club_of(consumer: Any) -> int:
 
 async def socket_seen(consumer: Any) -> None:
     """For the table and lobby sockets (opened, pinged): ``presence_mark`` off the event loop."""
-    await asyncio.to_thread(presence_mark, user_id=consumer.user.pk, club_id=_club_of(consumer),
-                            channel=consumer.channel_name)
+    await asyncio.to_thread(
+        presence_mark, user_id=consumer.user.pk, club_id=_club_of(consumer), channel=consumer.channel_name
+    )
 
 
 async def socket_gone(consumer: Any) -> None:
     """For the table and lobby sockets (closed): ``presence_clear`` off the event loop."""
-    await asyncio.to_thread(presence_clear, user_id=consumer.user.pk, club_id=_club_of(consumer),
-                            channel=consumer.channel_name)
+    await asyncio.to_thread(
+        presence_clear, user_id=consumer.user.pk, club_id=_club_of(consumer), channel=consumer.channel_name
+    )

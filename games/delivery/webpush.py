@@ -60,6 +60,7 @@ def b64url_decode(text: str) -> bytes:
 
 # ---- keys ----------------------------------------------------------------------------------------
 
+
 def vapid_private_key_generate() -> str:
     """A new VAPID private key: base64url of its 32-byte P-256 secret."""
     key = ec.generate_private_key(ec.SECP256R1())
@@ -201,6 +202,7 @@ def push_keys_check(*, p256dh: str, auth: str) -> None:
 
 # ---- sending -------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PushMessage:
     title: str
@@ -209,8 +211,9 @@ class PushMessage:
     tag: str
 
     def payload(self) -> str:
-        return json.dumps({"title": self.title, "body": self.body, "url": self.url, "tag": self.tag},
-                          separators=(",", ":"))
+        return json.dumps(
+            {"title": self.title, "body": self.body, "url": self.url, "tag": self.tag}, separators=(",", ":")
+        )
 
 
 def push_wanted(*, user_id: int, kind: str) -> bool:
@@ -237,8 +240,11 @@ def push_enqueue(*, user_id: int, kind: str, message: PushMessage, club_id: int 
     ``PUSH_QUEUED_MAX_SECONDS`` is dropped: it would come too late to help."""
     from games.tasks import push_notice
 
-    push_notice.apply_async(kwargs={"user_id": user_id, "kind": kind, "club_id": club_id, **asdict(message)},
-                            queue=settings.PUSH_QUEUE, expires=settings.PUSH_QUEUED_MAX_SECONDS)
+    push_notice.apply_async(
+        kwargs={"user_id": user_id, "kind": kind, "club_id": club_id, **asdict(message)},
+        queue=settings.PUSH_QUEUE,
+        expires=settings.PUSH_QUEUED_MAX_SECONDS,
+    )
 
 
 class _Pinning:
@@ -281,8 +287,12 @@ class _PinnedConnection(HTTPConnection):
         # Not through ``self.host``: urllib3 uses it as the TLS server name and the name checked on the
         # certificate as well, which must stay the push service's name.
         try:
-            sock = create_connection((self.pinning.address, self.port), self.timeout,
-                                     source_address=self.source_address, socket_options=self.socket_options)
+            sock = create_connection(
+                (self.pinning.address, self.port),
+                self.timeout,
+                source_address=self.source_address,
+                socket_options=self.socket_options,
+            )
         except TimeoutError as exc:
             raise ConnectTimeoutError(self, f"Connection to {self.host} timed out") from exc
         except OSError as exc:
@@ -302,12 +312,14 @@ class _PinnedAdapter(HTTPAdapter):
         super().__init__(max_retries=0)
         self.pinning = pinning
 
-    def get_connection_with_tls_context(self, request: PreparedRequest, verify: Any, proxies: Any = None,
-                                        cert: Any = None) -> HTTPConnectionPool:
+    def get_connection_with_tls_context(
+        self, request: PreparedRequest, verify: Any, proxies: Any = None, cert: Any = None
+    ) -> HTTPConnectionPool:
         host_params, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)
         if host_params["scheme"] == "https":
-            pool: HTTPConnectionPool = HTTPSConnectionPool(host_params["host"], host_params["port"], maxsize=1,
-                                                           pinning=self.pinning, **pool_kwargs)
+            pool: HTTPConnectionPool = HTTPSConnectionPool(
+                host_params["host"], host_params["port"], maxsize=1, pinning=self.pinning, **pool_kwargs
+            )
             pool.ConnectionCls = _PinnedHTTPSConnection
         else:
             pool = HTTPConnectionPool(host_params["host"], host_params["port"], maxsize=1, pinning=self.pinning)
@@ -338,12 +350,16 @@ class _Send:
         session.mount("https://", adapter)
         session.mount("http://", adapter)
         try:
-            response = webpush({"endpoint": target.url, "keys": self.keys}, data=message.payload(),
-                               vapid_private_key=vapid, vapid_claims={"sub": settings.VAPID_SUBJECT},
-                               content_encoding="aes128gcm", ttl=settings.PUSH_TTL_SECONDS,
-                               headers={"Urgency": "high" if kind != "digest" else "normal",
-                                        "Topic": message.tag[:32]},
-                               requests_session=session)
+            response = webpush(
+                {"endpoint": target.url, "keys": self.keys},
+                data=message.payload(),
+                vapid_private_key=vapid,
+                vapid_claims={"sub": settings.VAPID_SUBJECT},
+                content_encoding="aes128gcm",
+                ttl=settings.PUSH_TTL_SECONDS,
+                headers={"Urgency": "high" if kind != "digest" else "normal", "Topic": message.tag[:32]},
+                requests_session=session,
+            )
         except WebPushException as exc:
             return getattr(exc.response, "status_code", None)
         finally:
@@ -364,9 +380,12 @@ def push_deliver(*, user_id: int, kind: str, message: PushMessage) -> int:
     reports gone (404, 410) is deleted; another failure (a refused address, no answer) is logged and
     skipped."""
     private = vapid_private_key()
-    sends = [_Send(pk=pk, endpoint=endpoint, keys={"p256dh": p256dh, "auth": auth})
-             for pk, endpoint, p256dh, auth in PushSubscription.objects.filter(user_id=user_id).order_by("pk")
-             .values_list("pk", "endpoint", "p256dh", "auth")]
+    sends = [
+        _Send(pk=pk, endpoint=endpoint, keys={"p256dh": p256dh, "auth": auth})
+        for pk, endpoint, p256dh, auth in PushSubscription.objects.filter(user_id=user_id)
+        .order_by("pk")
+        .values_list("pk", "endpoint", "p256dh", "auth")
+    ]
     if private is None or not sends:
         return 0
     vapid = Vapid.from_string(private)
@@ -375,8 +394,9 @@ def push_deliver(*, user_id: int, kind: str, message: PushMessage) -> int:
     done, late = wait(futures, timeout=settings.PUSH_DEADLINE_SECONDS)
     for future in late:
         futures[future].abort()
-        log.warning("Push to subscription %s failed: no answer within %ss", futures[future].pk,
-                    settings.PUSH_DEADLINE_SECONDS)
+        log.warning(
+            "Push to subscription %s failed: no answer within %ss", futures[future].pk, settings.PUSH_DEADLINE_SECONDS
+        )
     pool.shutdown(wait=False, cancel_futures=True)  # an aborted send ends at once; a name lookup on its own
     return sum(_outcome(futures[future], future) for future in done)
 

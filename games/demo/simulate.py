@@ -27,11 +27,18 @@ from ledger.models import JournalEntry
 def simulation_table_create(*, club: Club, game: str, created_by: User, name: str = "") -> Table:
     """A table of `game` with the default house rules (docs/design.md), opened through the services."""
     rules = engine.PiranhaRules() if game == Game.PIRANHA else engine.PilesRules()
-    rule_set = rule_set_create(club=club, user=created_by, name=f"Simulated {game}", rules=rules,
-                               max_seats=rules.max_players, spectators_allowed=True)
+    rule_set = rule_set_create(
+        club=club,
+        user=created_by,
+        name=f"Simulated {game}",
+        rules=rules,
+        max_seats=rules.max_players,
+        spectators_allowed=True,
+    )
     version = rule_set.versions.get(number=1)
-    return table_create(club=club, user=created_by, name=name or f"Simulated {Game(game).label}",
-                        rule_version_id=version.pk)
+    return table_create(
+        club=club, user=created_by, name=name or f"Simulated {Game(game).label}", rule_version_id=version.pk
+    )
 
 
 @dataclass
@@ -64,8 +71,9 @@ def _seat(table: Table, players: Sequence[User]) -> None:
             seat_sit_in(table_id=table.pk, user=user)
 
 
-def simulation_hand_play(*, table: Table, players: Sequence[User], rng: random.Random,
-                         created_by: User | None = None) -> SimulatedHand:
+def simulation_hand_play(
+    *, table: Table, players: Sequence[User], rng: random.Random, created_by: User | None = None
+) -> SimulatedHand:
     """Deal and play one hand at `table` with `players`, making random legal moves through the services.
 
     Returns the finished hand and how many events and journal entries it has. Raises DomainError
@@ -87,14 +95,16 @@ def simulation_hand_play(*, table: Table, players: Sequence[User], rng: random.R
         seat = to_act[0] if len(to_act) == 1 else rng.choice(list(to_act))
         action = _choose(rng, engine.legal_actions(state, seat))
         hand_act(hand_id=hand.pk, user=users[by_seat[seat]], action=action, version=hand.version)
-    events = len(hand.deal_events) + sum(len(e) for e in HandAction.objects.filter(hand=hand)
-                                         .values_list("events", flat=True))
+    events = len(hand.deal_events) + sum(
+        len(e) for e in HandAction.objects.filter(hand=hand).values_list("events", flat=True)
+    )
     entries = JournalEntry.objects.filter(hand=hand).count()
     return SimulatedHand(hand=hand, events=events, entries=entries)
 
 
-def simulation_run(*, club: Club, players: Sequence[User], hands: int, seed: int | None = None,
-                   created_by: User | None = None) -> list[SimulatedHand]:
+def simulation_run(
+    *, club: Club, players: Sequence[User], hands: int, seed: int | None = None, created_by: User | None = None
+) -> list[SimulatedHand]:
     """Play `hands` hands alternating between a Piranha and a Piles table of the club (a game that
     ends goes on at its next table)."""
     rng = random.Random(seed)  # noqa: S311 - choosing simulated moves, not dealing (the deck uses the CSPRNG)
@@ -109,6 +119,7 @@ def simulation_run(*, club: Club, players: Sequence[User], hands: int, seed: int
             table = tables[i % 2] = table_new_game(table_id=table.pk, user=player.user)
         max_players = 7 if table.game == Game.PILES else 11
         count = rng.randint(2, min(len(players), max_players))
-        played.append(simulation_hand_play(table=table, players=rng.sample(list(players), count), rng=rng,
-                                           created_by=created_by))
+        played.append(
+            simulation_hand_play(table=table, players=rng.sample(list(players), count), rng=rng, created_by=created_by)
+        )
     return played

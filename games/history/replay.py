@@ -68,8 +68,14 @@ class _Logged:
 def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
     """The state after the deal and after each logged action (with that action's record)."""
     stored = engine.state_from_json(hand.state)
-    state, _ = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
-                               carry_pot=stored.carry_pot, hand_number=stored.hand_number)
+    state, _ = engine.new_hand(
+        stored.rules,
+        seats=stored.seats,
+        button=stored.button,
+        deck=hand_deck_dealt(hand=hand),
+        carry_pot=stored.carry_pot,
+        hand_number=stored.hand_number,
+    )
     out: list[tuple[engine.State, _Logged | None]] = [(state, None)]
     for row in hand_actions(hand=hand):
         try:
@@ -83,8 +89,9 @@ def _state_steps(hand: Hand) -> list[tuple[engine.State, _Logged | None]]:
     return out
 
 
-def _lines(events: Sequence[engine.Event], row: _Logged | None, *, seat: int | None,
-           names: dict[int, str], currency: str) -> list[dict[str, Any]]:
+def _lines(
+    events: Sequence[engine.Event], row: _Logged | None, *, seat: int | None, names: dict[int, str], currency: str
+) -> list[dict[str, Any]]:
     """The step's events in words. A sealed decision is told with its choice only to the seat that made
     it (the others saw "decided" until the opening, which has its own line); a timeout is marked, except
     on a sealed decision told to others, where the mark would give the house rules' default away."""
@@ -103,10 +110,22 @@ def _lines(events: Sequence[engine.Event], row: _Logged | None, *, seat: int | N
 
 def _seat_rows(view: engine.HandView, names: dict[int, str], *, over: bool) -> list[dict[str, Any]]:
     to_act = set(view.to_act) if not over else set()
-    return [{"number": v.seat, "name": names.get(v.seat, f"Seat {v.seat}"), "seat": None, "view": v,
-             "is_me": view.you == v.seat, "is_button": view.button == v.seat,
-             "to_act": v.seat in to_act, "away": False, "sitting_out": False, "left": False, "ruled": False}
-            for v in view.seats]
+    return [
+        {
+            "number": v.seat,
+            "name": names.get(v.seat, f"Seat {v.seat}"),
+            "seat": None,
+            "view": v,
+            "is_me": view.you == v.seat,
+            "is_button": view.button == v.seat,
+            "to_act": v.seat in to_act,
+            "away": False,
+            "sitting_out": False,
+            "left": False,
+            "ruled": False,
+        }
+        for v in view.seats
+    ]
 
 
 def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
@@ -120,8 +139,11 @@ def _cut_lines(hand: Hand) -> list[dict[str, Any]]:
     if hand.scheme != engine.SCHEME_CUT:
         return []
     cutters = list(dict.fromkeys(c["by"] for c in hand_cuts_named(hand=hand)))
-    text = (f"The sealed deck was cut by {', '.join(cutters)} before the deal." if cutters
-            else "Dealt without a cut: nobody's browser cut this deal.")
+    text = (
+        f"The sealed deck was cut by {', '.join(cutters)} before the deal."
+        if cutters
+        else "Dealt without a cut: nobody's browser cut this deal."
+    )
     return [{"text": text, "timeout": False}]
 
 
@@ -135,8 +157,14 @@ def hand_replay(*, hand: Hand, user: User, is_organiser: bool, currency: str) ->
     return steps
 
 
-def _play_steps(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *, seat: int | None,
-                names: dict[int, str], currency: str) -> list[ReplayStep]:
+def _play_steps(
+    hand: Hand,
+    states: list[tuple[engine.State, _Logged | None]],
+    *,
+    seat: int | None,
+    names: dict[int, str],
+    currency: str,
+) -> list[ReplayStep]:
     """The deal and one step per logged action, each as ``seat`` saw it (None: the public view)."""
     steps: list[ReplayStep] = []
     for index, (state, row) in enumerate(states):
@@ -148,13 +176,28 @@ def _play_steps(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *
             continue
         who = "You" if row.seat == seat else names.get(row.seat, f"Seat {row.seat}")
         lines = _lines(row.events, row, seat=seat, names=names, currency=currency)
-        steps.append(ReplayStep(index, ACTION, f"{who}: action {index} of {len(states) - 1}", lines, view,
-                                _seat_rows(view, names, over=False)))
+        steps.append(
+            ReplayStep(
+                index,
+                ACTION,
+                f"{who}: action {index} of {len(states) - 1}",
+                lines,
+                view,
+                _seat_rows(view, names, over=False),
+            )
+        )
     return steps
 
 
-def _final_step(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *, seat: int | None,
-                names: dict[int, str], is_organiser: bool, currency: str) -> ReplayStep:
+def _final_step(
+    hand: Hand,
+    states: list[tuple[engine.State, _Logged | None]],
+    *,
+    seat: int | None,
+    names: dict[int, str],
+    is_organiser: bool,
+    currency: str,
+) -> ReplayStep:
     """The showdown and payouts, with what an organiser's ruling opened to this viewer."""
     final = _picture(engine.view(states[-1][0], seat), result=True)
     rows = _seat_rows(final, names, over=True)
@@ -167,12 +210,15 @@ def _final_step(hand: Hand, states: list[tuple[engine.State, _Logged | None]], *
                 r["view"] = replace(r["view"], cards=state.hole[j])
                 r["ruled"] = True
     result = final.result
-    lines = [{"text": f"{names.get(p.seat, p.seat)} takes {money(p.amount, currency)}.", "timeout": False}
-             for p in (result.payouts if result else ())]
+    lines = [
+        {"text": f"{names.get(p.seat, p.seat)} takes {money(p.amount, currency)}.", "timeout": False}
+        for p in (result.payouts if result else ())
+    ]
     if result is not None and result.next_pot:
         lines.append({"text": f"{money(result.next_pot, currency)} goes into the next pot.", "timeout": False})
-    return ReplayStep(len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled,
-                      shown=showdown_rows(result, names))
+    return ReplayStep(
+        len(states), RESULT, "Showdown and payouts", lines, final, rows, ruled=ruled, shown=showdown_rows(result, names)
+    )
 
 
 def hand_so_far(*, hand: Hand, user: User, currency: str) -> list[ReplayStep]:
@@ -194,5 +240,4 @@ def _ruling_opens(*, hand: Hand, seat: int | None, is_organiser: bool) -> bool:
 
 def step_context(step: ReplayStep) -> dict[str, Any]:
     """The context the step's partial (templates/games/_replay_step.html) draws from."""
-    return {"step": step, "view": step.view, "seat_rows": step.seat_rows,
-            "piles_board": piles_board(step.view)}
+    return {"step": step, "view": step.view, "seat_rows": step.seat_rows, "piles_board": piles_board(step.view)}

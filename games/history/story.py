@@ -19,8 +19,10 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
     is public once the decisions were opened; one a table's closing stopped before the opening stays
     "has decided.", unmarked (``sealed_action_hidden``). Only call this for a finished hand.
     """
-    lines = [{"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
-             for e in hand.deal_events or []]
+    lines = [
+        {"text": event_words(engine.event_from_json(e), names=names, currency=currency), "timeout": False}
+        for e in hand.deal_events or []
+    ]
     for row in hand_actions(hand=hand):
         who = names.get(row.seat, f"Seat {row.seat}")
         events = [engine.event_from_json(e) for e in row.events or []]
@@ -29,8 +31,12 @@ def hand_story(*, hand: Hand, names: dict[int, str], currency: str) -> list[dict
             told = [event_words(e, names=names, currency=currency) for e in events]
         else:
             action = engine.action_from_dict(row.action)
-            told = [decision_words(action, who=who) if isinstance(e, engine.Decided)
-                    else event_words(e, names=names, currency=currency) for e in events]
+            told = [
+                decision_words(action, who=who)
+                if isinstance(e, engine.Decided)
+                else event_words(e, names=names, currency=currency)
+                for e in events
+            ]
             if not told:  # every action logs an event; never lose one if it did not
                 told = [f"{who}: {action_label(action, currency)}."]
         for k, text in enumerate(told):

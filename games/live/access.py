@@ -83,12 +83,13 @@ def session_expiry(scope: dict[str, Any]) -> Any:
 
 # ---- each member's sockets everywhere ------------------------------------------------------------
 
+
 def sockets_register(user_id: int, channel: str) -> list[str]:
     """Note a member's new socket; return the channels of their oldest sockets beyond the cap (to close)."""
     key = _SOCKETS_KEY.format(user_id)
     channels = [c for c in (cache.get(key) or []) if isinstance(c, str) and c != channel] + [channel]
     extra = channels[:-SOCKETS_PER_MEMBER] if len(channels) > SOCKETS_PER_MEMBER else []
-    cache.set(key, channels[len(extra):], timeout=24 * 3600)
+    cache.set(key, channels[len(extra) :], timeout=24 * 3600)
     return extra
 
 

@@ -290,8 +290,14 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 class TableConsumer(_JsonConsumer):
     """A member's live table: the frames of its groups forwarded as they are, actions, chat, ``sync``."""
 
-    handlers = {"sync": "on_sync", "action": "on_action", "chat": "on_chat", "chat.hide": "on_chat_hide",
-                "ping": "on_ping", "cut": "on_cut"}
+    handlers = {
+        "sync": "on_sync",
+        "action": "on_action",
+        "chat": "on_chat",
+        "chat.hide": "on_chat_hide",
+        "ping": "on_ping",
+        "cut": "on_cut",
+    }
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -324,8 +330,9 @@ class TableConsumer(_JsonConsumer):
         connect, this member's private frame when they have a part of their own, and the public frame."""
         out = [encode(self._view_payload())]
         if chat:
-            out.append(encode({"type": "chat.history",
-                               "messages": [chat_payload(m) for m in chat_recent(table=self.table)]}))
+            out.append(
+                encode({"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=self.table)]})
+            )
         snapshot = table_snapshot_read(table_id=self.table_id)
         if snapshot is not None:
             at = time.time_ns()
@@ -344,14 +351,28 @@ class TableConsumer(_JsonConsumer):
         """This user's JSON view of the hand being played (or the last one)."""
         hand = hand_current(table=self.table)
         if hand is None:
-            return {"type": "hand.view", "table": self.table_id, "hand": None, "number": None, "version": None,
-                    "finished": False, "your_turn": False, "view": None}
+            return {
+                "type": "hand.view",
+                "table": self.table_id,
+                "hand": None,
+                "number": None,
+                "version": None,
+                "finished": False,
+                "your_turn": False,
+                "view": None,
+            }
         view = hand_view_for(hand=hand, user=self.user)
         you = view.you
-        return {"type": "hand.view", "table": self.table_id, "hand": hand.pk, "number": hand.number,
-                "version": hand.version, "finished": hand.is_finished,
-                "your_turn": not hand.is_finished and you is not None and you in view.to_act,
-                "view": engine.view_to_json(view)}
+        return {
+            "type": "hand.view",
+            "table": self.table_id,
+            "hand": hand.pk,
+            "number": hand.number,
+            "version": hand.version,
+            "finished": hand.is_finished,
+            "your_turn": not hand.is_finished and you is not None and you in view.to_act,
+            "view": engine.view_to_json(view),
+        }
 
     # -- client messages --
 
@@ -361,8 +382,9 @@ class TableConsumer(_JsonConsumer):
 
     async def on_action(self, message: dict[str, Any]) -> None:
         try:
-            act = act_request_parse(hand=message.get("hand"), version=message.get("version"),
-                                    action=message.get("action"))
+            act = act_request_parse(
+                hand=message.get("hand"), version=message.get("version"), action=message.get("action")
+            )
         except DomainError as exc:
             if await self.still_allowed():
                 await self.send_error(str(exc))
@@ -385,16 +407,18 @@ class TableConsumer(_JsonConsumer):
         return stamp, self._act(act) if self._stamp_holds(stamp) and not self._expired() else None
 
     def _act(self, act: ActRequest) -> Hand:
-        return hand_act(table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action,
-                        version=act.version)
+        return hand_act(
+            table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action, version=act.version
+        )
 
     async def on_cut(self, message: dict[str, Any]) -> None:
         """A seated member's cut of a coming deal (games/services/cuts.py); answered with its receipt."""
         if not await self.still_allowed():
             return
         try:
-            receipt = await _db_free(cut_take)(table_id=self.table_id, user=self.user,
-                                               number=message.get("deal"), value=message.get("cut"))
+            receipt = await _db_free(cut_take)(
+                table_id=self.table_id, user=self.user, number=message.get("deal"), value=message.get("cut")
+            )
         except DomainError as exc:
             deal = message.get("deal") if type(message.get("deal")) is int else None
             await self.send_json({"type": "cut.refused", "deal": deal, "error": str(exc)})

@@ -17,8 +17,12 @@ def _public_moment(view: engine.HandView) -> tuple[Any, ...]:
     """What, when it moves, changes every seat's own part: the phase, the stage, the board and the betting
     round (a seat's best hand, what it owes and what it may set in advance all follow them)."""
     betting = view.betting
-    return (view.phase, view.stage, view.board,
-            None if betting is None else (betting.bet_size, betting.current, betting.raises))
+    return (
+        view.phase,
+        view.stage,
+        view.board,
+        None if betting is None else (betting.bet_size, betting.current, betting.raises),
+    )
 
 
 def private_changed(before: engine.State, after: engine.State, acted: int) -> set[int] | None:

@@ -59,6 +59,7 @@ def club_group(club_id: int) -> str:
 
 # ---- the sender: one event loop in a thread of its own ------------------------------------------
 
+
 async def _send_all(messages: Batch) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -80,8 +81,13 @@ class _Sender:
 
     def _started(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[Batch, str, Future[None] | None]]]:
         with self._lock:
-            if (self._loop is None or self._queue is None or self._thread is None or not self._thread.is_alive()
-                    or self._pid != os.getpid()):
+            if (
+                self._loop is None
+                or self._queue is None
+                or self._thread is None
+                or not self._thread.is_alive()
+                or self._pid != os.getpid()
+            ):
                 ready: Future[tuple[asyncio.AbstractEventLoop, Any]] = Future()
                 self._thread = threading.Thread(target=self._run, args=(ready,), name="announce", daemon=True)
                 self._thread.start()
@@ -166,13 +172,21 @@ def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: 
     access stamps of the players it goes to, read here once for the table, so that a socket forwarding it
     needs no cache read of its own (games/live/access.py)."""
     table_id = snapshot.table.pk
-    stamps = {str(user_id): stamp for user_id, stamp
-              in access_stamps(user.pk for user in members_with_parts(snapshot)).items()}
-    out: Batch = [(member_group(table_id, user.pk), {**carried(PRIVATE, private_frame(snapshot, user, at=at)),
-                                                     "stamps": {str(user.pk): stamps.get(str(user.pk))}})
-                  for user in members]
-    out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)),
-                                        "stamps": stamps}))
+    stamps = {
+        str(user_id): stamp
+        for user_id, stamp in access_stamps(user.pk for user in members_with_parts(snapshot)).items()
+    }
+    out: Batch = [
+        (
+            member_group(table_id, user.pk),
+            {
+                **carried(PRIVATE, private_frame(snapshot, user, at=at)),
+                "stamps": {str(user.pk): stamps.get(str(user.pk))},
+            },
+        )
+        for user in members
+    ]
+    out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)), "stamps": stamps}))
     return out
 
 
@@ -205,8 +219,10 @@ def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_
 def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
     snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
     metrics.live_version_published()
-    groups_send(version_frames(snapshot, after, club_id, public_only=public_only),
-                about=f"table {hand.table_id} version {hand.version}")
+    groups_send(
+        version_frames(snapshot, after, club_id, public_only=public_only),
+        about=f"table {hand.table_id} version {hand.version}",
+    )
 
 
 def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:
@@ -217,8 +233,11 @@ def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:
         if hand.version == after:
             continue  # nothing new (a clock moved: a full frame follows)
         followed = i + 1 < len(touched)
-        _in_publisher(hand.table_id, partial(_publish_version, hand, after, club_id, public_only=followed),
-                      f"table {hand.table_id} version {hand.version}")
+        _in_publisher(
+            hand.table_id,
+            partial(_publish_version, hand, after, club_id, public_only=followed),
+            f"table {hand.table_id} version {hand.version}",
+        )
 
 
 def table_changed_publish(table_id: int, club_id: int) -> None:

@@ -36,14 +36,26 @@ def _zone(user: User) -> Any:
 def _values(snapshot: TableSnapshot, user: User | None) -> dict[str, Any]:
     table = snapshot.table
     context = hand_page(table=table, hand=snapshot.hand, user=user, currency=table.club.currency, snapshot=snapshot)
-    return {**context, "club": table.club, "table": table, "user": user, "access": None, "request": None,
-            "csrf_token": "", "closing": snapshot.closing}
+    return {
+        **context,
+        "club": table.club,
+        "table": table,
+        "user": user,
+        "access": None,
+        "request": None,
+        "csrf_token": "",
+        "closing": snapshot.closing,
+    }
 
 
 def order_key(snapshot: TableSnapshot, at: int) -> dict[str, Any]:
     hand = snapshot.hand
-    return {"table": snapshot.table.pk, "hand": hand.pk if hand else None,
-            "version": hand.version if hand else None, "at": at}
+    return {
+        "table": snapshot.table.pk,
+        "hand": hand.pk if hand else None,
+        "version": hand.version if hand else None,
+        "at": at,
+    }
 
 
 def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) -> str:
@@ -55,12 +67,22 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
         values = _values(snapshot, None)
         html = jinja_template(AREA).render(values)
     marks = hand.private_marks or {} if hand is not None else {}
-    clocks = [{"seat": c["seat"], "deadline": c["deadline"].isoformat() if c["deadline"] else None}
-              for c in values["public_clocks"]]
-    return encode({"type": PUBLIC, **order_key(snapshot, at), "finished": bool(hand and hand.is_finished),
-                   "full": full or hand is None or hand.is_finished, "to_act": snapshot.to_act(), "clocks": clocks,
-                   "marks": {seat: int(marks.get(seat, 0)) for seat in (hand.players if hand else {})},
-                   "html": html})
+    clocks = [
+        {"seat": c["seat"], "deadline": c["deadline"].isoformat() if c["deadline"] else None}
+        for c in values["public_clocks"]
+    ]
+    return encode(
+        {
+            "type": PUBLIC,
+            **order_key(snapshot, at),
+            "finished": bool(hand and hand.is_finished),
+            "full": full or hand is None or hand.is_finished,
+            "to_act": snapshot.to_act(),
+            "clocks": clocks,
+            "marks": {seat: int(marks.get(seat, 0)) for seat in (hand.players if hand else {})},
+            "html": html,
+        }
+    )
 
 
 def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
@@ -68,13 +90,25 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
     renders[metrics.live_rendered("private")] += 1
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         values = _values(snapshot, user)
-        parts = {name: jinja_template(f"games/area/{name}.jinja").render(values) for name in PARTS
-                 if name != "own_hand" or values.get("view") is not None}
+        parts = {
+            name: jinja_template(f"games/area/{name}.jinja").render(values)
+            for name in PARTS
+            if name != "own_hand" or values.get("view") is not None
+        }
         own = next((row for row in values.get("seat_rows") or [] if row.get("is_me")), None)
         if own is not None:
             parts["row"] = seat_row_html(values, own, values["clocks"])
     view = values.get("view")
-    your_turn = bool(view is not None and not values.get("is_over") and view.you is not None
-                     and view.you in view.to_act)
-    return encode({"type": PRIVATE, **order_key(snapshot, at), "seat": own["number"] if own else None,
-                   "your_turn": your_turn, "acted": bool(values.get("acted")), "parts": parts})
+    your_turn = bool(
+        view is not None and not values.get("is_over") and view.you is not None and view.you in view.to_act
+    )
+    return encode(
+        {
+            "type": PRIVATE,
+            **order_key(snapshot, at),
+            "seat": own["number"] if own else None,
+            "your_turn": your_turn,
+            "acted": bool(values.get("acted")),
+            "parts": parts,
+        }
+    )

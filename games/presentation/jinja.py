@@ -41,25 +41,29 @@ class _Environment(Environment):
 
 def environment(**options: Any) -> Environment:
     env = _Environment(**options)  # noqa: S701 - autoescape is on: Django's backend sets it
-    env.filters.update({
-        "money": games_tags.money,
-        "clock_time": area.clock_time,
-        "date": lambda moment, fmt: date(_local(moment), fmt),
-        "get": games_tags.get,
-        "clock_of": area.clock_of,
-        "seat_state": area.seat_state,
-        "shortcut_key": area.shortcut_key,
-        "sentence": words.sentence,
-    })
-    env.globals.update({
-        "card": games_tags.card,
-        "url": lambda name, *args: reverse(name, args=args),
-        "static": static,
-        "csrf_input": csrf_input,
-        "seat_ring": area.seat_ring,
-        "advance_panel": area.advance_panel,
-        "marked_log": area.marked_log,
-    })
+    env.filters.update(
+        {
+            "money": games_tags.money,
+            "clock_time": area.clock_time,
+            "date": lambda moment, fmt: date(_local(moment), fmt),
+            "get": games_tags.get,
+            "clock_of": area.clock_of,
+            "seat_state": area.seat_state,
+            "shortcut_key": area.shortcut_key,
+            "sentence": words.sentence,
+        }
+    )
+    env.globals.update(
+        {
+            "card": games_tags.card,
+            "url": lambda name, *args: reverse(name, args=args),
+            "static": static,
+            "csrf_input": csrf_input,
+            "seat_ring": area.seat_ring,
+            "advance_panel": area.advance_panel,
+            "marked_log": area.marked_log,
+        }
+    )
     return env
 
 

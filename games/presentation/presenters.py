@@ -22,14 +22,22 @@ from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
 from games.timing.turn_clock import clock_deadline
 
-_ACTION_WORDS = {"check": "Check", "bet": "Bet", "call": "Call", "raise": "Raise", "fold": "Fold",
-                 "in": "In", "out": "Out"}
+_ACTION_WORDS = {
+    "check": "Check",
+    "bet": "Bet",
+    "call": "Call",
+    "raise": "Raise",
+    "fold": "Fold",
+    "in": "In",
+    "out": "Out",
+}
 _DECLARE_WORDS = {"high": "Declare high", "low": "Declare low", "pig": "Declare pig (both ways)"}
 
 
 def rules_words(version: RuleSetVersion, currency: str) -> list[str]:
-    return rules_in_words(version.rules, max_seats=version.max_seats,
-                          spectators_allowed=version.spectators_allowed, currency=currency)
+    return rules_in_words(
+        version.rules, max_seats=version.max_seats, spectators_allowed=version.spectators_allowed, currency=currency
+    )
 
 
 def action_label(action: engine.Action, currency: str) -> str:
@@ -53,8 +61,7 @@ def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...]
     board = view.board
     if not isinstance(board, engine.PilesBoard):
         return []
-    return [("Square 1", board.square1, "square"), ("Square 2", board.square2, "square"),
-            ("Row", board.row, "row")]
+    return [("Square 1", board.square1, "square"), ("Square 2", board.square2, "square"), ("Row", board.row, "row")]
 
 
 TIMEOUT_MARK = "(clock ran out)"
@@ -99,13 +106,21 @@ def turn_clocks_for(*, snapshot: TableSnapshot, user: User | None) -> list[dict[
             continue
         entry = (hand.clocks or {}).get(str(seat))
         deadline = clock_deadline(entry) if entry else hand.deadline
-        clocks.append({"seat": seat, "name": names.get(seat, f"Seat {seat}"), "deadline": deadline,
-                       "is_me": is_me, "away": user_id in away})
+        clocks.append(
+            {
+                "seat": seat,
+                "name": names.get(seat, f"Seat {seat}"),
+                "deadline": deadline,
+                "is_me": is_me,
+                "away": user_id in away,
+            }
+        )
     return clocks
 
 
-def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: str,
-              snapshot: TableSnapshot | None = None) -> dict[str, Any]:
+def hand_page(
+    *, table: Table, hand: Hand | None, user: User | None, currency: str, snapshot: TableSnapshot | None = None
+) -> dict[str, Any]:
     """Context of the table page for ``user`` (None: what every viewer sees alike, no seat of their
     own). With ``snapshot`` (of ``table`` showing ``hand``) no query: everything read comes from it;
     without, one is read here. The context carries it as ``snapshot`` for the template tags of the
@@ -126,14 +141,23 @@ def hand_page(*, table: Table, hand: Hand | None, user: User | None, currency: s
     out["my_seat"] = my_seat
     out["view"] = view
     if my_seat is not None or seat_no is not None:
-        out["seat_rows"] = [_own_row(row, view) if (my_seat is not None and row["number"] == my_seat.number)
-                            or (seat_no is not None and row["number"] == seat_no) else row
-                            for row in public["seat_rows"]]
+        out["seat_rows"] = [
+            _own_row(row, view)
+            if (my_seat is not None and row["number"] == my_seat.number)
+            or (seat_no is not None and row["number"] == seat_no)
+            else row
+            for row in public["seat_rows"]
+        ]
     if view is not None and hand is not None and seat_no is not None:
         current = view.betting.current if view.betting is not None else None
-        out["actions"] = [{"label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
-                           "value": action_value(a),
-                           "kind": a.type} for a in view.legal_actions]
+        out["actions"] = [
+            {
+                "label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
+                "value": action_value(a),
+                "kind": a.type,
+            }
+            for a in view.legal_actions
+        ]
     out["can_start"] = my_seat is not None and public["startable"]
     out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
     out["acted"] = member_acted(view)
@@ -151,9 +175,11 @@ def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any
 
 def _seat_state(seat: Seat | None, *, masked: bool) -> dict[str, bool]:
     """A seat row's badges: away, sitting out, left the table; none while ``masked`` (a sealed decision)."""
-    return {"away": seat is not None and seat.user.away and not masked,
-            "sitting_out": seat is not None and seat.sitting_out and not masked,
-            "left": seat is None and not masked}
+    return {
+        "away": seat is not None and seat.user.away and not masked,
+        "sitting_out": seat is not None and seat.sitting_out and not masked,
+        "left": seat is None and not masked,
+    }
 
 
 def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
@@ -164,9 +190,18 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         return found
     table, hand, seats = snapshot.table, snapshot.hand, snapshot.seats
     out: dict[str, Any] = {
-        "free_seats": snapshot.free_seats, "rules_words": rules_words(table.rule_version, currency),
-        "hand": hand, "view": None, "seat_rows": [], "actions": [], "log": [], "to_act_names": [],
-        "showdown": [], "result": None, "snapshot": snapshot, "urls": table_urls(table=table, hand=hand),
+        "free_seats": snapshot.free_seats,
+        "rules_words": rules_words(table.rule_version, currency),
+        "hand": hand,
+        "view": None,
+        "seat_rows": [],
+        "actions": [],
+        "log": [],
+        "to_act_names": [],
+        "showdown": [],
+        "result": None,
+        "snapshot": snapshot,
+        "urls": table_urls(table=table, hand=hand),
     }
     names = {s.number: s.user.shown_name for s in seats}
     view: engine.HandView | None = None
@@ -184,12 +219,18 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     for n in sorted(set(by_number) | set(by_seat)):
         seat = by_number.get(n)
         v = by_seat.get(n)
-        rows.append({
-            "number": n, "name": names.get(n, f"Seat {n}"), "seat": seat, "view": v, "is_me": False,
-            "is_button": view is not None and view.button == n,
-            "to_act": n in awaited,
-            **_seat_state(seat, masked=sealed and v is not None),
-        })
+        rows.append(
+            {
+                "number": n,
+                "name": names.get(n, f"Seat {n}"),
+                "seat": seat,
+                "view": v,
+                "is_me": False,
+                "is_button": view is not None and view.button == n,
+                "to_act": n in awaited,
+                **_seat_state(seat, masked=sealed and v is not None),
+            }
+        )
     out["seat_rows"] = rows
     out["names"] = names
     if view is not None and hand is not None:
@@ -219,8 +260,11 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     """The addresses the table area links and posts to."""
     patterns = _address_patterns(table.rule_version.rule_set.game)
-    urls = {name: pattern.format(table=table.pk, club=table.club_id, version=table.rule_version_id)
-            for name, pattern in patterns.items() if name != "hand_detail"}
+    urls = {
+        name: pattern.format(table=table.pk, club=table.club_id, version=table.rule_version_id)
+        for name, pattern in patterns.items()
+        if name != "hand_detail"
+    }
     if table.next_game_id is not None:
         urls["next_game"] = patterns["table"].format(table=table.next_game_id)
     if hand is not None:
@@ -236,9 +280,23 @@ _PLACEHOLDERS = {"987654301": "{table}", "987654302": "{club}", "987654303": "{v
 @functools.cache
 def _address_patterns(game: str) -> dict[str, str]:
     table, club, version, hand = (int(p) for p in _PLACEHOLDERS)
-    urls = {name: reverse(f"games:{name}", args=[table])
-            for name in ("hand_act", "table_start", "table_new_game", "seat_sit_in", "seat_sit_out", "seat_leave",
-                         "seat_take", "advance_set", "advance_cancel", "table_close", "hand_history", "table")}
+    urls = {
+        name: reverse(f"games:{name}", args=[table])
+        for name in (
+            "hand_act",
+            "table_start",
+            "table_new_game",
+            "seat_sit_in",
+            "seat_sit_out",
+            "seat_leave",
+            "seat_take",
+            "advance_set",
+            "advance_cancel",
+            "table_close",
+            "hand_history",
+            "table",
+        )
+    }
     urls["away_toggle"] = reverse("away_toggle")
     urls["lobby"] = reverse("games:lobby", args=[club])
     urls["rule_version"] = reverse("games:rule_version", args=[club, version])
@@ -260,11 +318,16 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
     rules = snapshot.table.rule_version.rules
     return {
-        "hand": prev, "result": result, "voiding": snapshot.previous_voiding,
-        "view": prev_view, "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
+        "hand": prev,
+        "result": result,
+        "voiding": snapshot.previous_voiding,
+        "view": prev_view,
+        "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
         "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
         "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.winners] if result else [],
-        "payouts": [{"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
-                    for p in (result.payouts if result else ())],
+        "payouts": [
+            {"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
+            for p in (result.payouts if result else ())
+        ],
         "showdown": showdown_rows(result, prev_names),
     }

@@ -46,8 +46,12 @@ class ShownRow:
             return [(c, "plays" if c in self.cards else "") for c in self.hole]
         high = set(self.high.cards) if self.high else set()
         low = set(self.low.cards) if self.low else set()
-        halves = {(True, True): "plays in the high and the low", (True, False): "plays in the high",
-                  (False, True): "plays in the low", (False, False): ""}
+        halves = {
+            (True, True): "plays in the high and the low",
+            (True, False): "plays in the high",
+            (False, True): "plays in the low",
+            (False, False): "",
+        }
         return [(c, halves[c in high, c in low]) for c in self.hole]
 
 
@@ -56,11 +60,28 @@ def showdown_rows(result: engine.Outcome | None, names: Mapping[int, str]) -> li
     if result is None:
         return []
     winners = set(result.winners)
-    return [ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
-                     name=h.name, full_name=h.full_name, cards=h.cards) if isinstance(h, engine.PiranhaShown) else
-            ShownRow(seat=h.seat, who=_who(h.seat, names), won=h.seat in winners, hole=h.hole,
-                     declared=h.declared, high=h.high, low=h.low)
-            for h in result.hands]
+    return [
+        ShownRow(
+            seat=h.seat,
+            who=_who(h.seat, names),
+            won=h.seat in winners,
+            hole=h.hole,
+            name=h.name,
+            full_name=h.full_name,
+            cards=h.cards,
+        )
+        if isinstance(h, engine.PiranhaShown)
+        else ShownRow(
+            seat=h.seat,
+            who=_who(h.seat, names),
+            won=h.seat in winners,
+            hole=h.hole,
+            declared=h.declared,
+            high=h.high,
+            low=h.low,
+        )
+        for h in result.hands
+    ]
 
 
 def _join(items: Sequence[str]) -> str:
@@ -74,8 +95,9 @@ def _paid(result: engine.Outcome, seats: Sequence[int]) -> int:
     return sum(p.amount for p in result.payouts if p.seat in wanted)
 
 
-def outcome_reasons(result: engine.Outcome | None, *, names: Mapping[int, str], currency: str,
-                    rules: Mapping[str, Any] | None = None) -> list[str]:
+def outcome_reasons(
+    result: engine.Outcome | None, *, names: Mapping[int, str], currency: str, rules: Mapping[str, Any] | None = None
+) -> list[str]:
     """The reasons of a finished hand's ``result``, one sentence each, in the order they happened."""
     if result is None:
         return []
@@ -84,18 +106,19 @@ def outcome_reasons(result: engine.Outcome | None, *, names: Mapping[int, str], 
     return _piles(result, names=names, currency=currency)
 
 
-def _piranha(result: engine.PiranhaOutcome, *, names: Mapping[int, str], currency: str,
-             rules: Mapping[str, Any]) -> list[str]:
+def _piranha(
+    result: engine.PiranhaOutcome, *, names: Mapping[int, str], currency: str, rules: Mapping[str, Any]
+) -> list[str]:
     reason = result.reason
     pot = result.pot
     out: list[str] = []
     if reason == "uncontested":
         who = _who(result.winners[0], names)
-        out.append(f"Only {who} stayed in: {who} takes the pot of {money(pot, currency)} uncontested, "
-                   "and the game is over.")
+        out.append(
+            f"Only {who} stayed in: {who} takes the pot of {money(pot, currency)} uncontested, and the game is over."
+        )
     elif reason == "nobody_in_carry":
-        out.append(f"Nobody stayed in, so the pot carries: {money(result.next_pot, currency)} "
-                   "goes into a fresh deal.")
+        out.append(f"Nobody stayed in, so the pot carries: {money(result.next_pot, currency)} goes into a fresh deal.")
         if result.payouts:
             out.append("The part over the pot limit went back to those dealt in.")
     elif reason == "nobody_in_split":
@@ -116,11 +139,15 @@ def _piranha(result: engine.PiranhaOutcome, *, names: Mapping[int, str], currenc
             if amount >= pot:
                 out.append(f"{loser} lost and matches the pot: {money(amount, currency)} into the next hand's pot.")
             elif cap is not None and amount == int(cap):
-                out.append(f"{loser} lost and pays the cap of {money(amount, currency)} (the pot was "
-                           f"{money(pot, currency)}) into the next hand's pot.")
+                out.append(
+                    f"{loser} lost and pays the cap of {money(amount, currency)} (the pot was "
+                    f"{money(pot, currency)}) into the next hand's pot."
+                )
             else:
-                out.append(f"{loser} lost and pays {money(amount, currency)}: the losers' payments together "
-                           "stop at the pot limit.")
+                out.append(
+                    f"{loser} lost and pays {money(amount, currency)}: the losers' payments together "
+                    "stop at the pot limit."
+                )
     return out
 
 
@@ -140,8 +167,10 @@ def _piles(result: engine.PilesOutcome, *, names: Mapping[int, str], currency: s
     for seat in failed:
         who = _who(seat, names)
         if not any_low:
-            out.append(f"{who} declared pig, but no low qualified, so nobody wins the low half: "
-                       f"the pig fails and {who} is out of the pot.")
+            out.append(
+                f"{who} declared pig, but no low qualified, so nobody wins the low half: "
+                f"the pig fails and {who} is out of the pot."
+            )
         else:
             out.append(f"{who} declared pig but did not win both halves outright, so {who} is out of the pot.")
     pigs_won = [s for s in high if s in low and declared.get(s) == "pig"]
@@ -157,21 +186,29 @@ def _piles(result: engine.PilesOutcome, *, names: Mapping[int, str], currency: s
 
     if high:
         verb = "tie with" if len(high) > 1 else "has"
-        out.append(f"{_join([_who(s, names) for s in high])} {verb} the best high{named(high, 'high')}: "
-                   f"{money(_paid(result, high), currency)}.")
+        out.append(
+            f"{_join([_who(s, names) for s in high])} {verb} the best high{named(high, 'high')}: "
+            f"{money(_paid(result, high), currency)}."
+        )
     if low:
         verb = "tie with" if len(low) > 1 else "has"
-        out.append(f"{_join([_who(s, names) for s in low])} {verb} the best low{named(low, 'low')}: "
-                   f"{money(_paid(result, low), currency)}.")
+        out.append(
+            f"{_join([_who(s, names) for s in low])} {verb} the best low{named(low, 'low')}: "
+            f"{money(_paid(result, low), currency)}."
+        )
     if result.high_winners and not result.low_winners:
         low_claimants = [s for s, d in declared.items() if d in ("low", "pig") and s not in failed]
-        out.append("No low qualified, so the high takes the whole pot." if low_claimants or failed
-                   else "Nobody declared low, so the high takes the whole pot.")
+        out.append(
+            "No low qualified, so the high takes the whole pot."
+            if low_claimants or failed
+            else "Nobody declared low, so the high takes the whole pot."
+        )
     elif result.low_winners and not result.high_winners:
         out.append(_low_takes_all(declared, failed))
     if reason == "carry" or (not result.winners and result.next_pot):
-        out.append(f"Nobody won a half, so the pot carries: {money(result.next_pot, currency)} "
-                   "goes into the next hand.")
+        out.append(
+            f"Nobody won a half, so the pot carries: {money(result.next_pot, currency)} goes into the next hand."
+        )
     return out
 
 

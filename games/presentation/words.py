@@ -56,23 +56,26 @@ def sentence(text: str) -> str:
 
 # ---- rule sets --------------------------------------------------------------------------------
 
+
 def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allowed: bool,
-                   currency: str) -> list[str]:
+def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allowed: bool, currency: str) -> list[str]:
     """The agreement as sentences, e.g. 'Each player antes $0.25 every hand.'."""
+
     def m(cents: int) -> str:
         return money(cents, currency)
 
     out: list[str] = []
     game = rules.get("game")
     if game == "piranha":
-        out.append(f"Piranha for 2 to {max_seats} players: four hole cards each and a board of five, "
-                   "three face up and two face down.")
+        out.append(
+            f"Piranha for 2 to {max_seats} players: four hole cards each and a board of five, "
+            "three face up and two face down."
+        )
         ante = int(rules.get("ante", 0))
         if ante:
             when = "every hand" if rules.get("ante_each_hand", True) else "on the first hand of a game only"
@@ -80,28 +83,43 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
         else:
             out.append("There is no ante.")
         if rules.get("betting_round"):
-            out.append(f"After the deal there is one betting round with fixed bets of {m(int(rules['bet_size']))} "
-                       f"and at most {int(rules['max_raises'])} raises; folding there is dropping out.")
+            out.append(
+                f"After the deal there is one betting round with fixed bets of {m(int(rules['bet_size']))} "
+                f"and at most {int(rules['max_raises'])} raises; folding there is dropping out."
+            )
         else:
-            out.append("There is no betting round: after the deal everyone decides in or out, sealed, "
-                       "and the decisions open together.")
+            out.append(
+                "There is no betting round: after the deal everyone decides in or out, sealed, "
+                "and the decisions open together."
+            )
         cap = rules.get("match_cap")
         losers = max(max_seats - 1, 1)
         if cap is None:
-            growth = (f"Each loser pays the whole pot into the next hand's pot, with no cap: with {max_seats} "
-                      f"players the pot can grow {losers}-fold a hand")
+            growth = (
+                f"Each loser pays the whole pot into the next hand's pot, with no cap: with {max_seats} "
+                f"players the pot can grow {losers}-fold a hand"
+            )
             if ante:
                 start = max_seats * ante
-                growth += (f", from {m(start)} of antes to {m(min(start * losers, POT_LIMIT))} after one showdown "
-                           f"and {m(min(start * losers ** 2, POT_LIMIT))} after two")
+                growth += (
+                    f", from {m(start)} of antes to {m(min(start * losers, POT_LIMIT))} after one showdown "
+                    f"and {m(min(start * losers**2, POT_LIMIT))} after two"
+                )
             out.append(f"{growth}, up to the pot limit of {m(POT_LIMIT)}.")
         else:
-            out.append(f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot: with "
-                       f"{max_seats} players at most {m(min(losers * int(cap), POT_LIMIT))}.")
-        carry_part = ("" if rules.get("nobody_in") == "split" else
-                      "; when nobody stays in, the part of the pot over it is shared among those dealt in")
-        out.append(f"Pot limit: no pot carries more than {m(POT_LIMIT)} into a hand. When the losers' payments "
-                   f"would pass it they share it equally instead{carry_part}.")
+            out.append(
+                f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot: with "
+                f"{max_seats} players at most {m(min(losers * int(cap), POT_LIMIT))}."
+            )
+        carry_part = (
+            ""
+            if rules.get("nobody_in") == "split"
+            else "; when nobody stays in, the part of the pot over it is shared among those dealt in"
+        )
+        out.append(
+            f"Pot limit: no pot carries more than {m(POT_LIMIT)} into a hand. When the losers' payments "
+            f"would pass it they share it equally instead{carry_part}."
+        )
         if rules.get("nobody_in") == "split":
             out.append("If nobody stays in, the game ends and the pot is split among those dealt in.")
         else:
@@ -109,28 +127,40 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
         out.append("If one player alone stays in, they take the pot and the game is over.")
         timeout = "a sealed in-or-out decision counts as out"
     elif game == "piles":
-        out.append(f"Piles for 2 to {max_seats} players: five hole cards each; two squares of four "
-                   "and a row of five shared cards, turned in nine stages.")
+        out.append(
+            f"Piles for 2 to {max_seats} players: five hole cards each; two squares of four "
+            "and a row of five shared cards, turned in nine stages."
+        )
         if rules.get("forced") == "blinds":
-            out.append(f"Blinds: {m(int(rules['small_blind']))} small and {m(int(rules['big_blind']))} big, "
-                       "posted by the two players after the button.")
+            out.append(
+                f"Blinds: {m(int(rules['small_blind']))} small and {m(int(rules['big_blind']))} big, "
+                "posted by the two players after the button."
+            )
         elif int(rules.get("ante", 0)):
             out.append(f"Each player antes {m(int(rules['ante']))} every hand.")
         else:
             out.append("There is no ante.")
         bets = [m(int(b)) for b in rules.get("stage_bets", [])]
-        out.append(f"Nine betting rounds, one after each stage, with fixed bets of {_join(bets)}; "
-                   f"at most {int(rules.get('max_raises', 3))} raises a round.")
+        out.append(
+            f"Nine betting rounds, one after each stage, with fixed bets of {_join(bets)}; "
+            f"at most {int(rules.get('max_raises', 3))} raises a round."
+        )
         if rules.get("low_variant"):
-            out.append("Low variant: repeated ranks may be used in a low, every low card must be five or "
-                       "lower (best A-A-A-A-2), and a high must be a full house or better.")
+            out.append(
+                "Low variant: repeated ranks may be used in a low, every low card must be five or "
+                "lower (best A-A-A-A-2), and a high must be a full house or better."
+            )
         else:
             out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
-        out.append(f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
-                   f"of {m(POT_LIMIT)}; the part over it is shared among those who declared.")
+        out.append(
+            f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
+            f"of {m(POT_LIMIT)}; the part over it is shared among those who declared."
+        )
         # docs/design.md: the odd cent between the halves goes to high; ties split, odd cents clockwise from the dealer
-        out.append("When high and low split the pot, an odd cent goes to the high half; players who tie "
-                   "share a half equally, any odd cent to the first of them clockwise from the dealer.")
+        out.append(
+            "When high and low split the pot, an odd cent goes to the high half; players who tie "
+            "share a half equally, any odd cent to the first of them clockwise from the dealer."
+        )
         if rules.get("pig_tie_counts"):
             out.append("A pig must win both halves; a tie for a half counts as winning it.")
         else:
@@ -140,13 +170,20 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
     else:
         return ["These rules name no game."]
     seconds = int(rules.get("turn_seconds", 86400))
-    out.append(f"Each turn has a clock of {duration(seconds)}; when it runs out the player checks if that is "
-               f"free and otherwise folds, and {timeout}.")
+    out.append(
+        f"Each turn has a clock of {duration(seconds)}; when it runs out the player checks if that is "
+        f"free and otherwise folds, and {timeout}."
+    )
     if rules.get("cut_required"):
-        out.append("Each deal waits until a seated player's browser has cut it, one turn clock at most; "
-                   "after that it is dealt without a cut.")
-    out.append("Club members who are not seated may watch the table." if spectators_allowed
-               else "Only seated players may see the table.")
+        out.append(
+            "Each deal waits until a seated player's browser has cut it, one turn clock at most; "
+            "after that it is dealt without a cut."
+        )
+    out.append(
+        "Club members who are not seated may watch the table."
+        if spectators_allowed
+        else "Only seated players may see the table."
+    )
     return out
 
 
@@ -157,6 +194,7 @@ _PILE_WORDS = {"board": "the board", "square1": "square 1", "square2": "square 2
 
 def event_words(event: engine.Event, *, names: Mapping[int, str], currency: str) -> str:
     """One line of the hand log. Events never hold a card the viewer may not see (engine contract)."""
+
     def who(seat: int) -> str:
         return names.get(seat, f"Seat {seat}")
 
@@ -203,13 +241,19 @@ def event_words(event: engine.Event, *, names: Mapping[int, str], currency: str)
                 if isinstance(h, engine.PiranhaShown):
                     parts.append(f"{name} shows {cards_words(h.hole)}: {h.name}")
                 else:
-                    parts.append(f"{name} declared {h.declared} and shows {cards_words(h.hole)}: "
-                                 f"high {h.high.name if h.high else 'none'}, low {h.low.name if h.low else 'none'}")
+                    parts.append(
+                        f"{name} declared {h.declared} and shows {cards_words(h.hole)}: "
+                        f"high {h.high.name if h.high else 'none'}, low {h.low.name if h.low else 'none'}"
+                    )
             return "Showdown. " + "; ".join(parts) + "."
         case engine.Award(seat=seat, amount=amount):
             hand = f" with {event.hand}" if event.hand else ""
-            what = {"high": "the high half", "low": "the low half", "split": "a share of the pot",
-                    "over_limit": "a share of what is over the pot limit"}.get(event.share, "the pot")
+            what = {
+                "high": "the high half",
+                "low": "the low half",
+                "split": "a share of the pot",
+                "over_limit": "a share of what is over the pot limit",
+            }.get(event.share, "the pot")
             return f"{who(seat)} wins {m(amount)} ({what}){hand}."
     raise AssertionError(f"an event with no words: {event!r}")  # pragma: no cover - every kind is told
 
@@ -229,8 +273,11 @@ def seat_state_words(seat_view: engine.SeatView | None, *, is_me: bool = False) 
         return f"you chose {decision}"  # their own sealed decision, before the others see it
     parts: list[str] = []
     last = seat_view.last_action
-    for word in (_STATUS_WORDS.get(seat_view.status, seat_view.status),
-                 _SAME.get(last, last) if last is not None else None, decision):
+    for word in (
+        _STATUS_WORDS.get(seat_view.status, seat_view.status),
+        _SAME.get(last, last) if last is not None else None,
+        decision,
+    ):
         if word and str(word) not in parts:
             parts.append(str(word))
     if len(parts) > 1 and parts[0] == "playing":

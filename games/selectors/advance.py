@@ -8,10 +8,14 @@ from games.models import AdvanceAction, Hand
 from games.selectors.rows import Columns, rows_fetch
 
 _ADVANCE = Columns(AdvanceAction, "a")
-_PENDING_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
-                "WHERE a.hand_id = %s AND a.status = %s ORDER BY a.id")
-_ALL_SQL = (f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
-            "WHERE a.hand_id = %s ORDER BY a.id DESC")
+_PENDING_SQL = (
+    f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
+    "WHERE a.hand_id = %s AND a.status = %s ORDER BY a.id"
+)
+_ALL_SQL = (
+    f'SELECT {_ADVANCE.sql} FROM "{AdvanceAction._meta.db_table}" a '  # noqa: S608 - fixed columns
+    "WHERE a.hand_id = %s ORDER BY a.id DESC"
+)
 
 
 def advance_pending(*, hand: Hand) -> list[AdvanceAction]:

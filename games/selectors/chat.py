@@ -12,8 +12,9 @@ RECENT = 50
 
 def chat_recent(*, table: Table, limit: int = RECENT) -> list[ChatMessage]:
     """The newest visible lines of a table's chat, oldest first (hidden lines are left out for everyone)."""
-    rows = list(ChatMessage.objects.filter(table=table, hidden_at__isnull=True).select_related("user")
-                .order_by("-id")[:limit])
+    rows = list(
+        ChatMessage.objects.filter(table=table, hidden_at__isnull=True).select_related("user").order_by("-id")[:limit]
+    )
     rows.reverse()
     return rows
 
@@ -35,5 +36,9 @@ def chat_may_hide(*, table: Table, user: User) -> bool:
 
 def chat_payload(message: ChatMessage) -> dict[str, Any]:
     """The public JSON of one line (the client puts ``text`` in with textContent, never as HTML)."""
-    return {"id": message.pk, "author": message.user.shown_name, "text": message.text,
-            "at": message.created_at.isoformat()}
+    return {
+        "id": message.pk,
+        "author": message.user.shown_name,
+        "text": message.text,
+        "at": message.created_at.isoformat(),
+    }

@@ -117,8 +117,12 @@ def hand_sealed_open(*, hand: Hand | None) -> bool:
 def sealed_action_hidden(*, hand: Hand, row: HandAction, seat: int | None) -> bool:
     """Whether ``row`` is a sealed decision that ``seat`` (None: anyone but its maker) may not read: made
     in a sealed decision never opened (``hand_sealed_open``), by another seat."""
-    return (row.seat != seat and hand_sealed_open(hand=hand)
-            and bool(row.events) and str(row.events[0].get("kind")) == "decided")
+    return (
+        row.seat != seat
+        and hand_sealed_open(hand=hand)
+        and bool(row.events)
+        and str(row.events[0].get("kind")) == "decided"
+    )
 
 
 #: What is told of a sealed decision ``sealed_action_hidden`` keeps: that the seat decided.
@@ -143,16 +147,21 @@ def hand_to_act(*, hand: Hand) -> list[int]:
 HISTORY_PAGE_SIZE = 50
 
 
-def hand_history(*, table: Table, before: int | None = None, dealt_to: User | None = None,
-                 size: int = HISTORY_PAGE_SIZE) -> tuple[list[Hand], int | None]:
+def hand_history(
+    *, table: Table, before: int | None = None, dealt_to: User | None = None, size: int = HISTORY_PAGE_SIZE
+) -> tuple[list[Hand], int | None]:
     """One page of the table's finished hands, newest first, paged by key (hand number): those numbered
     below ``before``; with ``dealt_to``, only the hands that member was dealt into. Returns the page
     and the ``before`` of the next (older) page, None when this is the last."""
     qs = table.hands.filter(finished_at__isnull=False)
     if dealt_to is not None:
-        qs = qs.annotate(dealt=RawSQL(
-            "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
-            (str(dealt_to.pk),), output_field=BooleanField())).filter(dealt=True)
+        qs = qs.annotate(
+            dealt=RawSQL(
+                "EXISTS (SELECT 1 FROM jsonb_each_text(games_hand.players) p WHERE p.value = %s)",
+                (str(dealt_to.pk),),
+                output_field=BooleanField(),
+            )
+        ).filter(dealt=True)
     return keyset_page(qs, key="number", before=before, size=size)
 
 
@@ -177,10 +186,12 @@ _USER = Columns(User, "u")
 # transaction: advance actions are set only under the hand's lock).
 # A computer player (games/services/practice.py) counts as a member: it sits only at practice tables (migration
 # 0012).
-_PLAYERS_SQL = (f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
-                'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
-                'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
-                'WHERE a.hand_id = %s AND a.status = %s) FROM "accounts_user" u WHERE u.id = ANY(%s)')
+_PLAYERS_SQL = (
+    f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
+    'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
+    'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
+    'WHERE a.hand_id = %s AND a.status = %s) FROM "accounts_user" u WHERE u.id = ANY(%s)'
+)
 
 
 @dataclass(frozen=True)
@@ -200,16 +211,20 @@ def hand_players(*, hand: Hand, club_id: int) -> HandPlayers:
     users: dict[int, User] = {}
     members: set[int] = set()
     pending: bool | None = None
-    for row in rows_fetch(_PLAYERS_SQL, [club_id, hand.pk, AdvanceAction.Status.PENDING.value,
-                                         sorted(set(ids.values()))]):
-        user = _USER.build(row[:_USER.count])
+    for row in rows_fetch(
+        _PLAYERS_SQL, [club_id, hand.pk, AdvanceAction.Status.PENDING.value, sorted(set(ids.values()))]
+    ):
+        user = _USER.build(row[: _USER.count])
         users[user.pk] = user
         if row[_USER.count]:
             members.add(user.pk)
         pending = bool(row[_USER.count + 1])
     seat_users = {seat: users[uid] for seat, uid in ids.items() if uid in users}
-    return HandPlayers(seat_users=seat_users, removed={s for s, u in seat_users.items() if u.pk not in members},
-                       advance_pending=pending)
+    return HandPlayers(
+        seat_users=seat_users,
+        removed={s for s, u in seat_users.items() if u.pk not in members},
+        advance_pending=pending,
+    )
 
 
 def hand_player_names(*, hand: Hand) -> dict[int, str]:
@@ -221,14 +236,18 @@ def hand_exports(*, hand: Hand) -> list[ClubExport]:
     """The club exports made since ``hand`` ended: each file holds its whole deck, folded hands included."""
     if hand.finished_at is None:
         return []
-    return list(ClubExport.objects.filter(club_id=hand.table.club_id, created_at__gte=hand.finished_at)
-                .select_related("exported_by").order_by("created_at", "pk"))
+    return list(
+        ClubExport.objects.filter(club_id=hand.table.club_id, created_at__gte=hand.finished_at)
+        .select_related("exported_by")
+        .order_by("created_at", "pk")
+    )
 
 
 def hand_ledger_entries(*, hand: Hand) -> list[JournalEntry]:
     """The journal entries posted for a hand, with their postings, in order."""
-    return list(JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user")
-                .order_by("created_at", "pk"))
+    return list(
+        JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account__user").order_by("created_at", "pk")
+    )
 
 
 def hand_in_table(*, table: Table, hand_id: int) -> bool:
@@ -239,16 +258,22 @@ def hand_in_table(*, table: Table, hand_id: int) -> bool:
 def hand_running_clocks(*, hand_id: int) -> tuple[int, datetime | None, dict[str, Any], str] | None:
     """(version, deadline, clocks, commitment) of hand ``hand_id`` while it is played; None once finished or
     voided."""
-    row = (Hand.objects.filter(pk=hand_id, finished_at__isnull=True, voided_at__isnull=True)
-           .values_list("version", "deadline", "clocks", "commitment").first())
+    row = (
+        Hand.objects.filter(pk=hand_id, finished_at__isnull=True, voided_at__isnull=True)
+        .values_list("version", "deadline", "clocks", "commitment")
+        .first()
+    )
     return (int(row[0]), row[1], dict(row[2] or {}), str(row[3])) if row is not None else None
 
 
 def hands_overdue(*, now: datetime, limit: int) -> list[tuple[int, int]]:
     """(hand id, version) of the unfinished hands whose earliest clock ran out by ``now``, the longest
     overdue first (indexed on ``Hand.deadline``)."""
-    return list(Hand.objects.filter(deadline__lte=now, finished_at__isnull=True, voided_at__isnull=True)
-                .order_by("deadline").values_list("pk", "version")[:limit])
+    return list(
+        Hand.objects.filter(deadline__lte=now, finished_at__isnull=True, voided_at__isnull=True)
+        .order_by("deadline")
+        .values_list("pk", "version")[:limit]
+    )
 
 
 def club_exports_recent(*, club: Club, limit: int = 50) -> list[ClubExport]:

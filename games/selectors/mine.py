@@ -32,17 +32,27 @@ def my_tables(*, user: User) -> list[MyTableRow]:
     them first (soonest clock first), then the others (latest activity first). Four queries (tables, hands, last
     actions, names), whatever the number of tables."""
     clubs = Membership.objects.filter(user=user).values("club_id")
-    tables = list(Table.objects.filter(club_id__in=clubs, seats__user=user, seats__left_at__isnull=True)
-                  .exclude(status=Table.Status.FINISHED).select_related("club").distinct())
+    tables = list(
+        Table.objects.filter(club_id__in=clubs, seats__user=user, seats__left_at__isnull=True)
+        .exclude(status=Table.Status.FINISHED)
+        .select_related("club")
+        .distinct()
+    )
     ids = [t.pk for t in tables]
-    hands = {h.table_id: h for h in Hand.objects.filter(table_id__in=ids, finished_at__isnull=True,
-                                                        voided_at__isnull=True)}
-    last_acts = dict(HandAction.objects.filter(hand__in=hands.values()).order_by("hand_id", "-sequence")
-                     .distinct("hand_id").values_list("hand_id", "created_at"))
+    hands = {
+        h.table_id: h for h in Hand.objects.filter(table_id__in=ids, finished_at__isnull=True, voided_at__isnull=True)
+    }
+    last_acts = dict(
+        HandAction.objects.filter(hand__in=hands.values())
+        .order_by("hand_id", "-sequence")
+        .distinct("hand_id")
+        .values_list("hand_id", "created_at")
+    )
     names = _names(ids, hands.values())
     rows = [_row(t, hands.get(t.pk), user, names, last_acts) for t in tables]
-    waiting = sorted((r for r in rows if r.my_turn),
-                     key=lambda r: (r.deadline is None, r.deadline or r.last_at, r.table.pk))
+    waiting = sorted(
+        (r for r in rows if r.my_turn), key=lambda r: (r.deadline is None, r.deadline or r.last_at, r.table.pk)
+    )
     others = sorted((r for r in rows if not r.my_turn), key=lambda r: (r.last_at, r.table.pk), reverse=True)
     return waiting + others
 
@@ -54,11 +64,20 @@ def _names(table_ids: list[int], hands: Iterable[Hand]) -> dict[int, str]:
     return {u.pk: u.shown_name for u in User.objects.filter(pk__in=seated) | User.objects.filter(pk__in=dealt)}
 
 
-def _row(table: Table, hand: Hand | None, user: User, names: dict[int, str],
-         last_acts: dict[int, datetime]) -> MyTableRow:
+def _row(
+    table: Table, hand: Hand | None, user: User, names: dict[int, str], last_acts: dict[int, datetime]
+) -> MyTableRow:
     if hand is None:
-        return MyTableRow(table=table, hand=None, to_act_names=[], my_turn=False, deadline=None, pot=None,
-                          last_words="", last_at=table.created_at)
+        return MyTableRow(
+            table=table,
+            hand=None,
+            to_act_names=[],
+            my_turn=False,
+            deadline=None,
+            pot=None,
+            last_words="",
+            last_at=table.created_at,
+        )
     state = hand_state(hand)
     view = engine.view(state, None)  # the spectator's view: no hidden card, no sealed choice
     seat_names = {int(seat): names.get(int(uid), f"Seat {seat}") for seat, uid in hand.players.items()}
@@ -69,10 +88,15 @@ def _row(table: Table, hand: Hand | None, user: User, names: dict[int, str],
     deadlines = [_deadline(hand, s) for s in shown]
     last = view.events[-1] if view.events else None
     return MyTableRow(
-        table=table, hand=hand, to_act_names=[seat_names.get(s, f"Seat {s}") for s in awaited],
-        my_turn=bool(mine), deadline=min((d for d in deadlines if d is not None), default=None), pot=view.pot,
+        table=table,
+        hand=hand,
+        to_act_names=[seat_names.get(s, f"Seat {s}") for s in awaited],
+        my_turn=bool(mine),
+        deadline=min((d for d in deadlines if d is not None), default=None),
+        pot=view.pot,
         last_words=event_words(last, names=seat_names, currency=table.club.currency) if last else "",
-        last_at=last_acts.get(hand.pk, hand.started_at))
+        last_at=last_acts.get(hand.pk, hand.started_at),
+    )
 
 
 def _deadline(hand: Hand, seat: int) -> datetime | None:

@@ -11,9 +11,18 @@ def tables_my_turn(*, user: User) -> list[Table]:
     """Tables of the member's clubs whose hand in play awaits their decision, the soonest clock first (then
     the oldest table)."""
     clubs = Membership.objects.filter(user=user).values("club_id")
-    hands = (Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, table__club_id__in=clubs,
-                                 table__seats__user=user, table__seats__left_at__isnull=True)
-             .select_related("table").distinct().order_by("deadline", "table_id"))
+    hands = (
+        Hand.objects.filter(
+            finished_at__isnull=True,
+            voided_at__isnull=True,
+            table__club_id__in=clubs,
+            table__seats__user=user,
+            table__seats__left_at__isnull=True,
+        )
+        .select_related("table")
+        .distinct()
+        .order_by("deadline", "table_id")
+    )
     return [hand.table for hand in hands if hand_seat_of(hand=hand, user=user) in hand_to_act(hand=hand)]
 
 

@@ -38,7 +38,10 @@ class HandProof:
         """The JSON export checked by ``python -m engine.verify`` (and the hand page's script)."""
         hand = self.hand
         head: dict[str, Any] = {
-            "scheme": self.scheme, "hand_id": hand.pk, "table": hand.table.name, "hand_number": hand.number,
+            "scheme": self.scheme,
+            "hand_id": hand.pk,
+            "table": hand.table.name,
+            "hand_number": hand.number,
             "game": hand.rule_version.rule_set.game,
         }
         if self.scheme == engine.SCHEME_DECK and not self.deck_shown:
@@ -49,8 +52,11 @@ class HandProof:
         if self.scheme == engine.SCHEME_CUT:
             out["cuts"] = self.cuts or []
         if self.dispute is not None:
-            out["ruling"] = {"reason": self.dispute.reason, "by": self.dispute.ruled_by.shown_name,
-                             "at": self.dispute.created_at.isoformat()}
+            out["ruling"] = {
+                "reason": self.dispute.reason,
+                "by": self.dispute.ruled_by.shown_name,
+                "at": self.dispute.created_at.isoformat(),
+            }
         return out
 
 
@@ -61,22 +67,34 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
     opened; its leaf still takes its place in every path, so the openings check against the root."""
     state = engine.state_from_json(hand.state)
     seat = hand_seat_of(hand=hand, user=user)
-    dispute = (HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
-               if seat is not None or is_organiser else None)
+    dispute = (
+        HandDispute.objects.select_related("ruled_by").filter(hand=hand).first()
+        if seat is not None or is_organiser
+        else None
+    )
     closed = hand_closed_positions(hand=hand)
     if hand.scheme == engine.SCHEME_DECK:  # older hands: one commitment of the whole deck
-        return HandProof(hand=hand, scheme=hand.scheme, openings=[], dispute=dispute,
-                         may_open=is_organiser and dispute is None and not closed,
-                         deck_shown=not closed and (dispute is not None or _sees_every_hole_card(state, seat)))
+        return HandProof(
+            hand=hand,
+            scheme=hand.scheme,
+            openings=[],
+            dispute=dispute,
+            may_open=is_organiser and dispute is None and not closed,
+            deck_shown=not closed and (dispute is not None or _sees_every_hole_card(state, seat)),
+        )
     names = hand_player_names(hand=hand)
     public = hand_committed_positions(hand=hand, state=state, seat=None) - set(closed)
-    own = hand_committed_positions(hand=hand, state=state, seat=seat) - public - set(closed) \
-        if seat is not None else set()
+    own = (
+        hand_committed_positions(hand=hand, state=state, seat=seat) - public - set(closed)
+        if seat is not None
+        else set()
+    )
     ruled = set(range(len(hand.deck))) - public - own - set(closed) if dispute is not None else set()
     holder = {c: s for j, s in enumerate(state.seats) for c in state.hole[j]}  # hole card -> seat
     cut = hand.scheme == engine.SCHEME_CUT
-    dealt_at = {p: d for d, p in enumerate(engine.cut_order(hand.commitment, hand_cut_values(hand=hand)))} \
-        if cut else {}
+    dealt_at = (
+        {p: d for d, p in enumerate(engine.cut_order(hand.commitment, hand_cut_values(hand=hand)))} if cut else {}
+    )
     out = []
     for o in engine.openings(hand.pk, hand.deck, hand.salts, public | own | ruled, closed):
         seat_of_card = holder.get(o.card)
@@ -88,17 +106,23 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
         else:
             why = "your hole card" if o.position in own else f"shown by {whose}"
         out.append({**o.to_dict(), **({"dealt": dealt_at[o.position]} if cut else {}), "opened_as": why})
-    return HandProof(hand=hand, scheme=hand.scheme, openings=out, dispute=dispute,
-                     may_open=is_organiser and dispute is None and not closed,
-                     cuts=hand_cuts_named(hand=hand) if cut else None)
+    return HandProof(
+        hand=hand,
+        scheme=hand.scheme,
+        openings=out,
+        dispute=dispute,
+        may_open=is_organiser and dispute is None and not closed,
+        cuts=hand_cuts_named(hand=hand) if cut else None,
+    )
 
 
 def hand_cuts_named(*, hand: Hand) -> list[dict[str, Any]]:
     """The cuts ``hand`` was dealt through, in order: {cut, by (the member's shown name), at}."""
     ids = {c.get("by") for c in hand.cuts or []}
     names = {u.pk: u.shown_name for u in User.objects.filter(pk__in=[i for i in ids if isinstance(i, int)])}
-    return [{"cut": c["cut"], "by": names.get(c.get("by"), "a former member"), "at": c.get("at")}
-            for c in hand.cuts or []]
+    return [
+        {"cut": c["cut"], "by": names.get(c.get("by"), "a former member"), "at": c.get("at")} for c in hand.cuts or []
+    ]
 
 
 def _sees_every_hole_card(state: engine.State, seat: int | None) -> bool:

@@ -41,7 +41,7 @@ def rows_split(row: Sequence[Any], *columns: Columns[Any]) -> list[Model]:
     the select list), as one instance of each."""
     found, start = [], 0
     for part in columns:
-        found.append(part.build(row[start:start + part.count]))
+        found.append(part.build(row[start : start + part.count]))
         start += part.count
     return found
 

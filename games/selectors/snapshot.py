@@ -83,10 +83,22 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
             previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
     seat_money = ledger_selectors.table_seat_money(
-        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
-    return TableSnapshot(table=table, hand=hand, state=state, seats=seats, hand_users=hand_users, steps=steps,
-                         advance_rows=advance_rows, previous=previous, previous_users=previous_users,
-                         previous_voiding=previous_voiding, closing=closing, seat_money=seat_money)
+        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats}
+    )
+    return TableSnapshot(
+        table=table,
+        hand=hand,
+        state=state,
+        seats=seats,
+        hand_users=hand_users,
+        steps=steps,
+        advance_rows=advance_rows,
+        previous=previous,
+        previous_users=previous_users,
+        previous_voiding=previous_voiding,
+        closing=closing,
+        seat_money=seat_money,
+    )
 
 
 def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot:
@@ -101,16 +113,18 @@ def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot:
 def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSnapshot | None:
     """The table and hand ``hand_id`` of it (None, or a hand of another table: its newest hand) read
     afresh, as a snapshot; None when the table is gone."""
-    table = (Table.objects.select_related("club", "rule_version__rule_set", "next_game")
-             .filter(pk=table_id).first())
+    table = Table.objects.select_related("club", "rule_version__rule_set", "next_game").filter(pk=table_id).first()
     if table is None:
         return None
     hand = _hand_read(table_id, hand_id) if hand_id is not None else None
     if hand is None:
         hand = _newest_hand_read(table_id)
     if hand is not None:
-        hand.rule_version = (table.rule_version if hand.rule_version_id == table.rule_version_id
-                             else RuleSetVersion.objects.get(pk=hand.rule_version_id))
+        hand.rule_version = (
+            table.rule_version
+            if hand.rule_version_id == table.rule_version_id
+            else RuleSetVersion.objects.get(pk=hand.rule_version_id)
+        )
     return table_snapshot(table=table, hand=hand)
 
 
@@ -120,17 +134,25 @@ _HAND = Columns(Hand, "h")
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
 _HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
-_PREVIOUS_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
-                      "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
-                      "ORDER BY h.number DESC LIMIT 1")
-_NEWEST_HAND_SQL = (f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
-                    "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1")
-_SEATS_SQL = (f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
-              f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
-              "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number")
-_STEPS_SQL = ("SELECT events -> 0 ->> 'kind', "  # noqa: S608
-              "CASE jsonb_typeof(events) WHEN 'array' THEN jsonb_array_length(events) ELSE 0 END, is_timeout "
-              f'FROM "{HandAction._meta.db_table}" WHERE hand_id = %s ORDER BY sequence')
+_PREVIOUS_HAND_SQL = (
+    f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
+    "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
+    "ORDER BY h.number DESC LIMIT 1"
+)
+_NEWEST_HAND_SQL = (
+    f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
+    "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1"
+)
+_SEATS_SQL = (
+    f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
+    f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
+    "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
+)
+_STEPS_SQL = (
+    "SELECT events -> 0 ->> 'kind', "  # noqa: S608
+    "CASE jsonb_typeof(events) WHEN 'array' THEN jsonb_array_length(events) ELSE 0 END, is_timeout "
+    f'FROM "{HandAction._meta.db_table}" WHERE hand_id = %s ORDER BY sequence'
+)
 
 
 def _hand_read(table_id: int, hand_id: int) -> Hand | None:

@@ -14,8 +14,7 @@ from ledger.paging import keyset_page
 
 
 def table_get(*, table_id: int) -> Table | None:
-    return (Table.objects.select_related("club", "rule_version__rule_set", "created_by")
-            .filter(pk=table_id).first())
+    return Table.objects.select_related("club", "rule_version__rule_set", "created_by").filter(pk=table_id).first()
 
 
 def table_may_watch(*, table: Table, user: User, hand: Hand | None = None) -> bool:
@@ -46,8 +45,12 @@ def table_list_open(*, club: Club, user: User | None = None) -> list[LobbyRow]:
     With ``user``: the tables whose hand awaits them first, then those where they sit, then the rest;
     newest first within each group.
     """
-    tables = list(Table.objects.filter(_not_others_practice(user), club=club).exclude(status=Table.Status.FINISHED)
-                  .select_related("rule_version__rule_set").order_by("-created_at"))
+    tables = list(
+        Table.objects.filter(_not_others_practice(user), club=club)
+        .exclude(status=Table.Status.FINISHED)
+        .select_related("rule_version__rule_set")
+        .order_by("-created_at")
+    )
     rows = [_lobby_row(t, user) for t in tables]
     return sorted(rows, key=lambda r: 0 if r.my_turn else 1 if r.seated else 2)  # stable: keeps newest first
 
@@ -58,8 +61,11 @@ def _not_others_practice(user: User | None) -> Q:
 
 
 def table_list_finished(*, club: Club, user: User | None = None, limit: int = 20) -> list[Table]:
-    return list(Table.objects.filter(_not_others_practice(user), club=club, status=Table.Status.FINISHED)
-                .select_related("rule_version__rule_set").order_by("-finished_at")[:limit])
+    return list(
+        Table.objects.filter(_not_others_practice(user), club=club, status=Table.Status.FINISHED)
+        .select_related("rule_version__rule_set")
+        .order_by("-finished_at")[:limit]
+    )
 
 
 def _lobby_row(table: Table, user: User | None = None) -> LobbyRow:
@@ -82,5 +88,9 @@ TABLE_PAGE_SIZE = 50
 def table_page(*, club: Club, before: int | None = None, size: int = TABLE_PAGE_SIZE) -> tuple[list[Table], int | None]:
     """One page of every table of the club (open, running and finished), newest first, paged by key (the
     table's id): those below ``before``. Returns the page and the ``before`` of the next page, or None."""
-    return keyset_page(Table.objects.filter(club=club, practice=False).select_related("rule_version__rule_set"),
-                       key="pk", before=before, size=size)
+    return keyset_page(
+        Table.objects.filter(club=club, practice=False).select_related("rule_version__rule_set"),
+        key="pk",
+        before=before,
+        size=size,
+    )

@@ -16,8 +16,20 @@ from games.services.seating import (
 from games.services.tables import table_start
 
 __all__ = [
-    "deck_for_new_hand", "hand_act", "hand_apply_timeout", "hand_deal", "hand_dispute_open",
+    "deck_for_new_hand",
+    "hand_act",
+    "hand_apply_timeout",
+    "hand_deal",
+    "hand_dispute_open",
     "rule_set_create",
-    "rule_set_edit", "rule_version_freeze", "seat_leave", "seat_sit_in", "seat_sit_out", "seat_take",
-    "table_close", "table_create", "table_new_game", "table_start",
+    "rule_set_edit",
+    "rule_version_freeze",
+    "seat_leave",
+    "seat_sit_in",
+    "seat_sit_out",
+    "seat_take",
+    "table_close",
+    "table_create",
+    "table_new_game",
+    "table_start",
 ]

@@ -61,8 +61,9 @@ def _stage(view: engine.HandView) -> int:
     return view.stage or 0
 
 
-def choices_for(state: engine.State, seat: int, currency: str = "USD", *,
-                view: engine.HandView | None = None) -> list[Choice]:
+def choices_for(
+    state: engine.State, seat: int, currency: str = "USD", *, view: engine.HandView | None = None
+) -> list[Choice]:
     """What ``seat`` may set in advance now: nothing while it is already their turn (they act),
     once they are out of the hand, or when no later decision of theirs can come. ``view``: the seat's
     own view of ``state`` when the caller has it already."""
@@ -83,23 +84,36 @@ def choices_for(state: engine.State, seat: int, currency: str = "USD", *,
     if view.game == "piranha":
         out += [Choice(SEALED, "in", "At the drop: in"), Choice(SEALED, "out", "At the drop: out")]
     else:
-        out += [Choice(SEALED, "high", "Declare high"), Choice(SEALED, "low", "Declare low"),
-                Choice(SEALED, "pig", "Declare pig (both ways)"), Choice(SEALED, "declare_fold", "Fold at the declaration")]
+        out += [
+            Choice(SEALED, "high", "Declare high"),
+            Choice(SEALED, "low", "Declare low"),
+            Choice(SEALED, "pig", "Declare pig (both ways)"),
+            Choice(SEALED, "declare_fold", "Fold at the declaration"),
+        ]
     return out
 
 
 def describe(row: AdvanceAction, currency: str = "USD") -> str:
     """The owner's words for a stored choice."""
-    words = {"check": "Check", "check_fold": "Check, or fold to any bet", "call_any": "Call any bet",
-             "fold": "Fold", "in": "At the drop: in", "out": "At the drop: out",
-             "high": "Declare high", "low": "Declare low", "pig": "Declare pig (both ways)",
-             "declare_fold": "Fold at the declaration"}
+    words = {
+        "check": "Check",
+        "check_fold": "Check, or fold to any bet",
+        "call_any": "Call any bet",
+        "fold": "Fold",
+        "in": "At the drop: in",
+        "out": "At the drop: out",
+        "high": "Declare high",
+        "low": "Declare low",
+        "pig": "Declare pig (both ways)",
+        "declare_fold": "Fold at the declaration",
+    }
     if row.choice == "call":
         return f"Call {money(row.owed, currency)}"
     return words.get(row.choice, row.choice)
 
 
 # ---- the service's hooks (the hand row locked) --------------------------------------------------
+
 
 def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     """Why ``row``'s assumption no longer holds in ``view`` (the owner's view), or None."""
@@ -182,6 +196,7 @@ def take_due(*, state: engine.State, seat: int, rows: list[AdvanceAction]) -> en
 
 # ---- set and cancel (views call these) ------------------------------------------------------------
 
+
 def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> AdvanceAction:
     """Set (or replace) ``user``'s advance action in hand ``hand_id``, made against ``version``.
 
@@ -197,11 +212,12 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
         if picked is None:
             raise AdvanceRefused("That choice cannot be made in advance now.")
         view = _my_view(state, seat)
-        AdvanceAction.objects.filter(hand=hand, seat=seat, kind=picked.kind,
-                                     status=AdvanceAction.Status.PENDING).update(
-            status=AdvanceAction.Status.CANCELLED, reason="")
-        return AdvanceAction.objects.create(hand=hand, seat=seat, user=user, kind=picked.kind, choice=choice,
-                                            owed=_owed(view), stage=_stage(view))
+        AdvanceAction.objects.filter(
+            hand=hand, seat=seat, kind=picked.kind, status=AdvanceAction.Status.PENDING
+        ).update(status=AdvanceAction.Status.CANCELLED, reason="")
+        return AdvanceAction.objects.create(
+            hand=hand, seat=seat, user=user, kind=picked.kind, choice=choice, owed=_owed(view), stage=_stage(view)
+        )
 
 
 def advance_cancel(*, hand_id: int, user: User) -> int:
@@ -211,4 +227,5 @@ def advance_cancel(*, hand_id: int, user: User) -> int:
         if hand is None:
             return 0
         return AdvanceAction.objects.filter(hand=hand, user=user, status=AdvanceAction.Status.PENDING).update(
-            status=AdvanceAction.Status.CANCELLED, reason="")
+            status=AdvanceAction.Status.CANCELLED, reason=""
+        )

@@ -28,14 +28,20 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
     # grace) still gets its ring. A moment rung already only finds its notice sent.
     since = timezone.now() - _JUST_BEGUN
-    alarms = [(h.pk, h.commitment, due) for h, _after in touched if not h.is_finished
-              for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)] if due is not None]
+    alarms = [
+        (h.pk, h.commitment, due)
+        for h, _after in touched
+        if not h.is_finished
+        for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)]
+        if due is not None
+    ]
     transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id))
     if alarms:
         transaction.on_commit(partial(_schedule, alarms))
     if hand.table.practice:  # the tables of one transaction's hands are all this one
-        transaction.on_commit(partial(_computer_turns, [(h.pk, h.version) for h, _after in touched
-                                                        if not h.is_finished]))
+        transaction.on_commit(
+            partial(_computer_turns, [(h.pk, h.version) for h, _after in touched if not h.is_finished])
+        )
 
 
 # A hand's alarm (games/services/alarms.py): one Celery message per hand at a time, not three per action.
@@ -48,6 +54,7 @@ _ALARM_KEY = "hand-alarm:{}:{}"
 
 def _alarm_key(hand_id: int, commitment: str) -> str:
     return _ALARM_KEY.format(hand_id, commitment[:16])
+
 
 _ALARM_LOST_AFTER = timedelta(seconds=30)
 _JUST_BEGUN = timedelta(seconds=2)
@@ -106,14 +113,17 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
 def _computer_turns(hands: list[tuple[int, int]]) -> None:
     """Send the computer players' turns of a committed practice transaction (games/services/practice.py), from
     the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
+
     def send() -> None:
         from games.services.practice import computer_turns_schedule
+
         try:
             computer_turns_schedule(hands)
         except Exception:  # noqa: BLE001 - the action is committed; the clock's default is the backstop
             log.warning("Could not send the computer players' turns of hands %s", hands, exc_info=True)
         finally:
             connections.close_all()  # this thread's connection goes back after each job
+
     _publisher.submit(send)
 
 

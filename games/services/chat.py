@@ -76,8 +76,7 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
     _rate_check(user)
     with transaction.atomic():
         message = ChatMessage.objects.create(table=table, user=user, text=text)
-        transaction.on_commit(partial(_announce, table.pk, {"type": "chat.message",
-                                                             "message": chat_payload(message)}))
+        transaction.on_commit(partial(_announce, table.pk, {"type": "chat.message", "message": chat_payload(message)}))
     return message
 
 

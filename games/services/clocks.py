@@ -24,8 +24,9 @@ from games.timing.turn_clock import clock_deadline
 def clock_member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
     if user is None:
         return turn_clock.Member()
-    return turn_clock.Member(time_zone=user.time_zone, quiet_start=user.quiet_start, quiet_end=user.quiet_end,
-                             away=user.away and away_counts)
+    return turn_clock.Member(
+        time_zone=user.time_zone, quiet_start=user.quiet_start, quiet_end=user.quiet_end, away=user.away and away_counts
+    )
 
 
 def away_takes_default(seat_users: Mapping[int, User]) -> bool:
@@ -39,8 +40,15 @@ def _turn_seconds(rules: engine.Rules) -> int:
     return max(1, round(rules.turn_seconds * float(getattr(settings, "TURN_CLOCK_SCALE", 1))))
 
 
-def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Mapping[int, User],
-            previous: Sequence[int] = (), current: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+def turn_clocks(
+    *,
+    rules: engine.Rules,
+    state: Any,
+    version: int,
+    seat_users: Mapping[int, User],
+    previous: Sequence[int] = (),
+    current: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
     "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/services/notices.py; clocks
     stored before it was added lack it).
@@ -61,8 +69,9 @@ def turn_clocks(*, rules: engine.Rules, state: Any, version: int, seat_users: Ma
         if keep and old:
             out[str(seat)] = dict(old)
             continue
-        deadline = turn_clock.deadline_for(start=now, seconds=_turn_seconds(rules),
-                                           member=clock_member(seat_users.get(seat), away_counts=away_counts))
+        deadline = turn_clock.deadline_for(
+            start=now, seconds=_turn_seconds(rules), member=clock_member(seat_users.get(seat), away_counts=away_counts)
+        )
         out[str(seat)] = {"deadline": deadline.isoformat(), "since": version, "began": now.isoformat()}
     return out
 
@@ -83,9 +92,14 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     again). Returns how many hands' clocks moved.
     """
     after = clock_member(user, away_counts=False)
-    hand_ids = [pk for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
-                .filter(table__seats__user=user).distinct().values_list("pk", "players")
-                if user.pk in {int(uid) for uid in players.values()}]
+    hand_ids = [
+        pk
+        for pk, players in Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True)
+        .filter(table__seats__user=user)
+        .distinct()
+        .values_list("pk", "players")
+        if user.pk in {int(uid) for uid in players.values()}
+    ]
     moved = 0
     for hand_id in hand_ids:
         with transaction.atomic(durable=True):

@@ -30,8 +30,7 @@ def table_close(*, table_id: int, user: User, reason: str) -> Ruling:
     if not reason:
         raise TableRefused("Say why the table is closing: the players read it on their statements.")
     with transaction.atomic(durable=True):
-        live_id = (Hand.objects.filter(table_id=table_id, finished_at__isnull=True)
-                   .values_list("pk", flat=True).first())
+        live_id = Hand.objects.filter(table_id=table_id, finished_at__isnull=True).values_list("pk", flat=True).first()
         live = Hand.objects.select_for_update().filter(pk=live_id).first() if live_id else None
         table = Table.objects.select_for_update(of=("self",)).select_related("club").filter(pk=table_id).first()
         if table is None:

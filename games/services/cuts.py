@@ -42,8 +42,10 @@ class DealWaitsForCut(TableRefused):
 
     def __init__(self, *, until: datetime | None) -> None:
         when = f" until {until:%H:%M} UTC on {until:%d %b}" if until is not None else ""
-        super().__init__("The house rules require a cut before each deal: it waits for a seated player's browser "
-                         f"to cut it (keep the table open){when}, then is dealt without one.")
+        super().__init__(
+            "The house rules require a cut before each deal: it waits for a seated player's browser "
+            f"to cut it (keep the table open){when}, then is dealt without one."
+        )
         self.until = until
 
 
@@ -59,8 +61,14 @@ class CutReceipt:
     id: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table_id, "deal": self.number, "root": self.root, "cut": self.cut, "at": self.at,
-                "id": self.id}
+        return {
+            "table": self.table_id,
+            "deal": self.number,
+            "root": self.root,
+            "cut": self.cut,
+            "at": self.at,
+            "id": self.id,
+        }
 
 
 def _deck_draw(*, table: Table, number: int) -> DeckAhead:
@@ -71,8 +79,14 @@ def _deck_draw(*, table: Table, number: int) -> DeckAhead:
         cursor.execute(_NEXT_HAND_ID)
         hand_id = int(cursor.fetchone()[0])
     deck, salts = deck_for_new_hand(), deal_salts()
-    return DeckAhead.objects.create(table=table, number=number, hand_id=hand_id, deck=deck, salts=salts,
-                                    root=engine.merkle_root(hand_id, deck, salts))
+    return DeckAhead.objects.create(
+        table=table,
+        number=number,
+        hand_id=hand_id,
+        deck=deck,
+        salts=salts,
+        root=engine.merkle_root(hand_id, deck, salts),
+    )
 
 
 def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -> None:
@@ -84,15 +98,20 @@ def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -
     if spare_id is not None:
         _deck_insert(table=table, number=first + DECKS_AHEAD - 1, hand_id=spare_id)
         return
-    have = set(DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD)
-               .values_list("number", flat=True))
+    have = set(
+        DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD).values_list(
+            "number", flat=True
+        )
+    )
     for number in range(first, first + DECKS_AHEAD):
         if number not in have:
             _deck_draw(table=table, number=number)
 
 
-_INSERT_DECK = ('INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "created_at") '
-                'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING')
+_INSERT_DECK = (
+    'INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "created_at") '
+    'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING'
+)
 
 
 def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
@@ -101,12 +120,24 @@ def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
 
     deck, salts = deck_for_new_hand(), deal_salts()
     with connection.cursor() as cursor:
-        cursor.execute(_INSERT_DECK, [table.pk, number, hand_id, json.dumps(deck), json.dumps(salts),
-                                      engine.merkle_root(hand_id, deck, salts), timezone.now()])
+        cursor.execute(
+            _INSERT_DECK,
+            [
+                table.pk,
+                number,
+                hand_id,
+                json.dumps(deck),
+                json.dumps(salts),
+                engine.merkle_root(hand_id, deck, salts),
+                timezone.now(),
+            ],
+        )
 
 
-_CLOSE_DECK = ('UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
-               'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root"')
+_CLOSE_DECK = (
+    'UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
+    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root"'
+)
 
 
 def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
@@ -122,11 +153,15 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
         ahead = _deck_draw(table=table, number=number)
         DeckAhead.objects.filter(pk=ahead.pk).update(dealt_at=timezone.now())
     else:
-        ahead = DeckAhead(pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]),
-                          salts=_json(row[3]), root=row[4])
-    cuts = [{"cut": value, "by": by, "at": at.isoformat()}
-            for value, by, at in DealCut.objects.filter(deck_id=ahead.pk).order_by("pk")
-            .values_list("value", "user_id", "received_at")]
+        ahead = DeckAhead(
+            pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]), salts=_json(row[3]), root=row[4]
+        )
+    cuts = [
+        {"cut": value, "by": by, "at": at.isoformat()}
+        for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
+        .order_by("pk")
+        .values_list("value", "user_id", "received_at")
+    ]
     return ahead, cuts
 
 
@@ -166,15 +201,20 @@ def deal_waiting_deal(*, table_id: int, number: int) -> Hand | None:
 
     with transaction.atomic(durable=True):
         table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
-        waiting = DeckAhead.objects.filter(table_id=table_id, number=number, dealt_at__isnull=True,
-                                           wait_until__isnull=False).exists()
-        if (table is None or not waiting or table.status == Table.Status.FINISHED
-                or table.hands.filter(finished_at__isnull=True).exists() or table.hands.count() != number - 1):
+        waiting = DeckAhead.objects.filter(
+            table_id=table_id, number=number, dealt_at__isnull=True, wait_until__isnull=False
+        ).exists()
+        if (
+            table is None
+            or not waiting
+            or table.status == Table.Status.FINISHED
+            or table.hands.filter(finished_at__isnull=True).exists()
+            or table.hands.count() != number - 1
+        ):
             return None
         hand = hand_deal(table=table, created_by=None)
         if hand is not None:
-            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None,
-                                       after=-1))
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=None, after=-1))
     return hand
 
 
@@ -196,11 +236,14 @@ def cut_take(*, table_id: int, user: User, number: object, value: object) -> Cut
     a deal not coming (dealt, or no root published yet), or one cut too many."""
     if not engine.is_cut_value(value):
         raise CutRefused("A cut is 128 random bits, written as 32 lowercase hex digits.")
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 2 ** 31:
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 2**31:
         raise CutRefused("That is not a deal number.")
     with transaction.atomic(durable=True):
-        ahead = (DeckAhead.objects.select_for_update()
-                 .filter(table_id=table_id, number=number, dealt_at__isnull=True).first())
+        ahead = (
+            DeckAhead.objects.select_for_update()
+            .filter(table_id=table_id, number=number, dealt_at__isnull=True)
+            .first()
+        )
         if ahead is None:
             raise CutRefused("That deal is not coming: it was dealt already, or its deck is not committed yet.")
         if not Seat.objects.filter(table_id=table_id, user=user, left_at__isnull=True).exists():
@@ -214,5 +257,11 @@ def cut_take(*, table_id: int, user: User, number: object, value: object) -> Cut
             raise CutRefused("That cut was received already.") from exc
         if ahead.wait_until is not None:  # the deal waited for a cut (house rule): it goes now
             transaction.on_commit(partial(deal_waiting_deal, table_id=table_id, number=ahead.number))
-    return CutReceipt(table_id=table_id, number=ahead.number, root=ahead.root, cut=cut.value,
-                      at=cut.received_at.isoformat(), id=cut.pk)
+    return CutReceipt(
+        table_id=table_id,
+        number=ahead.number,
+        root=ahead.root,
+        cut=cut.value,
+        at=cut.received_at.isoformat(),
+        id=cut.pk,
+    )

@@ -37,8 +37,11 @@ def active_seats(table: Table) -> list[Seat]:
     """Open seats dealt into the next hand: not sitting out, and still members of the club."""
     member = Exists(Membership.objects.filter(user_id=OuterRef("user_id"), club_id=table.club_id))
     computer = Exists(ComputerPlayer.objects.filter(user_id=OuterRef("user_id")))  # practice tables only (0012)
-    return list(table.seats.filter(member | computer, left_at__isnull=True, sitting_out=False)
-                .select_related("user").order_by("number"))
+    return list(
+        table.seats.filter(member | computer, left_at__isnull=True, sitting_out=False)
+        .select_related("user")
+        .order_by("number")
+    )
 
 
 _SEAT, _USER = Columns(Seat, "s"), Columns(User, "u")
@@ -58,7 +61,8 @@ _LEAVE_AND_ACTIVE_SQL = (
     'FROM "games_seat" s JOIN "accounts_user" u ON u."id" = s."user_id" CROSS JOIN next '
     'WHERE s."table_id" = %s AND s."left_at" IS NULL AND NOT s."sitting_out" AND (EXISTS (SELECT 1 FROM '
     '"accounts_membership" m WHERE m."user_id" = s."user_id" AND m."club_id" = %s) OR EXISTS (SELECT 1 FROM '
-    '"games_computerplayer" c WHERE c."user_id" = s."user_id")) ORDER BY s."number"')
+    '"games_computerplayer" c WHERE c."user_id" = s."user_id")) ORDER BY s."number"'
+)
 
 
 def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], int, int]:
@@ -66,8 +70,9 @@ def _leave_former_members_then_active_seats(table: Table) -> tuple[list[Seat], i
     table had and an id for its next hand (0 and 0 when no seat is active). One statement written once.
     Expects the table row locked in an open transaction."""
     seats, earlier, hand_id = [], 0, 0
-    for row in rows_fetch(_LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.pk, table.pk,
-                                                  table.club_id]):
+    for row in rows_fetch(
+        _LEAVE_AND_ACTIVE_SQL, [timezone.now(), table.pk, table.club_id, table.pk, table.pk, table.club_id]
+    ):
         seat, user = rows_split(row, _SEAT, _USER)
         Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)
@@ -107,8 +112,9 @@ def _next_button(previous: int, numbers: Sequence[int], first: bool) -> int:
     return above[0] if above else numbers[0]
 
 
-def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | None = None,
-              also_save: Sequence[str] = ()) -> Hand | None:
+def hand_deal(
+    *, table: Table, created_by: User | None, deck: Sequence[str] | None = None, also_save: Sequence[str] = ()
+) -> Hand | None:
     """Deal the table's next hand to every active seat; None (table back to waiting) with too few.
 
     Expects an open transaction holding the table row's lock (select_for_update).
@@ -122,8 +128,9 @@ def hand_deal(*, table: Table, created_by: User | None, deck: Sequence[str] | No
     return dealt[0] if dealt is not None else None
 
 
-def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] | None = None,
-                 also_save: Sequence[str] = ()) -> tuple[Hand, dict[int, User], engine.State] | None:
+def hand_deal_to(
+    *, table: Table, created_by: User | None, deck: Sequence[str] | None = None, also_save: Sequence[str] = ()
+) -> tuple[Hand, dict[int, User], engine.State] | None:
     """``hand_deal``, also returning who was dealt in at each seat (members of the club, read in this
     transaction with their seats) and the hand's engine state."""
     rules = engine.rules_from_dict(table.rule_version.rules)
@@ -150,20 +157,33 @@ def hand_deal_to(*, table: Table, created_by: User | None, deck: Sequence[str] |
         hand_id, committed, salts = ahead.hand_id, list(ahead.deck), list(ahead.salts)
         cards = list(engine.deck_dealt(committed, ahead.root, [c["cut"] for c in cuts]))
     try:
-        state, events = engine.new_hand(rules, seats=numbers, button=button, deck=cards,
-                                        carry_pot=table.carry_pot, hand_number=number)
+        state, events = engine.new_hand(
+            rules, seats=numbers, button=button, deck=cards, carry_pot=table.carry_pot, hand_number=number
+        )
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
     event_dicts = [engine.event_to_json(e) for e in events]
     seat_users = {s.number: s.user for s in seats}
     clocks = turn_clocks(rules=rules, state=state, version=0, seat_users=seat_users)
     hand = Hand(
-        pk=hand_id, table=table, number=number, rule_version=table.rule_version,
-        players={str(s.number): s.user_id for s in seats}, button=button, carry_in=table.carry_pot,
-        deck=committed, scheme=engine.SCHEME_MERKLE if fixed is not None else engine.SCHEME_CUT, salts=salts,
-        commitment=engine.merkle_root(hand_id, committed, salts), cuts=cuts,
-        state=engine.state_to_json(state), deal_events=event_dicts, version=0,
-        deadline=earliest_deadline(clocks), clocks=clocks)
+        pk=hand_id,
+        table=table,
+        number=number,
+        rule_version=table.rule_version,
+        players={str(s.number): s.user_id for s in seats},
+        button=button,
+        carry_in=table.carry_pot,
+        deck=committed,
+        scheme=engine.SCHEME_MERKLE if fixed is not None else engine.SCHEME_CUT,
+        salts=salts,
+        commitment=engine.merkle_root(hand_id, committed, salts),
+        cuts=cuts,
+        state=engine.state_to_json(state),
+        deal_events=event_dicts,
+        version=0,
+        deadline=earliest_deadline(clocks),
+        clocks=clocks,
+    )
     table.status = Table.Status.RUNNING
     table.button = button
     table.carry_pot = 0

@@ -47,13 +47,25 @@ from ledger.services import ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
-_HAND_STEP = UpdateInsert(Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]),
-                          Insert(HandAction))
+_HAND_STEP = UpdateInsert(
+    Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]), Insert(HandAction)
+)
 
 
-def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, events: Sequence[engine.Event],
-                 seat: int, user: User | None, action: engine.Action, is_timeout: bool,
-                 seat_users: Mapping[int, User], created_by: User | None) -> None:
+def _record_step(
+    *,
+    hand: Hand,
+    rules: engine.Rules,
+    before: Any,
+    state: Any,
+    events: Sequence[engine.Event],
+    seat: int,
+    user: User | None,
+    action: engine.Action,
+    is_timeout: bool,
+    seat_users: Mapping[int, User],
+    created_by: User | None,
+) -> None:
     """Store one applied action: state, version, deadline, the log row and the ledger entries.
 
     Expects the hand row locked in an open transaction.
@@ -61,23 +73,41 @@ def _record_step(*, hand: Hand, rules: engine.Rules, before: Any, state: Any, ev
     event_dicts = [engine.event_to_json(e) for e in events]
     hand.version += 1
     hand.state = engine.state_to_json(state)
-    hand.clocks = turn_clocks(rules=rules, state=state, version=hand.version, seat_users=seat_users,
-                          previous=engine.to_act(before), current=hand.clocks)
+    hand.clocks = turn_clocks(
+        rules=rules,
+        state=state,
+        version=hand.version,
+        seat_users=seat_users,
+        previous=engine.to_act(before),
+        current=hand.clocks,
+    )
     hand.deadline = earliest_deadline(hand.clocks)
-    hand.private_marks = marks_after(hand.private_marks or {}, private_changed(before, state, seat), hand.players,
-                                     hand.version)
+    hand.private_marks = marks_after(
+        hand.private_marks or {}, private_changed(before, state, seat), hand.players, hand.version
+    )
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    _HAND_STEP.run(hand, HandAction(hand=hand, sequence=hand.version, seat=seat, user=user,
-                                    action=engine.action_to_dict(action), events=event_dicts, is_timeout=is_timeout))
+    _HAND_STEP.run(
+        hand,
+        HandAction(
+            hand=hand,
+            sequence=hand.version,
+            seat=seat,
+            user=user,
+            action=engine.action_to_dict(action),
+            events=event_dicts,
+            is_timeout=is_timeout,
+        ),
+    )
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
 
 
-def _after_hand(*, hand: Hand, state: Any, created_by: User | None, played: bool
-                ) -> tuple[Hand, dict[int, User], engine.State] | None:
+def _after_hand(
+    *, hand: Hand, state: Any, created_by: User | None, played: bool
+) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
     with its players and its state. ``played``: a player's own move (not a default) was logged in this hand in
     this transaction.
@@ -151,17 +181,34 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
         seat, action, is_timeout = step
         new_state, events = engine.apply(state, seat, action)
         user = seat_users.get(seat)
-        _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                     action=action, is_timeout=is_timeout, seat_users=seat_users,
-                     created_by=None if is_timeout else user)
+        _record_step(
+            hand=hand,
+            rules=rules,
+            before=state,
+            state=new_state,
+            events=events,
+            seat=seat,
+            user=user,
+            action=action,
+            is_timeout=is_timeout,
+            seat_users=seat_users,
+            created_by=None if is_timeout else user,
+        )
         state = new_state
         played = played or not is_timeout
     return state, played
 
 
-def hand_settle(*, hand: Hand, state: Any, created_by: User | None, after: int,
-            seat_users: Mapping[int, User] | None = None,
-            members: HandPlayers | None = None, played: bool = False) -> list[tuple[Hand, int]]:
+def hand_settle(
+    *,
+    hand: Hand,
+    state: Any,
+    created_by: User | None,
+    after: int,
+    seat_users: Mapping[int, User] | None = None,
+    members: HandPlayers | None = None,
+    played: bool = False,
+) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
@@ -197,8 +244,11 @@ def _players(hand: Hand, seat_users: Mapping[int, User] | None) -> HandPlayers:
     players = hand_players(hand=hand, club_id=club_id)
     if seat_users is None:
         return players
-    return HandPlayers(seat_users=dict(seat_users), advance_pending=players.advance_pending,
-                       removed={seat for seat in seat_users if seat in players.removed or seat not in players.seat_users})
+    return HandPlayers(
+        seat_users=dict(seat_users),
+        advance_pending=players.advance_pending,
+        removed={seat for seat in seat_users if seat in players.removed or seat not in players.seat_users},
+    )
 
 
 def _lock_live_hand(hand_id: int) -> Hand | None:
@@ -221,10 +271,20 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
     members = hand_players(hand=hand, club_id=hand.table.club_id)
-    _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat, user=user,
-                 action=action, is_timeout=False, seat_users=members.seat_users, created_by=user)
-    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members,
-                               played=True))
+    _record_step(
+        hand=hand,
+        rules=rules,
+        before=state,
+        state=new_state,
+        events=events,
+        seat=seat,
+        user=user,
+        action=action,
+        is_timeout=False,
+        seat_users=members.seat_users,
+        created_by=user,
+    )
+    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members, played=True))
     return hand
 
 
@@ -241,8 +301,14 @@ NO_SUCH_HAND = "That hand is not being played at this table."
 
 
 @metrics.timed_action
-def hand_act(*, hand_id: int | None, user: User, action: engine.Action | Mapping[str, Any], version: int,
-             table_id: int | None = None) -> Hand:
+def hand_act(
+    *,
+    hand_id: int | None,
+    user: User,
+    action: engine.Action | Mapping[str, Any],
+    version: int,
+    table_id: int | None = None,
+) -> Hand:
     """A player's action, from the form post, the socket, the simulator and the tests alike (docs/architecture.md "The
     path of one action"): the one entry and the one lock of a hand's step. ``table_id``: the table the form
     or socket is at (None: the hand's own); ``hand_id`` None means the hand being played there. Return the
@@ -267,9 +333,13 @@ def hand_act(*, hand_id: int | None, user: User, action: engine.Action | Mapping
         if hand_id is not None:
             hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
         else:
-            hand = (Hand.objects.select_for_update(of=("self",)).select_related("rule_version__rule_set", "table")
-                    .filter(table_id=table_id, table__club__memberships__user=user, finished_at__isnull=True)
-                    .order_by("-number").first())
+            hand = (
+                Hand.objects.select_for_update(of=("self",))
+                .select_related("rule_version__rule_set", "table")
+                .filter(table_id=table_id, table__club__memberships__user=user, finished_at__isnull=True)
+                .order_by("-number")
+                .first()
+            )
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
         seat = hand_seat_of(hand=hand, user=user)
@@ -314,9 +384,19 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                 continue
             action = engine.timeout_action(state, seat)
             new_state, events = engine.apply(state, seat, action)
-            _record_step(hand=hand, rules=rules, before=state, state=new_state, events=events, seat=seat,
-                         user=seat_users.get(seat), action=action, is_timeout=True, seat_users=seat_users,
-                         created_by=None)
+            _record_step(
+                hand=hand,
+                rules=rules,
+                before=state,
+                state=new_state,
+                events=events,
+                seat=seat,
+                user=seat_users.get(seat),
+                action=action,
+                is_timeout=True,
+                seat_users=seat_users,
+                created_by=None,
+            )
             state = new_state
         on_commit_work(hand_settle(hand=hand, state=state, created_by=None, after=version, seat_users=seat_users))
     return True

@@ -16,8 +16,12 @@ from games.selectors.hands import hand_seat_of
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state, hand_state_remember
 
-_HAND, _RULES, _RULE_SET, _TABLE = (Columns(Hand, "h"), Columns(RuleSetVersion, "rv"), Columns(RuleSet, "rs"),
-                                    Columns(Table, "t"))
+_HAND, _RULES, _RULE_SET, _TABLE = (
+    Columns(Hand, "h"),
+    Columns(RuleSetVersion, "rv"),
+    Columns(RuleSet, "rs"),
+    Columns(Table, "t"),
+)
 _CLUB = Columns(Club, "c")
 # The hand by id at its table, when the player is a member of the table's club (or a computer player, at a
 # practice table: games/services/practice.py); with its rule version, their rule set, the table and its club
@@ -27,9 +31,10 @@ _MEMBER_HAND_SQL = (
     f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql}, {_CLUB.sql} "  # noqa: S608 - fixed columns
     'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id JOIN "accounts_club" c ON c.id = t.club_id '
     'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
-    "WHERE h.id = %s AND h.table_id = %s AND (EXISTS (SELECT 1 FROM \"accounts_membership\" m "
+    'WHERE h.id = %s AND h.table_id = %s AND (EXISTS (SELECT 1 FROM "accounts_membership" m '
     "WHERE m.club_id = t.club_id AND m.user_id = %s) OR (t.practice AND EXISTS (SELECT 1 FROM "
-    "\"games_computerplayer\" cp WHERE cp.user_id = %s))) LIMIT 1 FOR UPDATE OF h")
+    '"games_computerplayer" cp WHERE cp.user_id = %s))) LIMIT 1 FOR UPDATE OF h'
+)
 
 
 # The table row and its rule version row locked, with the rule set (the game, for the books) only read: what
@@ -37,7 +42,8 @@ _MEMBER_HAND_SQL = (
 _LOCK_TABLE_SQL = (
     f"SELECT {_TABLE.sql}, {_RULES.sql}, {_RULE_SET.sql} "  # noqa: S608 - fixed columns
     'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
-    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv')
+    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv'
+)
 
 
 def _with_rule_set(rules: Model, rule_set: Model) -> RuleSetVersion:
@@ -74,8 +80,9 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | N
     return hand
 
 
-def hand_lock_seated(*, hand_id: int, user: User, version: int, with_rules: bool = False,
-                     action: engine.Action | None = None) -> tuple[Hand, int, engine.State]:
+def hand_lock_seated(
+    *, hand_id: int, user: User, version: int, with_rules: bool = False, action: engine.Action | None = None
+) -> tuple[Hand, int, engine.State]:
     """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
     their seat and its state. ``with_rules`` also loads (and so locks) its rule version; ``action``: the
     player's action, which may be a sealed decision still standing against an older version.
@@ -108,14 +115,14 @@ def locked_hand_state(*, hand: Hand, seat: int, version: int, action: engine.Act
     if hand.is_finished or hand.voided_at is not None:
         raise StaleVersion(current=hand.version)
     state = hand_state(hand)
-    if hand.version != version and (action is None or not _late_sealed_decision(
-            hand=hand, seat=seat, state=state, version=version, action=action)):
+    if hand.version != version and (
+        action is None or not _late_sealed_decision(hand=hand, seat=seat, state=state, version=version, action=action)
+    ):
         raise StaleVersion(current=hand.version)
     return state
 
 
-def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version: int,
-                          action: engine.Action) -> bool:
+def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version: int, action: engine.Action) -> bool:
     """Whether the sealed decision ``action`` of ``seat``, made against the older ``version``, is still the
     decision that seat was shown (piranha.txt 3.1, piles.txt 4.1: every seat decides at once, so others
     deciding first changes nothing it depends on): the hand is in its sealed decision, the seat is still

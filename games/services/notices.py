@@ -1,4 +1,4 @@
-""""Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
+""" "Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
 daily digest instead (each a member setting on ``accounts.User``), by email and/or Web Push
 (games/delivery/webpush.py). No notice of a turn while the member is present at its club (a table or the lobby of
 that club open and live: games/delivery/presence.py); the sweep sends it once they left, if the turn still waits.
@@ -96,8 +96,15 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     deadline = clock_deadline(hand.clocks[str(seat)])
     table = hand.table
     url = table_url(table.pk)
-    context = {"user": user, "table": table, "club": table.club, "hand": hand, "url": url,
-               "deadline": _local(deadline, user), "zone": user.time_zone}
+    context = {
+        "user": user,
+        "table": table,
+        "club": table.club,
+        "hand": hand,
+        "url": url,
+        "deadline": _local(deadline, user),
+        "zone": user.time_zone,
+    }
     name = _header_safe(table.name)
     if kind == TurnNotice.Kind.TURN:
         subject = f"Your turn at {name}"
@@ -111,13 +118,21 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
         with transaction.atomic():
             TurnNotice.objects.create(hand=hand, seat=seat, since=since, kind=kind, user=user)
             if by_email:
-                send_mail(subject=subject, message=render_to_string(template, context),
-                          from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+                send_mail(
+                    subject=subject,
+                    message=render_to_string(template, context),
+                    from_email=settings.DEFAULT_FROM_EMAIL,
+                    recipient_list=[user.email],
+                )
     except IntegrityError:
         return False  # sent already (a duplicate delivery)
     if by_push:  # sent by the push worker, never here: the alarm and the sweep apply clocks
-        push_enqueue(user_id=user.pk, kind=str(kind), club_id=table.club_id, message=PushMessage(
-            title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"))
+        push_enqueue(
+            user_id=user.pk,
+            kind=str(kind),
+            club_id=table.club_id,
+            message=PushMessage(title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"),
+        )
     return True
 
 
@@ -137,8 +152,9 @@ def turn_notices_sweep(*, now: datetime | None = None, hand_ids: Sequence[int] |
     sent = 0
     after = 0
     while True:
-        running = Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
-                                      pk__gt=after)
+        running = Hand.objects.filter(
+            finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False, pk__gt=after
+        )
         if hand_ids is not None:
             running = running.filter(pk__in=list(hand_ids))
         rows = list(running.order_by("pk").values_list("pk", "clocks")[:SWEEP_BATCH])
@@ -157,8 +173,11 @@ def turn_notices_sweep(*, now: datetime | None = None, hand_ids: Sequence[int] |
                 if moments[1] is not None and now >= moments[1]:
                     due.append((*key, reminder))
         if due:
-            done = set(TurnNotice.objects.filter(hand_id__in={d[0] for d in due})
-                       .values_list("hand_id", "seat", "since", "kind"))
+            done = set(
+                TurnNotice.objects.filter(hand_id__in={d[0] for d in due}).values_list(
+                    "hand_id", "seat", "since", "kind"
+                )
+            )
             for hand_id, seat, since, kind in due:
                 if (hand_id, seat, since, kind) in done:
                     continue
@@ -182,24 +201,41 @@ class WaitingTable:
 
 def tables_waiting_for(*, user: User) -> list[WaitingTable]:
     """Tables whose current hand waits for ``user``'s decision, soonest clock first."""
-    hands = (Hand.objects.filter(finished_at__isnull=True, voided_at__isnull=True, deadline__isnull=False,
-                                 table__practice=False, table__seats__user=user, table__seats__left_at__isnull=True)
-             .select_related("table__club").distinct())
+    hands = (
+        Hand.objects.filter(
+            finished_at__isnull=True,
+            voided_at__isnull=True,
+            deadline__isnull=False,
+            table__practice=False,
+            table__seats__user=user,
+            table__seats__left_at__isnull=True,
+        )
+        .select_related("table__club")
+        .distinct()
+    )
     out = []
     for hand in hands:
         for seat, user_id in hand.players.items():
             entry = (hand.clocks or {}).get(seat)
             if int(user_id) == user.pk and entry is not None:
-                out.append(WaitingTable(table_id=hand.table_id, table_name=hand.table.name,
-                                        club_name=hand.table.club.name, deadline=_local(clock_deadline(entry), user),
-                                        url=table_url(hand.table_id)))
+                out.append(
+                    WaitingTable(
+                        table_id=hand.table_id,
+                        table_name=hand.table.name,
+                        club_name=hand.table.club.name,
+                        deadline=_local(clock_deadline(entry), user),
+                        url=table_url(hand.table_id),
+                    )
+                )
     return sorted(out, key=lambda w: w.deadline)
 
 
 def summary_links(*, user: User) -> list[tuple[str, str]]:
     """(club name, absolute link of its "since you were last here" page) for each of the member's clubs."""
-    return [(name, f"{settings.SITE_URL.rstrip('/')}{reverse('clubhouse:summary', args=[club_id])}")
-            for club_id, name in user.memberships.order_by("club__name").values_list("club_id", "club__name")]
+    return [
+        (name, f"{settings.SITE_URL.rstrip('/')}{reverse('clubhouse:summary', args=[club_id])}")
+        for club_id, name in user.memberships.order_by("club__name").values_list("club_id", "club__name")
+    ]
 
 
 def digests_send(*, now: datetime | None = None) -> int:
@@ -210,8 +246,9 @@ def digests_send(*, now: datetime | None = None) -> int:
 
     now = now or timezone.now()
     sent = 0
-    chosen = (Q(turn_notices=User.TurnNotices.DIGEST) & ~Q(email="")) | Q(push_choice__digest=True,
-                                                                           push_subscriptions__isnull=False)
+    chosen = (Q(turn_notices=User.TurnNotices.DIGEST) & ~Q(email="")) | Q(
+        push_choice__digest=True, push_subscriptions__isnull=False
+    )
     for user in User.objects.filter(chosen, is_active=True).distinct():
         local = _local(now, user)
         if local.hour < settings.TURN_DIGEST_HOUR or user.digest_sent_on == local.date():
@@ -221,19 +258,36 @@ def digests_send(*, now: datetime | None = None) -> int:
             continue
         subject = f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you"
         with transaction.atomic():
-            claimed = (User.objects.filter(pk=user.pk).exclude(digest_sent_on=local.date())
-                       .update(digest_sent_on=local.date()))
+            claimed = (
+                User.objects.filter(pk=user.pk).exclude(digest_sent_on=local.date()).update(digest_sent_on=local.date())
+            )
             if not claimed:
                 continue  # another run sent it
             if user.turn_notices == User.TurnNotices.DIGEST and user.email:
-                send_mail(subject=subject,
-                          message=render_to_string("email/digest.txt", {"user": user, "waiting": waiting,
-                                                                         "zone": user.time_zone,
-                                                                         "summaries": summary_links(user=user)}),
-                          from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[user.email])
+                send_mail(
+                    subject=subject,
+                    message=render_to_string(
+                        "email/digest.txt",
+                        {
+                            "user": user,
+                            "waiting": waiting,
+                            "zone": user.time_zone,
+                            "summaries": summary_links(user=user),
+                        },
+                    ),
+                    from_email=settings.DEFAULT_FROM_EMAIL,
+                    recipient_list=[user.email],
+                )
         if push_wanted(user_id=user.pk, kind="digest"):
-            push_enqueue(user_id=user.pk, kind="digest", message=PushMessage(
-                title=subject, body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
-                url=waiting[0].url, tag="digest"))
+            push_enqueue(
+                user_id=user.pk,
+                kind="digest",
+                message=PushMessage(
+                    title=subject,
+                    body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
+                    url=waiting[0].url,
+                    tag="digest",
+                ),
+            )
         sent += 1
     return sent

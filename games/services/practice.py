@@ -42,9 +42,11 @@ MAX_COMPUTERS = 5
 STRENGTHS = tuple(p.strength for p in players.PLAYERS)  # beginner, solid, strong
 DEFAULTS_NAME = "Defaults"
 # Five names per strength, so a table of five computers of one strength has five people at it.
-NAMES = {"beginner": ("Pip", "Wren", "Moss", "Fern", "Kit"),
-         "solid": ("Morgan", "Robin", "Casey", "Jules", "Sam"),
-         "strong": ("Ada", "Grace", "Alan", "Emmy", "Kurt")}
+NAMES = {
+    "beginner": ("Pip", "Wren", "Moss", "Fern", "Kit"),
+    "solid": ("Morgan", "Robin", "Casey", "Jules", "Sam"),
+    "strong": ("Ada", "Grace", "Alan", "Emmy", "Kurt"),
+}
 
 
 class PracticeRefused(DomainError):
@@ -74,29 +76,35 @@ def _computer_user(strength: str, index: int) -> User:
 
 def _default_rules(club: Club, user: User, game: str) -> RuleSetVersion:
     """The club's rule set of the engine's defaults for ``game`` (made the first time it is asked for)."""
-    version = (RuleSetVersion.objects.filter(rule_set__club=club, rule_set__game=game,
-                                             rule_set__name=DEFAULTS_NAME, number=1).first())
+    version = RuleSetVersion.objects.filter(
+        rule_set__club=club, rule_set__game=game, rule_set__name=DEFAULTS_NAME, number=1
+    ).first()
     if version is not None:
         return version
     rules = engine.PiranhaRules() if game == Game.PIRANHA else engine.PilesRules()
     with transaction.atomic():
         rule_set = RuleSet.objects.create(club=club, name=DEFAULTS_NAME, game=game, created_by=user)
-        return RuleSetVersion.objects.create(rule_set=rule_set, number=1, rules=rules.to_dict(),
-                                             max_seats=MAX_COMPUTERS + 1, created_by=user)
+        return RuleSetVersion.objects.create(
+            rule_set=rule_set, number=1, rules=rules.to_dict(), max_seats=MAX_COMPUTERS + 1, created_by=user
+        )
 
 
 def _practice_rules(club: Club, user: User, game: str, rule_version_id: int | None) -> RuleSetVersion:
     if rule_version_id is None:
         return _default_rules(club, user, game)
-    version = (RuleSetVersion.objects.select_related("rule_set")
-               .filter(pk=rule_version_id, rule_set__club=club, rule_set__game=game).first())
+    version = (
+        RuleSetVersion.objects.select_related("rule_set")
+        .filter(pk=rule_version_id, rule_set__club=club, rule_set__game=game)
+        .first()
+    )
     if version is None:
         raise PracticeRefused("Choose one of the club's house rules for this game, or the defaults.")
     return version
 
 
-def practice_open(*, club: Club, user: User, game: str, computers: int, strength: str,
-                  rule_version_id: int | None = None) -> Table:
+def practice_open(
+    *, club: Club, user: User, game: str, computers: int, strength: str, rule_version_id: int | None = None
+) -> Table:
     """Open a practice table of ``game`` for ``user`` under one of the club's rule versions for that game (None:
     the defaults), seat them and ``computers`` computer players of ``strength``, and deal the first hand.
     Raises PracticeRefused (nothing changed) for a non-member, an unknown game or strength, or a number of
@@ -112,17 +120,23 @@ def practice_open(*, club: Club, user: User, game: str, computers: int, strength
         raise PracticeRefused(f"Choose one to {top} computer players.")
     version = _practice_rules(club, user, game, rule_version_id)
     if computers + 1 > version.max_seats:
-        raise PracticeRefused(f"These house rules seat {version.max_seats}: choose at most "
-                              f"{version.max_seats - 1} computer players.")
+        raise PracticeRefused(
+            f"These house rules seat {version.max_seats}: choose at most {version.max_seats - 1} computer players."
+        )
     machines = [_computer_user(strength, i) for i in range(computers)]
     with transaction.atomic():
         version = RuleSetVersion.objects.select_for_update().get(pk=version.pk)
         rule_version_freeze(version=version)
-        table = Table.objects.create(club=club, name=f"Practice {Game(game).label}", rule_version=version,
-                                     created_by=user, practice=True)
+        table = Table.objects.create(
+            club=club, name=f"Practice {Game(game).label}", rule_version=version, created_by=user, practice=True
+        )
         now = timezone.now()
-        Seat.objects.bulk_create([Seat(table=table, user=u, number=n, accepted_version=version, accepted_at=now)
-                                  for n, u in enumerate([user, *machines], start=1)])
+        Seat.objects.bulk_create(
+            [
+                Seat(table=table, user=u, number=n, accepted_version=version, accepted_at=now)
+                for n, u in enumerate([user, *machines], start=1)
+            ]
+        )
     table_start(table_id=table.pk, user=user)
     transaction.on_commit(lambda: lobby_announce(club.pk))
     table.refresh_from_db()
@@ -130,6 +144,7 @@ def practice_open(*, club: Club, user: User, game: str, computers: int, strength
 
 
 # ---- computer turns --------------------------------------------------------------------------
+
 
 def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
     """For each hand just committed at a practice table (id, version): one ``computer_turn`` task for each turn
@@ -149,8 +164,9 @@ def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
             began = (hand.clocks or {}).get(str(seat), {}).get("since", hand.version)
             key = f"computer-turn:{hand_id}:{hand.commitment[:16]}:{seat}:{began}"
             if seat in machines and cache.add(key, 1, timeout=_TURN_KEPT):
-                computer_turn.apply_async(kwargs={"hand_id": hand_id, "version": hand.version, "seat": seat},
-                                          countdown=_pause())
+                computer_turn.apply_async(
+                    kwargs={"hand_id": hand_id, "version": hand.version, "seat": seat}, countdown=_pause()
+                )
                 sent += 1
     return sent
 
@@ -216,6 +232,7 @@ def _turn_still(hand: Hand, state: engine.State, seat: int, version: int) -> boo
 
 # ---- the coach -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Coaching:
     """What the coach says: the strong player's advice for the member's decision."""
@@ -239,4 +256,3 @@ def practice_coach(*, table_id: int, user: User) -> Coaching:
         raise CoachRefused("It is not your turn: the coach speaks when you have a decision to make.")
     rules = engine.rules_from_dict(hand.rule_version.rules)
     return Coaching(advice=players.advise(view, rules, random.Random()), game=table.game)  # noqa: S311
-

@@ -48,8 +48,10 @@ def hand_dispute_open(*, hand_id: int, user: User, reason: str) -> HandDispute:
         if not hand.is_finished:
             raise DisputeRefused("That hand is still being played; it can be opened once it ends.")
         if hand.closed_leaves:
-            raise DisputeRefused("That hand came from a club export, which holds only the cards opened to "
-                                 "everyone: the others are not on this site to open.")
+            raise DisputeRefused(
+                "That hand came from a club export, which holds only the cards opened to "
+                "everyone: the others are not on this site to open."
+            )
         if not reason:
             raise DisputeRefused("Give the reason for opening the hand: the players will read it.")
         if len(reason) > REASON_MAX:

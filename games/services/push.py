@@ -19,10 +19,14 @@ def push_subscribe(*, user: User, endpoint: str, p256dh: str, auth: str) -> Push
     push_keys_check(p256dh=p256dh, auth=auth)
     with transaction.atomic():
         sub, _ = PushSubscription.objects.update_or_create(
-            endpoint=endpoint, defaults={"user": user, "p256dh": p256dh, "auth": auth})
+            endpoint=endpoint, defaults={"user": user, "p256dh": p256dh, "auth": auth}
+        )
         PushChoice.objects.get_or_create(user=user)
-        keep = list(PushSubscription.objects.filter(user=user).order_by("-created_at", "-pk")
-                    .values_list("pk", flat=True)[:settings.PUSH_SUBSCRIPTIONS_PER_MEMBER])
+        keep = list(
+            PushSubscription.objects.filter(user=user)
+            .order_by("-created_at", "-pk")
+            .values_list("pk", flat=True)[: settings.PUSH_SUBSCRIPTIONS_PER_MEMBER]
+        )
         PushSubscription.objects.filter(user=user).exclude(pk__in=keep).delete()
     return sub
 
@@ -37,6 +41,7 @@ def push_unsubscribe(*, user: User, endpoint: str) -> bool:
 
 def push_choice_set(*, user: User, turn: bool, reminder: bool, digest: bool) -> PushChoice:
     """Which notices ``user`` takes by push."""
-    choice, _ = PushChoice.objects.update_or_create(user=user, defaults={"turn": turn, "reminder": reminder,
-                                                                          "digest": digest})
+    choice, _ = PushChoice.objects.update_or_create(
+        user=user, defaults={"turn": turn, "reminder": reminder, "digest": digest}
+    )
     return choice

@@ -32,20 +32,28 @@ def _check(*, game: str, rules: engine.Rules, max_seats: int, name: str) -> None
         raise RulesFrozen(f"{Game(game).label} is for 2 to {top} players.")
 
 
-def rule_set_create(*, club: Club, user: User, name: str, rules: engine.Rules, max_seats: int,
-                    spectators_allowed: bool) -> RuleSet:
+def rule_set_create(
+    *, club: Club, user: User, name: str, rules: engine.Rules, max_seats: int, spectators_allowed: bool
+) -> RuleSet:
     """Create an agreement with its version 1. Raises RulesFrozen (a DomainError) for unsound rules or a
     name with control or format characters (kernel/text.py)."""
     _check(game=rules.game, rules=rules, max_seats=max_seats, name=name)
     with transaction.atomic():
         rule_set = RuleSet.objects.create(club=club, name=name.strip(), game=rules.game, created_by=user)
-        RuleSetVersion.objects.create(rule_set=rule_set, number=1, rules=rules.to_dict(), max_seats=max_seats,
-                                      spectators_allowed=spectators_allowed, created_by=user)
+        RuleSetVersion.objects.create(
+            rule_set=rule_set,
+            number=1,
+            rules=rules.to_dict(),
+            max_seats=max_seats,
+            spectators_allowed=spectators_allowed,
+            created_by=user,
+        )
     return rule_set
 
 
-def rule_set_edit(*, rule_set_id: int, user: User, name: str, rules: engine.Rules, max_seats: int,
-                  spectators_allowed: bool) -> RuleSetVersion:
+def rule_set_edit(
+    *, rule_set_id: int, user: User, name: str, rules: engine.Rules, max_seats: int, spectators_allowed: bool
+) -> RuleSetVersion:
     """Change an agreement: a new version when the latest is frozen, else the latest in place.
 
     Locks the rule set row, then its latest version, so an edit and a table
@@ -54,8 +62,7 @@ def rule_set_edit(*, rule_set_id: int, user: User, name: str, rules: engine.Rule
     with transaction.atomic():
         rule_set = RuleSet.objects.select_for_update().get(pk=rule_set_id)
         _check(game=rule_set.game, rules=rules, max_seats=max_seats, name=name)
-        latest = (RuleSetVersion.objects.select_for_update().filter(rule_set=rule_set)
-                  .order_by("-number").first())
+        latest = RuleSetVersion.objects.select_for_update().filter(rule_set=rule_set).order_by("-number").first()
         rule_set.name = name.strip()
         rule_set.save(update_fields=["name"])
         if latest is not None and not latest.is_frozen:
@@ -67,9 +74,14 @@ def rule_set_edit(*, rule_set_id: int, user: User, name: str, rules: engine.Rule
             latest.save()
             return latest
         number = 1 if latest is None else latest.number + 1
-        return RuleSetVersion.objects.create(rule_set=rule_set, number=number, rules=rules.to_dict(),
-                                             max_seats=max_seats, spectators_allowed=spectators_allowed,
-                                             created_by=user)
+        return RuleSetVersion.objects.create(
+            rule_set=rule_set,
+            number=number,
+            rules=rules.to_dict(),
+            max_seats=max_seats,
+            spectators_allowed=spectators_allowed,
+            created_by=user,
+        )
 
 
 def rule_version_freeze(*, version: RuleSetVersion) -> None:

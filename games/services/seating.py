@@ -31,8 +31,12 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
     if problem:
         raise TableRefused(problem)
     with transaction.atomic():
-        version = (RuleSetVersion.objects.select_for_update().select_related("rule_set")
-                   .filter(pk=rule_version_id, rule_set__club=club).first())
+        version = (
+            RuleSetVersion.objects.select_for_update()
+            .select_related("rule_set")
+            .filter(pk=rule_version_id, rule_set__club=club)
+            .first()
+        )
         if version is None:
             raise TableRefused("Choose one of the club's house-rule versions.")
         rule_version_freeze(version=version)
@@ -43,8 +47,9 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
 
 
 def _locked_table(table_id: int) -> Table:
-    table = (Table.objects.select_for_update().select_related("club", "rule_version__rule_set")
-             .filter(pk=table_id).first())
+    table = (
+        Table.objects.select_for_update().select_related("club", "rule_version__rule_set").filter(pk=table_id).first()
+    )
     if table is None:
         raise SeatRefused("There is no such table.")
     return table
@@ -64,7 +69,8 @@ def _check_credit(club: Club, user: User) -> None:
             f"Your balance is {money(balance, club.currency)}, below the club's credit limit of "
             f"{money(-club.credit_limit, club.currency)}. To play again, pay what you owe to the members "
             f"you owe it to and record the payment on the club's Settle up page; once your balance is "
-            f"back within the limit you can sit down.")
+            f"back within the limit you can sit down."
+        )
 
 
 def _in_current_hand(table: Table, seat: Seat) -> bool:
@@ -99,8 +105,13 @@ def seat_take(*, table_id: int, user: User, number: int, version_id: int) -> Sea
         transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         try:
             with transaction.atomic():
-                return Seat.objects.create(table=table, user=user, number=number,
-                                           accepted_version=table.rule_version, accepted_at=timezone.now())
+                return Seat.objects.create(
+                    table=table,
+                    user=user,
+                    number=number,
+                    accepted_version=table.rule_version,
+                    accepted_at=timezone.now(),
+                )
         except IntegrityError:
             raise SeatRefused(f"Seat {number} is taken; choose another.") from None
 
@@ -140,8 +151,9 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
         seat = _my_seat(table, user)
         transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
         if _in_current_hand(table, seat):
-            raise SeatRefused("You are in the hand being played: you can leave when it ends. "
-                              "Sit out to skip the hands after it.")
+            raise SeatRefused(
+                "You are in the hand being played: you can leave when it ends. Sit out to skip the hands after it."
+            )
         seat.left_at = timezone.now()
         seat.sitting_out = True
         seat.save(update_fields=["left_at", "sitting_out"])
@@ -149,11 +161,11 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
 
 
 def _next_game_name(name: str) -> str:
-    """"Main" -> "Main, game 2" -> "Main, game 3"."""
+    """ "Main" -> "Main, game 2" -> "Main, game 3"."""
     match = re.fullmatch(r"(.*), game (\d+)", name)
     base, number = (match.group(1), int(match.group(2)) + 1) if match else (name, 2)
     suffix = f", game {number}"
-    return base[:80 - len(suffix)] + suffix
+    return base[: 80 - len(suffix)] + suffix
 
 
 def table_new_game(*, table_id: int, user: User) -> Table:
@@ -173,8 +185,9 @@ def table_new_game(*, table_id: int, user: User) -> Table:
         seat = old.seats.filter(user=user, left_at__isnull=True).first()
         if seat is None:
             raise TableRefused("Only a player of this game can start the next one.")
-        new = table_create(club=old.club, user=user, name=_next_game_name(old.name),
-                           rule_version_id=old.rule_version_id)
+        new = table_create(
+            club=old.club, user=user, name=_next_game_name(old.name), rule_version_id=old.rule_version_id
+        )
         seat_take(table_id=new.pk, user=user, number=seat.number, version_id=new.rule_version_id)
         old.next_game = new
         old.save(update_fields=["next_game"])

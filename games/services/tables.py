@@ -42,8 +42,7 @@ def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None)
         except IntegrityError:
             raise TableRefused("This table is already playing.") from None
         if hand is not None:
-            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user,
-                                       after=-1))
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user, after=-1))
     if hand is None:  # the deal's wait for a cut is recorded (committed); it is dealt when cut or timed out
         raise DealWaitsForCut(until=deal_wait_until(table_id=table_id))
     return hand

@@ -18,7 +18,10 @@ def chat_panel(context: Any) -> dict[str, Any]:
     table = context["table"]
     user = context["request"].user
     return {
-        "table": table, "chat_lines": chat_recent(table=table), "max_chars": MAX_CHARS,
-        "may_write": chat_may_write(table=table, user=user), "may_hide": chat_may_hide(table=table, user=user),
+        "table": table,
+        "chat_lines": chat_recent(table=table),
+        "max_chars": MAX_CHARS,
+        "may_write": chat_may_write(table=table, user=user),
+        "may_hide": chat_may_hide(table=table, user=user),
         "csrf_token": context.get("csrf_token"),
     }

@@ -19,5 +19,9 @@ def coming_deals(context: Any, form: bool = True) -> dict[str, Any]:
     user = context["request"].user
     seated = form and user.is_authenticated and seat_of(table=table, user=user) is not None
     made = cuts_made(table=table, user=user) if seated else {}
-    return {"table": table, "decks": [{**d, "cut": made.get(d["deal"], 0)} for d in decks_coming(table=table)],
-            "seated": seated, "csrf_token": context.get("csrf_token")}
+    return {
+        "table": table,
+        "decks": [{**d, "cut": made.get(d["deal"], 0)} for d in decks_coming(table=table)],
+        "seated": seated,
+        "csrf_token": context.get("csrf_token"),
+    }

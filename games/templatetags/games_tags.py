@@ -51,8 +51,13 @@ def _card_html(code: str, plays: str = "") -> SafeString:
         return mark_safe('<span class="card">?</span>')  # noqa: S308
     if plays:
         said = f"{c.label}, {plays}"
-        return format_html('<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}</span>',
-                           c.suit, said, said, c.pretty)
+        return format_html(
+            '<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}</span>',
+            c.suit,
+            said,
+            said,
+            c.pretty,
+        )
     return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
 
 

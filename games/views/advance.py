@@ -36,13 +36,15 @@ def advance_set(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, "The table moved on; here is the current state.")
         return back
     try:
-        row = advance.advance_set(hand_id=hand_id, user=member(request), choice=request.POST.get("choice", ""),
-                                  version=version)
+        row = advance.advance_set(
+            hand_id=hand_id, user=member(request), choice=request.POST.get("choice", ""), version=version
+        )
     except DomainError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"When your turn comes: {advance.describe(row, access.club.currency)}. "
-                                  "Only you can see this.")
+        messages.success(
+            request, f"When your turn comes: {advance.describe(row, access.club.currency)}. Only you can see this."
+        )
     return back
 
 
@@ -51,7 +53,10 @@ def advance_set(request: HttpRequest, table_id: int) -> HttpResponse:
 def advance_cancel(request: HttpRequest, table_id: int) -> HttpResponse:
     table, _access = table_access(request, table_id)
     hand_id = _hand_id(request)
-    if (hand_id is not None and hand_in_table(table=table, hand_id=hand_id)
-            and advance.advance_cancel(hand_id=hand_id, user=member(request))):
+    if (
+        hand_id is not None
+        and hand_in_table(table=table, hand_id=hand_id)
+        and advance.advance_cancel(hand_id=hand_id, user=member(request))
+    ):
         messages.success(request, "Withdrawn: you will choose when your turn comes.")
     return redirect("games:table", table_id=table.pk)

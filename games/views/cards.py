@@ -14,12 +14,14 @@ from games.views.common import APPEARANCE_COOKIE, FOUR_COLOUR_COOKIE
 def _remember(request: HttpRequest, cookie: str, choice: str) -> HttpResponse:
     """Back to the page the switch was on (``next``, when it is this site's), with ``choice`` kept for a year."""
     target = request.POST.get("next") or "/"
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                           require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         target = "/"
     response = HttpResponseRedirect(target)
-    response.set_cookie(cookie, choice, max_age=365 * 24 * 3600, samesite="Lax",
-                        secure=request.is_secure(), httponly=True)
+    response.set_cookie(
+        cookie, choice, max_age=365 * 24 * 3600, samesite="Lax", secure=request.is_secure(), httponly=True
+    )
     return response
 
 

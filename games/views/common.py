@@ -45,9 +45,18 @@ def table_access(request: HttpRequest, table_id: int) -> tuple[Table, ClubAccess
 
 def forbidden(request: HttpRequest, table: Table, access: ClubAccess) -> HttpResponse:
     """The 403 page of a table whose house rules keep spectators out."""
-    return render(request, "games/forbidden.html", {
-        "club": access.club, "access": access, "table": table, "message": SPECTATORS_OUT, "title": "Players only",
-    }, status=403)
+    return render(
+        request,
+        "games/forbidden.html",
+        {
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "message": SPECTATORS_OUT,
+            "title": "Players only",
+        },
+        status=403,
+    )
 
 
 def finished_hand(request: HttpRequest, hand_id: int) -> tuple[Hand, ClubAccess] | HttpResponse:

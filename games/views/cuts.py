@@ -43,8 +43,9 @@ def deal_cut(request: HttpRequest, table_id: int) -> HttpResponse:
         return HttpResponse(status=405)
     try:
         deal = int(request.POST.get("deal", "")[:12])
-        receipt = cut_take(table_id=table.pk, user=member(request),
-                           number=deal, value=cut_from_words(request.POST.get("cut", "")))
+        receipt = cut_take(
+            table_id=table.pk, user=member(request), number=deal, value=cut_from_words(request.POST.get("cut", ""))
+        )
     except ValueError:
         messages.error(request, "Choose one of the coming deals to cut.")
     except DomainError as exc:

@@ -41,10 +41,15 @@ def hand_act(request: HttpRequest, table_id: int) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     try:
-        act = act_request_parse(hand=request.POST.get("hand"), version=request.POST.get("version"),
-                                action=request.POST.get("action", ""), amount=request.POST.get("amount"))
-        services.hand_act(table_id=table.pk, hand_id=act.hand_id, user=member(request), action=act.action,
-                          version=act.version)
+        act = act_request_parse(
+            hand=request.POST.get("hand"),
+            version=request.POST.get("version"),
+            action=request.POST.get("action", ""),
+            amount=request.POST.get("amount"),
+        )
+        services.hand_act(
+            table_id=table.pk, hand_id=act.hand_id, user=member(request), action=act.action, version=act.version
+        )
     except DomainError as exc:
         messages.error(request, str(exc))
     return redirect("games:table", table_id=table.pk)
@@ -66,10 +71,19 @@ def hand_history(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, str(exc))
         before, status = None, 400
     hands, next_before = hand_history_page(table=table, dealt_to=dealt_to, before=before)
-    return render(request, "games/hand_history.html", {
-        "club": access.club, "access": access, "table": table, "hands": hands, "next_before": next_before,
-        "title": f"{table.name}: hands played",
-    }, status=status)
+    return render(
+        request,
+        "games/hand_history.html",
+        {
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "hands": hands,
+            "next_before": next_before,
+            "title": f"{table.name}: hands played",
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -84,20 +98,34 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     view = hand_view_for(hand=hand, user=None)  # the public view: the board as it stood at the end
     result = view.result
     proof = hand_proof_for(hand=hand, user=member(request), is_organiser=access.is_organiser)
-    return render(request, "games/hand_detail.html", {
-        "club": access.club, "access": access, "table": table, "hand": hand, "view": view,
-        "piles_board": piles_board(view),
-        "story": hand_story(hand=hand, names=names, currency=currency),
-        "result": result, "names": names, "shown": showdown_rows(result, names),
-        "winners": [names.get(s, s) for s in result.winners] if result else [],
-        "entries": hand_ledger_entries(hand=hand), "proof": proof, "proof_data": proof.export(),
-        "exports": hand_exports(hand=hand),
-        "deck_text": " ".join(hand.deck) if proof.deck_shown else "",
-        "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
-        "title": f"{table.name}: hand {hand.number}", "version_url": reverse(
-            "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}),
-        **deck_context(request),
-    })
+    return render(
+        request,
+        "games/hand_detail.html",
+        {
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "hand": hand,
+            "view": view,
+            "piles_board": piles_board(view),
+            "story": hand_story(hand=hand, names=names, currency=currency),
+            "result": result,
+            "names": names,
+            "shown": showdown_rows(result, names),
+            "winners": [names.get(s, s) for s in result.winners] if result else [],
+            "entries": hand_ledger_entries(hand=hand),
+            "proof": proof,
+            "proof_data": proof.export(),
+            "exports": hand_exports(hand=hand),
+            "deck_text": " ".join(hand.deck) if proof.deck_shown else "",
+            "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
+            "title": f"{table.name}: hand {hand.number}",
+            "version_url": reverse(
+                "games:rule_version", kwargs={"club_id": access.club.pk, "version_id": hand.rule_version_id}
+            ),
+            **deck_context(request),
+        },
+    )
 
 
 @login_required

@@ -49,14 +49,24 @@ def notifications(request: HttpRequest) -> HttpResponse:
     choice = push_choice_of(user=user)
     form = PushChoiceForm(request.POST or None, instance=choice)
     if request.method == "POST" and form.is_valid():
-        push_choice_set(user=user, turn=form.cleaned_data["turn"], reminder=form.cleaned_data["reminder"],
-                        digest=form.cleaned_data["digest"])
+        push_choice_set(
+            user=user,
+            turn=form.cleaned_data["turn"],
+            reminder=form.cleaned_data["reminder"],
+            digest=form.cleaned_data["digest"],
+        )
         messages.success(request, "Push choices saved.")
         return redirect("games:notifications")
-    return render(request, "games/notifications.html", {
-        "title": "Notifications", "form": form, "vapid_public_key": vapid_public_key() or "",
-        "browsers": push_browser_count(user=user),
-    })
+    return render(
+        request,
+        "games/notifications.html",
+        {
+            "title": "Notifications",
+            "form": form,
+            "vapid_public_key": vapid_public_key() or "",
+            "browsers": push_browser_count(user=user),
+        },
+    )
 
 
 def _json_body(request: HttpRequest) -> dict[str, Any]:
@@ -85,12 +95,15 @@ def push_subscribe_view(request: HttpRequest) -> JsonResponse:
         keys: dict[str, Any] = raw_keys if isinstance(raw_keys, dict) else {}
         if vapid_public_key() is None:
             raise DomainError("Push notifications are not set up on this site.")
-        push_subscribe(user=member(request), endpoint=_text(data.get("endpoint")), p256dh=_text(keys.get("p256dh")),
-                       auth=_text(keys.get("auth")))
+        push_subscribe(
+            user=member(request),
+            endpoint=_text(data.get("endpoint")),
+            p256dh=_text(keys.get("p256dh")),
+            auth=_text(keys.get("auth")),
+        )
     except DomainError as exc:
         return JsonResponse({"error": exc.message}, status=400)
-    return JsonResponse({"ok": True, "browsers": push_browser_count(user=member(request))},
-                        status=201)
+    return JsonResponse({"ok": True, "browsers": push_browser_count(user=member(request))}, status=201)
 
 
 @login_required
@@ -109,14 +122,24 @@ def push_unsubscribe_view(request: HttpRequest) -> JsonResponse:
 def manifest(request: HttpRequest) -> JsonResponse:
     """The web app manifest (application/manifest+json)."""
     data = {
-        "name": "Home club", "short_name": "Home club", "id": "/", "start_url": "/", "scope": "/",
-        "display": "standalone", "background_color": "#14532d", "theme_color": "#14532d",
+        "name": "Home club",
+        "short_name": "Home club",
+        "id": "/",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#14532d",
+        "theme_color": "#14532d",
         "description": "Your club's poker tables, turn by turn.",
         "icons": [
             {"src": static("icons/icon-192.png"), "sizes": "192x192", "type": "image/png", "purpose": "any"},
             {"src": static("icons/icon-512.png"), "sizes": "512x512", "type": "image/png", "purpose": "any"},
-            {"src": static("icons/icon-maskable-512.png"), "sizes": "512x512", "type": "image/png",
-             "purpose": "maskable"},
+            {
+                "src": static("icons/icon-maskable-512.png"),
+                "sizes": "512x512",
+                "type": "image/png",
+                "purpose": "maskable",
+            },
         ],
     }
     return JsonResponse(data, content_type="application/manifest+json")
@@ -133,4 +156,3 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         response = HttpResponse(handle.read(), content_type="text/javascript; charset=utf-8")
     response["Service-Worker-Allowed"] = "/"
     return response
-

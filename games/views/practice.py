@@ -27,10 +27,14 @@ def practice_new(request: HttpRequest, club_id: int) -> HttpResponse:
         return redirect("games:lobby", club_id=access.club.pk)
     version = form.cleaned_data["rule_version"]
     try:
-        table = practice.practice_open(club=access.club, user=member(request), game=form.cleaned_data["game"],
-                                       computers=form.cleaned_data["computers"],
-                                       strength=form.cleaned_data["strength"],
-                                       rule_version_id=version.pk if version is not None else None)
+        table = practice.practice_open(
+            club=access.club,
+            user=member(request),
+            game=form.cleaned_data["game"],
+            computers=form.cleaned_data["computers"],
+            strength=form.cleaned_data["strength"],
+            rule_version_id=version.pk if version is not None else None,
+        )
     except DomainError as exc:
         messages.error(request, str(exc))
         return redirect("games:lobby", club_id=access.club.pk)

@@ -27,15 +27,17 @@ _STEP = re.compile(r"[0-9]{1,4}")
 NO_REPLAY = "This hand's record does not play back step by step; its page tells it in full."
 
 
-def _steps(request: HttpRequest, hand_id: int, *, as_json: bool = False
-           ) -> tuple[Any, Any, list[ReplayStep]] | HttpResponse:
+def _steps(
+    request: HttpRequest, hand_id: int, *, as_json: bool = False
+) -> tuple[Any, Any, list[ReplayStep]] | HttpResponse:
     found = finished_hand(request, hand_id)
     if isinstance(found, HttpResponse):
         return found
     hand, access = found
     try:
-        steps = hand_replay(hand=hand, user=member(request), is_organiser=access.is_organiser,
-                            currency=access.club.currency)
+        steps = hand_replay(
+            hand=hand, user=member(request), is_organiser=access.is_organiser, currency=access.club.currency
+        )
     except ReplayMismatch:
         logger.exception("hand %s cannot be replayed", hand.pk)
         if as_json:
@@ -59,19 +61,32 @@ def hand_replay_json(request: HttpRequest, hand_id: int) -> HttpResponse:
     return steps_answer(request, _steps(request, hand_id, as_json=True))
 
 
-def step_page(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse, template: str,
-              *, so_far: str = "") -> HttpResponse:
+def step_page(
+    request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse, template: str, *, so_far: str = ""
+) -> HttpResponse:
     """The page of the step ``?step=N`` asks for (or the answer ``found`` is already)."""
     if isinstance(found, HttpResponse):
         return found
     hand, access, steps = found
     index, error, status = step_asked(request, len(steps))
     step = steps[index]
-    return render(request, template, {
-        **step_context(step), "club": access.club, "access": access, "table": hand.table, "hand": hand,
-        "count": len(steps), "last": len(steps) - 1, "error": error,
-        "title": f"{hand.table.name}: hand {hand.number}{so_far}, step {index}", **deck_context(request),
-    }, status=status)
+    return render(
+        request,
+        template,
+        {
+            **step_context(step),
+            "club": access.club,
+            "access": access,
+            "table": hand.table,
+            "hand": hand,
+            "count": len(steps),
+            "last": len(steps) - 1,
+            "error": error,
+            "title": f"{hand.table.name}: hand {hand.number}{so_far}, step {index}",
+            **deck_context(request),
+        },
+        status=status,
+    )
 
 
 def steps_answer(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] | HttpResponse) -> HttpResponse:
@@ -80,9 +95,14 @@ def steps_answer(request: HttpRequest, found: tuple[Any, Any, list[ReplayStep]] 
     if isinstance(found, HttpResponse):
         return found
     _hand, access, steps = found
-    response = JsonResponse({"steps": [
-        {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, access.club)}
-        for s in steps]})
+    response = JsonResponse(
+        {
+            "steps": [
+                {"index": s.index, "kind": s.kind, "title": s.title, "html": _step_html(request, s, access.club)}
+                for s in steps
+            ]
+        }
+    )
     response["Cache-Control"] = "private, no-store"
     return response
 

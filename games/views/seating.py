@@ -21,23 +21,40 @@ def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
     table, access = table_access(request, table_id)
     free = free_seats(table=table)
     settle_up = False  # refused below the credit limit: the page offers the Settle up page
-    form = SeatForm(request.POST or None, free_seats=free,
-                    initial={"version": table.rule_version_id, "number": free[0] if free else None})
+    form = SeatForm(
+        request.POST or None,
+        free_seats=free,
+        initial={"version": table.rule_version_id, "number": free[0] if free else None},
+    )
     if request.method == "POST" and form.is_valid():
         try:
-            services.seat_take(table_id=table.pk, user=member(request), number=form.cleaned_data["number"],
-                               version_id=form.cleaned_data["version"])
+            services.seat_take(
+                table_id=table.pk,
+                user=member(request),
+                number=form.cleaned_data["number"],
+                version_id=form.cleaned_data["version"],
+            )
         except DomainError as exc:
             form.add_error(None, str(exc))
             settle_up = isinstance(exc, BelowCreditLimit)
         else:
             messages.success(request, f"You sit at seat {form.cleaned_data['number']}.")
             return redirect("games:table", table_id=table.pk)
-    return render(request, "games/seat_take.html", {
-        "club": access.club, "access": access, "table": table, "form": form, "free": free,
-        "version": table.rule_version, "words": rules_words(table.rule_version, access.club.currency),
-        "settle_up": settle_up, "title": f"Sit at {table.name}",
-    })
+    return render(
+        request,
+        "games/seat_take.html",
+        {
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "form": form,
+            "free": free,
+            "version": table.rule_version,
+            "words": rules_words(table.rule_version, access.club.currency),
+            "settle_up": settle_up,
+            "title": f"Sit at {table.name}",
+        },
+    )
 
 
 @login_required

@@ -31,12 +31,20 @@ from ledger import selectors as ledger_selectors
 def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
     access = club_access(request, club_id)
     form = TableForm(club_id=access.club.pk, initial={"name": "Table"})
-    return render(request, "games/lobby.html", {
-        "club": access.club, "access": access, "rows": table_list_open(club=access.club, user=member(request)),
-        "finished": table_list_finished(club=access.club, user=member(request)), "form": form, "title": "Tables",
-        "practice_form": PracticeForm(club_id=access.club.pk),
-        **_my_tables_context(request),
-    })
+    return render(
+        request,
+        "games/lobby.html",
+        {
+            "club": access.club,
+            "access": access,
+            "rows": table_list_open(club=access.club, user=member(request)),
+            "finished": table_list_finished(club=access.club, user=member(request)),
+            "form": form,
+            "title": "Tables",
+            "practice_form": PracticeForm(club_id=access.club.pk),
+            **_my_tables_context(request),
+        },
+    )
 
 
 def _my_tables_context(request: HttpRequest) -> dict[str, Any]:
@@ -65,16 +73,27 @@ def table_new(request: HttpRequest, club_id: int) -> HttpResponse:
     form = TableForm(request.POST or None, club_id=access.club.pk, initial={"name": "Table"})
     if request.method == "POST" and form.is_valid():
         try:
-            table = services.table_create(club=access.club, user=member(request), name=form.cleaned_data["name"],
-                                          rule_version_id=form.cleaned_data["rule_version"].pk)
+            table = services.table_create(
+                club=access.club,
+                user=member(request),
+                name=form.cleaned_data["name"],
+                rule_version_id=form.cleaned_data["rule_version"].pk,
+            )
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"{table.name} is open. Take a seat.")
             return redirect("games:table", table_id=table.pk)
-    return render(request, "games/table_new.html", {
-        "club": access.club, "access": access, "form": form, "title": "New table",
-    })
+    return render(
+        request,
+        "games/table_new.html",
+        {
+            "club": access.club,
+            "access": access,
+            "form": form,
+            "title": "New table",
+        },
+    )
 
 
 @login_required
@@ -88,10 +107,19 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         practice.practice_wake(table=table)
     context = hand_page(table=table, hand=hand, user=user, currency=access.club.currency)
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
-    return render(request, "games/table.html", {
-        **context, "club": access.club, "access": access, "table": table, "title": table.name, "closing": closing,
-        **deck_context(request),
-    })
+    return render(
+        request,
+        "games/table.html",
+        {
+            **context,
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "title": table.name,
+            "closing": closing,
+            **deck_context(request),
+        },
+    )
 
 
 @login_required
@@ -133,8 +161,19 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
             messages.success(request, f"{table.name} is closed; {returned} went back to the members who paid it.")
             return redirect("games:table", table_id=table.pk)
     balance, shares = ledger_selectors.table_pot_shares(table_id=table.pk)
-    return render(request, "games/table_close.html", {
-        "club": access.club, "access": access, "table": table, "balance": balance, "shares": shares,
-        "playing": hand_current(table=table) is not None and table.status == Table.Status.RUNNING,
-        "error": error, "reason": reason, "title": f"Close {table.name}",
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "games/table_close.html",
+        {
+            "club": access.club,
+            "access": access,
+            "table": table,
+            "balance": balance,
+            "shares": shares,
+            "playing": hand_current(table=table) is not None and table.status == Table.Status.RUNNING,
+            "error": error,
+            "reason": reason,
+            "title": f"Close {table.name}",
+        },
+        status=400 if error else 200,
+    )

@@ -23,8 +23,9 @@ def ruling_void(request: HttpRequest, club_id: int) -> HttpResponse:
     form = VoidHandForm(request.POST, club=access.club)
     if form.is_valid():
         try:
-            entries = hand_void(hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"],
-                                ruled_by=member(request))
+            entries = hand_void(
+                hand=form.cleaned_data["hand"], reason=form.cleaned_data["reason"], ruled_by=member(request)
+            )
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:

@@ -14,8 +14,12 @@ pytestmark = pytest.mark.django_db
 def test_admin_changelist_and_change_page_open(club_setup, client_for, model):
     admin = UserFactory(is_staff=True, is_superuser=True)
     invitation = InvitationFactory(club=club_setup.club, created_by=club_setup.organiser)
-    obj = {"user": club_setup.members[0], "club": club_setup.club,
-           "membership": club_setup.club.memberships.first(), "invitation": invitation}[model]
+    obj = {
+        "user": club_setup.members[0],
+        "club": club_setup.club,
+        "membership": club_setup.club.memberships.first(),
+        "invitation": invitation,
+    }[model]
     client = client_for(admin)
     assert client.get(reverse(f"admin:accounts_{model}_changelist")).status_code == 200
     assert client.get(reverse(f"admin:accounts_{model}_change", args=[obj.pk])).status_code == 200

@@ -15,15 +15,22 @@ from tests.games.helpers import make_table
 
 
 def profile_data(user: User, **extra: str) -> dict[str, str]:
-    return {"display_name": user.display_name, "email": user.email, "time_zone": "Europe/London",
-            "turn_notices": "each", "turn_reminder": "on", **extra}
+    return {
+        "display_name": user.display_name,
+        "email": user.email,
+        "time_zone": "Europe/London",
+        "turn_notices": "each",
+        "turn_reminder": "on",
+        **extra,
+    }
 
 
 @pytest.mark.django_db
 def test_quiet_hours_are_saved_in_the_members_zone(club_setup, client_for) -> None:
     user = club_setup.members[0]
-    response = client_for(user).post(reverse("profile"), profile_data(
-        user, quiet_start="23:00", quiet_end="07:00", turn_notices="digest"))
+    response = client_for(user).post(
+        reverse("profile"), profile_data(user, quiet_start="23:00", quiet_end="07:00", turn_notices="digest")
+    )
     assert response.status_code == 302
     user.refresh_from_db()
     assert (user.quiet_start, user.quiet_end, user.time_zone) == (time(23), time(7), "Europe/London")
@@ -31,13 +38,17 @@ def test_quiet_hours_are_saved_in_the_members_zone(club_setup, client_for) -> No
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("start", "end", "message"), [
-    ("20:00", "09:00", "at most 12 hours"),
-    ("23:00", "", "or neither"),
-    ("08:00", "08:00", "different times"),
-])
-def test_quiet_hours_longer_than_twelve_hours_or_half_given_are_refused(club_setup, client_for, start, end,
-                                                                         message) -> None:
+@pytest.mark.parametrize(
+    ("start", "end", "message"),
+    [
+        ("20:00", "09:00", "at most 12 hours"),
+        ("23:00", "", "or neither"),
+        ("08:00", "08:00", "different times"),
+    ],
+)
+def test_quiet_hours_longer_than_twelve_hours_or_half_given_are_refused(
+    club_setup, client_for, start, end, message
+) -> None:
     user = club_setup.members[0]
     response = client_for(user).post(reverse("profile"), profile_data(user, quiet_start=start, quiet_end=end))
     assert response.status_code == 200 and message in response.content.decode()
@@ -46,13 +57,11 @@ def test_quiet_hours_longer_than_twelve_hours_or_half_given_are_refused(club_set
 
 
 @pytest.mark.django_db
-def test_going_away_takes_the_default_for_the_turn_waiting_now_and_coming_back_stops_it(club_setup,
-                                                                                        client_for) -> None:
+def test_going_away_takes_the_default_for_the_turn_waiting_now_and_coming_back_stops_it(club_setup, client_for) -> None:
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)  # the sealed drop waits for both
-    response = client_for(a).post(reverse("away_toggle"), {"away": "1", "next": f"/tables/{table.pk}/"},
-                                  follow=True)
+    response = client_for(a).post(reverse("away_toggle"), {"away": "1", "next": f"/tables/{table.pk}/"}, follow=True)
     assert "You are away" in response.content.decode()
     row = HandAction.objects.get(hand=hand)
     assert row.user_id == a.pk and row.is_timeout and row.action == {"type": "out"}

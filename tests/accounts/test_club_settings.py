@@ -28,20 +28,24 @@ def test_organiser_saves_name_currency_and_credit_limit_in_cents(club_setup, cli
     assert (club.name, club.currency, club.credit_limit) == ("Friday game", "GBP", 25050)
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("name", "   ", "This field is required"),
-    ("name", "x" * 81, "at most 80 characters"),
-    ("currency", "EU", "three-letter currency code"),
-    ("currency", "€UR", "three-letter currency code"),
-    ("credit_limit_units", "-1", "greater than or equal to 0"),
-    ("credit_limit_units", "1.234", "no more than 2 decimal places"),
-    ("credit_limit_units", "lots", "Enter a number"),
-    ("credit_limit_units", "1e30", "no more than 12 digits"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("name", "   ", "This field is required"),
+        ("name", "x" * 81, "at most 80 characters"),
+        ("currency", "EU", "three-letter currency code"),
+        ("currency", "€UR", "three-letter currency code"),
+        ("credit_limit_units", "-1", "greater than or equal to 0"),
+        ("credit_limit_units", "1.234", "no more than 2 decimal places"),
+        ("credit_limit_units", "lots", "Enter a number"),
+        ("credit_limit_units", "1e30", "no more than 12 digits"),
+    ],
+)
 def test_bad_settings_get_a_message_and_change_nothing(club_setup, client_for, field, value, message):
     before = club_state(club_setup.club)
-    response = client_for(club_setup.organiser).post(reverse("club_settings", args=[club_setup.club.pk]),
-                                                     {**VALID, field: value})
+    response = client_for(club_setup.organiser).post(
+        reverse("club_settings", args=[club_setup.club.pk]), {**VALID, field: value}
+    )
     assert response.status_code == 200
     assert message in response.content.decode()
     assert club_state(club_setup.club) == before
@@ -50,11 +54,13 @@ def test_bad_settings_get_a_message_and_change_nothing(club_setup, client_for, f
 
 def test_the_service_refuses_a_member_and_a_negative_limit(club_setup):
     with pytest.raises(services.NotAllowed):
-        services.club_update(club_id=club_setup.club.pk, by=club_setup.members[0], name="X", currency="USD",
-                             credit_limit=0)
+        services.club_update(
+            club_id=club_setup.club.pk, by=club_setup.members[0], name="X", currency="USD", credit_limit=0
+        )
     with pytest.raises(services.InvalidInput):
-        services.club_update(club_id=club_setup.club.pk, by=club_setup.organiser, name="X", currency="USD",
-                             credit_limit=-1)
+        services.club_update(
+            club_id=club_setup.club.pk, by=club_setup.organiser, name="X", currency="USD", credit_limit=-1
+        )
 
 
 def test_the_credit_limit_is_shown_with_two_decimals(club_setup, client_for):

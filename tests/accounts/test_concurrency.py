@@ -62,8 +62,7 @@ def run_together(hold_locks: Callable[[], object], calls: list[Callable[[], obje
     return results
 
 
-@pytest.mark.parametrize("service", [services.membership_demote, services.membership_remove],
-                         ids=["demote", "remove"])
+@pytest.mark.parametrize("service", [services.membership_demote, services.membership_remove], ids=["demote", "remove"])
 def test_two_organisers_acting_on_each_other_at_once_leave_one_organiser(service):
     club = ClubFactory()
     first = MembershipFactory(club=club, role=Membership.Role.ORGANISER)

@@ -42,8 +42,9 @@ def test_failed_logins_are_throttled(client):
 
 def test_creating_a_club_makes_the_creator_its_organiser(client_for):
     user = UserFactory()
-    response = client_for(user).post(reverse("club_new"), {"name": "Tuesday game", "currency": "eur",
-                                                           "credit_limit_units": "50"})
+    response = client_for(user).post(
+        reverse("club_new"), {"name": "Tuesday game", "currency": "eur", "credit_limit_units": "50"}
+    )
     club = Club.objects.get(name="Tuesday game")
     assert response.status_code == 302
     assert club.currency == "EUR" and club.credit_limit == 5000
@@ -51,8 +52,9 @@ def test_creating_a_club_makes_the_creator_its_organiser(client_for):
 
 
 def test_a_malformed_currency_is_refused_with_a_message(client_for):
-    response = client_for(UserFactory()).post(reverse("club_new"), {"name": "X", "currency": "e1",
-                                                                    "credit_limit_units": "50"})
+    response = client_for(UserFactory()).post(
+        reverse("club_new"), {"name": "X", "currency": "e1", "credit_limit_units": "50"}
+    )
     assert response.status_code == 200
     assert "three-letter currency code" in response.content.decode()
     assert not Club.objects.exists()
@@ -60,8 +62,12 @@ def test_a_malformed_currency_is_refused_with_a_message(client_for):
 
 @pytest.mark.parametrize("who, status", [("anonymous", 302), ("outsider", 404), ("member", 200), ("organiser", 200)])
 def test_club_page_permissions(club_setup, client_for, who, status):
-    user = {"anonymous": None, "outsider": club_setup.outsider, "member": club_setup.members[0],
-            "organiser": club_setup.organiser}[who]
+    user = {
+        "anonymous": None,
+        "outsider": club_setup.outsider,
+        "member": club_setup.members[0],
+        "organiser": club_setup.organiser,
+    }[who]
     response = client_for(user).get(reverse("club_detail", args=[club_setup.club.pk]))
     assert response.status_code == status
 
@@ -74,8 +80,9 @@ def test_home_lists_only_my_clubs(club_setup, client_for):
 
 def test_profile_time_zone_changes_how_times_are_shown(client_for):
     user = UserFactory()
-    response = client_for(user).post(reverse("profile"), {"display_name": "Rob", "email": user.email,
-                                                         "time_zone": "Europe/London"})
+    response = client_for(user).post(
+        reverse("profile"), {"display_name": "Rob", "email": user.email, "time_zone": "Europe/London"}
+    )
     assert response.status_code == 302
     user.refresh_from_db()
     assert user.time_zone == "Europe/London" and user.shown_name == "Rob"

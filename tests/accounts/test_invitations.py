@@ -17,8 +17,11 @@ from tests.accounts.helpers import club_state, role_of
 pytestmark = pytest.mark.django_db
 
 NEW_ACCOUNT = {
-    "username": "newbie", "display_name": "New Bie", "email": "newbie@example.com",
-    "password1": "a long and fresh passphrase", "password2": "a long and fresh passphrase",
+    "username": "newbie",
+    "display_name": "New Bie",
+    "email": "newbie@example.com",
+    "password1": "a long and fresh passphrase",
+    "password2": "a long and fresh passphrase",
 }
 
 
@@ -67,11 +70,13 @@ def test_the_form_keeps_the_expiry_chosen_last_and_each_link_has_a_copy_button(c
     assert client_for(other).get(url).context["form"]["valid_for_days"].value() == "7"
 
 
-def test_an_email_invitation_is_mailed_with_a_working_link(club_setup, client_for, mailoutbox,
-                                                          django_capture_on_commit_callbacks):
+def test_an_email_invitation_is_mailed_with_a_working_link(
+    club_setup, client_for, mailoutbox, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = client_for(club_setup.organiser).post(
-            reverse("club_invitations", args=[club_setup.club.pk]), {"email": "Friend@Example.com", "valid_for_days": "3"},
+            reverse("club_invitations", args=[club_setup.club.pk]),
+            {"email": "Friend@Example.com", "valid_for_days": "3"},
         )
     assert response.status_code == 302
     assert len(mailoutbox) == 1
@@ -87,7 +92,8 @@ def test_an_email_invitation_is_mailed_with_a_working_link(club_setup, client_fo
 @pytest.mark.parametrize("email", ["not-an-email", "a@", "@example.com", "two@@example.com"])
 def test_a_malformed_email_is_refused_when_inviting(club_setup, client_for, mailoutbox, email):
     response = client_for(club_setup.organiser).post(
-        reverse("club_invitations", args=[club_setup.club.pk]), {"email": email, "valid_for_days": "7"},
+        reverse("club_invitations", args=[club_setup.club.pk]),
+        {"email": email, "valid_for_days": "7"},
     )
     assert response.status_code == 200
     assert "valid email address" in response.content.decode()
@@ -97,7 +103,8 @@ def test_a_malformed_email_is_refused_when_inviting(club_setup, client_for, mail
 def test_inviting_the_address_of_a_member_is_refused(club_setup, client_for):
     member_email = club_setup.members[0].email.upper()
     response = client_for(club_setup.organiser).post(
-        reverse("club_invitations", args=[club_setup.club.pk]), {"email": member_email, "valid_for_days": "7"},
+        reverse("club_invitations", args=[club_setup.club.pk]),
+        {"email": member_email, "valid_for_days": "7"},
     )
     assert "already belongs to a member" in response.content.decode()
     assert not Invitation.objects.exists()
@@ -112,12 +119,17 @@ def test_a_second_pending_invitation_to_one_address_is_refused(club_setup):
 
 def test_an_out_of_range_validity_is_refused(club_setup, client_for):
     response = client_for(club_setup.organiser).post(
-        reverse("club_invitations", args=[club_setup.club.pk]), {"email": "", "valid_for_days": "365"},
+        reverse("club_invitations", args=[club_setup.club.pk]),
+        {"email": "", "valid_for_days": "365"},
     )
     assert response.status_code == 200 and not Invitation.objects.exists()
     with pytest.raises(services.InvalidInput):
-        services.invitation_create(club_id=club_setup.club.pk, created_by=club_setup.organiser,
-                                   valid_for=timedelta(days=31), site_url="http://x/")
+        services.invitation_create(
+            club_id=club_setup.club.pk,
+            created_by=club_setup.organiser,
+            valid_for=timedelta(days=31),
+            site_url="http://x/",
+        )
 
 
 def test_a_member_cannot_create_an_invitation_through_the_service(club_setup):
@@ -127,7 +139,9 @@ def test_a_member_cannot_create_an_invitation_through_the_service(club_setup):
 
 def test_tokens_are_unique_and_unguessable(club_setup):
     tokens = {
-        services.invitation_create(club_id=club_setup.club.pk, created_by=club_setup.organiser, site_url="http://x/").token
+        services.invitation_create(
+            club_id=club_setup.club.pk, created_by=club_setup.organiser, site_url="http://x/"
+        ).token
         for _ in range(20)
     }
     assert len(tokens) == 20 and all(re.fullmatch(r"[A-Za-z0-9_-]{43}", t) for t in tokens)
@@ -165,8 +179,10 @@ def test_a_logged_in_user_joins_with_one_post_and_a_get_changes_nothing(invitati
 
 def test_an_existing_user_can_log_in_first_and_then_join(invitation, client, club_setup):
     user = UserFactory()
-    response = client.post(f"{reverse('login')}?next={invite_path(invitation)}",
-                           {"username": user.username, "password": PASSWORD, "next": invite_path(invitation)})
+    response = client.post(
+        f"{reverse('login')}?next={invite_path(invitation)}",
+        {"username": user.username, "password": PASSWORD, "next": invite_path(invitation)},
+    )
     assert response.status_code == 302 and response["Location"] == invite_path(invitation)
     client.post(invite_path(invitation))
     assert role_of(user, club_setup.club) == Membership.Role.MEMBER
@@ -232,7 +248,8 @@ def test_a_revoked_invitation_is_gone(invitation, client_for, club_setup):
 def test_revoking_a_used_invitation_is_refused_with_a_message(invitation, client_for, club_setup):
     client_for(UserFactory()).post(invite_path(invitation))
     response = client_for(club_setup.organiser).post(
-        reverse("invitation_revoke", args=[club_setup.club.pk, invitation.pk]), follow=True)
+        reverse("invitation_revoke", args=[club_setup.club.pk, invitation.pk]), follow=True
+    )
     assert "already been used" in response.content.decode()
     invitation.refresh_from_db()
     assert invitation.revoked_at is None
@@ -246,10 +263,17 @@ def test_an_organiser_cannot_revoke_another_clubs_invitation_through_their_own_c
     assert invitation.revoked_at is None
 
 
-@pytest.mark.parametrize("token", [
-    "A" * 43,                      # well formed, unknown
-    "short", "x" * 200, "bad token!", "%00", "'; drop table--",
-])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "A" * 43,  # well formed, unknown
+        "short",
+        "x" * 200,
+        "bad token!",
+        "%00",
+        "'; drop table--",
+    ],
+)
 def test_an_unknown_or_malformed_token_is_404_with_a_message(client_for, token):
     for user in (None, UserFactory()):
         client = client_for(user)
@@ -286,11 +310,14 @@ def test_a_taken_username_is_refused(invitation, client, club_setup):
     assert club_state(club_setup.club) == before
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("email", "not-an-email", "valid email address"),
-    ("email", "", "This field is required"),
-    ("password2", "something else entirely", "didn’t match"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("email", "not-an-email", "valid email address"),
+        ("email", "", "This field is required"),
+        ("password2", "something else entirely", "didn’t match"),
+    ],
+)
 def test_bad_signup_input_gets_a_message_and_creates_nothing(invitation, client, club_setup, field, value, message):
     before = club_state(club_setup.club)
     response = client.post(invite_path(invitation), {**NEW_ACCOUNT, field: value})
@@ -308,18 +335,26 @@ def test_a_weak_password_is_refused(invitation, client, club_setup):
 def test_the_service_refuses_a_duplicate_email_even_if_the_form_missed_it(invitation, club_setup):
     UserFactory(email="dup@example.com")
     with pytest.raises(services.InvalidInput, match="belongs to another account"):
-        services.invitation_accept_new_account(token=invitation.token, username="fresh", display_name="",
-                                               email="DUP@example.com", password="a long passphrase")
+        services.invitation_accept_new_account(
+            token=invitation.token,
+            username="fresh",
+            display_name="",
+            email="DUP@example.com",
+            password="a long passphrase",
+        )
     assert not User.objects.filter(username="fresh").exists()
     invitation.refresh_from_db()
     assert invitation.used_at is None
 
 
-@pytest.mark.parametrize("posted, kept", [
-    ("Europe/Paris", "Europe/Paris"),  # what the browser said (static/js/time-zone.js)
-    ("Mars/Olympus_Mons", "UTC"),  # not a zone we know: the site's
-    ("", "UTC"),  # no script ran
-])
+@pytest.mark.parametrize(
+    "posted, kept",
+    [
+        ("Europe/Paris", "Europe/Paris"),  # what the browser said (static/js/time-zone.js)
+        ("Mars/Olympus_Mons", "UTC"),  # not a zone we know: the site's
+        ("", "UTC"),  # no script ran
+    ],
+)
 def test_a_new_account_takes_the_posted_time_zone_when_it_is_a_real_one(invitation, client, posted, kept):
     response = client.post(invite_path(invitation), {**NEW_ACCOUNT, "time_zone": posted})
     assert response.status_code == 302
@@ -331,8 +366,9 @@ def test_the_profile_offers_and_checks_the_zone_list(client_for, club_setup):
     client = client_for(member)
     page = client.get(reverse("profile")).content.decode()
     assert '<option value="Pacific/Auckland">' in page
-    response = client.post(reverse("profile"), {"display_name": "", "time_zone": "Nowhere/Else",
-                                                 "turn_notices": "each"})
+    response = client.post(
+        reverse("profile"), {"display_name": "", "time_zone": "Nowhere/Else", "turn_notices": "each"}
+    )
     assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
     member.refresh_from_db()
     assert member.time_zone == "UTC"

@@ -36,8 +36,9 @@ def test_password_reset_sends_an_email_whose_link_sets_a_new_password(client, ma
 
     set_password_page = client.get(reset_link(mail), follow=True)
     assert set_password_page.status_code == 200 and set_password_page.context["validlink"]
-    done = client.post(set_password_page.redirect_chain[-1][0],
-                       {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+    done = client.post(
+        set_password_page.redirect_chain[-1][0], {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    )
     assert done.status_code == 302 and done["Location"] == reverse("password_reset_complete")
 
     user.refresh_from_db()
@@ -66,8 +67,10 @@ def test_an_unknown_address_gets_the_same_answer_and_no_email(client, mailoutbox
 def test_password_change_with_the_old_password(client_for):
     user = UserFactory()
     client = client_for(user)
-    response = client.post(reverse("password_change"), {"old_password": PASSWORD, "new_password1": NEW_PASSWORD,
-                                                        "new_password2": NEW_PASSWORD})
+    response = client.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
     assert response.status_code == 302 and response["Location"] == reverse("password_change_done")
     user.refresh_from_db()
     assert user.check_password(NEW_PASSWORD)
@@ -75,8 +78,10 @@ def test_password_change_with_the_old_password(client_for):
 
 def test_password_change_with_a_wrong_old_password_changes_nothing(client_for):
     user = UserFactory()
-    response = client_for(user).post(reverse("password_change"), {
-        "old_password": "wrong", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+    response = client_for(user).post(
+        reverse("password_change"),
+        {"old_password": "wrong", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
     assert response.status_code == 200 and "incorrectly" in response.content.decode()
     user.refresh_from_db()
     assert user.check_password(PASSWORD)

@@ -41,8 +41,13 @@ def world(club_setup) -> World:
     foreign_organiser = MembershipFactory(club=ClubFactory(), role=Membership.Role.ORGANISER).user
     return World(
         club=club,
-        users={"anonymous": None, "outsider": club_setup.outsider, "foreign_organiser": foreign_organiser,
-               "member": club_setup.members[0], "organiser": club_setup.organiser},
+        users={
+            "anonymous": None,
+            "outsider": club_setup.outsider,
+            "foreign_organiser": foreign_organiser,
+            "member": club_setup.members[0],
+            "organiser": club_setup.organiser,
+        },
         co_organiser=co_organiser,
         plain_member=Membership.objects.get(club=club, user=club_setup.members[1]),
         invitation=InvitationFactory(club=club, created_by=club_setup.organiser),
@@ -78,11 +83,21 @@ CASES = [
     Case("club page", "get", club_url("club_detail"), statuses(200, 200)),
     Case("members page", "get", club_url("club_members"), statuses(200, 200)),
     Case("settings page", "get", club_url("club_settings"), statuses(403, 200)),
-    Case("settings save", "post", club_url("club_settings"), statuses(403, 302),
-         lambda w: {"name": "Renamed", "currency": "EUR", "credit_limit_units": "25"}),
+    Case(
+        "settings save",
+        "post",
+        club_url("club_settings"),
+        statuses(403, 302),
+        lambda w: {"name": "Renamed", "currency": "EUR", "credit_limit_units": "25"},
+    ),
     Case("invitations page", "get", club_url("club_invitations"), statuses(403, 200)),
-    Case("invitation create", "post", club_url("club_invitations"), statuses(403, 302),
-         lambda w: {"email": "", "valid_for_days": "7"}),
+    Case(
+        "invitation create",
+        "post",
+        club_url("club_invitations"),
+        statuses(403, 302),
+        lambda w: {"email": "", "valid_for_days": "7"},
+    ),
     Case("invitation revoke", "post", revoke_url, statuses(403, 302)),
     Case("invitation revoke by GET", "get", revoke_url, statuses(403, 405)),
     Case("promote", "post", membership_url("membership_promote", "plain_member"), statuses(403, 302)),
@@ -136,9 +151,23 @@ def test_an_unknown_club_is_404_even_for_an_organiser_elsewhere(world, client_fo
 
 # Accounts URLs outside a club: no club membership to check, so not in the matrix above.
 NOT_CLUB_URLS = {
-    "home", "login", "logout", "password_change", "password_change_done", "password_reset",
-    "password_reset_done", "password_reset_confirm", "password_reset_complete", "profile", "away_toggle",
-    "club_new", "invitation_accept", "email_change", "email_change_confirm", "api_key_create", "api_key_revoke",
+    "home",
+    "login",
+    "logout",
+    "password_change",
+    "password_change_done",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
+    "profile",
+    "away_toggle",
+    "club_new",
+    "invitation_accept",
+    "email_change",
+    "email_change_confirm",
+    "api_key_create",
+    "api_key_revoke",
 }
 
 

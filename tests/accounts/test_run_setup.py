@@ -36,8 +36,9 @@ def fresh_data_dir() -> Iterator[Path]:
 
 
 def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -49,8 +50,14 @@ def demo_counts(database_url: str) -> dict[str, int]:
             "WHERE c.name = 'Demo club' GROUP BY m.role"
         ).fetchall()
         counts: dict[str, int] = dict(rows)
-        for table in ("accounts_user", "accounts_club", "accounts_membership", "games_ruleset", "games_table",
-                      "ledger_journalentry"):
+        for table in (
+            "accounts_user",
+            "accounts_club",
+            "accounts_membership",
+            "games_ruleset",
+            "games_table",
+            "ledger_journalentry",
+        ):
             counts[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608 - fixed names
     return counts
 
@@ -81,7 +88,8 @@ def test_run_setup_starts_services_migrates_seeds_once_and_stops(fresh_data_dir)
     with psycopg.connect(urls.database_url) as conn:
         below = conn.execute(
             "SELECT count(*) FROM ledger_account a JOIN accounts_club c ON c.id = a.club_id "
-            "WHERE a.kind = 'member' AND a.balance < -c.credit_limit").fetchone()[0]
+            "WHERE a.kind = 'member' AND a.balance < -c.credit_limit"
+        ).fetchone()[0]
     assert below == 0
 
     second = manage(env, "seed_demo")

@@ -38,10 +38,18 @@ def busy_club(club_setup):
     ann, ben, cat = setup.members
     played = simulation_run(club=setup.club, players=setup.everyone, hands=6, seed=11)
     hand_void(hand=played[-1].hand, reason="Misdeal", ruled_by=setup.organiser)
-    ledger_services.ruling_adjust(club=setup.club, from_user=ann, to_user=ben, amount=150, reason="Lent chips",
-                                  ruled_by=setup.organiser)
-    ledger_services.settlement_record(club=setup.club, payer=cat, payee=ann, amount=200, paid_on=date(2026, 1, 2),
-                                      note="Cash", recorded_by=setup.organiser)
+    ledger_services.ruling_adjust(
+        club=setup.club, from_user=ann, to_user=ben, amount=150, reason="Lent chips", ruled_by=setup.organiser
+    )
+    ledger_services.settlement_record(
+        club=setup.club,
+        payer=cat,
+        payee=ann,
+        amount=200,
+        paid_on=date(2026, 1, 2),
+        note="Cash",
+        recorded_by=setup.organiser,
+    )
     table = make_table(setup.club, setup.organiser, engine.PiranhaRules(), players=[ann, ben])
     hand = services.table_start(table_id=table.pk, user=ann)
     services.hand_act(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
@@ -73,13 +81,18 @@ def _text(html: str, *, proofs: bool = True) -> str:
     return " ".join(re.sub(r"#\d+", "#N", re.sub(r"<[^>]+>", " ", html)).split())
 
 
-IMPORTED = ("This hand was read from a club export, which holds only the cards opened to everyone and a hash of "
-            "each other card: those cards are not on this site, and the paths below use their hashes. ")
+IMPORTED = (
+    "This hand was read from a club export, which holds only the cards opened to everyone and a hash of "
+    "each other card: those cards are not on this site, and the paths below use their hashes. "
+)
 
 
 def _statement(club: Club, user: User) -> list[tuple[object, ...]]:
-    return list(Posting.objects.filter(club=club, account__user=user).order_by("seq")
-                .values_list("seq", "kind", "amount", "balance_after", "created_at", "entry__memo", "game"))
+    return list(
+        Posting.objects.filter(club=club, account__user=user)
+        .order_by("seq")
+        .values_list("seq", "kind", "amount", "balance_after", "created_at", "entry__memo", "game")
+    )
 
 
 def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
@@ -106,18 +119,30 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
     for user in setup.everyone:
         assert ledger_services.balance_of(club=new, user=user) == ledger_services.balance_of(club=old, user=user)
         assert _statement(new, user) == _statement(old, user)
-    assert (sorted(Account.objects.filter(club=new, kind="table_pot").values_list("table__name", "balance"))
-            == sorted(Account.objects.filter(club=old, kind="table_pot").values_list("table__name", "balance")))
+    assert sorted(Account.objects.filter(club=new, kind="table_pot").values_list("table__name", "balance")) == sorted(
+        Account.objects.filter(club=old, kind="table_pot").values_list("table__name", "balance")
+    )
     assert JournalEntry.objects.filter(club=new).count() == JournalEntry.objects.filter(club=old).count()
-    assert (JournalEntry.objects.filter(club=new, reverses__isnull=False).count()
-            == JournalEntry.objects.filter(club=old, reverses__isnull=False).count() > 0)
-    assert (dict(Membership.objects.filter(club=new).values_list("user__username", "role"))
-            == dict(Membership.objects.filter(club=old).values_list("user__username", "role")))
+    assert (
+        JournalEntry.objects.filter(club=new, reverses__isnull=False).count()
+        == JournalEntry.objects.filter(club=old, reverses__isnull=False).count()
+        > 0
+    )
+    assert dict(Membership.objects.filter(club=new).values_list("user__username", "role")) == dict(
+        Membership.objects.filter(club=old).values_list("user__username", "role")
+    )
 
     # The pages read the same (ids in links aside): balance sheet, each statement, the journal, each hand.
     organiser = client_for(setup.organiser)
-    for path in ("/clubs/{}/ledger/", "/clubs/{}/ledger/journal/", "/clubs/{}/ledger/rulings/",
-                 "/clubs/{}/ledger/settle/", "/clubs/{}/members/", "/clubs/{}/results/", "/clubs/{}/seasons/"):
+    for path in (
+        "/clubs/{}/ledger/",
+        "/clubs/{}/ledger/journal/",
+        "/clubs/{}/ledger/rulings/",
+        "/clubs/{}/ledger/settle/",
+        "/clubs/{}/members/",
+        "/clubs/{}/results/",
+        "/clubs/{}/seasons/",
+    ):
         before, after = organiser.get(path.format(old.pk)), organiser.get(path.format(new.pk))
         assert before.status_code == after.status_code == 200, path
         assert _text(after.content.decode()) == _text(before.content.decode()), path
@@ -144,8 +169,9 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
         after = watcher.get(f"/hands/{after_hand.pk}/")
         assert after.status_code == before.status_code == 200
         # In the same site the hand gets a new id, and each opening's path binds the id: the hashes differ.
-        assert (_text(after.content.decode(), proofs=False).replace(IMPORTED, "")
-                == _text(before.content.decode(), proofs=False))
+        assert _text(after.content.decode(), proofs=False).replace(IMPORTED, "") == _text(
+            before.content.decode(), proofs=False
+        )
         # The replay plays the restored log through the engine: the same steps. (The simulator's hands
         # keep no action log, so they have no replay on either side.)
         replays = [watcher.get(f"/hands/{h.pk}/replay.json") for h in (before_hand, after_hand)]
@@ -153,12 +179,14 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
         assert organiser.get(f"/hands/{after_hand.pk}/replay.json").status_code == replays[0].status_code
         if replays[0].status_code == 200:
             replayed += 1
-            assert ([_text(s["html"]) for s in replays[1].json()["steps"]]
-                    == [_text(s["html"]) for s in replays[0].json()["steps"]])
+            assert [_text(s["html"]) for s in replays[1].json()["steps"]] == [
+                _text(s["html"]) for s in replays[0].json()["steps"]
+            ]
         if before_hand.scheme != engine.SCHEME_DECK:  # each page names the export that took its deck
             assert "Moving to a new host" in after.content.decode()
-        assert (list(HandAction.objects.filter(hand=after_hand).values_list("sequence", "action", "created_at"))
-                == list(HandAction.objects.filter(hand=before_hand).values_list("sequence", "action", "created_at")))
+        assert list(HandAction.objects.filter(hand=after_hand).values_list("sequence", "action", "created_at")) == list(
+            HandAction.objects.filter(hand=before_hand).values_list("sequence", "action", "created_at")
+        )
     assert replayed >= 1
 
 
@@ -268,16 +296,23 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
     MembershipFactory(club=empty, user=busy_club.outsider, role=Membership.Role.ORGANISER)
     newcomer = client_for(busy_club.outsider)
     assert 'type="file"' in newcomer.get(f"/clubs/{empty.pk}/data/").content.decode()
-    refused = newcomer.post(f"/clubs/{empty.pk}/data/import/",
-                            {"file": SimpleUploadedFile("x.zip", b"not a zip", content_type="application/zip")})
+    refused = newcomer.post(
+        f"/clubs/{empty.pk}/data/import/",
+        {"file": SimpleUploadedFile("x.zip", b"not a zip", content_type="application/zip")},
+    )
     assert refused.status_code == 400 and "not a zip file" in refused.content.decode()
-    done = newcomer.post(f"/clubs/{empty.pk}/data/import/",
-                         {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")}, follow=True)
+    done = newcomer.post(
+        f"/clubs/{empty.pk}/data/import/",
+        {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
+        follow=True,
+    )
     assert done.status_code == 200 and "Imported:" in done.content.decode()
     assert ledger_problems(club_id=empty.pk)[0] == []
     assert Hand.objects.filter(table__club=empty).count() == Hand.objects.filter(table__club=busy_club.club).count()
-    again = newcomer.post(f"/clubs/{empty.pk}/data/import/",
-                          {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")})
+    again = newcomer.post(
+        f"/clubs/{empty.pk}/data/import/",
+        {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
+    )
     assert again.status_code == 400 and "already has" in again.content.decode()
 
 
@@ -315,18 +350,24 @@ def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_hold
         assert "In the club's export files" in page and "Moving to a new host" in page, hand.pk
     assert "Moving to a new host" in organiser.get(f"/clubs/{club.pk}/data/").content.decode()
     # A hand that ends after the export is not in that file, and its page does not say it is.
-    playing = Hand.objects.get(table__club=club, finished_at__isnull=True) if Hand.objects.filter(
-        table__club=club, finished_at__isnull=True).exists() else None
+    playing = (
+        Hand.objects.get(table__club=club, finished_at__isnull=True)
+        if Hand.objects.filter(table__club=club, finished_at__isnull=True).exists()
+        else None
+    )
     assert playing is None or "Moving to a new host" not in reader.get(f"/hands/{playing.pk}/").content.decode()
     # The record stays as it was made.
-    for change in (lambda: ClubExport.objects.filter(pk=record.pk).update(reason="nothing"),
-                   lambda: ClubExport.objects.filter(pk=record.pk).delete()):
+    for change in (
+        lambda: ClubExport.objects.filter(pk=record.pk).update(reason="nothing"),
+        lambda: ClubExport.objects.filter(pk=record.pk).delete(),
+    ):
         with pytest.raises(IntegrityError), transaction.atomic():
             change()
     # Restored, the club keeps the record: the hand pages read the same (the round trip compares them).
     new = club_import(source=io.BytesIO(data)).club
-    assert list(ClubExport.objects.filter(club=new).values_list("reason", "hands", "created_at", "exported_by")) \
-        == [("Moving to a new host", record.hands, record.created_at, busy_club.organiser.pk)]
+    assert list(ClubExport.objects.filter(club=new).values_list("reason", "hands", "created_at", "exported_by")) == [
+        ("Moving to a new host", record.hands, record.created_at, busy_club.organiser.pk)
+    ]
 
 
 def test_a_failed_export_leaves_no_record(busy_club):
@@ -361,7 +402,9 @@ def test_random_hands_of_both_games_come_back_without_their_closed_cards(club_se
         assert steps[0].status_code == steps[1].status_code
         if steps[0].status_code == 200:
             replayed += 1
-            assert [_text(s["html"]) for s in steps[1].json()["steps"]] == [_text(s["html"]) for s in steps[0].json()["steps"]]
+            assert [_text(s["html"]) for s in steps[1].json()["steps"]] == [
+                _text(s["html"]) for s in steps[0].json()["steps"]
+            ]
         assert player.get(f"/hands/{after.pk}/replay.json").status_code == steps[0].status_code
         assert player.get(f"/hands/{after.pk}/").status_code == 200
         proof = player.get(f"/hands/{after.pk}/proof.json").json()

@@ -75,17 +75,32 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
 
     name = f"fresh_site_{uuid.uuid4().hex[:12]}"
     owner = settings.DATABASES["owner"]
-    admin = {"dbname": owner["NAME"], "user": owner["USER"], "host": owner.get("HOST") or None,
-             "port": owner.get("PORT") or None, "password": owner.get("PASSWORD") or None}
+    admin = {
+        "dbname": owner["NAME"],
+        "user": owner["USER"],
+        "host": owner.get("HOST") or None,
+        "port": owner.get("PORT") or None,
+        "password": owner.get("PASSWORD") or None,
+    }
     with psycopg.connect(**{k: v for k, v in admin.items() if v}, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
-           "DATABASE_URL": _url_for(os.environ["DATABASE_URL"], name),
-           "DATABASE_OWNER_URL": _url_for(os.environ["DATABASE_OWNER_URL"], name)}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": _url_for(os.environ["DATABASE_URL"], name),
+        "DATABASE_OWNER_URL": _url_for(os.environ["DATABASE_OWNER_URL"], name),
+    }
 
     def manage(*args: str) -> str:
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300, check=False)
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 
@@ -93,8 +108,9 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
         manage("migrate", "--database", "owner", "--noinput")
         assert "Imported into club #" in manage("club_import", str(archive))
         assert "the books balance" in manage("ledger_verify")
-        script = (READ_BACK.replace("ORGANISER", json.dumps(setup.organiser.username))
-                  .replace("READER", json.dumps(reader.username)))
+        script = READ_BACK.replace("ORGANISER", json.dumps(setup.organiser.username)).replace(
+            "READER", json.dumps(reader.username)
+        )
         line = next(s for s in manage("shell", "-c", script).splitlines() if s.startswith("READ-BACK "))
         fresh = json.loads(line.removeprefix("READ-BACK "))
     finally:
@@ -106,8 +122,10 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
     members = User.objects.filter(memberships__club=setup.club)
     assert fresh["balances"] == {u.username: balance_of(club=setup.club, user=u) for u in members}
     for user in members:
-        here = [[seq, kind, amount, after, at.isoformat(), memo, game]
-                for seq, kind, amount, after, at, memo, game in _statement(setup.club, user)]
+        here = [
+            [seq, kind, amount, after, at.isoformat(), memo, game]
+            for seq, kind, amount, after, at, memo, game in _statement(setup.club, user)
+        ]
         assert fresh["statements"][user.username] == here
     from django.test import Client
 

@@ -26,8 +26,10 @@ def world(club_setup):
     hand = services.table_start(table_id=table.pk, user=ann)
     services.hand_act(hand_id=hand.pk, user=ann, action={"type": "in"}, version=0)
     services.hand_act(hand_id=hand.pk, user=ben, action={"type": "out"}, version=1)
-    keys = {MEMBER: api_token_create(user=ann, name="k")[1],
-            OUTSIDER: api_token_create(user=club_setup.outsider, name="k")[1]}
+    keys = {
+        MEMBER: api_token_create(user=ann, name="k")[1],
+        OUTSIDER: api_token_create(user=club_setup.outsider, name="k")[1],
+    }
     users = {ANON: None, MEMBER: ann, OUTSIDER: club_setup.outsider}
     return club_setup, users, keys, {"club": club_setup.club.pk, "table": table.pk, "hand": hand.pk}
 

@@ -129,7 +129,9 @@ def test_wrong_passwords_on_the_deletion_form_are_limited(club_setup, client_for
     ann = club_setup.members[0]
     client = client_for(ann)
     for _ in range(5):
-        assert "not your password" in client.post("/account/delete/", {"password": "x", "confirm": "on"}).content.decode()
+        assert (
+            "not your password" in client.post("/account/delete/", {"password": "x", "confirm": "on"}).content.decode()
+        )
     refused = client.post("/account/delete/", {"password": PASSWORD, "confirm": "on"})
     assert refused.status_code == 400 and "Too many wrong passwords" in refused.content.decode()
     ann.refresh_from_db()

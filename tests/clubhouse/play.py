@@ -16,8 +16,9 @@ from ledger.models import Posting, Ruling
 from tests.games.helpers import make_table
 
 
-def play_table(*, club: Club, organiser: User, players: Sequence[User], rules: engine.Rules, rng: random.Random,
-               hands: int) -> Table:
+def play_table(
+    *, club: Club, organiser: User, players: Sequence[User], rules: engine.Rules, rng: random.Random, hands: int
+) -> Table:
     """Open a table, seat ``players``, and play up to ``hands`` hands with random legal actions
     (Piranha ends sooner when one player alone stays in)."""
     table = make_table(club, organiser, rules, players=players, max_seats=max(7, len(players)))
@@ -32,8 +33,12 @@ def play_table(*, club: Club, organiser: User, players: Sequence[User], rules: e
         actions = engine.legal_actions(state, seat)
         # mostly stay in, so showdowns happen
         action = rng.choices(actions, weights=[0.3 if a.type in ("fold", "out") else 1.0 for a in actions])[0]
-        services.hand_act(hand_id=hand.pk, user=users[hand.players[str(seat)]],
-                                   action=engine.action_to_dict(action), version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk,
+            user=users[hand.players[str(seat)]],
+            action=engine.action_to_dict(action),
+            version=hand.version,
+        )
     return table
 
 
@@ -58,12 +63,17 @@ class Counted:
         return n if last else -n
 
 
-def brute_force(*, club: Club, since: datetime | None = None, until: datetime | None = None) -> dict[tuple[int, str], Counted]:
+def brute_force(
+    *, club: Club, since: datetime | None = None, until: datetime | None = None
+) -> dict[tuple[int, str], Counted]:
     """Each (member, game)'s results counted hand by hand in Python from the action log and the postings."""
     voided = set(Ruling.objects.filter(club=club, kind=Ruling.Kind.VOID_HAND).values_list("hand_id", flat=True))
     out: dict[tuple[int, str], Counted] = defaultdict(Counted)
-    hands = Hand.objects.filter(table__club=club, finished_at__isnull=False).select_related(
-        "rule_version__rule_set").order_by("pk")
+    hands = (
+        Hand.objects.filter(table__club=club, finished_at__isnull=False)
+        .select_related("rule_version__rule_set")
+        .order_by("pk")
+    )
     for hand in hands:
         if hand.pk in voided or (since and hand.finished_at < since) or (until and hand.finished_at >= until):
             continue
@@ -74,8 +84,9 @@ def brute_force(*, club: Club, since: datetime | None = None, until: datetime | 
                     decisions.update({d["seat"]: d["decision"] for d in event["decisions"]})
         for seat, user_id in hand.players.items():
             won = net = 0
-            for p in Posting.objects.filter(entry__hand=hand, account__user_id=user_id,
-                                            entry__reverses__isnull=True).select_related("entry"):
+            for p in Posting.objects.filter(
+                entry__hand=hand, account__user_id=user_id, entry__reverses__isnull=True
+            ).select_related("entry"):
                 net += p.amount
                 if p.entry.kind == "award":
                     won += p.amount

@@ -60,7 +60,7 @@ def test_the_house_rules_stand_beside_the_rules_and_every_table_links_its_game(c
     page = client.get(f"/tables/{table.pk}/").content.decode()
     assert f'href="/clubs/{club_setup.club.pk}/how-to-play/piles/"' in page
     rules = client.get(f"/clubs/{club_setup.club.pk}/how-to-play/piles/").content.decode()
-    assert f'/clubs/{club_setup.club.pk}/rules/versions/{table.rule_version_id}/' in rules
+    assert f"/clubs/{club_setup.club.pk}/rules/versions/{table.rule_version_id}/" in rules
     assert 'class="rules-words"' in rules
     other = client.get(f"/clubs/{club_setup.club.pk}/how-to-play/piranha/").content.decode()
     assert "No house rules for Piranha yet" in other

@@ -53,8 +53,11 @@ def test_the_season_pages_open_and_close_through_forms(club_setup, client_for) -
 
 
 def _balances_by_sum(club, as_of) -> dict[int, int]:
-    rows = (Posting.objects.filter(account__club=club, account__kind=Account.Kind.MEMBER, created_at__lt=as_of)
-            .values("account__user").annotate(total=Sum("amount")))
+    rows = (
+        Posting.objects.filter(account__club=club, account__kind=Account.Kind.MEMBER, created_at__lt=as_of)
+        .values("account__user")
+        .annotate(total=Sum("amount"))
+    )
     return {r["account__user"]: int(r["total"]) for r in rows}
 
 
@@ -77,8 +80,7 @@ def test_closing_a_season_shows_who_owed_whom_then_and_its_results(club_setup, c
     for t in settle.transfers:
         assert f"<strong>{settle.users[t.payer_id].shown_name}</strong> pays" in page
     # the season's results count only the hands that finished inside it
-    inside = HandResult.objects.filter(club=club, finished_at__gte=season.opened_at,
-                                       finished_at__lt=season.closed_at)
+    inside = HandResult.objects.filter(club=club, finished_at__gte=season.opened_at, finished_at__lt=season.closed_at)
     lines = selectors.stat_lines(club=club, period=Period.of_season(season))
     assert sum(line.hands for line in lines) == inside.count() > 0
     assert sum(line.net for line in lines) == sum(inside.values_list("net", flat=True))

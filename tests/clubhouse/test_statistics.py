@@ -27,11 +27,21 @@ def _compare(club, period: Period | None = None) -> int:
     for key, c in expected.items():
         line = lines[key]
         assert (line.hands, line.wins, line.net, line.biggest, line.streak) == (
-            c.hands, c.wins, c.net, c.biggest, c.streak), key
+            c.hands,
+            c.wins,
+            c.net,
+            c.biggest,
+            c.streak,
+        ), key
         assert (line.stayed_in, line.stayed_in_won) == (c.decisions["in"], c.decisions_won["in"]), key
         assert (line.high, line.high_won, line.low, line.low_won, line.pig, line.pig_won) == (
-            c.decisions["high"], c.decisions_won["high"], c.decisions["low"], c.decisions_won["low"],
-            c.decisions["pig"], c.decisions_won["pig"]), key
+            c.decisions["high"],
+            c.decisions_won["high"],
+            c.decisions["low"],
+            c.decisions_won["low"],
+            c.decisions["pig"],
+            c.decisions_won["pig"],
+        ), key
     # the chart's running net ends at the member's net over the period (both games)
     for user_id in {u for u, _ in expected}:
         history = net_over_time(club=club, user=User(pk=user_id), period=period)
@@ -45,10 +55,17 @@ def _compare(club, period: Period | None = None) -> int:
 def test_statistics_equal_a_brute_force_count(club_setup, seed, players, piles_hands) -> None:
     rng = random.Random(seed)
     who = club_setup.everyone[:players]
-    play_table(club=club_setup.club, organiser=club_setup.organiser, players=who, rules=engine.PiranhaRules(),
-               rng=rng, hands=4)
-    play_table(club=club_setup.club, organiser=club_setup.organiser, players=who, rules=engine.PilesRules(),
-               rng=rng, hands=piles_hands)
+    play_table(
+        club=club_setup.club, organiser=club_setup.organiser, players=who, rules=engine.PiranhaRules(), rng=rng, hands=4
+    )
+    play_table(
+        club=club_setup.club,
+        organiser=club_setup.organiser,
+        players=who,
+        rules=engine.PilesRules(),
+        rng=rng,
+        hands=piles_hands,
+    )
     finished = Hand.objects.filter(table__club=club_setup.club, finished_at__isnull=False)
     # one result row per player of every finished hand, written when its transaction committed
     assert HandResult.objects.filter(club=club_setup.club).count() == sum(len(h.players) for h in finished)
@@ -67,8 +84,14 @@ def test_statistics_equal_a_brute_force_count(club_setup, seed, players, piles_h
 def test_a_hand_still_in_play_has_no_result_and_a_rolled_back_finish_writes_none(club_setup) -> None:
     a, b = club_setup.members[:2]
     rng = random.Random(7)
-    table = play_table(club=club_setup.club, organiser=club_setup.organiser, players=[a, b],
-                       rules=engine.PilesRules(), rng=rng, hands=1)
+    table = play_table(
+        club=club_setup.club,
+        organiser=club_setup.organiser,
+        players=[a, b],
+        rules=engine.PilesRules(),
+        rng=rng,
+        hands=1,
+    )
     live = Hand.objects.filter(table=table, finished_at__isnull=True).first()
     assert live is not None and not HandResult.objects.filter(hand=live).exists()
     with connection.cursor() as cursor:

@@ -22,8 +22,14 @@ from tests.games.helpers import make_table
 def test_the_summary_counts_what_happened_since_the_last_visit(club_setup, client_for) -> None:
     club, (a, b, _) = club_setup.club, club_setup.members
     ClubVisit.objects.create(club=club, user=a, seen_at=timezone.now() - timedelta(hours=1))
-    play_table(club=club, organiser=club_setup.organiser, players=[a, b], rules=engine.PilesRules(),
-               rng=random.Random(5), hands=2)
+    play_table(
+        club=club,
+        organiser=club_setup.organiser,
+        players=[a, b],
+        rules=engine.PilesRules(),
+        rng=random.Random(5),
+        hands=2,
+    )
     live = make_table(club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     from games import services
 
@@ -40,7 +46,8 @@ def test_the_summary_counts_what_happened_since_the_last_visit(club_setup, clien
     assert summary.won == mine.aggregate(n=Sum("won"))["n"] and summary.won - summary.lost == summary.net
     assert [t.pk for t in summary.waiting] == [live.pk]
     assert [(m.table.pk, m.count, [x.text for x in m.latest]) for m in summary.chat] == [
-        (live.pk, 1, ["your move, Ann"])]
+        (live.pk, 1, ["your move, Ann"])
+    ]
 
     client = client_for(a)
     page = client.get(f"/clubs/{club.pk}/since/").content.decode()

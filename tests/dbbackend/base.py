@@ -20,8 +20,13 @@ from config.database import base
 def owner_connect(settings_dict: dict[str, Any]) -> psycopg.Connection[Any]:
     """A new connection as the owner role to the database of `settings_dict` (the test database)."""
     owner: dict[str, Any] = settings.DATABASES["owner"]
-    params = {"dbname": settings_dict["NAME"], "user": owner["USER"], "password": owner.get("PASSWORD") or None,
-              "host": settings_dict.get("HOST") or None, "port": settings_dict.get("PORT") or None}
+    params = {
+        "dbname": settings_dict["NAME"],
+        "user": owner["USER"],
+        "password": owner.get("PASSWORD") or None,
+        "host": settings_dict.get("HOST") or None,
+        "port": settings_dict.get("PORT") or None,
+    }
     return psycopg.connect(**{k: v for k, v in params.items() if v is not None})
 
 

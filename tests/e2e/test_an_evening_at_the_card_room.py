@@ -44,11 +44,24 @@ BACKGROUND = {"light": LIGHT_BG, "dark": DARK_BG}
 class Guest(Player):
     """A member's browser: a desk, or a phone played by touch (``phone=True``), in a colour scheme."""
 
-    def __init__(self, browser: Any, server: Any, user: Any, viewport: dict[str, int], scheme: str,
-                 *, phone: bool = False, init: str = "") -> None:
+    def __init__(
+        self,
+        browser: Any,
+        server: Any,
+        user: Any,
+        viewport: dict[str, int],
+        scheme: str,
+        *,
+        phone: bool = False,
+        init: str = "",
+    ) -> None:
         self.user, self.server, self.viewport, self.phone = user, server, viewport, phone
-        self.context = browser.new_context(viewport=viewport, color_scheme=scheme,  # type: ignore[arg-type]
-                                           has_touch=phone, is_mobile=phone)
+        self.context = browser.new_context(
+            viewport=viewport,
+            color_scheme=scheme,  # type: ignore[arg-type]
+            has_touch=phone,
+            is_mobile=phone,
+        )
         self.context.add_cookies([{"name": "sessionid", "value": session_cookie(user), "url": server.url}])
         if init:
             self.context.add_init_script(init)
@@ -63,7 +76,6 @@ class Guest(Player):
 
     def act(self, value: str) -> None:
         self.press(f'#table-live form.actions button[value="{value}"]')
-
 
 
 def both_schemes_clean(page: Any, shot: Any, name: str, back_to: str = "light", *, full_page: bool = True) -> None:
@@ -82,7 +94,9 @@ def wait_all(guests: list[Any], hand: Hand, version: int) -> None:
         g.page.wait_for_function(
             """([id, v]) => { const a = document.getElementById("table-live");
                               return a && a.dataset.handId === String(id) && Number(a.dataset.handVersion) >= v; }""",
-            arg=[hand.pk, version], timeout=WAIT_MS)
+            arg=[hand.pk, version],
+            timeout=WAIT_MS,
+        )
 
 
 def play_in_turn(by_seat: dict[int, Any], hand: Hand, action: str, phone: Any) -> None:
@@ -124,8 +138,9 @@ def step_back_through_the_hand(guest: Any, shot: Any, hidden: list[str], name: s
     expect(dialog).to_be_hidden()
 
 
-def ann_decides_sealed(guests: list[Any], table: Any, hand: Hand, choice: str, viewer: Any, shot: Any, name: str,
-                       *, telling: list[str]) -> None:
+def ann_decides_sealed(
+    guests: list[Any], table: Any, hand: Hand, choice: str, viewer: Any, shot: Any, name: str, *, telling: list[str]
+) -> None:
     """Ann makes her sealed decision: the others' tables show only "decided", and so does ``viewer``'s My
     tables, opened meanwhile, with none of the ``telling`` words (the sealed decision still open)."""
     hand.refresh_from_db()
@@ -187,10 +202,12 @@ def _piles_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot: A
     """Piles, the low variant: seven stages by the services, the last two and the declarations on the pages.
     Ann and Ben declare high and neither has a full house; Olive declares low (fixes 2 and 3)."""
     ann_g, ben_g, olive_g = guests
-    table = make_table(club, organiser, engine.PilesRules(low_variant=True),
-                       players=[ann_g.user, ben_g.user, olive_g.user])
-    hand = services.table_start(table_id=table.pk, user=ann_g.user,
-                                deck=fixed_deck(LOW_HOLES, LOW_SQUARE1 + LOW_SQUARE2 + LOW_ROW, button=1))
+    table = make_table(
+        club, organiser, engine.PilesRules(low_variant=True), players=[ann_g.user, ben_g.user, olive_g.user]
+    )
+    hand = services.table_start(
+        table_id=table.pk, user=ann_g.user, deck=fixed_deck(LOW_HOLES, LOW_SQUARE1 + LOW_SQUARE2 + LOW_ROW, button=1)
+    )
     by_seat = {1: ann_g, 2: ben_g, 3: olive_g}
     while hand.state["stage"] < 8:
         seat = awaited(hand)[0]
@@ -217,20 +234,32 @@ def _piles_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot: A
     step_back_through_the_hand(olive_g, shot, others, "phone-piles")
 
     # Ann declares: the others see only "decided", on the table and on My tables (the sealed decision open).
-    ann_decides_sealed(guests, table, hand, "declare:high", ben_g, shot, "desk-1920-my-tables-sealed-declaration",
-                       telling=["high", "low", "pig"])
+    ann_decides_sealed(
+        guests,
+        table,
+        hand,
+        "declare:high",
+        ben_g,
+        shot,
+        "desk-1920-my-tables-sealed-declaration",
+        telling=["high", "low", "pig"],
+    )
 
     the_others_decide(guests, table, hand, "declare:high", "declare:low")
     for g in guests:
         previous = g.page.locator("section.previous")
         expect(previous.locator(".reasons")).to_contain_text(
-            "No high qualified (a high must be a full house or better), so the low takes the whole pot.")  # fix 2
+            "No high qualified (a high must be a full house or better), so the low takes the whole pot."
+        )  # fix 2
         expect(previous.locator(".reasons")).not_to_contain_text("Nobody claimed the high half")
         low = '.card.plays[aria-label$="plays in the low"]'
         expect(previous.locator(f".shown-hands .makes {low}")).to_have_count(5)  # Olive's low, of which
         expect(previous.locator(f".shown-hands {low}")).to_have_count(7)  # two hole cards, marked there too
-    for g, name in ((ann_g, "desk-1366-piles-showdown"), (ben_g, "desk-1920-piles-showdown"),
-                    (olive_g, "phone-piles-showdown")):
+    for g, name in (
+        (ann_g, "desk-1366-piles-showdown"),
+        (ben_g, "desk-1920-piles-showdown"),
+        (olive_g, "phone-piles-showdown"),
+    ):
         both_schemes_clean(g.page, shot, name, back_to="light" if g is ann_g else "dark")
     return table
 
@@ -241,8 +270,9 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
     ann_g, ben_g, olive_g = guests
     for g, scheme in ((ann_g, "dark"), (ben_g, "light"), (olive_g, "light")):
         g.page.emulate_media(color_scheme=scheme)
-    table = make_table(club, organiser, engine.PiranhaRules(ante=25, match_cap=50),
-                       players=[ann_g.user, ben_g.user, olive_g.user])
+    table = make_table(
+        club, organiser, engine.PiranhaRules(ante=25, match_cap=50), players=[ann_g.user, ben_g.user, olive_g.user]
+    )
     hand = services.table_start(table_id=table.pk, user=ann_g.user, deck=fixed_deck(HOLES, BOARD, button=1))
     for g in guests:
         g.open(table)
@@ -257,8 +287,9 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
     olive_g.wait_live()
     expect(banner).to_be_hidden(timeout=3000)
 
-    ann_decides_sealed(guests, table, hand, "in", olive_g, shot, "phone-my-tables-sealed-drop",
-                       telling=["stays", "drops", "chose"])
+    ann_decides_sealed(
+        guests, table, hand, "in", olive_g, shot, "phone-my-tables-sealed-drop", telling=["stays", "drops", "chose"]
+    )
     ben_g.press("#table-live a[data-so-far]")  # the hand so far during the drop, at the 1920 desk
     dialog = ben_g.page.locator("#so-far")
     expect(dialog.locator(".replay-lines")).to_contain_text(f"{ann_g.user.shown_name} has decided.", timeout=WAIT_MS)
@@ -275,21 +306,24 @@ def _piranha_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot:
         if g is not ben_g:  # Ben dropped: his hand is never shown to the others
             assert hidden_cards_in(g.page.locator("section.previous").inner_html(), HOLES[2]) == set()
     buttons_in_viewport(olive_g.page, PHONE["height"])
-    for g, name in ((ann_g, "desk-1366-piranha-showdown"), (ben_g, "desk-1920-piranha-showdown"),
-                    (olive_g, "phone-piranha-showdown")):
+    for g, name in (
+        (ann_g, "desk-1366-piranha-showdown"),
+        (ben_g, "desk-1920-piranha-showdown"),
+        (olive_g, "phone-piranha-showdown"),
+    ):
         both_schemes_clean(g.page, shot, name)
 
     # Hand 2, into which Olive's match went, is played out (all drop: its pot carries to hand 3).
     while not second.is_finished:
         seat = awaited(second)[0]
-        services.hand_act(hand_id=second.pk, user=guests[seat - 1].user, action={"type": "out"},
-                          version=second.version)
+        services.hand_act(hand_id=second.pk, user=guests[seat - 1].user, action={"type": "out"}, version=second.version)
         second.refresh_from_db()
     return table
 
 
-def _the_organisers_round(server: Any, browser: Any, club: Any, organiser: Any, piles: Any, piranha: Any,
-                          ann_g: Any, shot: Any) -> None:
+def _the_organisers_round(
+    server: Any, browser: Any, club: Any, organiser: Any, piles: Any, piranha: Any, ann_g: Any, shot: Any
+) -> None:
     """The organiser closes Piranha mid-hand 3 (fix 5), tries to void hand 1 under the finished hand 2 (fix 7),
     invites (fixes 4 and 9), reads the ledger (fixes 6, 8 and 10) and the rules (fix 11); the Appearance
     switch; axe on each page."""
@@ -331,13 +365,18 @@ def _the_organisers_round(server: Any, browser: Any, club: Any, organiser: Any, 
     both_schemes_clean(page, shot, "invitations-with-message")  # fix 4
 
     so_far = f"/hands/{Hand.objects.get(table=piles, number=2).pk}/so-far/?step=1"
-    for name, path in (("lobby", f"/clubs/{club.pk}/tables/"), ("my-tables", "/tables/mine/"),
-                       ("piles-table", f"/tables/{piles.pk}/"), ("piles-hand-so-far-page", so_far)):
+    for name, path in (
+        ("lobby", f"/clubs/{club.pk}/tables/"),
+        ("my-tables", "/tables/mine/"),
+        ("piles-table", f"/tables/{piles.pk}/"),
+        ("piles-hand-so-far-page", so_far),
+    ):
         page.goto(server.url + path)
         both_schemes_clean(page, shot, name)
 
-    friday = _pot_where_everyone_sits_out(ClubSetup(club=club, organiser=organiser, outsider=None,
-                                                    members=[ann_g.user, *_two_more(club)]))
+    friday = _pot_where_everyone_sits_out(
+        ClubSetup(club=club, organiser=organiser, outsider=None, members=[ann_g.user, *_two_more(club)])
+    )
     page.goto(f"{c}/ledger/")
     expect(page.locator(f'a[href="/tables/{friday.pk}/"]')).to_have_text("Friday")  # fix 10
     expect(page.locator("main")).to_contain_text("Everyone there sits out")

@@ -24,8 +24,12 @@ def five_per_shown_hand(page: Any) -> None:
     hands = page.locator(".shown-hands > li")
     assert hands.count() == 2
     for k in range(hands.count()):
-        names = {page_name.split(",")[0] for page_name in
-                 hands.nth(k).get_by_role("img", name=PLAYS).evaluate_all("els => els.map(e => e.ariaLabel)")}
+        names = {
+            page_name.split(",")[0]
+            for page_name in hands.nth(k)
+            .get_by_role("img", name=PLAYS)
+            .evaluate_all("els => els.map(e => e.ariaLabel)")
+        }
         assert len(names) == 5, names
     marked = page.locator(".shown-hands .card.plays").first
     shape = marked.evaluate("""e => ({mark: getComputedStyle(e, '::after').content,
@@ -33,8 +37,9 @@ def five_per_shown_hand(page: Any) -> None:
     assert "▲" in shape["mark"] and shape["raised"] != "none" and shape["outline"] == "solid", shape
 
 
-def test_the_cards_that_play_are_marked_and_named_on_the_hand_page_and_the_replay(browser: Any, asgi_server: Any,
-                                                                                   screenshots) -> None:
+def test_the_cards_that_play_are_marked_and_named_on_the_hand_page_and_the_replay(
+    browser: Any, asgi_server: Any, screenshots
+) -> None:
     hand, spectator, _players = finished_hand()
     context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
     context.add_cookies([{"name": "sessionid", "value": session_cookie(spectator), "url": asgi_server.url}])

@@ -16,8 +16,12 @@ def test_the_data_pages_fit_a_phone(asgi_server, browser, screenshots, club_setu
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     asgi_server.log_in(page, organiser.username)
-    for path, name in (("/profile/", "profile"), (f"/clubs/{club_setup.club.pk}/data/", "club-data"),
-                       ("/account/data/", "my-data"), ("/account/delete/", "delete")):
+    for path, name in (
+        ("/profile/", "profile"),
+        (f"/clubs/{club_setup.club.pk}/data/", "club-data"),
+        ("/account/data/", "my-data"),
+        ("/account/delete/", "delete"),
+    ):
         page.goto(asgi_server.url + path)
         screenshots(page, name)
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")

@@ -36,8 +36,7 @@ def finished_hand() -> tuple[Hand, Any, dict[int, Any]]:
     hand = services.table_start(table_id=table.pk, user=players[1], deck=fixed_deck(HOLES_1, BOARD_1, button=1))
     for seat, choice in ((1, "in"), (2, "in"), (3, "out")):
         hand.refresh_from_db()
-        services.hand_act(hand_id=hand.pk, user=players[seat], action={"type": choice},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=players[seat], action={"type": choice}, version=hand.version)
     hand.refresh_from_db()
     assert hand.is_finished
     return hand, MembershipFactory(club=club).user, players
@@ -67,7 +66,8 @@ def open_page(browser: Any, server: Any, user: Any, hand: Hand, *, tamper: tuple
 def verify_in_page(page: Any) -> str:
     page.click("#verify")
     page.wait_for_function(
-        "() => /Verified|Mismatch|Could not|not opened/.test(document.getElementById('verify-result').textContent)")
+        "() => /Verified|Mismatch|Could not|not opened/.test(document.getElementById('verify-result').textContent)"
+    )
     return str(page.inner_text("#verify-result"))
 
 
@@ -87,8 +87,13 @@ def test_a_spectator_and_a_player_verify_the_openings_in_the_browser(asgi_server
     context.close()
 
     # The policy is in force: an inline script slipped into the page does not run; the check still does.
-    context, page, problems = open_page(browser, asgi_server, spectator, hand,
-                                        tamper=("</main>", "<script>document.title = 'inline ran';</script></main>"))
+    context, page, problems = open_page(
+        browser,
+        asgi_server,
+        spectator,
+        hand,
+        tamper=("</main>", "<script>document.title = 'inline ran';</script></main>"),
+    )
     assert verify_in_page(page).startswith("Verified: all 13")
     assert page.title() != "inline ran" and any("Content Security Policy" in p for p in problems)
     context.close()

@@ -23,10 +23,18 @@ def test_a_member_steps_through_a_hand_with_the_keys_and_play(browser: Any, asgi
     context.add_cookies([{"name": "sessionid", "value": session_cookie(spectator), "url": asgi_server.url}])
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text)
-            if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
-    page.on("response", lambda r: problems.append(f"{r.status} {r.url}")
-            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text) if m.type == "error" and not m.text.startswith("Failed to load resource") else None
+        ),
+    )
+    page.on(
+        "response",
+        lambda r: (
+            problems.append(f"{r.status} {r.url}") if r.status >= 400 and not r.url.endswith("/favicon.ico") else None
+        ),
+    )
     page.on("pageerror", lambda e: problems.append(str(e)))
     loads: list[str] = []
     page.on("load", lambda p: loads.append(p.url))

@@ -53,8 +53,10 @@ class Player:
 
     def area_at(self, hand_id: int, version: int) -> float | None:
         """When (ms, this machine's clock) the page swapped in the area of (hand, version)."""
-        found = self.page.evaluate(f"(window.__areas || []).filter(function (a) {{ return a[0] === {hand_id} "
-                                   f"&& a[1] === {version}; }}).map(function (a) {{ return a[2]; }})")
+        found = self.page.evaluate(
+            f"(window.__areas || []).filter(function (a) {{ return a[0] === {hand_id} "
+            f"&& a[1] === {version}; }}).map(function (a) {{ return a[2]; }})"
+        )
         return min(found) if found else None
 
     def wait_live(self) -> None:
@@ -62,8 +64,9 @@ class Player:
 
     def wait_version(self, hand: Hand | int, version: int) -> None:
         hand_id = hand if isinstance(hand, int) else hand.pk
-        self.page.wait_for_selector(f'#table-live[data-hand-id="{hand_id}"][data-hand-version="{version}"]',
-                                    state="attached", timeout=WAIT_MS)
+        self.page.wait_for_selector(
+            f'#table-live[data-hand-id="{hand_id}"][data-hand-version="{version}"]', state="attached", timeout=WAIT_MS
+        )
 
     def act(self, value: str) -> None:
         self.page.click(f'#table-live form.actions button[value="{value}"]')
@@ -126,8 +129,9 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
     expect(pa.page.locator("#table-live form.actions")).to_have_count(0)
     expect(pb.page).to_have_title(re.compile(r"^● Your turn · "))
     screenshots(pa.page, "a-is-in")
-    expect(lobby_page.locator("#lobby-live")).to_contain_text(f"waiting for {b.shown_name}, {c.shown_name}",
-                                                             timeout=WAIT_MS)
+    expect(lobby_page.locator("#lobby-live")).to_contain_text(
+        f"waiting for {b.shown_name}, {c.shown_name}", timeout=WAIT_MS
+    )
     lobby.close()
 
     # B's phone loses the network: the banner shows, the others play on, B catches up when back.
@@ -161,15 +165,18 @@ def test_three_members_play_a_hand_of_piranha_live(asgi_server, browser, screens
         p.context.close()
 
 
-def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_server, browser,
-                                                                          screenshots) -> None:
+def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_server, browser, screenshots) -> None:
     club, organiser, (a, b, c) = club_with_players()
     table = make_table(club, organiser, engine.PilesRules(), players=[a, b, c])
     # piles.txt's worked example: A holds four jacks and 5-4-3-2-A, declares pig and wins both ways.
-    hand = services.table_start(table_id=table.pk, user=b,
-                                deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
-    by_seat = {1: Player(browser, asgi_server, a, DESKTOP), 2: Player(browser, asgi_server, b, DESKTOP),
-               3: Player(browser, asgi_server, c, PHONE)}
+    hand = services.table_start(
+        table_id=table.pk, user=b, deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
+    )
+    by_seat = {
+        1: Player(browser, asgi_server, a, DESKTOP),
+        2: Player(browser, asgi_server, b, DESKTOP),
+        3: Player(browser, asgi_server, c, PHONE),
+    }
     players = list(by_seat.values())
     for p in players:
         p.open(table)
@@ -205,9 +212,11 @@ def test_three_members_play_a_hand_of_piles_live_through_a_server_restart(asgi_s
 
     latencies.sort()
     if latencies:  # measured and printed, not asserted (a shared machine's timing is no test)
-        print(f"\nclick to the other players' screens, {len(latencies)} deliveries: "
-              f"p50 {latencies[len(latencies) // 2]:.0f} ms, p95 {latencies[int(len(latencies) * 0.95)]:.0f} ms, "
-              f"max {latencies[-1]:.0f} ms")
+        print(
+            f"\nclick to the other players' screens, {len(latencies)} deliveries: "
+            f"p50 {latencies[len(latencies) // 2]:.0f} ms, p95 {latencies[int(len(latencies) * 0.95)]:.0f} ms, "
+            f"max {latencies[-1]:.0f} ms"
+        )
     for p in players:
         expect(p.page.locator("#prev-title")).to_have_text("Last hand (1)", timeout=WAIT_MS)
     hand.refresh_from_db()
@@ -292,8 +301,10 @@ def test_an_area_older_than_ones_own_acknowledged_action_is_not_shown(asgi_serve
             break
         pa.page.wait_for_timeout(100)
     else:
-        pytest.fail("A's action was not acknowledged, or the public frames of versions 1 and 2 and A's private "
-                    "frame of version 2 never came")
+        pytest.fail(
+            "A's action was not acknowledged, or the public frames of versions 1 and 2 and A's private "
+            "frame of version 2 never came"
+        )
     # The in-between area (A still deciding) comes after A's own decision was acknowledged: not shown.
     pa.page.evaluate("window.__deliver(1)")
     expect(pa.page.locator("#table-live")).to_have_attribute("data-hand-version", "0")
@@ -309,8 +320,9 @@ def test_an_area_older_than_ones_own_acknowledged_action_is_not_shown(asgi_serve
     pb.context.close()
 
 
-def test_the_offline_banner_goes_when_the_network_is_back_and_the_socket_lived(asgi_server, browser,
-                                                                               screenshots) -> None:
+def test_the_offline_banner_goes_when_the_network_is_back_and_the_socket_lived(
+    asgi_server, browser, screenshots
+) -> None:
     """The network drops for three seconds and comes back without the socket closing: the banner says
     "Offline" meanwhile and goes when the network is back, or when the next update arrives."""
     club, organiser, (a, b, c) = club_with_players()
@@ -380,8 +392,9 @@ def test_a_sealed_decision_makes_the_same_sound_whatever_the_choice(transactiona
     page.add_script_tag(path=str(NOTIFY_JS))
     pick = """([a, b]) => { const area = (html) => new DOMParser().parseFromString(html, "text/html").getElementById("table-live");
         return window.tableFeel.soundFor(window.tableFeel.facts(area(a)), window.tableFeel.facts(area(b))); }"""
-    sounds = {choice: [page.evaluate(pick, [f[0], f[1]]), page.evaluate(pick, [f[1], f[2]])]
-              for choice, f in frames.items()}
+    sounds = {
+        choice: [page.evaluate(pick, [f[0], f[1]]), page.evaluate(pick, [f[1], f[2]])] for choice, f in frames.items()
+    }
     page.close()
     assert sounds["in"][0] == sounds["out"][0], sounds
     assert sounds["in"][1] is not None and sounds["out"][1] is not None, sounds  # the reveal is heard

@@ -28,7 +28,8 @@ def _books() -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("game", ["piranha", "piles"])
 def test_a_member_practises_a_whole_hand_with_the_coach_and_the_books_are_unchanged(
-        asgi_server, browser, procs, tmp_path, game) -> None:
+    asgi_server, browser, procs, tmp_path, game
+) -> None:
     club, _organiser, (member, _b, _c) = club_with_players()
     procs.append(start_worker(tmp_path, PRACTICE_PAUSE_SECONDS="0.3"))
     before = _books()
@@ -64,8 +65,10 @@ def test_a_member_practises_a_whole_hand_with_the_coach_and_the_books_are_unchan
             player.wait_live()
             continue
         buttons = page.locator("#table-live form.actions button.act")
-        chosen = next((b for kind in PLAIN for b in [page.locator(f"#table-live form.actions button.act-{kind}")]
-                       if b.count()), buttons)
+        chosen = next(
+            (b for kind in PLAIN for b in [page.locator(f"#table-live form.actions button.act-{kind}")] if b.count()),
+            buttons,
+        )
         chosen.first.click()
         page.wait_for_timeout(300)
     assert hand.is_finished, procs[0].text()[-2000:]

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.e2e
 def _sign_up(asgi_server, browser, *, username: str, javascript: bool) -> User:
     organiser = MembershipFactory(role=Membership.Role.ORGANISER)
     invitation = InvitationFactory(club=organiser.club, created_by=organiser.user)
-    context = browser.new_context(timezone_id="Pacific/Auckland", java_script_enabled=javascript,
-                                  viewport={"width": 390, "height": 844})
+    context = browser.new_context(
+        timezone_id="Pacific/Auckland", java_script_enabled=javascript, viewport={"width": 390, "height": 844}
+    )
     page = context.new_page()
     page.goto(asgi_server.url + reverse("invitation_accept", args=[invitation.token]))
     page.fill("input[name=username]", username)

@@ -48,8 +48,9 @@ def _club_with_a_table_and_money() -> tuple[Any, Any, list[Any], Any]:
     """A club whose Piranha table has a hand in play (antes in its pot): lobby, ledger and pots have rows."""
     club, organiser, players = club_with_players()
     table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=players)
-    services.table_start(table_id=table.pk, user=players[0],
-                         deck=fixed_deck(HOLES, ["Kd", "Kh", "8c", "2d", "6s"], button=1))
+    services.table_start(
+        table_id=table.pk, user=players[0], deck=fixed_deck(HOLES, ["Kd", "Kh", "8c", "2d", "6s"], button=1)
+    )
     return club, organiser, players, table
 
 
@@ -58,12 +59,24 @@ def test_every_club_page_passes_axe_in_light_and_dark(asgi_server, browser, scre
     base = asgi_server.url
     c = f"/clubs/{club.pk}"
     pages = {
-        "home": "/", "club": f"{c}/", "lobby": f"{c}/tables/", "table": f"/tables/{table.pk}/",
-        "balance-sheet": f"{c}/ledger/", "settle-up": f"{c}/ledger/settle/", "chart": f"{c}/ledger/chart/",
-        "statement": f"{c}/ledger/statement/", "journal": f"{c}/ledger/journal/", "rulings": f"{c}/ledger/rulings/",
-        "how-to-play": f"{c}/how-to-play/piles/", "results": f"{c}/results/", "rules": f"{c}/rules/",
-        "members": f"{c}/members/", "invitations": f"{c}/invitations/", "profile": "/profile/",
-        "hands-played": f"/tables/{table.pk}/hands/", "close-table": f"/tables/{table.pk}/close/",
+        "home": "/",
+        "club": f"{c}/",
+        "lobby": f"{c}/tables/",
+        "table": f"/tables/{table.pk}/",
+        "balance-sheet": f"{c}/ledger/",
+        "settle-up": f"{c}/ledger/settle/",
+        "chart": f"{c}/ledger/chart/",
+        "statement": f"{c}/ledger/statement/",
+        "journal": f"{c}/ledger/journal/",
+        "rulings": f"{c}/ledger/rulings/",
+        "how-to-play": f"{c}/how-to-play/piles/",
+        "results": f"{c}/results/",
+        "rules": f"{c}/rules/",
+        "members": f"{c}/members/",
+        "invitations": f"{c}/invitations/",
+        "profile": "/profile/",
+        "hands-played": f"/tables/{table.pk}/hands/",
+        "close-table": f"/tables/{table.pk}/close/",
         "notifications": "/account/notifications/",
     }
     for viewport_name, viewport in (("desk", DESKTOP), ("phone", PHONE)):

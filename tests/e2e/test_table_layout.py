@@ -67,8 +67,11 @@ def test_a_piranha_showdown_stays_on_the_table_with_its_reasons(asgi_server, bro
     club, organiser, (a, b, c) = club_with_players()
     table = make_table(club, organiser, engine.PiranhaRules(ante=25, match_cap=50), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES, BOARD, button=1))
-    pa, pb, pc = (Player(browser, asgi_server, a, DESKTOP), Player(browser, asgi_server, b, PHONE),
-                  Player(browser, asgi_server, c, DESKTOP))
+    pa, pb, pc = (
+        Player(browser, asgi_server, a, DESKTOP),
+        Player(browser, asgi_server, b, PHONE),
+        Player(browser, asgi_server, c, DESKTOP),
+    )
     for p in (pa, pb, pc):
         p.open(table)
         p.wait_version(hand, 0)
@@ -157,11 +160,15 @@ def test_a_piranha_showdown_stays_on_the_table_with_its_reasons(asgi_server, bro
 def test_a_piles_hand_played_on_a_phone_without_scrolling(asgi_server, browser, screenshots) -> None:
     club, organiser, (a, b, c) = club_with_players()
     table = make_table(club, organiser, engine.PilesRules(), players=[a, b, c])
-    hand = services.table_start(table_id=table.pk, user=b,
-                                deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
+    hand = services.table_start(
+        table_id=table.pk, user=b, deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
+    )
     users = {1: a, 2: b, 3: c}
-    by_seat = {1: Player(browser, asgi_server, a, DESKTOP), 2: Player(browser, asgi_server, b, DESKTOP),
-               3: Player(browser, asgi_server, c, PHONE)}
+    by_seat = {
+        1: Player(browser, asgi_server, a, DESKTOP),
+        2: Player(browser, asgi_server, b, DESKTOP),
+        3: Player(browser, asgi_server, c, PHONE),
+    }
     phone = by_seat[3]
     for p in by_seat.values():
         p.open(table)
@@ -172,9 +179,12 @@ def test_a_piles_hand_played_on_a_phone_without_scrolling(asgi_server, browser, 
         for seat in PILES_ORDER:
             action = ("bet:25" if seat == 2 else "call:25") if stage == 1 else "check"
             kind, _, amount = action.partition(":")
-            services.hand_act(hand_id=hand.pk, user=users[seat],
-                                       action={"type": kind, **({"amount": int(amount)} if amount else {})},
-                                       version=version)
+            services.hand_act(
+                hand_id=hand.pk,
+                user=users[seat],
+                action={"type": kind, **({"amount": int(amount)} if amount else {})},
+                version=version,
+            )
             version += 1
     hand.refresh_from_db()
     assert hand.version == version

@@ -36,8 +36,10 @@ ServiceWorkerRegistration.prototype.showNotification = function (title, options)
 def _switch_on(player: Player, server: Any, sound: bool, browser: bool) -> None:
     player.context.grant_permissions(["notifications"], origin=server.url)
     on = {True: "1", False: "0"}
-    player.context.add_init_script(BACKGROUND_TAB + f"localStorage.setItem('notify.sound', '{on[sound]}');"
-                                   f" localStorage.setItem('notify.browser', '{on[browser]}');")
+    player.context.add_init_script(
+        BACKGROUND_TAB + f"localStorage.setItem('notify.sound', '{on[sound]}');"
+        f" localStorage.setItem('notify.browser', '{on[browser]}');"
+    )
 
 
 def _piles_for_two() -> tuple[Any, Any, Any, Any]:
@@ -98,14 +100,21 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
     cdp.send("ServiceWorker.enable")
     page.wait_for_timeout(300)
     registration = next(r for r in registrations if r["scopeURL"] == scope and not r.get("isDeleted"))
-    payload = {"title": "Your turn at Main", "body": "Club: the table waits for you.",
-               "url": f"{asgi_server.url}/tables/1/", "tag": "table-1"}
-    cdp.send("ServiceWorker.deliverPushMessage", {"origin": asgi_server.url,
-                                                  "registrationId": registration["registrationId"],
-                                                  "data": json.dumps(payload)})
-    page.wait_for_function("""navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
+    payload = {
+        "title": "Your turn at Main",
+        "body": "Club: the table waits for you.",
+        "url": f"{asgi_server.url}/tables/1/",
+        "tag": "table-1",
+    }
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {"origin": asgi_server.url, "registrationId": registration["registrationId"], "data": json.dumps(payload)},
+    )
+    page.wait_for_function(
+        """navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
         .then(function (n) { window.__notes = n.map(function (x) { return [x.title, x.body, x.tag]; }); return n.length; })""",
-                           timeout=WAIT_MS)
+        timeout=WAIT_MS,
+    )
     assert page.evaluate("window.__notes") == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
     context.close()
 

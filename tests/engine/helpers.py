@@ -42,10 +42,10 @@ def visible_cards(state: Any, seat: int | None) -> set[str]:
     if seat in state.seats:
         seen |= set(state.hole[state.seats.index(seat)])
     if state.game == "piranha":
-        seen |= set(state.board[:state.board_up])
+        seen |= set(state.board[: state.board_up])
     else:
         up = turned(state)
-        seen |= set(state.square1[:up["square1"]]) | set(state.square2[:up["square2"]]) | set(state.row[:up["row"]])
+        seen |= set(state.square1[: up["square1"]]) | set(state.square2[: up["square2"]]) | set(state.row[: up["row"]])
     for shown in state.outcome.hands if state.outcome is not None else ():
         seen |= set(shown.hole)
     return seen
@@ -58,8 +58,9 @@ def mutable_parts(value: object, path: str = "state") -> list[str]:
         return [path]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         own = [] if type(value).__dataclass_params__.frozen else [path]  # type: ignore[attr-defined]
-        return own + [p for f in dataclasses.fields(value)
-                      for p in mutable_parts(getattr(value, f.name), f"{path}.{f.name}")]
+        return own + [
+            p for f in dataclasses.fields(value) for p in mutable_parts(getattr(value, f.name), f"{path}.{f.name}")
+        ]
     if isinstance(value, tuple):
         return [p for k, v in enumerate(value) for p in mutable_parts(v, f"{path}[{k}]")]
     return []

@@ -21,7 +21,12 @@ from engine.cards import FULL_DECK
 
 def test_parse_accepts_codes_symbols_and_ten_written_as_10():
     assert parse_cards("7c 7\u2666 10h Ks Td") == [
-        Card(7, "c"), Card(7, "d"), Card(10, "h"), Card(13, "s"), Card(10, "d")]
+        Card(7, "c"),
+        Card(7, "d"),
+        Card(10, "h"),
+        Card(13, "s"),
+        Card(10, "d"),
+    ]
 
 
 def test_parse_is_case_insensitive_and_accepts_commas():

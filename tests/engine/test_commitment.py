@@ -29,7 +29,7 @@ from tests.engine.helpers import visible_cards
 from tests.engine.test_properties import piles_rules, piranha_rules, play
 
 salts_st = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), min_size=52, max_size=52)
-hand_ids = st.integers(0, 2 ** 64 - 1)
+hand_ids = st.integers(0, 2**64 - 1)
 decks = st.permutations(FULL_DECK)
 positions = st.integers(0, 51)
 
@@ -40,6 +40,7 @@ def fresh_salts() -> list[str]:
 
 # ---- the encoding, recomputed here from its documented bytes -----------------------------------
 
+
 def test_the_root_is_the_documented_tree_of_64_leaves() -> None:
     deck = list(FULL_DECK)
     salts = [f"{i:032x}" for i in range(52)]
@@ -48,8 +49,10 @@ def test_the_root_is_the_documented_tree_of_64_leaves() -> None:
     def sha(data: bytes) -> bytes:
         return hashlib.sha256(data).digest()
 
-    level = [sha(b"\x00" + tag + (7).to_bytes(8, "big") + bytes([i]) + deck[i].encode() + bytes.fromhex(salts[i]))
-             for i in range(52)]
+    level = [
+        sha(b"\x00" + tag + (7).to_bytes(8, "big") + bytes([i]) + deck[i].encode() + bytes.fromhex(salts[i]))
+        for i in range(52)
+    ]
     level += [sha(b"\x02" + tag)] * 12
     while len(level) > 1:
         level = [sha(b"\x01" + level[k] + level[k + 1]) for k in range(0, len(level), 2)]
@@ -77,21 +80,29 @@ def test_bad_salts_and_positions_are_refused() -> None:
 
 # ---- tampering: any changed card, salt, position or path fails --------------------------------
 
+
 @settings(max_examples=150, deadline=None)
 @given(hand_id=hand_ids, deck=decks, salts=salts_st, i=positions, data=st.data())
 def test_any_tampered_card_salt_position_or_path_fails(hand_id, deck, salts, i, data) -> None:
     root = merkle_root(hand_id, deck, salts)
     (good,) = openings(hand_id, deck, salts, [i])
     assert verify_opening(root, hand_id, good)
-    assert standalone.check_export({"scheme": "merkle-sha256-v1", "root": root, "hand_id": hand_id,
-                                    "openings": [good.to_dict()]}) == []
+    assert (
+        standalone.check_export(
+            {"scheme": "merkle-sha256-v1", "root": root, "hand_id": hand_id, "openings": [good.to_dict()]}
+        )
+        == []
+    )
 
     other_card = data.draw(st.sampled_from([c for c in FULL_DECK if c != good.card]), label="card")
     assert not verify_opening(root, hand_id, Opening(i, other_card, good.salt, good.path))
 
     digit = data.draw(st.integers(0, 31), label="salt digit")
-    flipped = good.salt[:digit] + format(int(good.salt[digit], 16) ^ data.draw(st.integers(1, 15)), "x") \
-        + good.salt[digit + 1:]
+    flipped = (
+        good.salt[:digit]
+        + format(int(good.salt[digit], 16) ^ data.draw(st.integers(1, 15)), "x")
+        + good.salt[digit + 1 :]
+    )
     assert not verify_opening(root, hand_id, Opening(i, good.card, flipped, good.path))
 
     j = data.draw(positions.filter(lambda p: p != i), label="other position")
@@ -101,14 +112,20 @@ def test_any_tampered_card_salt_position_or_path_fails(hand_id, deck, salts, i, 
     bit = data.draw(st.integers(0, 255), label="path bit")
     raw = bytearray(bytes.fromhex(good.path[level]))
     raw[bit // 8] ^= 1 << (bit % 8)
-    path = good.path[:level] + (raw.hex(),) + good.path[level + 1:]
+    path = good.path[:level] + (raw.hex(),) + good.path[level + 1 :]
     assert not verify_opening(root, hand_id, Opening(i, good.card, good.salt, path))
     assert not verify_opening(root, hand_id, Opening(i, good.card, good.salt, tuple(reversed(good.path))))
     assert not verify_opening(root, hand_id, Opening(i, good.card, good.salt, good.path[:5]))
 
     assert not verify_opening(root, hand_id ^ 1, good)  # a leaf of one hand proves nothing in another
-    bad = standalone.check_export({"scheme": "merkle-sha256-v1", "root": root, "hand_id": hand_id,
-                                   "openings": [{**good.to_dict(), "card": other_card}]})
+    bad = standalone.check_export(
+        {
+            "scheme": "merkle-sha256-v1",
+            "root": root,
+            "hand_id": hand_id,
+            "openings": [{**good.to_dict(), "card": other_card}],
+        }
+    )
     assert bad and "does not match" in bad[0]
 
 
@@ -123,6 +140,7 @@ def test_swapping_two_opened_cards_fails(hand_id, deck, salts, data) -> None:
 
 
 # ---- binding: different decks never share a root ---------------------------------------------
+
 
 def test_different_decks_never_share_a_root_over_many_deals() -> None:
     import random
@@ -144,6 +162,7 @@ def test_two_decks_with_the_same_salts_have_different_roots(hand_id, a, b, salts
 
 
 # ---- openings by right: exactly what the views show ------------------------------------------
+
 
 def check_openings(state) -> None:
     deck = state.deck
@@ -176,18 +195,22 @@ def test_piles_openings_never_include_a_folded_hand(data, rules: PilesRules) -> 
 
 # ---- the standalone verifier's own checks ----------------------------------------------------
 
+
 def test_the_verifier_flags_a_card_opened_twice_and_refuses_malformed_proofs() -> None:
     deck, salts = list(FULL_DECK), fresh_salts()
     root = merkle_root(9, deck, salts)
     (o,) = openings(9, deck, salts, [4])
-    twice = standalone.check_export({"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9,
-                                     "openings": [o.to_dict(), o.to_dict()]})
+    twice = standalone.check_export(
+        {"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9, "openings": [o.to_dict(), o.to_dict()]}
+    )
     assert "position 4 is opened twice" in twice
-    for broken in ({"scheme": "sha1"}, {"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9},
-                   {"scheme": "merkle-sha256-v1", "root": root, "openings": [o.to_dict()]},
-                   {"scheme": "merkle-sha256-v1", "root": root[:10], "hand_id": 9, "openings": [o.to_dict()]},
-                   {"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9,
-                    "openings": [{**o.to_dict(), "position": 60}]}):
+    for broken in (
+        {"scheme": "sha1"},
+        {"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9},
+        {"scheme": "merkle-sha256-v1", "root": root, "openings": [o.to_dict()]},
+        {"scheme": "merkle-sha256-v1", "root": root[:10], "hand_id": 9, "openings": [o.to_dict()]},
+        {"scheme": "merkle-sha256-v1", "root": root, "hand_id": 9, "openings": [{**o.to_dict(), "position": 60}]},
+    ):
         with pytest.raises(standalone.ProofError):
             standalone.check_export(broken)
 

@@ -96,6 +96,7 @@ def test_kickers_decide_within_a_category():
 
 # ---- Piranha: best five of up to nine, any mix --------------------------------------------
 
+
 def test_piranha_1_2_best_five_from_any_mix_even_no_hole_card():
     """piranha.txt 1.2 and FAQ "Do you have to use two hole cards?": no, any combination."""
     board = cards("9h 8h 7h 6h 5h")
@@ -131,6 +132,7 @@ def test_piranha_best_refuses_too_few_cards_and_repeated_cards():
 
 
 # ---- Piles: the legal hand --------------------------------------------------------------
+
 
 def test_piles_2_3_high_uses_exactly_two_hole_two_of_one_square_one_row():
     """piles.txt 2.3: three hole kings cannot play; squares cannot be mixed."""
@@ -184,6 +186,7 @@ def test_piles_refuses_a_card_given_twice():
 
 # ---- lows -------------------------------------------------------------------------------
 
+
 def test_piles_1_3_low_is_ace_to_five_straights_and_flushes_do_not_count():
     """piles.txt 1.3: 5-4-3-2-A (even all hearts) is the best low."""
     hole = cards("Ah 2h 9c Tc Jc")
@@ -202,14 +205,18 @@ def test_piles_4_4_low_needs_five_different_ranks_eight_or_lower():
 
 def test_piles_4_4_no_low_when_the_row_has_nothing_below_nine():
     """piles.txt 4.4: if the row has no card below nine, no low is possible."""
-    assert piles_best_low(cards("Ah 2h 3c 4c 5c"), cards("6d 7d 8d Kd"), cards("2s 3s 4s 5s"),
-                          cards("9h Tc Jd Qs Kh")) is None
+    assert (
+        piles_best_low(cards("Ah 2h 3c 4c 5c"), cards("6d 7d 8d Kd"), cards("2s 3s 4s 5s"), cards("9h Tc Jd Qs Kh"))
+        is None
+    )
 
 
 def test_piles_4_4_no_low_when_neither_square_has_two_different_low_cards():
     """piles.txt 4.4: neither square with two different cards below nine means no low."""
-    assert piles_best_low(cards("Ah 2h 3c 4c 5c"), cards("6d 6h Kd Qd"), cards("7s 7c Js Ts"),
-                          cards("8h 2c 3d 4s 5s")) is None
+    assert (
+        piles_best_low(cards("Ah 2h 3c 4c 5c"), cards("6d 6h Kd Qd"), cards("7s 7c Js Ts"), cards("8h 2c 3d 4s 5s"))
+        is None
+    )
 
 
 def test_low_names_and_order_compare_from_the_highest_card_down():

@@ -66,8 +66,7 @@ def test_piranha_best_of_nine_matches_pokerkit_best_hand_on_1000_deals():
     for _ in range(1_000):
         deal = [card(c) for c in rng.sample(FULL_DECK, 9)]
         ours = piranha_best(deal[:4], deal[4:])
-        theirs = StandardHighHand.from_game("".join(c.code for c in deal[:4]),
-                                            "".join(c.code for c in deal[4:]))
+        theirs = StandardHighHand.from_game("".join(c.code for c in deal[:4]), "".join(c.code for c in deal[4:]))
         assert _pk(ours.cards) == theirs
 
 

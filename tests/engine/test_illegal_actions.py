@@ -123,21 +123,42 @@ def test_acting_when_the_hand_is_over_is_refused():
         apply(state, 1, IN)
 
 
-@pytest.mark.parametrize("data", [
-    None, [], "check", {}, {"type": "shove"}, {"type": "raise", "amount": -5},
-    {"type": "raise", "amount": "25"}, {"type": "raise", "amount": True}, {"type": "check", "amount": 25},
-    {"type": "declare"}, {"type": "declare", "choice": "both"}, {"type": "fold", "choice": "high"},
-    {"type": "check", "extra": 1},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        "check",
+        {},
+        {"type": "shove"},
+        {"type": "raise", "amount": -5},
+        {"type": "raise", "amount": "25"},
+        {"type": "raise", "amount": True},
+        {"type": "check", "amount": 25},
+        {"type": "declare"},
+        {"type": "declare", "choice": "both"},
+        {"type": "fold", "choice": "high"},
+        {"type": "check", "extra": 1},
+    ],
+)
 def test_malformed_action_dicts_raise_illegal_action_never_key_error(data):
     with pytest.raises(IllegalAction):
         action_from_dict(data)
 
 
-@pytest.mark.parametrize("data", [
-    {"type": "check"}, {"type": "bet"}, {"type": "raise", "amount": 50}, {"type": "fold"}, {"type": "call"},
-    {"type": "in"}, {"type": "out"}, {"type": "declare", "choice": "pig"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"type": "check"},
+        {"type": "bet"},
+        {"type": "raise", "amount": 50},
+        {"type": "fold"},
+        {"type": "call"},
+        {"type": "in"},
+        {"type": "out"},
+        {"type": "declare", "choice": "pig"},
+    ],
+)
 def test_action_dicts_round_trip(data):
     assert action_to_dict(action_from_dict(data)) == data
 

@@ -32,8 +32,7 @@ WORSE_LOW = "8d 6c Td Ts 9d"  # 8-6-5-4-A
 SAME_LOW = "3c 2h Kh Ts 9d"  # 5-4-3-2-A as well
 
 
-def deal(rules=None, hole=(EXAMPLE_HOLE, KINGS_FULL, WORSE_LOW), piles=EXAMPLE_PILES, seats=(1, 2, 3),
-         button=3, **kw):
+def deal(rules=None, hole=(EXAMPLE_HOLE, KINGS_FULL, WORSE_LOW), piles=EXAMPLE_PILES, seats=(1, 2, 3), button=3, **kw):
     deck = stack_deck(hole, piles, per_player=5)
     return new_hand(rules or PilesRules(), seats=list(seats), button=button, deck=deck, **kw)
 
@@ -97,8 +96,9 @@ def test_a_three_way_tie_for_a_half_gives_every_odd_cent_to_the_first_tied_winne
     the dealer (all of them to that one winner). Within the halves the same: the odd cent of the
     halving goes to high, then the low half of 53 is 19, 17, 17."""
     third_wheel = "3s 2d Qc Tc 8c"  # 5-4-3-2-A too
-    state, _ = deal(hole=(SAME_LOW, third_wheel, KINGS_FULL, EXAMPLE_HOLE), seats=(1, 2, 3, 4),
-                    button=1, carry_pot=7)  # dealt 2, 3, 4, 1; pot 107: high 54, low 53
+    state, _ = deal(
+        hole=(SAME_LOW, third_wheel, KINGS_FULL, EXAMPLE_HOLE), seats=(1, 2, 3, 4), button=1, carry_pot=7
+    )  # dealt 2, 3, 4, 1; pot 107: high 54, low 53
     state = declare(check_down(state), {1: LOW, 2: LOW, 3: LOW, 4: HIGH})
     res = result(state)
     assert res.low_winners == (2, 3, 1) and res.high_winners == (4,)
@@ -116,7 +116,10 @@ def test_piles_2_1_antes_by_default_and_five_cards_each():
     """piles.txt 2.1; docs/design.md: ante 25 cents by default."""
     state, events = deal()
     assert [(e.kind, e.seat, e.amount) for e in events if e.kind == "ante"] == [
-        ("ante", 1, 25), ("ante", 2, 25), ("ante", 3, 25)]
+        ("ante", 1, 25),
+        ("ante", 2, 25),
+        ("ante", 3, 25),
+    ]
     assert all(len(h) == 5 for h in state.hole)
     assert state.hole[0] == ("Js", "9c", "6d", "3h", "2s")
 
@@ -126,10 +129,15 @@ def test_piles_2_1_blinds_are_live_and_the_first_round_starts_after_the_big_blin
     rules = PilesRules(forced="blinds", small_blind=10, big_blind=25)
     state, events = deal(rules)
     assert [(e.kind, e.seat, e.amount, e.blind) for e in events if e.kind == "blind"] == [
-        ("blind", 1, 10, "small"), ("blind", 2, 25, "big")]
+        ("blind", 1, 10, "small"),
+        ("blind", 2, 25, "big"),
+    ]
     assert to_act(state) == (3,)
     assert [a.to_dict() for a in legal_actions(state, 3)] == [
-        {"type": "call", "amount": 25}, {"type": "raise", "amount": 25}, {"type": "fold"}]
+        {"type": "call", "amount": 25},
+        {"type": "raise", "amount": 25},
+        {"type": "fold"},
+    ]
     state, _ = apply(state, 3, CALL)
     state, events = apply(state, 1, CALL)
     assert [(e.kind, e.amount) for e in events] == [("bet", 15)]
@@ -152,13 +160,17 @@ def test_piles_2_2_the_shared_cards_start_face_down_in_two_squares_and_a_row():
     board = view(state, None).board
     assert board == PilesBoard(square1=("3d", "8s", None, None), square2=(None,) * 4, row=(None,) * 5)
     assert (state.square1, state.square2, state.row) == (
-        ("3d", "8s", "Jh", "Jc"), ("Ac", "4s", "9h", "Qd"), ("5h", "Jd", "2c", "Ks", "7d"))
+        ("3d", "8s", "Jh", "Jc"),
+        ("Ac", "4s", "9h", "Qd"),
+        ("5h", "Jd", "2c", "Ks", "7d"),
+    )
 
 
 def test_piles_2_3_the_showdown_uses_only_legal_hands():
     """piles.txt 2.3: three hole kings could make four kings, but only two hole cards play."""
-    state, _ = deal(hole=("Kc Kd Kh 2d 3s", "Ah 3h 6h 7h 8h", "2h Tc Jc Qc Qd"),
-                    piles="Ks 4c 9d Th  5c 6d 7s 8c  Ac Jd 5h 2c Qs")
+    state, _ = deal(
+        hole=("Kc Kd Kh 2d 3s", "Ah 3h 6h 7h 8h", "2h Tc Jc Qc Qd"), piles="Ks 4c 9d Th  5c 6d 7s 8c  Ac Jd 5h 2c Qs"
+    )
     state = declare(check_down(state), {1: HIGH, 2: HIGH, 3: FOLD})
     hand = next(h for h in result(state).hands if h.seat == 1)
     assert hand.high.name == "three kings"
@@ -176,9 +188,16 @@ def test_piles_3_1_nine_stages_turn_in_the_order_of_the_stage_table():
         rounds += state.stage != stage
     assert rounds == 9
     assert [(t.stage, t.where, t.cards) for t in turns] == [
-        (1, "square1", ("3d", "8s")), (2, "square2", ("Ac", "4s")), (3, "square1", ("Jh", "Jc")),
-        (4, "square2", ("9h", "Qd")), (5, "row", ("5h",)), (6, "row", ("Jd",)), (7, "row", ("2c",)),
-        (8, "row", ("Ks",)), (9, "row", ("7d",))]
+        (1, "square1", ("3d", "8s")),
+        (2, "square2", ("Ac", "4s")),
+        (3, "square1", ("Jh", "Jc")),
+        (4, "square2", ("9h", "Qd")),
+        (5, "row", ("5h",)),
+        (6, "row", ("Jd",)),
+        (7, "row", ("2c",)),
+        (8, "row", ("Ks",)),
+        (9, "row", ("7d",)),
+    ]
     assert state.phase == "declare"
 
 

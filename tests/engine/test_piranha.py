@@ -29,8 +29,14 @@ BUTTON = 3  # so seats 1, 2, 3 are dealt in that order
 EXAMPLE_BOARD = "7c 7d Kh 2s 9c"
 
 
-def deal(rules=None, hole=("Kd Ks 4h 5h", "7s 8c 3d 3h", "2c 4d 6h Jc"), board=EXAMPLE_BOARD,
-         seats=SEATS, button=BUTTON, **kw):
+def deal(
+    rules=None,
+    hole=("Kd Ks 4h 5h", "7s 8c 3d 3h", "2c 4d 6h Jc"),
+    board=EXAMPLE_BOARD,
+    seats=SEATS,
+    button=BUTTON,
+    **kw,
+):
     rules = rules or PiranhaRules()
     deck = stack_deck(hole, board, per_player=4)
     return new_hand(rules, seats=seats, button=button, deck=deck, **kw)
@@ -198,7 +204,10 @@ def test_piranha_3_4_optional_betting_round_is_fixed_limit_and_folding_drops_out
     state, _ = deal(PiranhaRules(betting_round=True, bet_size=50))
     assert to_act(state) == (1,)
     assert [a.to_dict() for a in legal_actions(state, 1)] == [
-        {"type": "check"}, {"type": "bet", "amount": 50}, {"type": "fold"}]
+        {"type": "check"},
+        {"type": "bet", "amount": 50},
+        {"type": "fold"},
+    ]
     state, events = apply(state, 1, BET)
     assert [(e.kind, e.seat, e.amount) for e in events] == [("bet", 1, 50)]
     state, _ = apply(state, 2, CALL)
@@ -248,8 +257,7 @@ def test_piranha_4_1_two_or_more_in_turn_the_last_two_board_cards():
 def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwise():
     """piranha.txt 4.2; docs/design.md: ties split equally, odd cents to the first tied winner after the dealer."""
     # the board plays for everyone: a royal flush on the board
-    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
-                    carry_pot=2)
+    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts", carry_pot=2)
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
     assert res.winners == (1, 2, 3)
@@ -258,8 +266,7 @@ def test_piranha_4_2_the_highest_hand_wins_and_ties_split_with_odd_cents_clockwi
 
 
 def test_odd_cents_start_after_the_button_not_at_the_lowest_seat():
-    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts",
-                    carry_pot=2, button=1)
+    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts", carry_pot=2, button=1)
     state = drop(state, {1: IN, 2: IN, 3: IN})
     assert result(state).payouts == (Payout(2, 27), Payout(3, 25), Payout(1, 25))
 
@@ -268,8 +275,13 @@ def test_every_odd_cent_of_a_tie_goes_to_the_first_tied_winner_clockwise_from_th
     """docs/design.md "Rulings where the rule documents are silent": "Ties split a pot equally; odd
     cents go to the first tied winner clockwise from the dealer" -- all of them to that one
     winner, not one each to the first few: 103 four ways is 28, 25, 25, 25."""
-    state, _ = deal(hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d", "6c 6d 6h 7s"),
-                    board="As Ks Qs Js Ts", seats=(1, 2, 3, 4), button=2, carry_pot=3)
+    state, _ = deal(
+        hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d", "6c 6d 6h 7s"),
+        board="As Ks Qs Js Ts",
+        seats=(1, 2, 3, 4),
+        button=2,
+        carry_pot=3,
+    )
     state = drop(state, {1: IN, 2: IN, 3: IN, 4: IN})
     res = result(state)
     assert res.pot == 103 and res.winners == (3, 4, 1, 2)
@@ -291,7 +303,9 @@ def test_piranha_faq_a_loser_pays_the_pot_for_the_next_hand():
     state, _ = deal()
     state = drop(state, {1: IN, 2: IN, 3: IN})
     assert [(e.kind, e.seat, e.amount) for e in state.events if e.kind == "match_payment"] == [
-        ("match_payment", 2, 75), ("match_payment", 3, 75)]
+        ("match_payment", 2, 75),
+        ("match_payment", 3, 75),
+    ]
 
 
 def test_timeouts_default_to_out_at_the_drop_and_check_or_fold_when_betting():
@@ -326,9 +340,12 @@ def test_a_pot_of_nothing_makes_no_award_event():
 
 
 def test_a_tie_for_fewer_cents_than_winners_awards_only_the_cents_there_are():
-    state, _ = deal(PiranhaRules(ante=0), hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"),
-                    board="As Ks Qs Js Ts", carry_pot=1)
+    state, _ = deal(
+        PiranhaRules(ante=0), hole=("2c 3d 4h 5s", "2d 3h 4s 5c", "2h 3s 4c 5d"), board="As Ks Qs Js Ts", carry_pot=1
+    )
     state = drop(state, {1: IN, 2: IN, 3: IN})
     res = result(state)
     assert res.winners == (1, 2, 3) and res.payouts == (Payout(1, 1),)
-    assert [(e.kind, getattr(e, "seat", None), e.amount) for e in state.events if getattr(e, "amount", None) is not None] == [("award", 1, 1)]
+    assert [
+        (e.kind, getattr(e, "seat", None), e.amount) for e in state.events if getattr(e, "amount", None) is not None
+    ] == [("award", 1, 1)]

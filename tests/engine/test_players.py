@@ -48,8 +48,14 @@ def shuffled(rng):
 def random_hand(rules, rng):
     """A fresh hand of 2 to 7 seats, each given a player at random."""
     seats = list(range(1, rng.randint(2, 7) + 1))
-    state, _ = new_hand(rules, seats=seats, button=rng.choice(seats), deck=shuffled(rng),
-                        carry_pot=rng.choice([0, 0, 300]), hand_number=rng.randint(1, 3))
+    state, _ = new_hand(
+        rules,
+        seats=seats,
+        button=rng.choice(seats),
+        deck=shuffled(rng),
+        carry_pot=rng.choice([0, 0, 300]),
+        hand_number=rng.randint(1, 3),
+    )
     return state, {s: rng.choice(EVERYONE) for s in seats}
 
 
@@ -88,8 +94,15 @@ def test_a_player_never_reads_the_deck_nor_another_seats_hidden_cards(rules):
         nonlocal compared
         if rng.random() < 0.75:
             return
-        other = replay(rules, seats=state.seats, button=state.button, deck=_hidden_shuffled(state, seat, rng),
-                       carry_pot=state.carry_pot, hand_number=state.hand_number, log=log)
+        other = replay(
+            rules,
+            seats=state.seats,
+            button=state.button,
+            deck=_hidden_shuffled(state, seat, rng),
+            carry_pot=state.carry_pot,
+            hand_number=state.hand_number,
+            log=log,
+        )
         other_view = view(other, seat)
         assert other.hole != state.hole and other_view.my_cards == seen.my_cards
         assert other_view.board == seen.board
@@ -161,7 +174,7 @@ def others(hole, shared, players, per_player):
     """Hands for the other seats from the cards not stacked yet, in deck order."""
     used = set(parse_cards(f"{hole} {shared}"))
     rest = [c for c in FULL_DECK if parse_cards(c)[0] not in used]
-    return [" ".join(rest[k * per_player:(k + 1) * per_player]) for k in range(players - 1)]
+    return [" ".join(rest[k * per_player : (k + 1) * per_player]) for k in range(players - 1)]
 
 
 def piranha_deal(hole, board, rules=None, players=2):
@@ -191,10 +204,12 @@ def test_piranha_the_cap_makes_a_big_pot_worth_a_thinner_stay():
     """With the pot far above the cap, a loser pays little of it: even a weak hand stays in."""
     hole = "8c 7d 4h 3s"  # eight high on this board
     capped = piranha_deal(hole, KQ_BOARD, rules=PiranhaRules(match_cap=25), players=6)
-    capped = capped.__class__(**{**{f: getattr(capped, f) for f in capped.__dataclass_fields__},
-                                 "pot": 5000, "carry_pot": 4925})
-    uncapped = capped.__class__(**{**{f: getattr(capped, f) for f in capped.__dataclass_fields__},
-                                   "rules": PiranhaRules()})
+    capped = capped.__class__(
+        **{**{f: getattr(capped, f) for f in capped.__dataclass_fields__}, "pot": 5000, "carry_pot": 4925}
+    )
+    uncapped = capped.__class__(
+        **{**{f: getattr(capped, f) for f in capped.__dataclass_fields__}, "rules": PiranhaRules()}
+    )
     assert STRONG.act(view(capped, 1), capped.rules, random.Random(2)).type == "in"
     assert STRONG.act(view(uncapped, 1), uncapped.rules, random.Random(2)).type == "out"
 
@@ -269,6 +284,7 @@ def test_piles_strong_declarations_over_random_hands_claim_only_what_can_qualify
 
 
 # ---- the coach's advice ------------------------------------------------------------------------
+
 
 def test_advice_in_piranha_names_the_strong_choice_and_the_equity():
     state = piranha_deal(NUTS, UP, players=4)

@@ -90,8 +90,9 @@ def check_frozen(state):
 
 def check_chips(state):
     assert all(e.amount for e in state.events if e.kind in (*PAY_KINDS, "award")), "a 0-cent chip event"
-    paid_in = state.carry_pot + sum(e.amount for e in state.events
-                                    if e.kind in ("ante", "blind", "bet", "match_payment"))
+    paid_in = state.carry_pot + sum(
+        e.amount for e in state.events if e.kind in ("ante", "blind", "bet", "match_payment")
+    )
     awarded = sum(e.amount for e in state.events if e.kind == "award")
     assert sum(state.paid) + state.carry_pot == paid_in
     if is_over(state):
@@ -213,8 +214,9 @@ def test_random_piranha_games_chain_hands_and_conserve_chips_to_the_end(data, ru
     event(f"hands played: {len(hands)}")
     over = [result(h).game_over for h in hands]
     assert not any(over[:-1])  # the game goes on until a hand ends it
-    assert [h.button for h in hands] == [hands[0].seats[(hands[0].seats.index(hands[0].button) + k)
-                                                        % len(hands[0].seats)] for k in range(len(hands))]
+    assert [h.button for h in hands] == [
+        hands[0].seats[(hands[0].seats.index(hands[0].button) + k) % len(hands[0].seats)] for k in range(len(hands))
+    ]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

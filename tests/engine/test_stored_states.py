@@ -52,14 +52,17 @@ def test_the_result_prints_as_the_stored_outcome_with_its_game(stored: dict) -> 
     assert engine.result_to_json(result)["winners"] == stored["outcome"]["winners"]
 
 
-@pytest.mark.parametrize("bad", [
-    {"kind": "ante", "seat": 1},  # an ante moves an amount
-    {"kind": "ante", "seat": 1, "amount": 25, "note": "x"},  # nothing unknown is dropped
-    {"kind": "award", "seat": 1, "amount": "25", "share": "pot"},
-    {"kind": "shuffle"},
-    {"seat": 1},
-    ["ante"],
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kind": "ante", "seat": 1},  # an ante moves an amount
+        {"kind": "ante", "seat": 1, "amount": 25, "note": "x"},  # nothing unknown is dropped
+        {"kind": "award", "seat": 1, "amount": "25", "share": "pot"},
+        {"kind": "shuffle"},
+        {"seat": 1},
+        ["ante"],
+    ],
+)
 def test_an_event_that_is_not_one_is_refused(bad: object) -> None:
     with pytest.raises(engine.EngineError):
         engine.event_from_json(bad)
@@ -77,7 +80,7 @@ def test_a_stored_state_with_an_unknown_outcome_field_is_refused(stored: dict) -
 VIEWS = [json.loads(line) for line in (Path(__file__).parent / "stored_views.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("stored", VIEWS, ids=lambda s: f'{s["view"]["game"]}-{s["view"]["phase"]}-{s["seat"]}')
+@pytest.mark.parametrize("stored", VIEWS, ids=lambda s: f"{s['view']['game']}-{s['view']['phase']}-{s['seat']}")
 def test_the_json_view_prints_exactly_as_before(stored: dict) -> None:
     view = engine.view(engine.state_from_json(stored["state"]), stored["seat"])
     assert json.dumps(engine.view_to_json(view)) == json.dumps(stored["view"])  # same keys, same order

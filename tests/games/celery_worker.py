@@ -38,10 +38,15 @@ def worker_env(**extra: str) -> dict[str, str]:
     host = quote(str(db.get("HOST") or ""), safe="")
     port = f":{db['PORT']}" if db.get("PORT") else ""
     user = db.get("USER") or "postgres"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
-           "DATABASE_URL": f"postgresql://{user}@{host}{port}/{db['NAME']}",
-           "REDIS_URL": os.environ.get("REDIS_URL") or settings.CELERY_BROKER_URL,
-           "CELERY_QUEUE": queue_name(), "PUSH_QUEUE": push_queue_name(), "LOG_LEVEL": "INFO"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": f"postgresql://{user}@{host}{port}/{db['NAME']}",
+        "REDIS_URL": os.environ.get("REDIS_URL") or settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": queue_name(),
+        "PUSH_QUEUE": push_queue_name(),
+        "LOG_LEVEL": "INFO",
+    }
     env.update(extra)
     return env
 
@@ -85,9 +90,29 @@ class Proc:
 def start_worker(tmp: Path, queue: str = "", **env: str) -> Proc:
     """A worker of this run's queue (the clocks and notices), or of ``queue``."""
     name = f"w{uuid.uuid4().hex[:8]}@%h"
-    proc = Proc([*CELERY, "-A", "config", "worker", "--pool", "threads", "-c", "2", "-Q", queue or queue_name(),
-                 "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
-                worker_env(**env), tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
+    proc = Proc(
+        [
+            *CELERY,
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "threads",
+            "-c",
+            "2",
+            "-Q",
+            queue or queue_name(),
+            "-n",
+            name,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "INFO",
+        ],
+        worker_env(**env),
+        tmp / f"worker-{uuid.uuid4().hex[:6]}.log",
+    )
     proc.wait_for("ready.")
     return proc
 
@@ -98,8 +123,11 @@ def start_push_worker(tmp: Path, **env: str) -> Proc:
 
 
 def start_beat(tmp: Path, sweep_seconds: float = 1, **env: str) -> Proc:
-    proc = Proc([*CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
-                worker_env(TURN_SWEEP_SECONDS=str(sweep_seconds), **env), tmp / "beat.log")
+    proc = Proc(
+        [*CELERY, "-A", "config", "beat", "-s", str(tmp / "beat-schedule"), "--pidfile=", "-l", "INFO"],
+        worker_env(TURN_SWEEP_SECONDS=str(sweep_seconds), **env),
+        tmp / "beat.log",
+    )
     proc.wait_for("beat: Starting")
     return proc
 

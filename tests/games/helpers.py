@@ -20,14 +20,34 @@ from games.models import Hand, RuleSet, Table
 from kernel.errors import DomainError
 
 
-def make_rule_set(club: Club, organiser: User, rules: engine.Rules | None = None, *, max_seats: int = 7,
-                  spectators_allowed: bool = True, name: str = "House") -> RuleSet:
-    return services.rule_set_create(club=club, user=organiser, name=name, rules=rules or engine.PiranhaRules(),
-                                    max_seats=max_seats, spectators_allowed=spectators_allowed)
+def make_rule_set(
+    club: Club,
+    organiser: User,
+    rules: engine.Rules | None = None,
+    *,
+    max_seats: int = 7,
+    spectators_allowed: bool = True,
+    name: str = "House",
+) -> RuleSet:
+    return services.rule_set_create(
+        club=club,
+        user=organiser,
+        name=name,
+        rules=rules or engine.PiranhaRules(),
+        max_seats=max_seats,
+        spectators_allowed=spectators_allowed,
+    )
 
 
-def make_table(club: Club, organiser: User, rules: engine.Rules | None = None, *, players: Sequence[User] = (),
-               spectators_allowed: bool = True, max_seats: int = 7) -> Table:
+def make_table(
+    club: Club,
+    organiser: User,
+    rules: engine.Rules | None = None,
+    *,
+    players: Sequence[User] = (),
+    spectators_allowed: bool = True,
+    max_seats: int = 7,
+) -> Table:
     rule_set = make_rule_set(club, organiser, rules, max_seats=max_seats, spectators_allowed=spectators_allowed)
     version = rule_set.versions.get()
     table = services.table_create(club=club, user=organiser, name="Test table", rule_version_id=version.pk)
@@ -49,8 +69,9 @@ def http_table(club: Club, rule_set: RuleSet, clients: Sequence[Client], *, name
         page = client.get(f"/tables/{table.pk}/sit/").content.decode()
         shown = re.search(r'name="version" value="(\d+)"', page)
         assert shown is not None and int(shown.group(1)) == version.pk
-        response = client.post(f"/tables/{table.pk}/sit/",
-                               {"number": number, "version": shown.group(1), "accept": "on"})
+        response = client.post(
+            f"/tables/{table.pk}/sit/", {"number": number, "version": shown.group(1), "accept": "on"}
+        )
         assert response.status_code == 302, response.content.decode()
     return table
 
@@ -136,9 +157,11 @@ def current_hand(table: Table) -> Hand:
 
 def post_action(client: Client, hand: Hand, action: str, *, version: int | None = None) -> str:
     """Post one action through the page's form; return the page it redirects to, with its messages."""
-    response = client.post(f"/tables/{hand.table_id}/act/", {
-        "hand": hand.pk, "version": hand.version if version is None else version, "action": action},
-        follow=True)
+    response = client.post(
+        f"/tables/{hand.table_id}/act/",
+        {"hand": hand.pk, "version": hand.version if version is None else version, "action": action},
+        follow=True,
+    )
     assert response.status_code == 200
     return response.content.decode()
 
@@ -155,6 +178,7 @@ def proof_in(html: str) -> dict[str, Any]:
 class Race:
     """What became of calls made at the same moment: the labels of those that went through, the
     refusals (DomainError messages) and anything else raised."""
+
     went_through: list[Any] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)

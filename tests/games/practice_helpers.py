@@ -30,8 +30,9 @@ def play_out(table: Table, member: User) -> Hand:
         state = hand_state(hand)
         seat = engine.to_act(state)[0]
         if seat == mine:
-            hand_act(hand_id=hand.pk, table_id=table.pk, user=member, action=plain_action(state, seat),
-                     version=hand.version)
+            hand_act(
+                hand_id=hand.pk, table_id=table.pk, user=member, action=plain_action(state, seat), version=hand.version
+            )
         else:
             assert computer_act(hand_id=hand.pk, version=hand.version, seat=seat)
     raise AssertionError("the hand did not end")

@@ -48,8 +48,9 @@ class Browser:
 
     @property
     def public(self) -> bytes:
-        return self.key.public_key().public_bytes(serialization.Encoding.X962,
-                                                  serialization.PublicFormat.UncompressedPoint)
+        return self.key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
 
     def subscription(self, endpoint: str) -> dict[str, Any]:
         return {"endpoint": endpoint, "keys": {"p256dh": b64e(self.public), "auth": b64e(self.auth)}}
@@ -57,8 +58,8 @@ class Browser:
     def decrypt(self, body: bytes) -> bytes:
         """RFC 8188 aes128gcm with the RFC 8291 key derivation; one record, as RFC 8291 requires."""
         salt, record_size, id_len = body[:16], int.from_bytes(body[16:20], "big"), body[20]
-        sender_public = body[21:21 + id_len]
-        ciphertext = body[21 + id_len:]
+        sender_public = body[21 : 21 + id_len]
+        ciphertext = body[21 + id_len :]
         assert id_len == 65 and sender_public[0] == 4, "keyid must be the sender's uncompressed P-256 key"
         assert len(ciphertext) <= record_size, "one record only"
         sender = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), sender_public)
@@ -135,8 +136,7 @@ class PushReceiver:
                             status = code
                     if status == 201:
                         with receiver.arrived:
-                            receiver.received.append(Received(self.path, dict(self.headers.items()), body, key,
-                                                              claims))
+                            receiver.received.append(Received(self.path, dict(self.headers.items()), body, key, claims))
                             receiver.arrived.notify_all()
                     else:
                         receiver.refused.append(self.path)
@@ -169,7 +169,8 @@ class PushReceiver:
     def wait_for(self, count: int, timeout: float = 20) -> list[Received]:
         with self.arrived:
             assert self.arrived.wait_for(lambda: len(self.received) >= count, timeout=timeout), (
-                f"{len(self.received)} of {count} pushes arrived; refused: {self.refused}")
+                f"{len(self.received)} of {count} pushes arrived; refused: {self.refused}"
+            )
             return list(self.received)
 
 

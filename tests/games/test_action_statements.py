@@ -65,8 +65,15 @@ def test_a_log_row_and_a_hand_update_write_what_the_orm_writes(club_setup) -> No
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    row = HandAction(hand=hand, sequence=7, seat=1, user=a, action={"type": "check"},
-                     events=[{"kind": "check", "seat": 1, "stage": 1}], is_timeout=False)
+    row = HandAction(
+        hand=hand,
+        sequence=7,
+        seat=1,
+        user=a,
+        action={"type": "check"},
+        events=[{"kind": "check", "seat": 1, "stage": 1}],
+        is_timeout=False,
+    )
     Insert(HandAction).run([row])
     assert row.pk is not None and not row._state.adding
     assert _values(HandAction.objects.get(pk=row.pk)) == _values(row)
@@ -89,28 +96,41 @@ def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_w
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    fields = {"club_id": table.club_id, "created_by": a, "table": table, "hand": hand, "game": "piles",
-              "memo": "Bet, seat 1"}
+    fields = {
+        "club_id": table.club_id,
+        "created_by": a,
+        "table": table,
+        "hand": hand,
+        "game": "piles",
+        "memo": "Bet, seat 1",
+    }
     ours = JournalEntry(kind=EntryKind.BET, **fields)
     Insert(JournalEntry).run([ours])
     orm = JournalEntry.objects.create(kind=EntryKind.BET, **fields)
     assert {**_values(JournalEntry.objects.get(pk=ours.pk)), "id": 0, "created_at": 0} == {
-        **_values(JournalEntry.objects.get(pk=orm.pk)), "id": 0, "created_at": 0}
+        **_values(JournalEntry.objects.get(pk=orm.pk)),
+        "id": 0,
+        "created_at": 0,
+    }
     with connection.cursor() as cursor:
         cursor.execute("SELECT nextval(pg_get_serial_sequence('games_handaction', 'id'))")
         (given,) = cursor.fetchone()
-    row = HandAction(pk=given, hand=hand, sequence=9, seat=1, user=b, action={"type": "fold"}, events=[],
-                     is_timeout=True)
+    row = HandAction(
+        pk=given, hand=hand, sequence=9, seat=1, user=b, action={"type": "fold"}, events=[], is_timeout=True
+    )
     Insert(HandAction, with_pk=True).run([row])
     assert row.pk == given and _values(HandAction.objects.get(pk=given)) == _values(row)
     accounts = list(Account.objects.filter(club=table.club, user__in=[a, b]).order_by("pk"))
     InsertColumns(Posting, ["entry_id", "account_id", "amount"]).run(
-        {"entry_id": [ours.pk, ours.pk], "account_id": [accounts[0].pk, accounts[1].pk], "amount": [-7, 7]})
-    Posting.objects.bulk_create([Posting(entry=orm, account=accounts[0], amount=-7),
-                                 Posting(entry=orm, account=accounts[1], amount=7)])
-    written = [{k: v for k, v in _values(p).items() if k not in ("id", "entry_id", "seq", "balance_after",
-                                                               "created_at")}
-               for p in Posting.objects.filter(entry__in=[ours, orm]).order_by("entry_id", "pk")]
+        {"entry_id": [ours.pk, ours.pk], "account_id": [accounts[0].pk, accounts[1].pk], "amount": [-7, 7]}
+    )
+    Posting.objects.bulk_create(
+        [Posting(entry=orm, account=accounts[0], amount=-7), Posting(entry=orm, account=accounts[1], amount=7)]
+    )
+    written = [
+        {k: v for k, v in _values(p).items() if k not in ("id", "entry_id", "seq", "balance_after", "created_at")}
+        for p in Posting.objects.filter(entry__in=[ours, orm]).order_by("entry_id", "pk")
+    ]
     assert written[:2] == written[2:] and [p["amount"] for p in written[:2]] == [-7, 7]
 
 
@@ -121,8 +141,15 @@ def test_a_step_updates_its_hand_and_logs_its_action_in_one_statement_as_the_orm
     hand = services.table_start(table_id=table.pk, user=a)
     step = UpdateInsert(Update(Hand, ["version", "clocks"]), Insert(HandAction))
     hand.clocks, hand.version = {"2": {"since": 4}}, 4
-    row = HandAction(hand=hand, sequence=4, seat=2, user=b, action={"type": "check"},
-                     events=[{"kind": "check", "seat": 2, "stage": 1}], is_timeout=False)
+    row = HandAction(
+        hand=hand,
+        sequence=4,
+        seat=2,
+        user=b,
+        action={"type": "check"},
+        events=[{"kind": "check", "seat": 2, "stage": 1}],
+        is_timeout=False,
+    )
     with CaptureQueriesContext(connection) as ctx:
         step.run(hand, row)
     assert len(ctx.captured_queries) == 1

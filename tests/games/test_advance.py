@@ -38,7 +38,9 @@ def test_a_check_set_in_advance_is_applied_when_the_turn_comes(club_setup) -> No
     services.hand_act(hand_id=hand.pk, user=first, action={"type": "check"}, version=0)
     rows = list(HandAction.objects.filter(hand=hand).order_by("sequence"))
     assert [(r.user_id, r.action, r.is_timeout) for r in rows] == [
-        (first.pk, {"type": "check"}, False), (later.pk, {"type": "check"}, False)]
+        (first.pk, {"type": "check"}, False),
+        (later.pk, {"type": "check"}, False),
+    ]
     assert AdvanceAction.objects.get(hand=hand).status == AdvanceAction.Status.APPLIED
 
 
@@ -108,21 +110,22 @@ def test_a_sealed_drop_set_during_the_betting_round_is_applied_at_the_drop(club_
 
 
 @pytest.mark.django_db
-def test_an_advance_action_is_invisible_to_everyone_else(club_setup, client_for,
-                                                         django_capture_on_commit_callbacks) -> None:
+def test_an_advance_action_is_invisible_to_everyone_else(
+    club_setup, client_for, django_capture_on_commit_callbacks
+) -> None:
     a, b, c = club_setup.members
     hand = start(club_setup, engine.PilesRules(), [a, b])
     first, later = waiting_and_other(hand, [a, b])
-    before = {u.pk: json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=u)), sort_keys=True)
-              for u in (a, b, c)}
+    before = {
+        u.pk: json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=u)), sort_keys=True) for u in (a, b, c)
+    }
     with django_capture_on_commit_callbacks() as callbacks:
         advance.advance_set(hand_id=hand.pk, user=later, choice="call_any", version=0)
     assert callbacks == []  # nothing announced to the table's group
     hand.refresh_from_db()
     assert hand.version == 0
     for user in (a, b, c):  # every view, the owner's too, is exactly as before: it lives outside the views
-        assert json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=user)),
-                          sort_keys=True) == before[user.pk]
+        assert json.dumps(engine.view_to_json(hand_view_for(hand=hand, user=user)), sort_keys=True) == before[user.pk]
     own = client_for(later).get(f"/tables/{hand.table_id}/").content.decode()
     assert "When your turn comes: <strong>Call any bet</strong>" in own
     for other in (first, c, club_setup.organiser):
@@ -152,8 +155,9 @@ def test_set_and_withdraw_through_the_page(club_setup, client_for) -> None:
     client = client_for(later)
     page = client.get(f"/tables/{hand.table_id}/").content.decode()
     assert 'name="choice" value="check_fold"' in page
-    response = client.post(f"/tables/{hand.table_id}/advance/", {"hand": hand.pk, "version": 0,
-                                                                  "choice": "check_fold"}, follow=True)
+    response = client.post(
+        f"/tables/{hand.table_id}/advance/", {"hand": hand.pk, "version": 0, "choice": "check_fold"}, follow=True
+    )
     assert "Only you can see this" in response.content.decode()
     assert AdvanceAction.objects.get(hand=hand).status == AdvanceAction.Status.PENDING
     client.post(f"/tables/{hand.table_id}/advance/withdraw/", {"hand": hand.pk})

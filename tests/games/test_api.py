@@ -58,8 +58,9 @@ def test_the_statement_pages_by_the_same_keyset_as_the_page(keyed):
     from ledger.services import ruling_adjust
 
     for _ in range(55):
-        ruling_adjust(club=setup.club, from_user=ann, to_user=setup.members[1], amount=1, reason="Test",
-                      ruled_by=setup.organiser)
+        ruling_adjust(
+            club=setup.club, from_user=ann, to_user=setup.members[1], amount=1, reason="Test", ruled_by=setup.organiser
+        )
     status, first = _get(key, f"/api/v1/clubs/{setup.club.pk}/statement")
     assert status == 200 and len(first["lines"]) == 50 and first["next"]
     assert first["next"].endswith(f"before={first['lines'][-1]['line']}")
@@ -126,8 +127,7 @@ def test_a_hand_shows_only_what_its_page_shows_the_member(club_setup):
     order = {1: ann, 2: ben, 3: cat}
     choices = {1: "in", 2: "in", 3: "out"}
     for version, seat in enumerate((1, 2, 3)):
-        services.hand_act(hand_id=hand.pk, user=order[seat], action={"type": choices[seat]},
-                                   version=version)
+        services.hand_act(hand_id=hand.pk, user=order[seat], action={"type": choices[seat]}, version=version)
     hand.refresh_from_db()
     assert hand.is_finished
     _, key = api_token_create(user=ann, name="Sheet")
@@ -148,8 +148,9 @@ def test_a_hand_shows_only_what_its_page_shows_the_member(club_setup):
 
 def test_a_hand_being_played_and_a_closed_table_are_refused(club_setup):
     ann, ben, cat = club_setup.members
-    closed = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[ann, ben],
-                        spectators_allowed=False)
+    closed = make_table(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[ann, ben], spectators_allowed=False
+    )
     hand = services.table_start(table_id=closed.pk, user=ann)
     _, ann_key = api_token_create(user=ann, name="A")
     _, cat_key = api_token_create(user=cat, name="C")

@@ -61,8 +61,7 @@ def test_each_seat_of_a_sealed_decision_has_its_own_clock(club_setup) -> None:
     now = timezone.now()
     c.quiet_start, c.quiet_end = (now - timedelta(hours=1)).time(), (now + timedelta(hours=3)).time()
     c.save()
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(turn_seconds=600),
-                       players=[a, b, c])
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(turn_seconds=600), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
     clocks = {int(s): clock_deadline(e) for s, e in hand.clocks.items()}
     sa, sb, sc = seat_of(hand, a), seat_of(hand, b), seat_of(hand, c)
@@ -115,8 +114,12 @@ def test_an_away_member_takes_the_default_at_once(club_setup, client_for) -> Non
         if not seats:
             break
         assert seats == [seat_of(hand, b)]
-        services.hand_act(hand_id=hand.pk, user=b, action=engine.legal_actions(
-            engine.state_from_json(hand.state), seats[0])[0].to_dict(), version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk,
+            user=b,
+            action=engine.legal_actions(engine.state_from_json(hand.state), seats[0])[0].to_dict(),
+            version=hand.version,
+        )
     rows = HandAction.objects.filter(hand=hand, seat=sa)
     assert rows.exists() and all(r.is_timeout for r in rows)
     page = client_for(b).get(f"/tables/{table.pk}/").content.decode()

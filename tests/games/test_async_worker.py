@@ -31,7 +31,6 @@ async def close_worker_thread_connections():
     await database_sync_to_async(connections.close_all)()
 
 
-
 @pytest.fixture(autouse=True)
 def two_second_clocks(settings) -> None:
     settings.TURN_CLOCK_SCALE = float(SCALE)  # here; the workers get it from their environment
@@ -40,13 +39,13 @@ def two_second_clocks(settings) -> None:
 def quick_table(setup, players, turn_seconds: int = 10) -> Table:
     """A Piranha table with a 10 s house clock (two seconds scaled) whose drop ends the game when
     nobody is in, so one round of timeouts finishes it."""
-    return make_table(setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=turn_seconds),
-                      players=players)
+    return make_table(
+        setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=turn_seconds), players=players
+    )
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_two_second_clock_times_out_on_the_worker_and_the_socket_hears_it(club_setup, procs,
-                                                                                  tmp_path) -> None:
+async def test_a_two_second_clock_times_out_on_the_worker_and_the_socket_hears_it(club_setup, procs, tmp_path) -> None:
     a, b, _ = club_setup.members
     procs.append(await database_sync_to_async(start_worker)(tmp_path, TURN_CLOCK_SCALE=SCALE))
     table = await database_sync_to_async(quick_table)(club_setup, [a, b])
@@ -67,8 +66,9 @@ async def test_a_two_second_clock_times_out_on_the_worker_and_the_socket_hears_i
 
     @database_sync_to_async
     def log() -> list[tuple[int, dict, bool]]:
-        return list(HandAction.objects.filter(hand=hand).order_by("sequence")
-                    .values_list("seat", "action", "is_timeout"))
+        return list(
+            HandAction.objects.filter(hand=hand).order_by("sequence").values_list("seat", "action", "is_timeout")
+        )
 
     assert await log() == [(1, {"type": "out"}, True), (2, {"type": "out"}, True)]
 
@@ -90,8 +90,9 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
     while Hand.objects.filter(pk__in=[h.pk for h in hands], deadline__gte=time_now()).exists():
         time.sleep(0.2)
     time.sleep(1)
-    overdue = Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True,
-                                  deadline__lt=time_now()).count()
+    overdue = Hand.objects.filter(
+        pk__in=[h.pk for h in hands], finished_at__isnull=True, deadline__lt=time_now()
+    ).count()
     assert overdue == len(hands)  # nobody applied them
     procs.append(start_worker(tmp_path, TURN_CLOCK_SCALE=SCALE))
     procs.append(start_beat(tmp_path, sweep_seconds=1))
@@ -102,15 +103,20 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
     time.sleep(2)  # a few more sweeps: none applies anything twice
     # The dead worker had taken every hand's alarm; the new worker's sweeps applied them, 4 in all.
     assert len(re.findall(r"hand_alarm\[[^]]+\] received", first.text())) == len(hands)
-    swept = [int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
-                                        procs[1].text())]
+    swept = [
+        int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)", procs[1].text())
+    ]
     assert sum(swept) == len(hands)
     for hand in hands:
         rows = HandAction.objects.filter(hand=hand)
         assert rows.count() == len(hand.players) and all(r.is_timeout for r in rows)
         assert {r.seat for r in rows} == {int(s) for s in hand.players}
-    counts = (HandAction.objects.filter(hand__in=hands).values("hand", "seat").annotate(n=Count("id"))
-              .values_list("n", flat=True))
+    counts = (
+        HandAction.objects.filter(hand__in=hands)
+        .values("hand", "seat")
+        .annotate(n=Count("id"))
+        .values_list("n", flat=True)
+    )
     assert set(counts) == {1}
 
 

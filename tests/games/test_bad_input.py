@@ -29,17 +29,20 @@ def post(client, table, data):
     return response.status_code, response.content.decode()
 
 
-@pytest.mark.parametrize(("who", "action", "message"), [
-    (1, "dance", "Unknown action"),
-    (1, "bet:30", "Fixed limit: the bet this round is 25 cents."),
-    (1, "raise", "There is no bet to raise"),
-    (1, "declare:pig", "you declare after the ninth betting round"),
-    (1, "in", "Piles has no drop"),
-    (1, "bet:abc", "The amount must be a whole number of cents."),
-    (1, "", "Choose an action."),
-    (2, "check", "It is not your turn."),
-    (0, "check", "It is not your turn."),
-])
+@pytest.mark.parametrize(
+    ("who", "action", "message"),
+    [
+        (1, "dance", "Unknown action"),
+        (1, "bet:30", "Fixed limit: the bet this round is 25 cents."),
+        (1, "raise", "There is no bet to raise"),
+        (1, "declare:pig", "you declare after the ninth betting round"),
+        (1, "in", "Piles has no drop"),
+        (1, "bet:abc", "The amount must be a whole number of cents."),
+        (1, "", "Choose an action."),
+        (2, "check", "It is not your turn."),
+        (0, "check", "It is not your turn."),
+    ],
+)
 @pytest.mark.django_db
 def test_a_refused_action_changes_nothing(club_setup, client_for, piles_table, who, action, message) -> None:
     table, hand = piles_table
@@ -54,8 +57,9 @@ def test_a_refused_action_changes_nothing(club_setup, client_for, piles_table, w
 
 
 @pytest.mark.django_db
-def test_a_double_click_applies_once_and_the_second_hears_the_table_moved_on(club_setup, client_for,
-                                                                            piles_table) -> None:
+def test_a_double_click_applies_once_and_the_second_hears_the_table_moved_on(
+    club_setup, client_for, piles_table
+) -> None:
     table, hand = piles_table
     client = client_for(club_setup.members[1])
     data = {"hand": hand.pk, "version": 0, "action": "check"}
@@ -106,8 +110,9 @@ def test_a_forged_hand_or_table_id_is_refused(club_setup, client_for, piles_tabl
 def test_a_non_member_gets_not_found_and_changes_nothing(club_setup, client_for, piles_table) -> None:
     table, hand = piles_table
     before = snapshot(hand)
-    response = client_for(club_setup.outsider).post(f"/tables/{table.pk}/act/",
-                                                    {"hand": hand.pk, "version": 0, "action": "check"})
+    response = client_for(club_setup.outsider).post(
+        f"/tables/{table.pk}/act/", {"hand": hand.pk, "version": 0, "action": "check"}
+    )
     assert response.status_code == 404
     assert snapshot(hand) == before
 

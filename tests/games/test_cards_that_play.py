@@ -91,8 +91,19 @@ def test_the_table_box_of_the_last_hand_and_the_replay_mark_them_too(club_setup,
 
 def test_a_piles_hole_card_says_which_half_it_plays_in():
     """piles.txt "One hand, both ways": J♠9♣ play in the high, 3♥2♠ in the low, 6♦ in neither."""
-    row = ShownRow(seat=1, who="Ann", won=True, hole=("Js", "9c", "6d", "3h", "2s"), declared="pig",
-                   high=engine.HighHand("four jacks", "four jacks with a nine", ("Js", "Jh", "Jc", "Jd", "9c")),
-                   low=engine.LowHand("5-4-3-2-A low", ("5h", "4s", "3h", "2s", "Ac")))
-    assert row.hole_marks == [("Js", "plays in the high"), ("9c", "plays in the high"), ("6d", ""),
-                              ("3h", "plays in the low"), ("2s", "plays in the low")]
+    row = ShownRow(
+        seat=1,
+        who="Ann",
+        won=True,
+        hole=("Js", "9c", "6d", "3h", "2s"),
+        declared="pig",
+        high=engine.HighHand("four jacks", "four jacks with a nine", ("Js", "Jh", "Jc", "Jd", "9c")),
+        low=engine.LowHand("5-4-3-2-A low", ("5h", "4s", "3h", "2s", "Ac")),
+    )
+    assert row.hole_marks == [
+        ("Js", "plays in the high"),
+        ("9c", "plays in the high"),
+        ("6d", ""),
+        ("3h", "plays in the low"),
+        ("2s", "plays in the low"),
+    ]

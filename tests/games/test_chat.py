@@ -24,8 +24,9 @@ def fresh_rate_limits(club_setup) -> None:
 @pytest.mark.django_db(transaction=True)
 async def test_chat_is_live_to_players_and_spectators_and_hidden_live_by_an_organiser(club_setup) -> None:
     a, b, c = club_setup.members
-    table = await database_sync_to_async(make_table)(club_setup.club, club_setup.organiser, engine.PiranhaRules(),
-                                                     players=[a, b])
+    table = await database_sync_to_async(make_table)(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b]
+    )
     sa, sb = await open_table(table.pk, a), await open_table(table.pk, b)
     watcher = await open_table(table.pk, c)  # a member not seated: a spectator
     organiser = await open_table(table.pk, club_setup.organiser)
@@ -50,8 +51,10 @@ async def test_chat_is_live_to_players_and_spectators_and_hidden_live_by_an_orga
     late = await communicator(f"/ws/tables/{table.pk}/", b)
     assert (await late.connect(timeout=5))[0]
     assert (await next_of(late, "chat.history"))["messages"] == []
-    assert await database_sync_to_async(lambda: ChatMessage.objects.get(pk=ok["id"]).hidden_by_id)() == \
-        club_setup.organiser.pk
+    assert (
+        await database_sync_to_async(lambda: ChatMessage.objects.get(pk=ok["id"]).hidden_by_id)()
+        == club_setup.organiser.pk
+    )
     for comm in (sa, sb, watcher, organiser, late):
         await comm.disconnect()
 
@@ -79,8 +82,7 @@ def test_length_and_rate_limits_refuse_and_store_nothing(club_setup) -> None:
 def test_the_page_shows_chat_escaped_and_takes_a_plain_form_post(club_setup, client_for) -> None:
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
-    response = client_for(a).post(f"/tables/{table.pk}/chat/", {"text": "<img src=x onerror=alert(1)>"},
-                                  follow=True)
+    response = client_for(a).post(f"/tables/{table.pk}/chat/", {"text": "<img src=x onerror=alert(1)>"}, follow=True)
     assert response.status_code == 200
     html = response.content.decode()
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img src=x" not in html
@@ -90,7 +92,7 @@ def test_the_page_shows_chat_escaped_and_takes_a_plain_form_post(club_setup, cli
     assert "take a seat to write" in refused
     line = ChatMessage.objects.get()
     organiser_page = client_for(club_setup.organiser).get(f"/tables/{table.pk}/").content.decode()
-    assert f'/chat/{line.pk}/hide/' in organiser_page
+    assert f"/chat/{line.pk}/hide/" in organiser_page
     assert client_for(b).post(f"/chat/{line.pk}/hide/").status_code == 302
     line.refresh_from_db()
     assert line.hidden_at is None  # a member cannot hide

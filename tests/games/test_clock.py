@@ -31,33 +31,31 @@ def test_away_means_the_default_is_due_at_once() -> None:
 
 def test_quiet_hours_across_midnight_push_the_deadline_by_the_overlap() -> None:
     # London in winter is UTC+0. 22:00 + 2 h: one hour runs, the night 23:00-07:00 stands still, one more hour.
-    assert deadline_for(start=utc(2026, 1, 10, 22), seconds=2 * HOUR, member=night("Europe/London")) == \
-        utc(2026, 1, 11, 8)
+    assert deadline_for(start=utc(2026, 1, 10, 22), seconds=2 * HOUR, member=night("Europe/London")) == utc(
+        2026, 1, 11, 8
+    )
 
 
 def test_a_turn_that_begins_in_quiet_hours_starts_running_when_they_end() -> None:
-    assert deadline_for(start=utc(2026, 1, 11, 2), seconds=HOUR, member=night("Europe/London")) == \
-        utc(2026, 1, 11, 8)
+    assert deadline_for(start=utc(2026, 1, 11, 2), seconds=HOUR, member=night("Europe/London")) == utc(2026, 1, 11, 8)
 
 
 def test_a_clock_that_runs_out_before_quiet_hours_is_not_moved() -> None:
-    assert deadline_for(start=utc(2026, 1, 10, 20), seconds=HOUR, member=night("Europe/London")) == \
-        utc(2026, 1, 10, 21)
+    assert deadline_for(start=utc(2026, 1, 10, 20), seconds=HOUR, member=night("Europe/London")) == utc(2026, 1, 10, 21)
 
 
 def test_quiet_hours_are_in_the_members_zone() -> None:
     # Tokyo is UTC+9 all year: its 23:00-07:00 is 14:00-22:00 UTC.
-    assert deadline_for(start=utc(2026, 1, 10, 13), seconds=2 * HOUR, member=night("Asia/Tokyo")) == \
-        utc(2026, 1, 10, 23)
+    assert deadline_for(start=utc(2026, 1, 10, 13), seconds=2 * HOUR, member=night("Asia/Tokyo")) == utc(
+        2026, 1, 10, 23
+    )
 
 
 def test_a_long_clock_skips_every_night_it_spans() -> None:
     # 24 hours of clock with 8 quiet hours a day (UTC): 11 h today, then the night, then 13 h.
-    assert deadline_for(start=utc(2026, 1, 10, 12), seconds=24 * HOUR, member=night("UTC")) == \
-        utc(2026, 1, 11, 20)
+    assert deadline_for(start=utc(2026, 1, 10, 12), seconds=24 * HOUR, member=night("UTC")) == utc(2026, 1, 11, 20)
     # Seven days (168 h) of clock, 16 running hours a day: 11 h today, nine whole days (144 h), 13 h more.
-    assert deadline_for(start=utc(2026, 1, 10, 12), seconds=7 * 24 * HOUR, member=night("UTC")) == \
-        utc(2026, 1, 20, 20)
+    assert deadline_for(start=utc(2026, 1, 10, 12), seconds=7 * 24 * HOUR, member=night("UTC")) == utc(2026, 1, 20, 20)
 
 
 def test_spring_forward_night_is_an_hour_shorter() -> None:
@@ -101,15 +99,18 @@ def test_is_quiet() -> None:
     assert not is_quiet(Member(), utc(2026, 1, 11, 3))
 
 
-@pytest.mark.parametrize(("start", "end", "error"), [
-    (None, None, None),
-    (time(23), time(7), None),
-    (time(20), time(8), None),  # exactly 12 hours
-    (time(19, 59), time(8), "at most 12 hours"),
-    (time(8), time(21), "at most 12 hours"),
-    (time(8), time(8), "different times"),
-    (time(8), None, "both"),
-])
+@pytest.mark.parametrize(
+    ("start", "end", "error"),
+    [
+        (None, None, None),
+        (time(23), time(7), None),
+        (time(20), time(8), None),  # exactly 12 hours
+        (time(19, 59), time(8), "at most 12 hours"),
+        (time(8), time(21), "at most 12 hours"),
+        (time(8), time(8), "different times"),
+        (time(8), None, "both"),
+    ],
+)
 def test_quiet_hours_last_at_most_twelve_hours(start: time | None, end: time | None, error: str | None) -> None:
     found = quiet_hours_error(start, end)
     assert (found is None) if error is None else (found is not None and error in found)

@@ -20,8 +20,12 @@ def test_twenty_concurrent_conflicting_actions_apply_exactly_one(club_setup) -> 
     hand = services.table_start(table_id=table.pk, user=a)
     actor = b  # the button is seat 1, so seat 2 acts first
     actions = [{"type": "check"}, {"type": "bet", "amount": 25}, {"type": "fold"}, {"type": "bet"}]
-    done = race([(action, partial(services.hand_act, hand_id=hand.pk, user=actor, action=action, version=0))
-                 for action in (actions[k % len(actions)] for k in range(20))])
+    done = race(
+        [
+            (action, partial(services.hand_act, hand_id=hand.pk, user=actor, action=action, version=0))
+            for action in (actions[k % len(actions)] for k in range(20))
+        ]
+    )
     applied, refused = done.went_through, done.refused
     assert not done.errors, done.errors
     assert len(applied) == 1 and len(refused) == 19

@@ -107,8 +107,9 @@ async def expect_closed(comm: WebsocketCommunicator, code: int) -> None:
 @database_sync_to_async
 def piranha_table(setup: Any, *, spectators_allowed: bool = True, start: bool = True) -> Table:
     a, b, c = setup.members
-    table = make_table(setup.club, setup.organiser, engine.PiranhaRules(), players=[a, b, c],
-                       spectators_allowed=spectators_allowed)
+    table = make_table(
+        setup.club, setup.organiser, engine.PiranhaRules(), players=[a, b, c], spectators_allowed=spectators_allowed
+    )
     if start:
         services.table_start(table_id=table.pk, user=a)
     return table
@@ -122,6 +123,7 @@ def hand_state(table: Table) -> tuple[int, int, dict[str, Any]]:
 
 
 # ---- who may connect -------------------------------------------------------------------------
+
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_player_connects_and_gets_their_own_view(club_setup) -> None:
@@ -157,8 +159,11 @@ async def test_a_logged_out_session_is_refused(club_setup) -> None:
     a = club_setup.members[0]
     cookie = await database_sync_to_async(session_cookie)(a)
     await database_sync_to_async(log_out)(cookie)
-    comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/", headers=[
-        (b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())])
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.pk}/",
+        headers=[(b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())],
+    )
     assert (await comm.connect(timeout=5))[0]
     await expect_closed(comm, 4401)
 
@@ -188,6 +193,7 @@ async def test_spectators_watch_only_where_the_house_rules_allow(club_setup) -> 
 
 # ---- an idle socket --------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
 async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_setup) -> None:
     """STACK-NOTES.md: a Redis read timeout once closed quiet sockets after 5-12 s."""
@@ -197,8 +203,7 @@ async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_s
     await asyncio.sleep(13)
     assert await comm.receive_nothing(timeout=0.2)  # no close, nothing at all while idle
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=a, action={"type": "in"},
-                                                             version=version)
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=a, action={"type": "in"}, version=version)
     area = await next_of(comm, "table.public")
     assert area["version"] == version + 1
     await comm.send_json_to({"type": "ping"})
@@ -207,6 +212,7 @@ async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_s
 
 
 # ---- bad input -------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db(transaction=True)
 async def test_bad_frames_get_an_error_to_that_socket_only_and_change_nothing(club_setup) -> None:
@@ -297,6 +303,7 @@ async def test_membership_is_checked_again_on_each_action(club_setup) -> None:
 
 # ---- live seats and the lobby ----------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
     a, b, c = club_setup.members
@@ -315,8 +322,7 @@ async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
     while area["hand"] is None:  # the seat change's frame came first
         area = await next_of(watcher, "table.public")
     assert area["hand"] == hand.pk and area["version"] == 0
-    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=b, action={"type": "in"},
-                                                             version=0)
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=b, action={"type": "in"}, version=0)
     assert (await next_of(lobby, "lobby.changed")) == {"type": "lobby.changed"}
     await lobby.send_to(text_data=json.dumps({"type": "nonsense"}))
     assert (await next_of(lobby, "error"))["message"] == "Unknown message type."
@@ -326,11 +332,15 @@ async def test_the_lobby_hears_new_tables_seats_and_turns(club_setup) -> None:
 
 # ---- a session that ends while the socket is open ----------------------------------------------
 
+
 async def logged_in_socket(path: str, user: User) -> tuple[WebsocketCommunicator, str]:
     """A connected socket and the session cookie it connected with (past the table's first messages)."""
     cookie = await database_sync_to_async(session_cookie)(user)
-    comm = WebsocketCommunicator(application, path, headers=[
-        (b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())])
+    comm = WebsocketCommunicator(
+        application,
+        path,
+        headers=[(b"origin", ORIGIN), (b"host", b"localhost"), (b"cookie", f"sessionid={cookie}".encode())],
+    )
     assert (await comm.connect(timeout=5))[0]
     if path.startswith("/ws/tables/"):
         await first_frames(comm)
@@ -358,8 +368,7 @@ async def test_after_logout_an_open_socket_can_no_longer_act_and_gets_no_more_vi
     sent, close = await outputs_until_closed(comm)
     assert close["code"] == 4401 and sent == []
     assert await hand_state(table) == (hand_id, version, state)  # nothing changed
-    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
-                                                             version=version)
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"}, version=version)
     while not await comm.receive_nothing(timeout=1):  # the next version reaches the group handler: it closes again
         message = await comm.receive_output(timeout=1)
         assert message["type"] == "websocket.close" and message["code"] == 4401, message
@@ -373,10 +382,11 @@ async def test_after_logout_the_next_version_closes_the_socket_instead_of_sendin
     comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
     await database_sync_to_async(log_out)(cookie)
     hand_id, version, _ = await hand_state(table)
-    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"},
-                                                             version=version)
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"}, version=version)
     sent, close = await outputs_until_closed(comm)
-    assert close["code"] == 4401 and all(m["type"] not in ("hand.view", "table.public", "table.private") for m in sent), sent
+    assert close["code"] == 4401 and all(
+        m["type"] not in ("hand.view", "table.public", "table.private") for m in sent
+    ), sent
     await comm.disconnect()
 
 

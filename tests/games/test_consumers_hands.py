@@ -50,7 +50,7 @@ def check_frame(text: str, hand: Hand, user: User) -> None:
     for code in hidden:
         assert f'"{code}"' not in text, f"{user} got hidden card {code}: {text[:300]}"
         at = text.find(Card.parse(code).label)
-        assert at < 0, f"{user} got hidden card {Card.parse(code).label}: {text[max(0, at - 300):at + 100]}"
+        assert at < 0, f"{user} got hidden card {Card.parse(code).label}: {text[max(0, at - 300) : at + 100]}"
         assert Card.parse(code).pretty not in text, f"{user} got hidden card {Card.parse(code).pretty}"
     message = json.loads(text)
     if message.get("type") == "table.public":
@@ -131,7 +131,8 @@ async def read_checked(comm: WebsocketCommunicator, user: User, hand_id: int) ->
 async def play(table: Table, players: dict[int, User], spectator: User, script: list[tuple[int, str]]) -> int:
     """Play ``script`` (seat, action) over the sockets; every socket must see every version. Returns the hand id."""
     comms: dict[Any, tuple[WebsocketCommunicator, User]] = {
-        seat: (await open_table(table.pk, user), user) for seat, user in players.items()}
+        seat: (await open_table(table.pk, user), user) for seat, user in players.items()
+    }
     comms["spectator"] = (await open_table(table.pk, spectator), spectator)
     hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, number=1))()
     for step, (seat, action) in enumerate(script, start=1):

@@ -33,6 +33,7 @@ CUTS = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), max_size=12)
 
 # --- the public shuffle ---------------------------------------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None)
 @given(ROOTS, CUTS)
 def test_the_cut_is_a_bijection_and_both_implementations_agree(root, cuts) -> None:
@@ -58,6 +59,7 @@ def test_a_cut_out_of_its_form_is_refused_by_both() -> None:
 
 
 # --- the table's decks and cuts ----------------------------------------------------------------------
+
 
 @pytest.fixture
 def table(club_setup):
@@ -170,11 +172,19 @@ def test_a_deck_changed_after_its_root_fails_the_proof() -> None:
     order = engine.cut_order(root, cuts)
     changed = [deck[1], deck[0], *deck[2:]]  # the site swaps two cards after publishing the root
     for committed, expect_ok in ((deck, True), (changed, False)):
-        openings = [{**o.to_dict(), "dealt": list(order).index(o.position)}
-                    for o in engine.openings(hand_id, committed, salts, [0, 1, 5])]
-        problems = verify.check_export({"scheme": verify.SCHEME_CUT, "hand_id": hand_id, "root": root,
-                                        "cuts": [{"cut": c, "by": "A", "at": ""} for c in cuts],
-                                        "openings": openings})
+        openings = [
+            {**o.to_dict(), "dealt": list(order).index(o.position)}
+            for o in engine.openings(hand_id, committed, salts, [0, 1, 5])
+        ]
+        problems = verify.check_export(
+            {
+                "scheme": verify.SCHEME_CUT,
+                "hand_id": hand_id,
+                "root": root,
+                "cuts": [{"cut": c, "by": "A", "at": ""} for c in cuts],
+                "openings": openings,
+            }
+        )
         assert (problems == []) is expect_ok
 
 
@@ -193,6 +203,7 @@ def test_the_plain_form_cuts_without_javascript(table, club_setup, client_for) -
 
 # --- house rule: a deal waits for a cut ------------------------------------------------------------------
 
+
 @pytest.fixture
 def cut_table(club_setup):
     a, b, _c = club_setup.members
@@ -201,8 +212,9 @@ def cut_table(club_setup):
 
 
 @pytest.mark.django_db
-def test_a_required_cut_makes_the_deal_wait_and_a_cut_deals_it(cut_table, club_setup, client_for,
-                                                                 django_capture_on_commit_callbacks) -> None:
+def test_a_required_cut_makes_the_deal_wait_and_a_cut_deals_it(
+    cut_table, club_setup, client_for, django_capture_on_commit_callbacks
+) -> None:
     a, b, _ = club_setup.members
     with pytest.raises(DealWaitsForCut, match="require a cut before each deal"):
         services.table_start(table_id=cut_table.pk, user=a)
@@ -242,12 +254,17 @@ def test_cuts_racing_the_deal_are_either_in_it_or_refused(club_setup) -> None:
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
     calls: list[tuple[object, Any]] = [("deal", partial(services.table_start, table_id=table.pk, user=a))]
-    calls += [((u.pk, n), partial(cut_take, table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)))
-              for u in (a, b, c) for n in range(3)]
+    calls += [
+        ((u.pk, n), partial(cut_take, table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)))
+        for u in (a, b, c)
+        for n in range(3)
+    ]
     done = race(calls)
     assert done.errors == [] and "deal" in done.went_through
     assert all("not coming" in r for r in done.refused)
     hand = Hand.objects.get(table=table, number=1)
-    recorded = list(DealCut.objects.filter(deck__table=table, deck__number=1).order_by("pk").values_list("value", flat=True))
+    recorded = list(
+        DealCut.objects.filter(deck__table=table, deck__number=1).order_by("pk").values_list("value", flat=True)
+    )
     assert [c["cut"] for c in hand.cuts] == recorded  # every cut received before the deal, and no other
     assert len(recorded) == len(done.went_through) - 1

@@ -34,9 +34,11 @@ async def test_a_seated_member_cuts_over_the_socket_and_gets_a_receipt(club_setu
     receipt = (await next_of(player, "cut.ok"))["receipt"]
     assert receipt["deal"] == 2 and receipt["cut"] == cut and receipt["root"] == await root_of(table.pk, 2)
     assert await cuts_of(table.pk) == [(2, a.pk, cut)]
-    for bad in ({"type": "cut", "deal": 1, "cut": secrets.token_hex(16)},  # dealt already
-                {"type": "cut", "deal": 2, "cut": "x" * 100},
-                {"type": "cut", "deal": [2], "cut": secrets.token_hex(16)}):
+    for bad in (
+        {"type": "cut", "deal": 1, "cut": secrets.token_hex(16)},  # dealt already
+        {"type": "cut", "deal": 2, "cut": "x" * 100},
+        {"type": "cut", "deal": [2], "cut": secrets.token_hex(16)},
+    ):
         await player.send_json_to(bad)
         refused = await next_of(player, "cut.refused")
         assert refused["deal"] in (None, 1, 2) and refused["error"]

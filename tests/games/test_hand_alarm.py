@@ -54,8 +54,7 @@ def test_a_hand_sends_one_alarm_and_its_actions_send_none(club_setup, sent, sett
     assert sent == [{"hand_id": hand.pk, "at": first.isoformat()}]
     for _ in range(6):  # each action begins a turn whose notice is due later than the one set
         seat = awaited(hand)[0]
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"}, version=hand.version)
         hand.refresh_from_db()
     turn_work_flush()
     assert hand.version == 6 and len(sent) == 1
@@ -63,8 +62,7 @@ def test_a_hand_sends_one_alarm_and_its_actions_send_none(club_setup, sent, sett
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_alarm_sends_the_due_notice_and_sets_itself_for_the_clock(club_setup, sent, settings,
-                                                                        mailoutbox) -> None:
+def test_the_alarm_sends_the_due_notice_and_sets_itself_for_the_clock(club_setup, sent, settings, mailoutbox) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0
     settings.TURN_REMINDER_BEFORE_SECONDS = 60
     hand = piles_hour(club_setup)
@@ -84,9 +82,12 @@ def test_the_alarm_applies_the_timeout_once_its_clock_ran_out(club_setup, sent, 
     hand = piles_hour(club_setup)
     seat = awaited(hand)[0]
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is False  # not yet
-    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1),
-                                           clocks={s: {**c, "deadline": (timezone.now() - timedelta(seconds=1))
-                                                       .isoformat()} for s, c in hand.clocks.items()})
+    Hand.objects.filter(pk=hand.pk).update(
+        deadline=timezone.now() - timedelta(seconds=1),
+        clocks={
+            s: {**c, "deadline": (timezone.now() - timedelta(seconds=1)).isoformat()} for s, c in hand.clocks.items()
+        },
+    )
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is True
     assert list(HandAction.objects.filter(hand=hand).values_list("seat", "is_timeout")) == [(seat, True)]
     assert hand_alarm(hand_id=hand.pk, at=timezone.now().isoformat()) is False  # twice: nothing more

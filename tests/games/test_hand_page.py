@@ -21,25 +21,30 @@ ROW = ["5h", "Jd", "2c", "Ks", "7d"]
 def steps_of(html: str) -> list[str]:
     block = re.search(r'<ol class="steps">(.*?)</ol>', html, re.S)
     assert block, "no list of actions"
-    return [" ".join(re.sub(r"<[^>]+>", "", li).split()) for li in re.findall(r"<li[^>]*>(.*?)</li>", block.group(1), re.S)]
+    return [
+        " ".join(re.sub(r"<[^>]+>", "", li).split()) for li in re.findall(r"<li[^>]*>(.*?)</li>", block.group(1), re.S)
+    ]
 
 
 def board_of(html: str) -> str:
-    match = re.search(r'<h2>Final board</h2>\s*<div class="board board-\w+" role="group" aria-label="Board">(.*?)\n  </div>', html, re.S)
+    match = re.search(
+        r'<h2>Final board</h2>\s*<div class="board board-\w+" role="group" aria-label="Board">(.*?)\n  </div>',
+        html,
+        re.S,
+    )
     assert match, "no final board"
     return match.group(1)
 
 
 @pytest.mark.django_db
-def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_the_board(club_setup,
-                                                                                        client_for) -> None:
+def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_the_board(club_setup, client_for) -> None:
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
-    hand = services.table_start(table_id=table.pk, user=a,
-                                deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
+    hand = services.table_start(
+        table_id=table.pk, user=a, deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
+    )
     first = awaited(hand)[0]
-    services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "bet", "amount": 25},
-                               version=0)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, first), action={"type": "bet", "amount": 25}, version=0)
     expire(hand)  # the other's clock runs out facing a bet: they fold, and the hand is over
     assert hand_apply_timeout(hand_id=hand.pk, version=1) is True
     hand.refresh_from_db()
@@ -60,7 +65,7 @@ def test_a_piles_hand_page_tells_each_action_once_marks_the_timeout_and_shows_th
     shown = re.findall(r'class="card suit-[cdhs]" role="img" aria-label="([a-z ]+)"', board)
     assert shown == labels(SQUARE1[:2])
     assert board.count('class="card back" role="img" aria-label="face-down card"') == 2 + 4 + 5
-    assert hidden_cards_in(html.split('<h2>Actions in order</h2>')[0], SQUARE1[2:] + SQUARE2 + ROW) == set()
+    assert hidden_cards_in(html.split("<h2>Actions in order</h2>")[0], SQUARE1[2:] + SQUARE2 + ROW) == set()
 
 
 PIRANHA_HOLES = {1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"]}
@@ -68,8 +73,9 @@ PIRANHA_BOARD = ["Kd", "Kh", "8c", "2d", "6s"]
 
 
 @pytest.mark.django_db
-def test_a_piranha_hand_page_shows_all_five_board_cards_and_the_sealed_decisions_once_open(club_setup,
-                                                                                            client_for) -> None:
+def test_a_piranha_hand_page_shows_all_five_board_cards_and_the_sealed_decisions_once_open(
+    club_setup, client_for
+) -> None:
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(PIRANHA_HOLES, PIRANHA_BOARD, button=1))

@@ -167,8 +167,7 @@ def test_the_standalone_verifier_checks_an_exported_hand(played, client_for, tmp
 
     def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
         # -S -E: no site-packages and no PYTHONPATH, so only the standard library can be imported.
-        return subprocess.run([sys.executable, "-S", "-E", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=60)
+        return subprocess.run([sys.executable, "-S", "-E", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
 
     ok = run("-m", "engine.verify", str(good))
     # the board (5), the two hands shown (8) and the dropped player's own four
@@ -195,9 +194,18 @@ def test_the_standalone_verifier_checks_an_exported_hand(played, client_for, tmp
 def older_hand(hand: Hand, salt: str) -> Hand:
     """A finished hand as dealt before the per-card scheme: the same deal under one whole-deck commitment."""
     return Hand.objects.create(
-        table_id=hand.table_id, number=hand.number + 100, rule_version_id=hand.rule_version_id,
-        players=hand.players, button=hand.button, deck=hand.deck, scheme="deck-sha256", salt=salt,
-        commitment=engine.deck_commitment(hand.deck, salt), state=hand.state, finished_at=hand.finished_at)
+        table_id=hand.table_id,
+        number=hand.number + 100,
+        rule_version_id=hand.rule_version_id,
+        players=hand.players,
+        button=hand.button,
+        deck=hand.deck,
+        scheme="deck-sha256",
+        salt=salt,
+        commitment=engine.deck_commitment(hand.deck, salt),
+        state=hand.state,
+        finished_at=hand.finished_at,
+    )
 
 
 @pytest.mark.django_db
@@ -219,8 +227,13 @@ def test_postgresql_keeps_a_committed_deal_and_a_ruling_as_they_are(played) -> N
     hand = played.hand
     changed = list(hand.salts)
     changed[0] = "0" * 32
-    for change in ({"salts": changed}, {"commitment": "0" * 64}, {"deck": list(reversed(hand.deck))},
-                   {"scheme": "deck-sha256"}, {"closed_leaves": {"0": "ab" * 32}}):
+    for change in (
+        {"salts": changed},
+        {"commitment": "0" * 64},
+        {"deck": list(reversed(hand.deck))},
+        {"scheme": "deck-sha256"},
+        {"closed_leaves": {"0": "ab" * 32}},
+    ):
         with pytest.raises(IntegrityError), transaction.atomic():
             Hand.objects.filter(pk=hand.pk).update(**change)
     Hand.objects.filter(pk=hand.pk).update(version=hand.version)  # the rest of the row still moves

@@ -54,8 +54,9 @@ def _play(hand: Hand, players: dict[int, User], policy: Policy) -> list[dict[int
         state = engine.state_from_json(hand.state)
         seat = engine.to_act(state)[0]
         action = policy(state, seat, engine.legal_actions(state, seat))
-        services.hand_act(table_id=hand.table_id, hand_id=hand.pk, user=players[seat], action=action,
-                          version=hand.version)
+        services.hand_act(
+            table_id=hand.table_id, hand_id=hand.pk, user=players[seat], action=action, version=hand.version
+        )
         live.append(record())
     return live
 
@@ -71,6 +72,7 @@ def _betting(fold_seat: int | None) -> Callable[[engine.State, int, list[engine.
             if kind in kinds:
                 return kinds[kind]
         raise AssertionError(legal)
+
     return choose
 
 
@@ -78,8 +80,9 @@ def _betting(fold_seat: int | None) -> Callable[[engine.State, int, list[engine.
 def piranha(club_setup) -> Played:
     """Piranha with the betting round: seat 3 folds in it, seats 1 and 2 stay in and show down."""
     a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser,
-                       engine.PiranhaRules(ante=25, betting_round=True), players=[a, b, c])
+    table = make_table(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25, betting_round=True), players=[a, b, c]
+    )
     hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
     bets = _betting(fold_seat=3)
 
@@ -88,8 +91,9 @@ def piranha(club_setup) -> Played:
 
     players = {1: a, 2: b, 3: c}
     live = _play(hand, players, policy)
-    return Played(hand, players, MembershipFactory(club=club_setup.club).user, club_setup.organiser,
-                  club_setup.outsider, 3, live)
+    return Played(
+        hand, players, MembershipFactory(club=club_setup.club).user, club_setup.organiser, club_setup.outsider, 3, live
+    )
 
 
 @pytest.fixture
@@ -97,19 +101,24 @@ def piles(club_setup) -> Played:
     """Piles to the declaration: seat 1 declares pig, seat 2 high, seat 3 folds at the declaration."""
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
-    hand = services.table_start(table_id=table.pk, user=a,
-                                deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
+    hand = services.table_start(
+        table_id=table.pk, user=a, deck=fixed_deck(PILES_HOLES, SQUARE1 + SQUARE2 + ROW, button=1)
+    )
     bets = _betting(fold_seat=None)
-    declared = {1: engine.Action("declare", choice="pig"), 2: engine.Action("declare", choice="high"),
-                3: engine.Action("fold")}
+    declared = {
+        1: engine.Action("declare", choice="pig"),
+        2: engine.Action("declare", choice="high"),
+        3: engine.Action("fold"),
+    }
 
     def policy(state: engine.State, seat: int, legal: list[engine.Action]) -> engine.Action:
         return bets(state, seat, legal) or declared[seat]
 
     players = {1: a, 2: b, 3: c}
     live = _play(hand, players, policy)
-    return Played(hand, players, MembershipFactory(club=club_setup.club).user, club_setup.organiser,
-                  club_setup.outsider, 3, live)
+    return Played(
+        hand, players, MembershipFactory(club=club_setup.club).user, club_setup.organiser, club_setup.outsider, 3, live
+    )
 
 
 def _viewers(played: Played) -> list[tuple[User, int | None]]:
@@ -132,9 +141,11 @@ def _check_every_step(played: Played, client_for) -> None:
             seen = cards_in_view(live)
             hidden = [c for c in FULL_DECK if c not in seen]
             html = client.get(f"/hands/{hand.pk}/replay/?step={index}").content.decode()
-            for where, text in (("page", html), ("json", step["html"]),
-                                ("json fields", json.dumps({k: v for k, v in step.items() if k != "html"},
-                                                           ensure_ascii=False))):
+            for where, text in (
+                ("page", html),
+                ("json", step["html"]),
+                ("json fields", json.dumps({k: v for k, v in step.items() if k != "html"}, ensure_ascii=False)),
+            ):
                 found = hidden_cards_in(text, hidden)
                 assert found == set(), f"step {index}, seat {seat}: the {where} holds {found}"
             # And what the table showed them is there: their own cards, the board, the hands shown.
@@ -197,10 +208,23 @@ def test_a_step_link_works_without_javascript(piranha, client_for) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("raw,status", [
-    ("", 400), ("-1", 400), ("abc", 400), ("1.5", 400), ("1e3", 400), ("0x1", 400), (" 1", 400),
-    ("１", 400), ("99999999999999999999", 400), ("9999", 404), ("%00", 400), ("1;drop", 400),
-])
+@pytest.mark.parametrize(
+    "raw,status",
+    [
+        ("", 400),
+        ("-1", 400),
+        ("abc", 400),
+        ("1.5", 400),
+        ("1e3", 400),
+        ("0x1", 400),
+        (" 1", 400),
+        ("１", 400),
+        ("99999999999999999999", 400),
+        ("9999", 404),
+        ("%00", 400),
+        ("1;drop", 400),
+    ],
+)
 def test_a_bad_step_is_refused_without_an_error_page(piranha, client_for, raw, status) -> None:
     client = client_for(piranha.spectator)
     response = client.get(f"/hands/{piranha.hand.pk}/replay/", {"step": raw})
@@ -228,21 +252,28 @@ def test_who_may_replay_is_who_may_open_the_hand_page(club_setup, piranha, clien
     assert client_for(piranha.spectator).get("/hands/999999/replay/").status_code == 404
     # Where the house rules keep spectators out, a member who was not dealt in gets the hand page's 403.
     a, b, _ = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b],
-                       spectators_allowed=False)
+    table = make_table(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b], spectators_allowed=False
+    )
     closed = services.table_start(table_id=table.pk, user=a)
     for seat, user in ((1, a), (2, b)):
         state = engine.state_from_json(closed.state)
         if seat in engine.to_act(state):
-            services.hand_act(table_id=table.pk, hand_id=closed.pk, user=user, action=engine.Action("out"),
-                              version=closed.version)
+            services.hand_act(
+                table_id=table.pk, hand_id=closed.pk, user=user, action=engine.Action("out"), version=closed.version
+            )
             closed.refresh_from_db()
     closed.refresh_from_db()
     while not closed.is_finished:
         state = engine.state_from_json(closed.state)
         seat = engine.to_act(state)[0]
-        services.hand_act(table_id=table.pk, hand_id=closed.pk, user=a if seat == 1 else b,
-                          action=engine.Action("out"), version=closed.version)
+        services.hand_act(
+            table_id=table.pk,
+            hand_id=closed.pk,
+            user=a if seat == 1 else b,
+            action=engine.Action("out"),
+            version=closed.version,
+        )
         closed.refresh_from_db()
     spectator = client_for(piranha.spectator)
     assert spectator.get(f"/hands/{closed.pk}/").status_code == 403

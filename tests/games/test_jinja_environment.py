@@ -8,5 +8,7 @@ from django.template import engines
 
 def test_a_dicts_key_comes_before_its_method_and_objects_keep_their_attributes() -> None:
     env = engines["jinja2"].env  # type: ignore[attr-defined]
-    text = env.from_string("{{ row.items }}|{{ row.number }}|{{ row.missing }}|{{ obj.real }}|{{ row.keys()|list|length }}")
+    text = env.from_string(
+        "{{ row.items }}|{{ row.number }}|{{ row.missing }}|{{ obj.real }}|{{ row.keys()|list|length }}"
+    )
     assert text.render(row={"items": "its key", "number": 3}, obj=2 + 5j) == "its key|3||2.0|2"

@@ -43,8 +43,9 @@ def piles_table(setup: Any) -> tuple[Table, Hand, dict[int, User]]:
 def act(table: Table, hand: Hand, user: User, action: dict[str, Any], version: int) -> list[str]:
     """One action through the service the form and the socket call; the statements it sent."""
     with CaptureQueriesContext(connection) as ctx:
-        services.hand_act(table_id=table.pk, hand_id=hand.pk, user=user, action=engine.action_from_dict(action),
-                          version=version)
+        services.hand_act(
+            table_id=table.pk, hand_id=hand.pk, user=user, action=engine.action_from_dict(action), version=version
+        )
     sql = [q["sql"] for q in ctx.captured_queries]
     assert sql[0] == "BEGIN" and "COMMIT" in sql, sql
     return sql
@@ -154,6 +155,7 @@ def _wait_public(version: int) -> Any:
             message = await comm.receive_json_from(timeout=10)
             if message["type"] == "table.public" and message["version"] is not None and message["version"] >= version:
                 return message
+
     return wait
 
 
@@ -162,7 +164,8 @@ PUBLISHER = "publish"  # the publisher thread's name prefix (games/live/publish.
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_version_costs_one_public_render_the_changed_members_private_ones_and_nothing_per_socket(
-        club_setup, monkeypatch) -> None:
+    club_setup, monkeypatch
+) -> None:
     """Seven sockets (three players, a player's second page, three spectators' pages) at a Piranha drop:
     each decision is one version. Its public frame is rendered once, a private frame only for the member
     who decided (the others' own parts did not change), and no socket sends a statement or renders."""
@@ -180,8 +183,9 @@ async def test_a_version_costs_one_public_render_the_changed_members_private_one
         render.renders.clear()
         recorder.sql.clear()
         recorder.recording = True
-        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": "in"},
-                                                                 version=version - 1)
+        await database_sync_to_async(services.hand_act)(
+            hand_id=hand.pk, user=user, action={"type": "in"}, version=version - 1
+        )
         frames = [await _wait_public(version)(comm) for comm in sockets]
         await asyncio.sleep(0.2)
         recorder.recording = False
@@ -191,14 +195,21 @@ async def test_a_version_costs_one_public_render_the_changed_members_private_one
         for thread, _sql in recorder.sql:
             by_thread[thread] = by_thread.get(thread, 0) + 1
         publisher = sum(n for thread, n in by_thread.items() if thread.startswith(PUBLISHER))
-        sockets_sql = {t: n for t, n in by_thread.items() if not t.startswith(PUBLISHER)
-                       and t != threading.main_thread().name and not t.startswith("ThreadPoolExecutor")}
+        sockets_sql = {
+            t: n
+            for t, n in by_thread.items()
+            if not t.startswith(PUBLISHER)
+            and t != threading.main_thread().name
+            and not t.startswith("ThreadPoolExecutor")
+        }
         assert sockets_sql == {}, sockets_sql
         # The table and its club came with the hand from the action's transaction: the publisher reads only what
         # the area shows beside them (seats, steps, advance actions, the last hand, the seats' money).
         assert publisher <= 5, [sql for t, sql in recorder.sql if t.startswith(PUBLISHER)]
-        print(f"version {version}: 1 public render, {render.renders['private']} private, {publisher} statements "
-              f"in the publisher, 0 for {len(sockets)} sockets")
+        print(
+            f"version {version}: 1 public render, {render.renders['private']} private, {publisher} statements "
+            f"in the publisher, 0 for {len(sockets)} sockets"
+        )
     for comm in sockets:
         await comm.disconnect()
 
@@ -227,8 +238,9 @@ def test_private_renders_follow_who_acted_and_who_is_awaited(club_setup) -> None
         ends = version == len(script) - 1  # the hand ends and the next is dealt: a public frame of each
         assert render.renders["public"] == (2 if ends else 1), (version, render.renders)
         privates.append(render.renders["private"])
-    checks_within_a_stage = [n for (seat, action), n in zip(script, privates, strict=True)
-                             if action == "check" and seat != PILES_ORDER[-1]]
+    checks_within_a_stage = [
+        n for (seat, action), n in zip(script, privates, strict=True) if action == "check" and seat != PILES_ORDER[-1]
+    ]
     assert checks_within_a_stage and max(checks_within_a_stage) <= 2, privates
     print(f"private renders per action: {privates}; mean {sum(privates) / len(privates):.2f} at three seats")
 
@@ -251,8 +263,7 @@ async def test_a_broadcast_makes_no_trip_through_the_shared_sync_thread(club_set
         original(**kwargs)
 
     monkeypatch.setattr(channels.db, "close_old_connections", counted)
-    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"},
-                                                             version=0)
+    await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     trips.clear()  # the action's own call above ran through database_sync_to_async
     for comm in sockets:
         await _wait_public(1)(comm)
@@ -385,8 +396,9 @@ async def test_the_live_counters_the_bench_reads_move_as_the_work_is_done(club_s
     async def counted_around(user: User, version: int) -> tuple[dict[str, float | None], dict[Any, float]]:
         await database_sync_to_async(announce_flush)()
         before = await database_sync_to_async(_live_counts)()
-        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": "in"},
-                                                        version=version - 1)
+        await database_sync_to_async(services.hand_act)(
+            hand_id=hand.pk, user=user, action={"type": "in"}, version=version - 1
+        )
         for comm in sockets:
             await _wait_public(version)(comm)
         await asyncio.sleep(0.2)
@@ -394,8 +406,14 @@ async def test_the_live_counters_the_bench_reads_move_as_the_work_is_done(club_s
         return difference(before, after), after
 
     counts, after = await counted_around(a, 1)
-    assert counts == {"versions": 1, "public renders": 1, "private renders": 1, "socket renders": 0,
-                      "socket statements": 0, "applied": 1}, counts
+    assert counts == {
+        "versions": 1,
+        "public renders": 1,
+        "private renders": 1,
+        "socket renders": 0,
+        "socket statements": 0,
+        "applied": 1,
+    }, counts
 
     await database_sync_to_async(access_bump)(c.pk)  # c's password changed, say
     counts, after = await counted_around(b, 2)

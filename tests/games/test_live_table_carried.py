@@ -33,8 +33,9 @@ async def test_the_version_that_ends_the_game_shows_the_table_as_its_transaction
     spectator = await open_table(table.pk, club_setup.organiser)
     # One player alone stays in at the drop: the game is over (piranha.txt 3.3) and the table finished.
     for version, (user, choice) in enumerate(((a, "in"), (b, "out"), (c, "out"))):
-        await database_sync_to_async(services.hand_act)(hand_id=hand.pk, user=user, action={"type": choice},
-                                                        version=version)
+        await database_sync_to_async(services.hand_act)(
+            hand_id=hand.pk, user=user, action={"type": choice}, version=version
+        )
     await database_sync_to_async(announce_flush)()
     last = await _wait_public(3)(spectator)
     stored = await database_sync_to_async(Table.objects.get)(pk=table.pk)

@@ -46,10 +46,16 @@ def test_the_lobby_lists_my_turn_then_my_seats_then_the_rest(club_setup, client_
     elsewhere = named(make_table(club, organiser, players=[other, c]), "Elsewhere")  # newest
 
     assert live_rows(client_for(me).get(f"/clubs/{club.pk}/tables/").content.decode()) == [
-        "Playing [Your turn]", "Sitting [You're seated]", "Elsewhere"]
+        "Playing [Your turn]",
+        "Sitting [You're seated]",
+        "Elsewhere",
+    ]
     # Seated at the hand in play but not awaited: seated, in newest-first order among the seated.
     assert live_rows(client_for(other).get(f"/clubs/{club.pk}/tables/").content.decode()) == [
-        "Elsewhere [You're seated]", "Playing [You're seated]", "Sitting"]
+        "Elsewhere [You're seated]",
+        "Playing [You're seated]",
+        "Sitting",
+    ]
     # Not seated anywhere: newest first, no flags; the fragment lobby.js fetches is the same page.
     page = client_for(organiser).get(f"/clubs/{club.pk}/tables/", HTTP_X_REQUESTED_WITH="lobby.js")
     assert live_rows(page.content.decode()) == ["Elsewhere", "Sitting", "Playing"]

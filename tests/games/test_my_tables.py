@@ -30,8 +30,9 @@ def started_until_turn_of(table: Table, user: User, starter: User) -> Hand:
     """Start ``table`` and check round the seats until ``user`` is awaited."""
     hand = services.table_start(table_id=table.pk, user=starter)
     while user.pk not in {user_at(hand, s).pk for s in awaited(hand)}:
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]), action={"type": "check"},
-                          version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]), action={"type": "check"}, version=hand.version
+        )
     return hand
 
 
@@ -97,8 +98,7 @@ def test_the_page_and_block_show_only_my_own(club_setup, tables) -> None:
     assert shown == [tables[k].pk for k in ("sooner", "later", "other", "idle")]
     block = logged_in(c).get("/tables/mine/block/").content.decode()
     assert block.startswith('<section id="my-tables-live"')
-    assert {int(n) for n in re.findall(r'data-table-id="(\d+)"', block)} == {tables["idle"].pk,
-                                                                             tables["not_mine"].pk}
+    assert {int(n) for n in re.findall(r'data-table-id="(\d+)"', block)} == {tables["idle"].pk, tables["not_mine"].pk}
     assert "You sit at no open table." in logged_in(club_setup.outsider).get("/tables/mine/").content.decode()
 
 

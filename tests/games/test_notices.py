@@ -1,4 +1,4 @@
-""""Your turn" emails (games/services/notices.py through the tasks of games/tasks.py, called directly and twice):
+""" "Your turn" emails (games/services/notices.py through the tasks of games/tasks.py, called directly and twice):
 sent once, not after the player acted, a digest instead when chosen, nothing when turned off."""
 
 from __future__ import annotations
@@ -113,7 +113,9 @@ def test_a_table_name_with_a_line_break_still_gives_a_one_line_subject(turn, mai
     assert turn_notice(hand.pk, seat, 0) is True
     assert turn_reminder(hand.pk, seat, 0) is True
     subjects = [m.subject for m in mailoutbox]
-    assert subjects == ["Your turn at Main Bcc: victim@example.org",
-                        "Your clock at Main Bcc: victim@example.org runs out soon"]
+    assert subjects == [
+        "Your turn at Main Bcc: victim@example.org",
+        "Your clock at Main Bcc: victim@example.org runs out soon",
+    ]
     assert all(m.message()["Subject"] == s for m, s in zip(mailoutbox, subjects, strict=True))
     assert all(m.bcc == [] for m in mailoutbox)

@@ -29,13 +29,26 @@ def logged_in(user: User, *, csrf: bool = False) -> Client:
     return client
 
 
-@pytest.mark.parametrize("endpoint", [
-    "http://push.example.org/x",  # not https
-    "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x",  # loopback
-    "https://10.1.2.3/x", "https://192.168.0.9/x", "https://169.254.169.254/latest/", "https://[fd00::1]/x",
-    "https://0.0.0.0/x", "ftp://push.example.org/x", "https://user:pw@8.8.8.8/x", "https://8.8.8.8:99999/x",
-    "https://8.8.8.8/" + "a" * 1000, "", "https://8.8.8.8/a b",
-])
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "http://push.example.org/x",  # not https
+        "https://127.0.0.1/x",
+        "https://localhost/x",
+        "https://[::1]/x",  # loopback
+        "https://10.1.2.3/x",
+        "https://192.168.0.9/x",
+        "https://169.254.169.254/latest/",
+        "https://[fd00::1]/x",
+        "https://0.0.0.0/x",
+        "ftp://push.example.org/x",
+        "https://user:pw@8.8.8.8/x",
+        "https://8.8.8.8:99999/x",
+        "https://8.8.8.8/" + "a" * 1000,
+        "",
+        "https://8.8.8.8/a b",
+    ],
+)
 def test_push_addresses_refused_in_production(endpoint, settings) -> None:
     settings.PUSH_ENDPOINT_ALLOW_LOOPBACK = False
     with pytest.raises(DomainError):
@@ -56,8 +69,12 @@ def test_a_public_https_address_is_taken_and_loopback_only_where_allowed(setting
 def test_browser_keys_are_checked() -> None:
     good = Browser().subscription("https://8.8.8.8/x")["keys"]
     push.push_keys_check(**good)
-    for bad in [{**good, "auth": "c2hvcnQ"}, {**good, "p256dh": good["p256dh"][:-4]},
-                {**good, "p256dh": "BA" + "A" * 85}, {**good, "p256dh": "%%%"}]:
+    for bad in [
+        {**good, "auth": "c2hvcnQ"},
+        {**good, "p256dh": good["p256dh"][:-4]},
+        {**good, "p256dh": "BA" + "A" * 85},
+        {**good, "p256dh": "%%%"},
+    ]:
         with pytest.raises(DomainError):
             push.push_keys_check(**bad)
 
@@ -70,25 +87,34 @@ def test_subscribing_needs_a_login_a_post_and_csrf_and_keeps_what_the_browser_se
     assert Client().post("/account/push/subscribe/", body, content_type="application/json").status_code == 302
     assert Client().post("/account/push/unsubscribe/", body, content_type="application/json").status_code == 302
     assert logged_in(member).get("/account/push/subscribe/").status_code == 405
-    assert logged_in(member, csrf=True).post("/account/push/subscribe/", body,
-                                             content_type="application/json").status_code == 403
+    assert (
+        logged_in(member, csrf=True).post("/account/push/subscribe/", body, content_type="application/json").status_code
+        == 403
+    )
     bad = logged_in(member).post("/account/push/subscribe/", "{not json", content_type="application/json")
     assert bad.status_code == 400 and bad.json()["error"] == "That request was not valid JSON."
-    big = logged_in(member).post("/account/push/subscribe/", json.dumps({"endpoint": "x" * 5000}),
-                                 content_type="application/json")
+    big = logged_in(member).post(
+        "/account/push/subscribe/", json.dumps({"endpoint": "x" * 5000}), content_type="application/json"
+    )
     assert big.status_code == 400
     assert not PushSubscription.objects.exists()
     ok = logged_in(member).post("/account/push/subscribe/", body, content_type="application/json")
     assert ok.status_code == 201 and ok.json()["browsers"] == 1
     row = PushSubscription.objects.get()
-    assert (row.user_id, row.endpoint, row.p256dh, row.auth) == (member.pk, sub["endpoint"], sub["keys"]["p256dh"],
-                                                                   sub["keys"]["auth"])
+    assert (row.user_id, row.endpoint, row.p256dh, row.auth) == (
+        member.pk,
+        sub["endpoint"],
+        sub["keys"]["p256dh"],
+        sub["keys"]["auth"],
+    )
     # another member cannot remove it
-    gone = logged_in(other).post("/account/push/unsubscribe/", json.dumps({"endpoint": sub["endpoint"]}),
-                                 content_type="application/json")
+    gone = logged_in(other).post(
+        "/account/push/unsubscribe/", json.dumps({"endpoint": sub["endpoint"]}), content_type="application/json"
+    )
     assert gone.json() == {"ok": True, "removed": False} and PushSubscription.objects.count() == 1
-    mine = logged_in(member).post("/account/push/unsubscribe/", json.dumps({"endpoint": sub["endpoint"]}),
-                                  content_type="application/json")
+    mine = logged_in(member).post(
+        "/account/push/unsubscribe/", json.dumps({"endpoint": sub["endpoint"]}), content_type="application/json"
+    )
     assert mine.json() == {"ok": True, "removed": True} and not PushSubscription.objects.exists()
 
 
@@ -98,10 +124,14 @@ def test_a_member_keeps_at_most_the_newest_subscriptions(club_setup, settings) -
     member = club_setup.members[0]
     client = logged_in(member)
     for n in range(5):
-        client.post("/account/push/subscribe/", json.dumps(Browser().subscription(f"http://127.0.0.1:9/p/{n}")),
-                    content_type="application/json")
+        client.post(
+            "/account/push/subscribe/",
+            json.dumps(Browser().subscription(f"http://127.0.0.1:9/p/{n}")),
+            content_type="application/json",
+        )
     assert sorted(PushSubscription.objects.values_list("endpoint", flat=True)) == [
-        f"http://127.0.0.1:9/p/{n}" for n in (2, 3, 4)]
+        f"http://127.0.0.1:9/p/{n}" for n in (2, 3, 4)
+    ]
 
 
 @pytest.mark.django_db

@@ -25,15 +25,30 @@ def world(club_setup):
     closed_hand = services.table_start(table_id=closed.pk, user=a)
     services.hand_act(hand_id=closed_hand.pk, user=a, action={"type": "out"}, version=0)
     services.hand_act(hand_id=closed_hand.pk, user=b, action={"type": "out"}, version=1)
-    users = {OUTSIDER: club_setup.outsider, MEMBER: club_setup.members[2], ORGANISER: club_setup.organiser,
-             PLAYER: a, ANON: None}
+    users = {
+        OUTSIDER: club_setup.outsider,
+        MEMBER: club_setup.members[2],
+        ORGANISER: club_setup.organiser,
+        PLAYER: a,
+        ANON: None,
+    }
     from clubhouse.services import season_open
     from games.services.chat import chat_post
 
     line = chat_post(table_id=open_table.pk, user=a, text="hello")
     season = season_open(club=club, user=club_setup.organiser, name="Spring")
-    ids = {"club": club.pk, "rs": rule_set.pk, "v": rule_set.versions.get().pk, "t": open_table.pk,
-           "h": hand.pk, "ct": closed.pk, "ch": closed_hand.pk, "m": line.pk, "s": season.pk, "u": a.pk}
+    ids = {
+        "club": club.pk,
+        "rs": rule_set.pk,
+        "v": rule_set.versions.get().pk,
+        "t": open_table.pk,
+        "h": hand.pk,
+        "ct": closed.pk,
+        "ch": closed_hand.pk,
+        "m": line.pk,
+        "s": season.pk,
+        "u": a.pk,
+    }
     return users, ids
 
 
@@ -152,15 +167,29 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
     outside |= {"games:ruling_void"}  # the Rulings page's void form: tests/ledger/test_permissions.py
     # A member's own data and the JSON API: tests/clubdata/test_data_permissions.py lists each of them.
     outside |= {f"clubdata:{name}" for name in ("my_data", "my_data_download", "account_delete")}
-    outside |= {f"games:{name}" for name in ("api_schema", "api_clubs", "api_balances", "api_statement", "api_tables",
-                                             "api_table_hands", "api_hand")}
+    outside |= {
+        f"games:{name}"
+        for name in (
+            "api_schema",
+            "api_clubs",
+            "api_balances",
+            "api_statement",
+            "api_tables",
+            "api_table_hands",
+            "api_hand",
+        )
+    }
     # A member's own notices and the web app files: tests/games/test_notify_pages.py checks each of them.
-    outside |= {f"games:{name}" for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe",
-                                             "manifest", "service_worker")}
+    outside |= {
+        f"games:{name}"
+        for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe", "manifest", "service_worker")
+    }
     outside |= {"games:my_tables", "games:my_tables_block"}  # a member's own tables: tests/games/test_my_tables.py
-    names = {f"games:{p.name}" for p in games_urls.urlpatterns} | {
-        f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns} | {
-        f"clubdata:{p.name}" for p in clubdata_urls.urlpatterns}
+    names = (
+        {f"games:{p.name}" for p in games_urls.urlpatterns}
+        | {f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
+        | {f"clubdata:{p.name}" for p in clubdata_urls.urlpatterns}
+    )
     assert names - outside == covered
 
 
@@ -177,9 +206,16 @@ def test_a_member_of_another_club_has_no_results_page_here(club_setup, client_fo
 @pytest.mark.django_db
 def test_forged_ids_are_not_found(club_setup, client_for) -> None:
     client = client_for(club_setup.members[0])
-    for path in ("/tables/999999/", "/tables/999999/sit/", "/hands/999999/", "/tables/999999/hands/",
-                 "/hands/999999/replay/", "/hands/999999/replay.json",
-                 f"/clubs/{club_setup.club.pk}/rules/999999/", f"/clubs/{club_setup.club.pk}/rules/versions/999999/"):
+    for path in (
+        "/tables/999999/",
+        "/tables/999999/sit/",
+        "/hands/999999/",
+        "/tables/999999/hands/",
+        "/hands/999999/replay/",
+        "/hands/999999/replay.json",
+        f"/clubs/{club_setup.club.pk}/rules/999999/",
+        f"/clubs/{club_setup.club.pk}/rules/versions/999999/",
+    ):
         assert client.get(path).status_code == 404, path
     assert client.post("/tables/999999/start/").status_code == 404
 
@@ -233,7 +269,7 @@ def test_the_appearance_switch_takes_a_post_and_only_its_choices(client_for, clu
     member = client_for(club_setup.members[0])
     member.cookies["theme"] = '" onload="x'
     page = member.get("/").content.decode()
-    assert "<html lang=\"en\">" in page and "onload" not in page
+    assert '<html lang="en">' in page and "onload" not in page
     member.cookies["theme"] = "light"
     assert '<html lang="en" data-theme="light">' in member.get("/").content.decode()
 
@@ -246,7 +282,9 @@ def test_the_page_leak_check_reads_the_raw_html_not_only_aria_labels() -> None:
     assert hidden_cards_in('<span class="card suit-h">9♥</span> and 10♦ in words', ["9h", "Td"]) == {"9h", "Td"}
     assert hidden_cards_in('<input type="hidden" name="c" value="2c">', ["2c", "3c"]) == {"2c"}
     # Whole tokens only: words of a sentence and parts of longer tokens are not cards.
-    assert hidden_cards_in('<p>As agreed, Ad hoc.</p><a href="/tables/As1/" class="Tdx">x</a>',
-                           ["As", "Ad", "Td"]) == set()
+    assert (
+        hidden_cards_in('<p>As agreed, Ad hoc.</p><a href="/tables/As1/" class="Tdx">x</a>', ["As", "Ad", "Td"])
+        == set()
+    )
     # The last hand's showdown (public once it is over) is left out.
     assert hidden_cards_in('<section class="previous"><b data-c="As">A♠</b></section>', ["As"]) == set()

@@ -36,7 +36,7 @@ ORDER = (2, 3, 1)  # the button is seat 1: seat 2 acts first in every round
 def face_down(hand) -> list[str]:
     state = engine.state_from_json(hand.state)
     up = turned(state)
-    return SQUARE1[up["square1"]:] + SQUARE2[up["square2"]:] + ROW[up["row"]:]
+    return SQUARE1[up["square1"] :] + SQUARE2[up["square2"] :] + ROW[up["row"] :]
 
 
 def check_pages(clients, hand, sealed: dict[int, str]) -> dict[int, str]:
@@ -66,8 +66,9 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     club = club_setup.club
     clients = {1: client_for(a), 2: client_for(b), 3: client_for(c)}
     # Through the pages: A opens the table, each takes a seat accepting the rules, B starts.
-    table = http_table(club, make_rule_set(club, club_setup.organiser, engine.PilesRules()),
-                       [clients[1], clients[2], clients[3]])
+    table = http_table(
+        club, make_rule_set(club, club_setup.organiser, engine.PilesRules()), [clients[1], clients[2], clients[3]]
+    )
     fixed_decks(fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
     hand = http_start(clients[2], table)
     assert {u: balance_of(club=club, user=u) for u in (a, b, c)} == {a: -25, b: -25, c: -25}
@@ -120,8 +121,7 @@ def test_a_full_hand_of_piles_to_a_declaration_with_a_pig(club_setup, client_for
     # The shown hands and the whole board are opened against the root; nothing else.
     proof = proof_in(history)
     assert verify.check_export(proof) == [] and "Verify" in history
-    assert {o["card"] for o in proof["openings"]} == set(SQUARE1 + SQUARE2 + ROW).union(
-        *(h.hole for h in result.hands))
+    assert {o["card"] for o in proof["openings"]} == set(SQUARE1 + SQUARE2 + ROW).union(*(h.hole for h in result.hands))
     final = history.split("<h2>Final board</h2>")[1].split("<h2>")[0]
     assert re.findall(r'aria-label="([a-z ]+)">', final) == labels(SQUARE1 + SQUARE2 + ROW)
     assert history.count("<tr>") >= 1 + 6 + 1  # header, six payments, one award

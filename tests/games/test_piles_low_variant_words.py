@@ -22,8 +22,9 @@ HOLES = {1: ["Kd", "9s", "7s", "6s", "Tc"], 2: ["Qh", "Th", "8d", "6h", "4d"], 3
 def _play_to_the_declarations(club_setup):
     ann, ben, olive = club_setup.members
     users = {1: ann, 2: ben, 3: olive}
-    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(low_variant=True),
-                       players=[ann, ben, olive])
+    table = make_table(
+        club_setup.club, club_setup.organiser, engine.PilesRules(low_variant=True), players=[ann, ben, olive]
+    )
     hand = services.table_start(table_id=table.pk, user=ann, deck=fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=1))
     while True:
         hand.refresh_from_db()
@@ -51,8 +52,9 @@ def test_two_claimed_the_high_half_but_no_high_qualified(club_setup, client_for,
     fixed_decks(fixed_deck(HOLES, SQUARE1 + SQUARE2 + ROW, button=2))  # the next hand, dealt when this one ends
     for seat, choice in ((1, "high"), (2, "high"), (3, "low")):
         hand.refresh_from_db()
-        services.hand_act(hand_id=hand.pk, user=users[seat], action={"type": "declare", "choice": choice},
-                                   version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk, user=users[seat], action={"type": "declare", "choice": choice}, version=hand.version
+        )
     hand.refresh_from_db()
     outcome = engine.result(engine.state_from_json(hand.state))
     assert outcome.low_winners == (3,) and outcome.high_winners == () and outcome.winners == (3,)

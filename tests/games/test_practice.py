@@ -23,13 +23,22 @@ from tests.games.practice_helpers import plain_action, play_out
 
 
 def _open(setup, game: str = "piranha", computers: int = 3, **kw) -> Table:
-    return practice.practice_open(club=setup.club, user=setup.members[0], game=game, computers=computers,
-                                  strength=kw.pop("strength", "strong"), **kw)
+    return practice.practice_open(
+        club=setup.club,
+        user=setup.members[0],
+        game=game,
+        computers=computers,
+        strength=kw.pop("strength", "strong"),
+        **kw,
+    )
 
 
 def _books(setup) -> tuple[int, int, int]:
-    return (JournalEntry.objects.filter(club=setup.club).count(), Account.objects.filter(club=setup.club).count(),
-            HandResult.objects.filter(club=setup.club).count())
+    return (
+        JournalEntry.objects.filter(club=setup.club).count(),
+        Account.objects.filter(club=setup.club).count(),
+        HandResult.objects.filter(club=setup.club).count(),
+    )
 
 
 @pytest.mark.django_db
@@ -58,8 +67,9 @@ def test_practice_under_the_clubs_house_rules_or_the_defaults(club_setup) -> Non
     with pytest.raises(practice.PracticeRefused, match="one to 5"):
         _open(club_setup, "piranha", computers=6)
     with pytest.raises(practice.PracticeRefused, match="members"):
-        practice.practice_open(club=club_setup.club, user=club_setup.outsider, game="piles", computers=1,
-                               strength="solid")
+        practice.practice_open(
+            club=club_setup.club, user=club_setup.outsider, game="piles", computers=1, strength="solid"
+        )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -88,8 +98,9 @@ def test_a_computer_turn_acts_once_and_a_stale_or_repeated_task_does_nothing(clu
         seat = engine.to_act(state)[0]
         if hand.players[str(seat)] != member.pk:
             break
-        hand_act(hand_id=hand.pk, table_id=table.pk, user=member, action=plain_action(state, seat),
-                 version=hand.version)
+        hand_act(
+            hand_id=hand.pk, table_id=table.pk, user=member, action=plain_action(state, seat), version=hand.version
+        )
         hand.refresh_from_db()
     version = hand.version
     assert practice.computer_act(hand_id=hand.pk, version=version, seat=seat)
@@ -177,6 +188,7 @@ def test_the_coach_is_never_offered_at_a_money_table(club_setup, client_for) -> 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     from games.services.tables import table_start
+
     table_start(table_id=table.pk, user=a)
     client = client_for(a)
     assert 'id="ask-coach"' not in client.get(reverse("games:table", args=[table.pk])).content.decode()
@@ -191,8 +203,10 @@ def test_the_lobby_opens_a_practice_table_only_its_member_sees(club_setup, clien
     client = client_for(member)
     lobby = client.get(reverse("games:lobby", args=[club_setup.club.pk])).content.decode()
     assert 'id="practice-form"' in lobby
-    response = client.post(reverse("games:practice_new", args=[club_setup.club.pk]),
-                           {"game": "piles", "rule_version": "", "computers": "2", "strength": "beginner"})
+    response = client.post(
+        reverse("games:practice_new", args=[club_setup.club.pk]),
+        {"game": "piles", "rule_version": "", "computers": "2", "strength": "beginner"},
+    )
     table = Table.objects.get(practice=True)
     assert response.status_code == 302 and response["Location"] == reverse("games:table", args=[table.pk])
     assert "badge practice" in client.get(reverse("games:lobby", args=[club_setup.club.pk])).content.decode()

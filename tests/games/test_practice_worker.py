@@ -30,8 +30,7 @@ def close_thread_connections():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("game", ["piranha", "piles"])
-def test_the_worker_plays_the_computers_turns_and_the_member_finishes_a_hand(club_setup, procs, tmp_path,
-                                                                             game) -> None:
+def test_the_worker_plays_the_computers_turns_and_the_member_finishes_a_hand(club_setup, procs, tmp_path, game) -> None:
     member = club_setup.members[0]
     procs.append(start_worker(tmp_path, PRACTICE_PAUSE_SECONDS="0.2"))
     table = practice.practice_open(club=club_setup.club, user=member, game=game, computers=3, strength="solid")
@@ -44,8 +43,13 @@ def test_the_worker_plays_the_computers_turns_and_the_member_finishes_a_hand(clu
             break
         state = hand_state(first)
         if mine in engine.to_act(state):
-            hand_act(hand_id=first.pk, table_id=table.pk, user=member, action=plain_action(state, mine),
-                     version=first.version)
+            hand_act(
+                hand_id=first.pk,
+                table_id=table.pk,
+                user=member,
+                action=plain_action(state, mine),
+                version=first.version,
+            )
         time.sleep(0.2)
     turn_work_flush()
     assert first.is_finished, procs[0].text()[-3000:]

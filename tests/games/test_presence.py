@@ -45,7 +45,9 @@ async def test_no_turn_email_while_the_table_is_open_and_one_after_it_closed(tur
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_counts_as_present_and_the_sweep_sends_after_it_closed(turn, club_setup, mailoutbox, settings) -> None:
+async def test_the_lobby_counts_as_present_and_the_sweep_sends_after_it_closed(
+    turn, club_setup, mailoutbox, settings
+) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0
     hand, player, seat = turn
     comm = await communicator(f"/ws/clubs/{club_setup.club.pk}/lobby/", player)
@@ -63,8 +65,11 @@ async def test_the_lobby_counts_as_present_and_the_sweep_sends_after_it_closed(t
 @pytest.mark.django_db(transaction=True)
 async def test_another_members_socket_does_not_hold_back_the_players_email(turn, club_setup, mailoutbox) -> None:
     hand, player, seat = turn
-    other = next(u for u in await database_sync_to_async(lambda: list(User.objects.filter(
-        memberships__club=club_setup.club.pk)))() if u.pk != player.pk)
+    other = next(
+        u
+        for u in await database_sync_to_async(lambda: list(User.objects.filter(memberships__club=club_setup.club.pk)))()
+        if u.pk != player.pk
+    )
     comm = await open_table(hand.table_id, other)
     assert await database_sync_to_async(_notify)(hand, seat) is True
     await comm.disconnect()

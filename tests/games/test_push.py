@@ -46,14 +46,16 @@ def logged_in(user: User) -> Client:
 
 
 def subscribe(user: User, browser: Browser, endpoint: str) -> None:
-    response = logged_in(user).post("/account/push/subscribe/", json.dumps(browser.subscription(endpoint)),
-                                    content_type="application/json")
+    response = logged_in(user).post(
+        "/account/push/subscribe/", json.dumps(browser.subscription(endpoint)), content_type="application/json"
+    )
     assert response.status_code == 201, response.content
 
 
 @pytest.mark.django_db
-def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(turn, receiver, mailoutbox,
-                                                                               settings) -> None:
+def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(
+    turn, receiver, mailoutbox, settings
+) -> None:
     hand, player, seat = turn
     browser = Browser()
     subscribe(player, browser, receiver.endpoint())
@@ -65,8 +67,12 @@ def test_a_turn_push_arrives_signed_encrypted_and_says_no_more_than_the_table(tu
     payload = json.loads(browser.decrypt(got.body))
     hand.refresh_from_db()
     url = f"https://club.example.org/tables/{hand.table_id}/"
-    assert payload == {"title": f"Your turn at {hand.table.name}", "body": f"{hand.table.club.name}: the table waits for you.",
-                       "url": url, "tag": f"table-{hand.table_id}"}
+    assert payload == {
+        "title": f"Your turn at {hand.table.name}",
+        "body": f"{hand.table.club.name}: the table waits for you.",
+        "url": url,
+        "tag": f"table-{hand.table_id}",
+    }
     assert len(mailoutbox) == 1  # email too: the member's email choice stands beside push
     assert turn_notice(hand.pk, seat, 0) is False  # once per turn
     assert len(receiver.received) == 1
@@ -137,8 +143,9 @@ async def test_no_push_while_the_table_is_open_and_the_sweep_pushes_once_it_clos
     hand, player, seat = turn
     browser = Browser()
     await database_sync_to_async(subscribe)(player, browser, receiver.endpoint())
-    await database_sync_to_async(User.objects.filter(pk=player.pk).update)(turn_notices=User.TurnNotices.OFF,
-                                                                            turn_reminder=False)
+    await database_sync_to_async(User.objects.filter(pk=player.pk).update)(
+        turn_notices=User.TurnNotices.OFF, turn_reminder=False
+    )
     comm = await open_table(hand.table_id, player)
     assert await database_sync_to_async(turn_notice)(hand.pk, seat, 0) is False
     assert await database_sync_to_async(sweep_due_notices)() == 0
@@ -148,7 +155,6 @@ async def test_no_push_while_the_table_is_open_and_the_sweep_pushes_once_it_clos
     await database_sync_to_async(run_queued_pushes)()
     (got,) = await database_sync_to_async(receiver.wait_for)(1)
     assert json.loads(browser.decrypt(got.body))["title"].startswith("Your turn at")
-
 
 
 @pytest.mark.celery

@@ -24,8 +24,14 @@ from tests.games.test_consumers import close_worker_thread_connections, open_tab
 
 
 def profile_post(user, **extra: str) -> dict[str, str]:
-    return {"display_name": user.display_name, "email": user.email, "time_zone": "UTC",
-            "turn_notices": "each", "turn_reminder": "on", **extra}
+    return {
+        "display_name": user.display_name,
+        "email": user.email,
+        "time_zone": "UTC",
+        "turn_notices": "each",
+        "turn_reminder": "on",
+        **extra,
+    }
 
 
 def clock_of(hand: Hand, seat: int) -> datetime:
@@ -35,7 +41,8 @@ def clock_of(hand: Hand, seat: int) -> datetime:
 
 @pytest.mark.django_db
 def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
-        club_setup, client_for, django_capture_on_commit_callbacks, monkeypatch) -> None:
+    club_setup, client_for, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
     a, b, _ = club_setup.members
     for user in (a, b):
         user.time_zone = "UTC"
@@ -60,8 +67,10 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     start = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
     end = start + timedelta(hours=2)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client_for(player).post(reverse("profile"), profile_post(
-            player, quiet_start=start.strftime("%H:%M"), quiet_end=end.strftime("%H:%M")))
+        response = client_for(player).post(
+            reverse("profile"),
+            profile_post(player, quiet_start=start.strftime("%H:%M"), quiet_end=end.strftime("%H:%M")),
+        )
     assert response.status_code == 302
     turn_work_flush()  # the clocks are published from a background thread
     moved = clock_of(hand, seat)
@@ -111,8 +120,16 @@ async def test_the_open_screens_at_the_table_show_the_moved_clock(club_setup, cl
     other = b if player.pk == a.pk else a
     screens = [await open_table(hand.table_id, u) for u in (player, other)]
     start_at = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
-    post = sync_to_async(lambda: client_for(player).post(reverse("profile"), profile_post(
-        player, quiet_start=start_at.strftime("%H:%M"), quiet_end=(start_at + timedelta(hours=2)).strftime("%H:%M"))))
+    post = sync_to_async(
+        lambda: client_for(player).post(
+            reverse("profile"),
+            profile_post(
+                player,
+                quiet_start=start_at.strftime("%H:%M"),
+                quiet_end=(start_at + timedelta(hours=2)).strftime("%H:%M"),
+            ),
+        )
+    )
     assert (await post()).status_code == 302
     moved = (await database_sync_to_async(clock_of)(hand, seat)).astimezone(UTC).isoformat()
     for comm in screens:

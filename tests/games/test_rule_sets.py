@@ -10,14 +10,30 @@ from games.models import RuleSet, RuleSetVersion
 from tests.games.helpers import make_rule_set
 
 PIRANHA_POST = {
-    "name": "Friday", "ante": "0.25", "ante_each_hand": "every", "match_cap": "5.00", "bet_size": "0.25",
-    "max_raises": "3", "nobody_in": "carry", "max_seats": "6", "clock_amount": "24", "clock_unit": "hours",
+    "name": "Friday",
+    "ante": "0.25",
+    "ante_each_hand": "every",
+    "match_cap": "5.00",
+    "bet_size": "0.25",
+    "max_raises": "3",
+    "nobody_in": "carry",
+    "max_seats": "6",
+    "clock_amount": "24",
+    "clock_unit": "hours",
     "spectators_allowed": "on",
 }
 PILES_POST = {
-    "name": "Piles night", "forced": "ante", "ante": "0.25", "small_blind": "0.10", "big_blind": "0.25",
+    "name": "Piles night",
+    "forced": "ante",
+    "ante": "0.25",
+    "small_blind": "0.10",
+    "big_blind": "0.25",
     **{f"stage_{n}": v for n, v in zip(range(1, 10), ["0.25"] * 6 + ["0.50", "0.50", "1"], strict=True)},
-    "max_raises": "3", "declare_timeout": "fold", "max_seats": "7", "clock_amount": "1", "clock_unit": "days",
+    "max_raises": "3",
+    "declare_timeout": "fold",
+    "max_seats": "7",
+    "clock_amount": "1",
+    "clock_unit": "days",
 }
 
 
@@ -48,20 +64,23 @@ def test_piles_rules_keep_nine_stage_bets_in_cents(club_setup, client_for) -> No
     assert "$0.25, $0.25, $0.25, $0.25, $0.25, $0.25, $0.50, $0.50 and $1.00" in text
 
 
-@pytest.mark.parametrize(("game", "change", "message"), [
-    ("piranha", {"max_seats": "12"}, "Piranha is for 2 to 11 players."),
-    ("piranha", {"max_seats": "1"}, "Piranha is for 2 to 11 players."),
-    ("piles", {"max_seats": "8"}, "Piles is for 2 to 7 players."),
-    ("piranha", {"bet_size": "0"}, "must be more than zero"),
-    ("piles", {"stage_4": "-0.25"}, "cannot be negative"),
-    ("piles", {"stage_9": "0"}, "must be more than zero"),
-    ("piranha", {"match_cap": "-1"}, "cannot be negative"),
-    ("piranha", {"ante": "0.255"}, "at most two decimal places"),
-    ("piranha", {"clock_amount": "5", "clock_unit": "seconds"}, "between 10 seconds and 7 days"),
-    ("piles", {"clock_amount": "8", "clock_unit": "days"}, "between 10 seconds and 7 days"),
-    ("piles", {"small_blind": "0.50", "forced": "blinds"}, "small blind may not be larger than the big blind"),
-    ("piranha", {"ante": "lots"}, "Enter an amount like 0.25."),
-])
+@pytest.mark.parametrize(
+    ("game", "change", "message"),
+    [
+        ("piranha", {"max_seats": "12"}, "Piranha is for 2 to 11 players."),
+        ("piranha", {"max_seats": "1"}, "Piranha is for 2 to 11 players."),
+        ("piles", {"max_seats": "8"}, "Piles is for 2 to 7 players."),
+        ("piranha", {"bet_size": "0"}, "must be more than zero"),
+        ("piles", {"stage_4": "-0.25"}, "cannot be negative"),
+        ("piles", {"stage_9": "0"}, "must be more than zero"),
+        ("piranha", {"match_cap": "-1"}, "cannot be negative"),
+        ("piranha", {"ante": "0.255"}, "at most two decimal places"),
+        ("piranha", {"clock_amount": "5", "clock_unit": "seconds"}, "between 10 seconds and 7 days"),
+        ("piles", {"clock_amount": "8", "clock_unit": "days"}, "between 10 seconds and 7 days"),
+        ("piles", {"small_blind": "0.50", "forced": "blinds"}, "small blind may not be larger than the big blind"),
+        ("piranha", {"ante": "lots"}, "Enter an amount like 0.25."),
+    ],
+)
 @pytest.mark.django_db
 def test_unsound_rules_are_refused_with_a_clear_message(club_setup, client_for, game, change, message) -> None:
     data = {**(PIRANHA_POST if game == "piranha" else PILES_POST), **change}
@@ -110,8 +129,9 @@ def test_members_cannot_create_or_edit_rules(club_setup, client_for) -> None:
     assert RuleSetVersion.objects.count() == 1
 
 
-@pytest.mark.parametrize("name", ["Friday\nBcc: victim@example.org", "Fri\rday", "Fri\x00day", "Fri\tday",
-                                  "Friday\u2028night"])
+@pytest.mark.parametrize(
+    "name", ["Friday\nBcc: victim@example.org", "Fri\rday", "Fri\x00day", "Fri\tday", "Friday\u2028night"]
+)
 @pytest.mark.django_db
 def test_a_rule_set_name_with_control_characters_is_refused(club_setup, client_for, name) -> None:
     data = {**PIRANHA_POST, "name": name}
@@ -126,8 +146,9 @@ def test_rule_set_forms_show_money_to_the_cent(club_setup, client_for) -> None:
     client = client_for(club_setup.organiser)
     html = client.get(f"/clubs/{club_setup.club.pk}/rules/new/piles/").content.decode()
     assert 'name="ante" value="0.25"' in html and 'name="stage_9" value="1.00"' in html
-    rule_set = make_rule_set(club_setup.club, club_setup.organiser,
-                             engine.PiranhaRules(ante=100, bet_size=50, match_cap=1000))
+    rule_set = make_rule_set(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=100, bet_size=50, match_cap=1000)
+    )
     html = client.get(f"/clubs/{club_setup.club.pk}/rules/{rule_set.pk}/edit/").content.decode()
     assert 'name="ante" value="1.00"' in html and 'name="bet_size" value="0.50"' in html
     assert 'name="match_cap" value="10.00"' in html

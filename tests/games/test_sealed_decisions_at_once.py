@@ -53,8 +53,7 @@ def table_at_the_decision(setup: Any, game: str) -> tuple[Table, Hand, int]:
     while not engine.is_sealed(_state(hand)):
         seat = awaited(hand)[0]
         before = hand.version
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"}, version=hand.version)
     hand.refresh_from_db()
     assert sorted(awaited(hand)) == [1, 2, 3, 4] and before == hand.version - 1
     return table, hand, before
@@ -66,11 +65,11 @@ def test_every_seat_deciding_against_the_same_version_counts(club_setup, game) -
     seen = hand.version
     choices = GAMES[game][1]
     for seat in (1, 2, 3):
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action=_action(choices[seat % 2]),
-                                   version=seen)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action=_action(choices[seat % 2]), version=seen)
     assert awaited(hand) == [4] and hand.version == seen + 3
-    logged = list(HandAction.objects.filter(hand=hand, sequence__gt=seen).order_by("sequence")
-                  .values_list("seat", "is_timeout"))
+    logged = list(
+        HandAction.objects.filter(hand=hand, sequence__gt=seen).order_by("sequence").values_list("seat", "is_timeout")
+    )
     assert logged == [(1, False), (2, False), (3, False)]
     # The last seat too: the decisions are opened together and the hand ends.
     services.hand_act(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]), version=seen)
@@ -78,8 +77,7 @@ def test_every_seat_deciding_against_the_same_version_counts(club_setup, game) -
     assert hand.is_finished and hand.version == seen + 4
     # A double click on the finished hand is refused.
     with pytest.raises(DomainError, match="moved on"):
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]),
-                                   version=seen)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, 4), action=_action(choices[0]), version=seen)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -90,8 +88,7 @@ def test_a_second_decision_of_the_same_seat_is_refused(club_setup, game) -> None
     services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[0]), version=seen)
     for version in (seen, seen + 1):
         with pytest.raises(DomainError):
-            services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[1]),
-                                       version=version)
+            services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action=_action(choices[1]), version=version)
     assert _state(hand).decisions[1] != "" and hand.version == seen + 1
     assert HandAction.objects.filter(hand=hand, sequence__gt=seen).count() == 1
 
@@ -100,8 +97,7 @@ def test_a_second_decision_of_the_same_seat_is_refused(club_setup, game) -> None
 def test_a_decision_against_a_version_from_before_the_phase_began_is_refused(club_setup, game) -> None:
     _, hand, before = table_at_the_decision(club_setup, game)
     with pytest.raises(DomainError, match="moved on"):
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, 1), action=_action(GAMES[game][1][0]),
-                                   version=before)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, 1), action=_action(GAMES[game][1][0]), version=before)
     assert awaited(hand) == [1, 2, 3, 4] and hand.version == before + 1
 
 
@@ -168,14 +164,27 @@ def test_concurrent_decisions_from_parallel_connections_each_land_once(club_setu
     choices = GAMES[game][1]
     users = {seat: user_at(hand, seat) for seat in (1, 2, 3, 4)}
     tries = 3  # each seat clicks three times at once, all against the version it saw
-    done = race([(seat, partial(services.hand_act, hand_id=hand.pk, user=users[seat],
-                                action=_action(choices[k % 2]), version=seen))
-                 for seat in users for k in range(tries)])
+    done = race(
+        [
+            (
+                seat,
+                partial(
+                    services.hand_act, hand_id=hand.pk, user=users[seat], action=_action(choices[k % 2]), version=seen
+                ),
+            )
+            for seat in users
+            for k in range(tries)
+        ]
+    )
     taken, refused = done.went_through, done.refused
     assert not done.errors, done.errors
     assert sorted(taken) == [1, 2, 3, 4]
     assert len(refused) == 4 * (tries - 1)
     hand.refresh_from_db()
     assert hand.is_finished and hand.version == seen + 4
-    assert sorted(HandAction.objects.filter(hand=hand, sequence__gt=seen).values_list("seat", flat=True)) == \
-        [1, 2, 3, 4]
+    assert sorted(HandAction.objects.filter(hand=hand, sequence__gt=seen).values_list("seat", flat=True)) == [
+        1,
+        2,
+        3,
+        4,
+    ]

@@ -31,7 +31,8 @@ def test_creating_a_table_freezes_the_version_and_the_lobby_shows_it(club_setup,
 def test_a_version_of_another_club_cannot_open_a_table(club_setup, client_for) -> None:
     other = make_rule_set(club_setup.outsider.clubs.get(), club_setup.outsider)
     response = client_for(club_setup.members[0]).post(
-        f"/clubs/{club_setup.club.pk}/tables/new/", {"name": "X", "rule_version": other.versions.get().pk})
+        f"/clubs/{club_setup.club.pk}/tables/new/", {"name": "X", "rule_version": other.versions.get().pk}
+    )
     assert response.status_code == 200 and "Choose one of the club" in response.content.decode()
     assert not Table.objects.exists()
 
@@ -47,8 +48,7 @@ def test_taking_a_seat_shows_the_rules_and_records_acceptance_of_that_version(cl
     # Without ticking acceptance: refused.
     response = client.post(f"/tables/{table.pk}/sit/", {"number": 2, "version": table.rule_version_id})
     assert "accept the house rules" in response.content.decode() and not Seat.objects.exists()
-    response = client.post(f"/tables/{table.pk}/sit/", {"number": 2, "version": table.rule_version_id,
-                                                          "accept": "on"})
+    response = client.post(f"/tables/{table.pk}/sit/", {"number": 2, "version": table.rule_version_id, "accept": "on"})
     assert response.status_code == 302
     seat = Seat.objects.get()
     assert (seat.user, seat.number, seat.accepted_version_id) == (member, 2, table.rule_version_id)
@@ -58,20 +58,29 @@ def test_taking_a_seat_shows_the_rules_and_records_acceptance_of_that_version(cl
 @pytest.mark.django_db
 def test_a_seat_is_refused_when_the_rules_shown_are_not_the_tables(club_setup, client_for) -> None:
     table = make_table(club_setup.club, club_setup.organiser)
-    newer = services.rule_set_edit(rule_set_id=table.rule_version.rule_set_id, user=club_setup.organiser,
-                                   name="New", rules=engine.PiranhaRules(ante=100), max_seats=6,
-                                   spectators_allowed=True)
+    newer = services.rule_set_edit(
+        rule_set_id=table.rule_version.rule_set_id,
+        user=club_setup.organiser,
+        name="New",
+        rules=engine.PiranhaRules(ante=100),
+        max_seats=6,
+        spectators_allowed=True,
+    )
     response = client_for(club_setup.members[0]).post(
-        f"/tables/{table.pk}/sit/", {"number": 1, "version": newer.pk, "accept": "on"})
+        f"/tables/{table.pk}/sit/", {"number": 1, "version": newer.pk, "accept": "on"}
+    )
     assert "not the ones you accepted" in response.content.decode()
     assert not Seat.objects.exists()
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ({"number": 99}, "That seat is not free."),
-    ({"number": "x"}, "That seat is not free."),
-    ({"number": 1, "version": "abc"}, "please read them again"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"number": 99}, "That seat is not free."),
+        ({"number": "x"}, "That seat is not free."),
+        ({"number": 1, "version": "abc"}, "please read them again"),
+    ],
+)
 @pytest.mark.django_db
 def test_forged_seat_posts_are_refused(club_setup, client_for, data, message) -> None:
     table = make_table(club_setup.club, club_setup.organiser, players=[club_setup.members[1]])
@@ -87,10 +96,13 @@ def test_a_member_below_the_credit_limit_cannot_sit(club_setup, client_for) -> N
     club.credit_limit = 100
     club.save()
     debtor, creditor = club_setup.members[0], club_setup.members[1]
-    ruling_adjust(club=club, from_user=debtor, to_user=creditor, amount=101, reason="test", ruled_by=club_setup.organiser)
+    ruling_adjust(
+        club=club, from_user=debtor, to_user=creditor, amount=101, reason="test", ruled_by=club_setup.organiser
+    )
     table = make_table(club, club_setup.organiser)
-    response = client_for(debtor).post(f"/tables/{table.pk}/sit/", {"number": 1, "version": table.rule_version_id,
-                                                                     "accept": "on"})
+    response = client_for(debtor).post(
+        f"/tables/{table.pk}/sit/", {"number": 1, "version": table.rule_version_id, "accept": "on"}
+    )
     html = response.content.decode()
     assert "below the club&#x27;s credit limit" in html
     assert "record the payment on the club&#x27;s Settle up page" in html  # says what to do
@@ -98,8 +110,11 @@ def test_a_member_below_the_credit_limit_cannot_sit(club_setup, client_for) -> N
     assert f'<a href="{settle}" class="button settle-up">Go to Settle up</a>' in html
     assert not Seat.objects.exists()
     # Other refusals offer no such link.
-    other = client_for(creditor).post(f"/tables/{table.pk}/sit/", {"number": 99, "version": table.rule_version_id,
-                                                                    "accept": "on"}).content.decode()
+    other = (
+        client_for(creditor)
+        .post(f"/tables/{table.pk}/sit/", {"number": 99, "version": table.rule_version_id, "accept": "on"})
+        .content.decode()
+    )
     assert "settle-up" not in other
 
 
@@ -111,7 +126,9 @@ def test_coming_back_below_the_credit_limit_is_refused_with_a_link_to_settle_up(
     debtor, creditor = club_setup.members[0], club_setup.members[1]
     table = make_table(club, club_setup.organiser, players=[debtor, creditor])
     services.seat_sit_out(table_id=table.pk, user=debtor)
-    ruling_adjust(club=club, from_user=debtor, to_user=creditor, amount=101, reason="test", ruled_by=club_setup.organiser)
+    ruling_adjust(
+        club=club, from_user=debtor, to_user=creditor, amount=101, reason="test", ruled_by=club_setup.organiser
+    )
     html = client_for(debtor).post(f"/tables/{table.pk}/sit-in/", follow=True).content.decode()
     assert "below the club&#x27;s credit limit" in html and "Settle up page" in html
     settle = reverse("ledger:settle", kwargs={"club_id": club.pk})
@@ -137,8 +154,7 @@ def test_sit_out_come_back_and_leave_between_hands(club_setup, client_for) -> No
     html = cc.post(f"/tables/{table.pk}/leave/", follow=True).content.decode()
     assert "you can leave when it ends" in html
     for user in (b, c, a):
-        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user, action={"type": "out"}, version=hand.version)
         hand.refresh_from_db()
     nxt = current_hand(table)
     assert sorted(nxt.players) == ["1", "2"]  # C sat out
@@ -189,7 +205,8 @@ def test_when_players_leave_the_table_waits_for_more(club_setup) -> None:
 def test_a_table_name_with_control_characters_is_refused(club_setup, client_for, name) -> None:
     version = make_rule_set(club_setup.club, club_setup.organiser, engine.PilesRules()).versions.get()
     response = client_for(club_setup.members[0]).post(
-        f"/clubs/{club_setup.club.pk}/tables/new/", {"name": name, "rule_version": version.pk})
+        f"/clubs/{club_setup.club.pk}/tables/new/", {"name": name, "rule_version": version.pk}
+    )
     assert response.status_code == 200
     assert "no line breaks, tabs or other control characters" in response.content.decode()
     assert not Table.objects.exists()

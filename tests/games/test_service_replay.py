@@ -26,8 +26,14 @@ HANDS_PER_SEED = 10  # alternating Piranha and Piles, 2 to 6 players each: about
 def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
     """The hand played again from its deck and log; checks each stored step's events on the way."""
     stored = engine.state_from_json(hand.state)
-    state, deal = engine.new_hand(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
-                                  carry_pot=stored.carry_pot, hand_number=stored.hand_number)
+    state, deal = engine.new_hand(
+        stored.rules,
+        seats=stored.seats,
+        button=stored.button,
+        deck=hand_deck_dealt(hand=hand),
+        carry_pot=stored.carry_pot,
+        hand_number=stored.hand_number,
+    )
     events = [engine.event_to_json(e) for e in deal]
     assert events == hand.deal_events, f"hand {hand.pk}: the deal"
     log = []
@@ -38,8 +44,15 @@ def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
         events += [engine.event_to_json(e) for e in step]
         log.append((row.seat, action))
     # The engine's own replay of the same log agrees.
-    again = engine.replay(stored.rules, seats=stored.seats, button=stored.button, deck=hand_deck_dealt(hand=hand),
-                          carry_pot=stored.carry_pot, hand_number=stored.hand_number, log=log)
+    again = engine.replay(
+        stored.rules,
+        seats=stored.seats,
+        button=stored.button,
+        deck=hand_deck_dealt(hand=hand),
+        carry_pot=stored.carry_pot,
+        hand_number=stored.hand_number,
+        log=log,
+    )
     assert engine.state_to_json(again) == engine.state_to_json(state)
     return state, events
 
@@ -47,13 +60,19 @@ def _engine_replay(hand: Hand) -> tuple[engine.State, list[dict[str, Any]]]:
 def _engine_moves(hand: Hand, events: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     """(kind, member, signed cents for the member) of each chip-moving event, in order."""
     users = {int(seat): user_id for seat, user_id in hand.players.items()}
-    return [(e["kind"], users[e["seat"]], -e["amount"] if e["kind"] in PAY_KINDS else e["amount"])
-            for e in events if e["kind"] in PAY_KINDS | AWARD_KINDS and e.get("amount")]
+    return [
+        (e["kind"], users[e["seat"]], -e["amount"] if e["kind"] in PAY_KINDS else e["amount"])
+        for e in events
+        if e["kind"] in PAY_KINDS | AWARD_KINDS and e.get("amount")
+    ]
 
 
 def _ledger_moves(hand: Hand) -> list[tuple[str, int, int]]:
-    lines = (Posting.objects.filter(entry__hand=hand, account__user__isnull=False)
-             .order_by("entry_id", "id").values_list("entry__kind", "account__user_id", "amount"))
+    lines = (
+        Posting.objects.filter(entry__hand=hand, account__user__isnull=False)
+        .order_by("entry_id", "id")
+        .values_list("entry__kind", "account__user_id", "amount")
+    )
     return [(kind, user_id, amount) for kind, user_id, amount in lines]
 
 
@@ -76,8 +95,9 @@ def test_random_hands_replay_to_their_state_and_their_books(seed):
         moves = _engine_moves(hand, events)
         assert _ledger_moves(hand) == moves
         # Every entry balances against the table's pot: the member lines and the pot lines cancel.
-        pot_total = sum(Posting.objects.filter(entry__hand=hand, account__user__isnull=True)
-                        .values_list("amount", flat=True))
+        pot_total = sum(
+            Posting.objects.filter(entry__hand=hand, account__user__isnull=True).values_list("amount", flat=True)
+        )
         assert pot_total == -sum(amount for *_, amount in moves)
         # What each seat won is the engine's result.
         result = engine.result(final)

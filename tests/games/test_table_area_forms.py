@@ -29,16 +29,19 @@ def test_the_pages_area_forms_carry_the_csrf_token_and_post_without_script(club_
     client = Client(enforce_csrf_checks=True)
     client.force_login(a, backend="django.contrib.auth.backends.ModelBackend")
     html = client.get(reverse("games:table", args=[table.pk])).content.decode()
-    area = html[html.index('<div id="table-live"'):]
+    area = html[html.index('<div id="table-live"') :]
     assert 'name="action"' in area  # a's turn: the action buttons, and the seat's own forms
     assert area.count("<form") >= 3 and area.count("<form") == len(_TOKEN.findall(area))
     token = _TOKEN.findall(area)[0]
     hand = Hand.objects.get(table=table)
-    refused = client.post(reverse("games:hand_act", args=[table.pk]),
-                          {"hand": hand.pk, "version": hand.version, "action": "in"})
+    refused = client.post(
+        reverse("games:hand_act", args=[table.pk]), {"hand": hand.pk, "version": hand.version, "action": "in"}
+    )
     assert refused.status_code == 403
-    posted = client.post(reverse("games:hand_act", args=[table.pk]),
-                         {"csrfmiddlewaretoken": token, "hand": hand.pk, "version": hand.version, "action": "in"})
+    posted = client.post(
+        reverse("games:hand_act", args=[table.pk]),
+        {"csrfmiddlewaretoken": token, "hand": hand.pk, "version": hand.version, "action": "in"},
+    )
     assert posted.status_code == 302
     hand.refresh_from_db()
     assert hand.version == 1

@@ -24,8 +24,9 @@ def _drop(hand: Hand, decisions: dict[int, str]) -> None:
     for seat, decision in decisions.items():
         hand.refresh_from_db()
         user_id = hand.players[str(seat)]
-        services.hand_act(hand_id=hand.pk, user=User.objects.get(pk=user_id),
-                                   action={"type": decision}, version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk, user=User.objects.get(pk=user_id), action={"type": decision}, version=hand.version
+        )
 
 
 def _pot_balance(table: Table) -> int:
@@ -35,8 +36,13 @@ def _pot_balance(table: Table) -> int:
 def _play_to_second_hand(club_setup, decisions: dict[int, str], fixed_decks) -> Table:
     players = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=ANTE), players=players)
-    fixed_decks(fixed_deck({1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d", "Jh", "Qs"]},
-                           ["Kd", "Kh", "8c", "2d", "6s"], button=1))
+    fixed_decks(
+        fixed_deck(
+            {1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d", "Jh", "Qs"]},
+            ["Kd", "Kh", "8c", "2d", "6s"],
+            button=1,
+        )
+    )
     services.table_start(table_id=table.pk, user=players[0])
     _drop(current_hand(table), decisions)
     table.refresh_from_db()
@@ -110,8 +116,9 @@ def test_only_an_organiser_may_close_and_a_reason_is_needed(club_setup, client_f
     assert table.status == Table.Status.RUNNING and _pot_balance(table) == 6 * ANTE
 
 
-def test_the_close_page_says_who_gets_what_and_the_table_says_why_it_closed(club_setup, client_for,
-                                                                             fixed_decks) -> None:
+def test_the_close_page_says_who_gets_what_and_the_table_says_why_it_closed(
+    club_setup, client_for, fixed_decks
+) -> None:
     table = _play_to_second_hand(club_setup, {1: "out", 2: "out", 3: "out"}, fixed_decks)
     organiser = client_for(club_setup.organiser)
     page = organiser.get(f"/tables/{table.pk}/close/").content.decode()
@@ -164,8 +171,9 @@ def test_only_a_player_of_the_finished_game_may_start_the_next(club_setup, clien
     assert client_for(club_setup.outsider).post(f"/tables/{table.pk}/new-game/").status_code == 404
 
 
-def test_a_table_closed_mid_hand_shows_nobody_to_act_and_its_note_in_sentences(club_setup, client_for,
-                                                                                fixed_decks) -> None:
+def test_a_table_closed_mid_hand_shows_nobody_to_act_and_its_note_in_sentences(
+    club_setup, client_for, fixed_decks
+) -> None:
     table = _play_to_second_hand(club_setup, {1: "out", 2: "out", 3: "out"}, fixed_decks)
     live_page = client_for(club_setup.members[0]).get(f"/tables/{table.pk}/").content.decode()
     assert "to-act-tag" in live_page  # while the hand is played, its seats are awaited

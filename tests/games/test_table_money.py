@@ -15,13 +15,18 @@ from tests.games.helpers import make_table
 
 def money_of(table):
     seats = list(Seat.objects.filter(table=table, left_at__isnull=True))
-    return {u: (m.balance, m.sitting_net) for u, m in table_seat_money(
-        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats}).items()}
+    return {
+        u: (m.balance, m.sitting_net)
+        for u, m in table_seat_money(
+            club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats}
+        ).items()
+    }
 
 
 @pytest.mark.django_db
-def test_each_seat_has_its_balance_and_sitting_net_in_one_query(club_setup, client_for,
-                                                                django_assert_num_queries) -> None:
+def test_each_seat_has_its_balance_and_sitting_net_in_one_query(
+    club_setup, client_for, django_assert_num_queries
+) -> None:
     a, b, c = club_setup.members
     other = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=10), players=[b, a])
     hand = services.table_start(table_id=other.pk, user=b)
@@ -54,6 +59,7 @@ def test_a_new_sitting_starts_at_zero(club_setup) -> None:
     services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)
     assert money_of(table)[b.pk] == (-25, -25)
     from django.utils import timezone
+
     Seat.objects.filter(table=table, user=b).update(accepted_at=timezone.now())
     assert money_of(table)[b.pk] == (-25, 0)
 

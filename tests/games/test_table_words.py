@@ -56,8 +56,9 @@ def test_hand_history_pages_by_hand_number(club_setup, client_for) -> None:
 @pytest.mark.django_db
 def test_a_former_player_of_a_players_only_table_sees_the_hands_they_played(club_setup, client_for) -> None:
     a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c],
-                       spectators_allowed=False)
+    table = make_table(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c], spectators_allowed=False
+    )
     hand = services.table_start(table_id=table.pk, user=a)
     services.seat_sit_out(table_id=table.pk, user=c)
     play_a_hand_out(hand, [a, b, c])
@@ -94,7 +95,8 @@ def test_the_dealer_turning_cards_is_a_sentence_with_a_subject() -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run static/js/clock.js")
 def test_a_countdown_under_a_minute_says_seconds() -> None:
     script = (Path(settings.BASE_DIR) / "static" / "js" / "clock.js").read_text()
-    harness = """
+    harness = (
+        """
     var texts = {};
     function element(iso) {
       var el = {attrs: {"data-countdown": iso}, nextElementSibling: null,
@@ -109,9 +111,12 @@ def test_a_countdown_under_a_minute_says_seconds() -> None:
       return {classList: {contains: function () { return true; }, toggle: function () {}},
               setAttribute: function () {}, textContent: ""}; }};
     global.window = {setInterval: function () {}};
-    """ + script + """
+    """
+        + script
+        + """
     console.log(JSON.stringify(els.map(function (e) { return e.nextElementSibling.textContent; })));
     """
+    )
     out = subprocess.run(["node", "-e", harness], capture_output=True, text=True, timeout=30, check=True)
     texts = json.loads(out.stdout)
     assert re.fullmatch(r" \(in 4[45] seconds\)", texts[0]), texts
@@ -123,8 +128,16 @@ def test_a_seat_state_is_said_once() -> None:
     from games.presentation.words import seat_state_words
 
     def seat(status: str, last_action: str | None, decision: str | None) -> engine.SeatView:
-        return engine.SeatView(seat=1, status=status, paid=25, round_bet=0, last_action=last_action,
-                               decision=decision, cards=None, card_count=4)
+        return engine.SeatView(
+            seat=1,
+            status=status,
+            paid=25,
+            round_bet=0,
+            last_action=last_action,
+            decision=decision,
+            cards=None,
+            card_count=4,
+        )
 
     assert seat_state_words(seat("out", "out", "out")) == "out"
     assert seat_state_words(seat("in", "in", "in")) == "in"
@@ -143,8 +156,10 @@ def test_a_raise_is_worded_the_same_on_the_button_and_in_the_log() -> None:
     assert raise_to_label(engine.Action("call", 25), current=50, currency="USD") is None
     line = event_words(engine.Bet(seat=1, amount=50, action="raise", to=75), names={1: "Ann"}, currency="USD")
     assert line == "Ann raises to $0.75."
-    assert event_words(engine.Bet(seat=1, amount=25, action="call", to=50),
-                       names={1: "Ann"}, currency="USD") == "Ann calls $0.25."
+    assert (
+        event_words(engine.Bet(seat=1, amount=25, action="call", to=50), names={1: "Ann"}, currency="USD")
+        == "Ann calls $0.25."
+    )
 
 
 def test_what_a_piranha_loser_owes_before_the_drop() -> None:

@@ -93,8 +93,10 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
     assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
     frame = json.loads(message.pop("text"))
     # The players' access stamps as the publisher read them: their sockets read none to forward the frame.
-    assert message == {"type": "table.public", "stamps": {str(a.pk): message["stamps"][str(a.pk)],
-                                                          str(b.pk): message["stamps"][str(b.pk)]}}
+    assert message == {
+        "type": "table.public",
+        "stamps": {str(a.pk): message["stamps"][str(a.pk)], str(b.pk): message["stamps"][str(b.pk)]},
+    }
     assert (frame["type"], frame["table"], frame["hand"], frame["version"]) == ("table.public", table.pk, hand.pk, 1)
 
 
@@ -106,8 +108,12 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
     announce_flush()  # the deal's announcement goes out on the working layer
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                                           "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+        }
+    }
     channel_layers.backends.clear()
     try:
         with caplog.at_level(logging.WARNING, logger="games.live.publish"):
@@ -171,8 +177,9 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         from tests.games.async_helpers import awaited, user_at
 
         for version in range(6):
-            services.hand_act(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]),
-                                       action={"type": "check"}, version=version)
+            services.hand_act(
+                hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]), action={"type": "check"}, version=version
+            )
 
     async def listen_and_play() -> list[int]:
         import asyncio

@@ -24,13 +24,17 @@ def _won_hand(club_setup, fixed_decks):
     Returns the finished hand (its pot carried into hand 2, which is being played)."""
     players = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=players)
-    fixed_decks(fixed_deck({1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d", "Jh", "Qs"]},
-                           ["Kd", "Kh", "8c", "2d", "6s"], button=1))
+    fixed_decks(
+        fixed_deck(
+            {1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d", "Jh", "Qs"]},
+            ["Kd", "Kh", "8c", "2d", "6s"],
+            button=1,
+        )
+    )
     hand = services.table_start(table_id=table.pk, user=players[0])
     for seat, decision in ((1, "in"), (2, "out"), (3, "out")):
         hand.refresh_from_db()
-        services.hand_act(hand_id=hand.pk, user=players[seat - 1], action={"type": decision},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=players[seat - 1], action={"type": decision}, version=hand.version)
     hand.refresh_from_db()
     return table, hand
 
@@ -57,8 +61,7 @@ def test_the_last_hand_box_says_a_voided_hand_was_voided(club_setup, client_for)
     services.hand_act(hand_id=hand.pk, user=user_at(hand, bettor), action={"type": "bet"}, version=0)
     while awaited(hand):
         seat = awaited(hand)[0]
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "fold"}, version=hand.version)
     assert current_hand(table).number == 2
     winner = user_at(hand, bettor).shown_name
     viewer = client_for(players[0])

@@ -70,9 +70,17 @@ def make_hand(table: Table, players: list[User], *, number: int | None = None, f
 
     number = number or (table.hands.count() + 1)
     return Hand.objects.create(
-        table=table, number=number, rule_version=table.rule_version,
-        players={str(i): u.pk for i, u in enumerate(players)}, button=0, deck=[], salt="s", commitment="c",
-        state={}, finished_at=timezone.now() if finished else None)
+        table=table,
+        number=number,
+        rule_version=table.rule_version,
+        players={str(i): u.pk for i, u in enumerate(players)},
+        button=0,
+        deck=[],
+        salt="s",
+        commitment="c",
+        state={},
+        finished_at=timezone.now() if finished else None,
+    )
 
 
 def assert_pots_match_tables() -> None:

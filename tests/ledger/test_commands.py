@@ -73,11 +73,17 @@ def test_the_demo_club_after_simulated_play(db, client_for, capsys):
         account = Account.objects.filter(club=club, user=member).first()
         if account is None:
             continue
-        body = client_for(member).get(reverse("ledger:statement", args=[club.pk, member.pk]),
-                                      ).content.decode()
+        body = (
+            client_for(member)
+            .get(
+                reverse("ledger:statement", args=[club.pk, member.pk]),
+            )
+            .content.decode()
+        )
         # Every line's balance is the one below it plus its amount, down to zero.
-        cells = re.findall(r'<td class="num [a-z]+">([+\-]?[\d,]+\.\d\d)</td>\s*<td class="num">([\-\d,]+\.\d\d)</td>',
-                           body)
+        cells = re.findall(
+            r'<td class="num [a-z]+">([+\-]?[\d,]+\.\d\d)</td>\s*<td class="num">([\-\d,]+\.\d\d)</td>', body
+        )
         lines = [(int(a.replace(",", "").replace(".", "")), int(b.replace(",", "").replace(".", ""))) for a, b in cells]
         assert len(lines) == min(account.last_seq, 50)
         assert lines[0][1] == account.balance

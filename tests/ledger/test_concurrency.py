@@ -41,11 +41,16 @@ def test_parallel_postings_to_the_same_accounts_lose_no_update():
                 with transaction.atomic():
                     # Alternate the seat order so the two members are touched in both orders.
                     seats = {0: ann, 1: ben} if index % 2 else {0: ben, 1: ann}
-                    ledger_post_hand_events(hand=hands[index], created_by=None, seat_users=seats, events=[
-                        {"kind": "ante", "seat": 0, "amount": 3},
-                        {"kind": "ante", "seat": 1, "amount": 5},
-                        {"kind": "award", "seat": 1, "amount": 8},
-                    ])
+                    ledger_post_hand_events(
+                        hand=hands[index],
+                        created_by=None,
+                        seat_users=seats,
+                        events=[
+                            {"kind": "ante", "seat": 0, "amount": 3},
+                            {"kind": "ante", "seat": 1, "amount": 5},
+                            {"kind": "award", "seat": 1, "amount": 8},
+                        ],
+                    )
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:
@@ -78,8 +83,9 @@ def _lockable_elsewhere(account_ids: list[int]) -> dict[int, bool]:
             for account_id in account_ids:
                 try:
                     with transaction.atomic(), connection.cursor() as cursor:
-                        cursor.execute("SELECT id FROM ledger_account WHERE id = %s FOR NO KEY UPDATE NOWAIT",
-                                       [account_id])
+                        cursor.execute(
+                            "SELECT id FROM ledger_account WHERE id = %s FOR NO KEY UPDATE NOWAIT", [account_id]
+                        )
                     found[account_id] = True
                 except OperationalError:
                     found[account_id] = False
@@ -104,14 +110,18 @@ def test_a_posting_finds_and_locks_exactly_the_accounts_it_moves_in_one_statemen
     table = make_table(club, organiser)
     hand = make_hand(table, [ann, ben, cat])
     seats = {0: ann, 1: ben, 2: cat}
-    ledger_post_hand_events(hand=hand, created_by=None, seat_users=seats,
-                            events=[{"kind": "ante", "seat": s, "amount": 5} for s in seats])  # accounts exist
+    ledger_post_hand_events(
+        hand=hand, created_by=None, seat_users=seats, events=[{"kind": "ante", "seat": s, "amount": 5} for s in seats]
+    )  # accounts exist
     accounts = {a.user_id: a.pk for a in Account.objects.filter(club=club, kind=Account.Kind.MEMBER)}
     pot = Account.objects.get(table=table).pk
     with transaction.atomic(), CaptureQueriesContext(connection) as ctx:
-        ledger_post_hand_events(hand=hand, created_by=ben, seat_users=seats,
-                                events=[{"kind": "bet", "seat": 1, "amount": 5}, {"kind": "bet", "seat": 0,
-                                                                                   "amount": 5}])
+        ledger_post_hand_events(
+            hand=hand,
+            created_by=ben,
+            seat_users=seats,
+            events=[{"kind": "bet", "seat": 1, "amount": 5}, {"kind": "bet", "seat": 0, "amount": 5}],
+        )
         held = _lockable_elsewhere([accounts[ann.pk], accounts[ben.pk], pot, accounts[cat.pk]])
     assert held == {accounts[ann.pk]: False, accounts[ben.pk]: False, pot: False, accounts[cat.pk]: True}
     reads = [q["sql"] for q in ctx.captured_queries if 'FROM "ledger_account"' in q["sql"]]
@@ -128,12 +138,19 @@ def test_a_posting_whose_accounts_do_not_all_exist_yet_creates_them_and_locks_th
     ann, ben = (MembershipFactory(club=club).user for _ in range(2))
     table = make_table(club, organiser)
     hand = make_hand(table, [ann, ben])
-    ledger_post_hand_events(hand=make_hand(make_table(club, organiser), [ann]), created_by=None,
-                            seat_users={0: ann}, events=[{"kind": "ante", "seat": 0, "amount": 5}])  # ann's only
+    ledger_post_hand_events(
+        hand=make_hand(make_table(club, organiser), [ann]),
+        created_by=None,
+        seat_users={0: ann},
+        events=[{"kind": "ante", "seat": 0, "amount": 5}],
+    )  # ann's only
     with transaction.atomic():
-        ledger_post_hand_events(hand=hand, created_by=None, seat_users={0: ann, 1: ben},
-                                events=[{"kind": "ante", "seat": 0, "amount": 5},
-                                        {"kind": "ante", "seat": 1, "amount": 5}])
+        ledger_post_hand_events(
+            hand=hand,
+            created_by=None,
+            seat_users={0: ann, 1: ben},
+            events=[{"kind": "ante", "seat": 0, "amount": 5}, {"kind": "ante", "seat": 1, "amount": 5}],
+        )
         # Ben's account and the pot's, created just now, no other connection sees before the commit; Ann's it
         # may not lock.
         existing = Account.objects.get(club=club, user=ann).pk

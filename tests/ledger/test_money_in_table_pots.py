@@ -23,19 +23,33 @@ def _pot_where_everyone_sits_out(setup):
     table.name = "Friday"
     table.save(update_fields=["name"])
     hand = make_hand(table, [ann, ben, cy])
-    ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben, 2: cy}, created_by=None, events=[
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "ante", "seat": 2, "amount": 24}])
+    ledger_post_hand_events(
+        hand=hand,
+        seat_users={0: ann, 1: ben, 2: cy},
+        created_by=None,
+        events=[
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "ante", "seat": 2, "amount": 24},
+        ],
+    )
     for number, user in enumerate((ann, ben, cy), start=1):
-        Seat.objects.create(table=table, user=user, number=number, accepted_version=table.rule_version,
-                            accepted_at=timezone.now(), sitting_out=True)
+        Seat.objects.create(
+            table=table,
+            user=user,
+            number=number,
+            accepted_version=table.rule_version,
+            accepted_at=timezone.now(),
+            sitting_out=True,
+        )
     return table
 
 
 def test_the_pots_are_listed_by_table_with_why_the_money_sits_there(club_setup):
     table = _pot_where_everyone_sits_out(club_setup)
     assert pots_by_table(club=club_setup.club) == [
-        TablePot(table_id=table.pk, name="Friday", amount=74, state="sitting_out")]
+        TablePot(table_id=table.pk, name="Friday", amount=74, state="sitting_out")
+    ]
     Seat.objects.filter(table=table).update(left_at=timezone.now())
     assert pots_by_table(club=club_setup.club)[0].state == "empty"
 

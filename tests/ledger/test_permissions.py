@@ -17,8 +17,9 @@ ANON, OUTSIDER, MEMBER, ORGANISER = "anonymous", "outsider", "member", "organise
 def played(club_setup):
     simulation_run(club=club_setup.club, players=club_setup.everyone, hands=2, seed=3)
     ann, ben, _ = club_setup.members
-    settlement = Settlement.objects.create(club=club_setup.club, payer=ann, payee=ben, amount=100,
-                                           paid_on="2026-01-01", recorded_by=ann)
+    settlement = Settlement.objects.create(
+        club=club_setup.club, payer=ann, payee=ben, amount=100, paid_on="2026-01-01", recorded_by=ann
+    )
     return club_setup, settlement
 
 
@@ -36,22 +37,28 @@ def _urls(setup, settlement):
         ("own statement", "get", reverse("ledger:statement", args=[c, me]), {MEMBER: 200, ORGANISER: 200}),
         ("other's statement", "get", reverse("ledger:statement", args=[c, other]), {MEMBER: 403, ORGANISER: 200}),
         ("own export", "get", reverse("ledger:statement_export", args=[c, me]), {MEMBER: 200, ORGANISER: 200}),
-        ("other's export", "get", reverse("ledger:statement_export", args=[c, other]),
-         {MEMBER: 403, ORGANISER: 200}),
+        ("other's export", "get", reverse("ledger:statement_export", args=[c, other]), {MEMBER: 403, ORGANISER: 200}),
         ("journal", "get", reverse("ledger:journal", args=[c]), {MEMBER: 403, ORGANISER: 200}),
         ("journal export", "get", reverse("ledger:journal_export", args=[c]), {MEMBER: 403, ORGANISER: 200}),
         ("chart", "get", reverse("ledger:chart", args=[c]), {MEMBER: 200, ORGANISER: 200}),
-        ("other's chart", "get", reverse("ledger:chart", args=[c]) + f"?member={other}",
-         {MEMBER: 403, ORGANISER: 200}),
+        ("other's chart", "get", reverse("ledger:chart", args=[c]) + f"?member={other}", {MEMBER: 403, ORGANISER: 200}),
         ("settle", "get", reverse("ledger:settle", args=[c]), {MEMBER: 200, ORGANISER: 200}),
         ("settle post", "post", reverse("ledger:settle", args=[c]), {MEMBER: 400, ORGANISER: 400}),
         ("limit", "post", reverse("ledger:settlement_limit", args=[c]), {MEMBER: 403, ORGANISER: 400}),
         # The member is the payer: may withdraw (decline) but not confirm. The organiser
         # confirms it, so their decline that follows is refused as already confirmed.
-        ("confirm", "post", reverse("ledger:settlement_confirm", args=[c, settlement.pk]),
-         {MEMBER: 400, ORGANISER: 302}),
-        ("decline", "post", reverse("ledger:settlement_decline", args=[c, settlement.pk]),
-         {MEMBER: 302, ORGANISER: 400}),
+        (
+            "confirm",
+            "post",
+            reverse("ledger:settlement_confirm", args=[c, settlement.pk]),
+            {MEMBER: 400, ORGANISER: 302},
+        ),
+        (
+            "decline",
+            "post",
+            reverse("ledger:settlement_decline", args=[c, settlement.pk]),
+            {MEMBER: 302, ORGANISER: 400},
+        ),
         ("rulings", "get", reverse("ledger:rulings", args=[c]), {MEMBER: 403, ORGANISER: 200}),
         ("adjust", "post", reverse("ledger:ruling_adjust", args=[c]), {MEMBER: 403, ORGANISER: 400}),
         ("void", "post", reverse("games:ruling_void", args=[c]), {MEMBER: 403, ORGANISER: 400}),

@@ -29,8 +29,7 @@ def test_each_chip_event_becomes_one_balanced_entry_linked_to_hand_and_table(clu
         {"kind": "carry", "amount": 125},
         {"kind": "award", "seat": 1, "amount": 125},
     ]
-    entries = ledger_post_hand_events(hand=hand, events=events, seat_users={0: ann, 1: ben, 2: cat},
-                                      created_by=None)
+    entries = ledger_post_hand_events(hand=hand, events=events, seat_users={0: ann, 1: ben, 2: cat}, created_by=None)
     assert [e.kind for e in entries] == ["ante", "ante", "ante", "bet", "award"]
     assert all(e.hand_id == hand.pk and e.table_id == table.pk and e.game == "piles" for e in entries)
     assert balance_of(club=club_setup.club, user=ann) == -25
@@ -46,28 +45,41 @@ def test_carried_pot_stays_in_the_table_pot_account(club_setup):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
     hand = make_hand(table, [ann, ben])
-    ledger_post_hand_events(hand=hand, events=[{"kind": "ante", "seat": 0, "amount": 25},
-                                               {"kind": "ante", "seat": 1, "amount": 25},
-                                               {"kind": "carry", "amount": 50}],
-                            seat_users={0: ann, 1: ben}, created_by=None)
+    ledger_post_hand_events(
+        hand=hand,
+        events=[
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "carry", "amount": 50},
+        ],
+        seat_users={0: ann, 1: ben},
+        created_by=None,
+    )
     assert account_for_table_pot(table=table).balance == 50
     assert balance_of(club=club_setup.club, user=ann) == -25
 
 
-@pytest.mark.parametrize("event, message", [
-    ({"kind": "ante", "seat": 5, "amount": 25}, "seat 5"),
-    ({"kind": "bet", "seat": 0, "amount": -25}, "more than zero"),
-    ({"kind": "bet", "seat": 0, "amount": "25"}, "whole number"),
-    ({"kind": "award", "seat": 0, "amount": 2.5}, "whole number"),
-])
+@pytest.mark.parametrize(
+    "event, message",
+    [
+        ({"kind": "ante", "seat": 5, "amount": 25}, "seat 5"),
+        ({"kind": "bet", "seat": 0, "amount": -25}, "more than zero"),
+        ({"kind": "bet", "seat": 0, "amount": "25"}, "whole number"),
+        ({"kind": "award", "seat": 0, "amount": 2.5}, "whole number"),
+    ],
+)
 def test_a_bad_chip_event_is_refused_and_the_books_are_unchanged(club_setup, event, message):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
     hand = make_hand(table, [ann, ben])
     before = books_snapshot()
     with pytest.raises(LedgerError, match=message):
-        ledger_post_hand_events(hand=hand, events=[{"kind": "ante", "seat": 1, "amount": 25}, event],
-                                seat_users={0: ann, 1: ben}, created_by=None)
+        ledger_post_hand_events(
+            hand=hand,
+            events=[{"kind": "ante", "seat": 1, "amount": 25}, event],
+            seat_users={0: ann, 1: ben},
+            created_by=None,
+        )
     assert books_snapshot() == before
 
 
@@ -77,9 +89,12 @@ def test_a_player_who_is_not_a_member_is_refused(club_setup):
     hand = make_hand(table, [ann, club_setup.outsider])
     before = books_snapshot()
     with pytest.raises(LedgerError, match="not a member"):
-        ledger_post_hand_events(hand=hand, events=[{"kind": "ante", "seat": 0, "amount": 25},
-                                                   {"kind": "ante", "seat": 1, "amount": 25}],
-                                seat_users={0: ann, 1: club_setup.outsider}, created_by=None)
+        ledger_post_hand_events(
+            hand=hand,
+            events=[{"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}],
+            seat_users={0: ann, 1: club_setup.outsider},
+            created_by=None,
+        )
     assert books_snapshot() == before
 
 
@@ -91,23 +106,30 @@ def _one_entry(club_setup):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
     hand = make_hand(table, [ann, ben])
-    return ledger_post_hand_events(hand=hand, events=[{"kind": "ante", "seat": 0, "amount": 25}],
-                                   seat_users={0: ann, 1: ben}, created_by=None)[0]
+    return ledger_post_hand_events(
+        hand=hand, events=[{"kind": "ante", "seat": 0, "amount": 25}], seat_users={0: ann, 1: ben}, created_by=None
+    )[0]
 
 
-@pytest.mark.parametrize("sql", [
-    "UPDATE ledger_posting SET amount = amount + 1",
-    "UPDATE ledger_posting SET balance_after = 0",
-    "DELETE FROM ledger_posting",
-    "UPDATE ledger_journalentry SET memo = 'edited'",
-    "DELETE FROM ledger_journalentry",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE ledger_posting SET amount = amount + 1",
+        "UPDATE ledger_posting SET balance_after = 0",
+        "DELETE FROM ledger_posting",
+        "UPDATE ledger_journalentry SET memo = 'edited'",
+        "DELETE FROM ledger_journalentry",
+    ],
+)
 def test_update_and_delete_of_the_books_fail_at_the_database(club_setup, sql):
     # The application role lacks the right; the owner meets the insert-only trigger
     # (tests/security/test_database_roles.py).
     _one_entry(club_setup)
-    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises(ProgrammingError, match="permission denied"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(sql)
     assert Posting.objects.count() == 2
 
@@ -131,18 +153,23 @@ def test_a_balance_changes_only_through_a_posting(club_setup):
 def test_an_unbalanced_entry_fails_at_commit(club_setup):
     entry = _one_entry(club_setup)
     account_id = entry.postings.first().account_id
-    with pytest.raises(IntegrityError, match="does not balance"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with pytest.raises(IntegrityError, match="does not balance"), transaction.atomic(), connection.cursor() as cursor:
         new = JournalEntry.objects.create(club=club_setup.club, kind=EntryKind.ADJUSTMENT, memo="forged")
         for amount in (500, -499):
-            cursor.execute("INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game)"
-                           " VALUES (%s, %s, %s, 0, 0, '', '')", [new.pk, account_id, amount])
+            cursor.execute(
+                "INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game)"
+                " VALUES (%s, %s, %s, 0, 0, '', '')",
+                [new.pk, account_id, amount],
+            )
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # what COMMIT does with the deferred check
 
 
 def test_an_entry_without_postings_fails_at_commit(club_setup):
-    with pytest.raises(IntegrityError, match="at least two postings"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises(IntegrityError, match="at least two postings"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         JournalEntry.objects.create(club=club_setup.club, kind=EntryKind.ADJUSTMENT, memo="empty")
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 

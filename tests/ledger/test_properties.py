@@ -34,7 +34,7 @@ from .helpers import assert_books_consistent, assert_pots_match_tables
 
 @st.composite
 def zero_sum_balances(draw: st.DrawFn) -> dict[int, int]:
-    values = draw(st.lists(st.integers(min_value=-10**7, max_value=10**7), min_size=0, max_size=15))
+    values = draw(st.lists(st.integers(min_value=-(10**7), max_value=10**7), min_size=0, max_size=15))
     values.append(-sum(values))
     return {i + 1: v for i, v in enumerate(values)}
 
@@ -96,7 +96,7 @@ def test_settle_up_uses_as_few_transfers_as_a_brute_force_search(values):
     assert len(plan) == _fewest_transfers(values)
 
 
-@given(st.lists(st.integers(-10**6, 10**6), min_size=17, max_size=24))
+@given(st.lists(st.integers(-(10**6), 10**6), min_size=17, max_size=24))
 @settings(max_examples=20, deadline=None)
 def test_settle_up_above_the_exact_limit_still_settles_in_at_most_non_zero_minus_one(values):
     values = [*values, -sum(values)]
@@ -147,14 +147,16 @@ step = st.one_of(
 
 
 @pytest.mark.django_db(transaction=True)  # play opens durable transactions, as at the table
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(steps=st.lists(step, min_size=1, max_size=12))
 def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, steps):
     people = club_setup.everyone
     club = club_setup.club
-    tables = [simulation_table_create(club=club, game=g, created_by=club_setup.organiser)
-              for g in (Game.PIRANHA, Game.PILES)]
+    tables = [
+        simulation_table_create(club=club, game=g, created_by=club_setup.organiser) for g in (Game.PIRANHA, Game.PILES)
+    ]
     settlements = []
     for op in steps:
         try:
@@ -163,12 +165,26 @@ def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, st
                 players = rng.sample(people, rng.randint(2, len(people)))
                 simulation_hand_play(table=tables[op[1]], players=players, rng=rng)
             elif op[0] == "adjust":
-                ruling_adjust(club=club, from_user=people[op[1]], to_user=people[op[2]], amount=op[3],
-                              reason="Rob is right" if op[4] else "", ruled_by=club_setup.organiser)
+                ruling_adjust(
+                    club=club,
+                    from_user=people[op[1]],
+                    to_user=people[op[2]],
+                    amount=op[3],
+                    reason="Rob is right" if op[4] else "",
+                    ruled_by=club_setup.organiser,
+                )
             elif op[0] == "settle":
-                settlements.append(settlement_record(
-                    club=club, payer=people[op[1]], payee=people[op[2]], amount=op[3],
-                    paid_on=timezone.localdate(), note="", recorded_by=people[op[4]]))
+                settlements.append(
+                    settlement_record(
+                        club=club,
+                        payer=people[op[1]],
+                        payee=people[op[2]],
+                        amount=op[3],
+                        paid_on=timezone.localdate(),
+                        note="",
+                        recorded_by=people[op[4]],
+                    )
+                )
             elif op[0] == "decide" and settlements:
                 s = settlements[op[1] % len(settlements)]
                 decide = settlement_confirm if op[2] else settlement_decline
@@ -176,8 +192,7 @@ def test_random_play_settlements_and_rulings_keep_the_books_sound(club_setup, st
             elif op[0] == "void":
                 hands = list(Hand.objects.filter(table__club=club).order_by("pk"))
                 if hands:
-                    hand_void(hand=hands[op[1] % len(hands)], reason="Misdeal",
-                                     ruled_by=people[op[2]])
+                    hand_void(hand=hands[op[1] % len(hands)], reason="Misdeal", ruled_by=people[op[2]])
         except DomainError:  # refused (a ledger rule, a seat below the credit limit, a game over)
             pass  # the books must be just as sound
         with connection.cursor() as cursor:

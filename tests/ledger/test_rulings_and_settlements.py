@@ -30,9 +30,16 @@ def _played_hand(setup, finished=True):
     ann, ben, _ = setup.members
     table = make_table(setup.club, setup.organiser)
     hand = make_hand(table, [ann, ben], finished=finished)
-    ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None, events=[
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 1, "amount": 50}])
+    ledger_post_hand_events(
+        hand=hand,
+        seat_users={0: ann, 1: ben},
+        created_by=None,
+        events=[
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 1, "amount": 50},
+        ],
+    )
     return hand
 
 
@@ -90,12 +97,27 @@ def _two_hands(setup):
     """Hand 1: Ben wins 50 and Ann matches it into the next pot; hand 2 carries those 50 in."""
     ann, ben, _ = setup.members
     table = make_table(setup.club, setup.organiser)
-    first = _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 1, "amount": 50}, {"kind": "match_payment", "seat": 0, "amount": 50}])
-    second = _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 0, "amount": 100}], carry_in=50, game_over=True)
+    first = _carrying_hand(
+        table,
+        [ann, ben],
+        [
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 1, "amount": 50},
+            {"kind": "match_payment", "seat": 0, "amount": 50},
+        ],
+    )
+    second = _carrying_hand(
+        table,
+        [ann, ben],
+        [
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 0, "amount": 100},
+        ],
+        carry_in=50,
+        game_over=True,
+    )
     return table, first, second
 
 
@@ -119,7 +141,9 @@ def test_voiding_a_hand_a_later_hand_built_on_is_refused_and_changes_nothing(clu
     table, first, _second = _two_hands(club_setup)
     before = books_snapshot()
     # Hand 2 has finished: the message asks for no wait.
-    with pytest.raises(LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first, then"):
+    with pytest.raises(
+        LedgerError, match=r"its pot of 0\.50 carried into the hands after it\. Void hand 2 first, then"
+    ):
         hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)
     assert books_snapshot() == before
     table.refresh_from_db()
@@ -130,11 +154,18 @@ def test_voiding_a_hand_a_later_hand_built_on_is_refused_and_changes_nothing(clu
 def test_a_hand_that_carried_nothing_on_can_be_voided_under_later_hands(club_setup):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
-    first = _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 1, "amount": 50}])
-    second = _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}])  # carries 50
+    first = _carrying_hand(
+        table,
+        [ann, ben],
+        [
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 1, "amount": 50},
+        ],
+    )
+    second = _carrying_hand(
+        table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}]
+    )  # carries 50
     _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], carry_in=50, finished=False)
     hand_void(hand=first, reason="Misdeal", ruled_by=club_setup.organiser)  # the pot is untouched
     assert balance_of(club=club_setup.club, user=ben) == -25  # only hand 2's ante
@@ -148,11 +179,19 @@ def test_a_hand_that_carried_nothing_on_can_be_voided_under_later_hands(club_set
 def test_a_void_that_changes_the_pot_waits_for_the_hand_being_played(club_setup):
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
-    _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}])  # carries 50
-    second = _carrying_hand(table, [ann, ben], [
-        {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 0, "amount": 100}], carry_in=50)  # carries nothing on
+    _carrying_hand(
+        table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}]
+    )  # carries 50
+    second = _carrying_hand(
+        table,
+        [ann, ben],
+        [
+            {"kind": "ante", "seat": 0, "amount": 25},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 0, "amount": 100},
+        ],
+        carry_in=50,
+    )  # carries nothing on
     _carrying_hand(table, [ann, ben], [{"kind": "ante", "seat": 0, "amount": 25}], finished=False)
     before = books_snapshot()
     with pytest.raises(LedgerError, match="once hand 3, being played now, has finished"):
@@ -160,10 +199,14 @@ def test_a_void_that_changes_the_pot_waits_for_the_hand_being_played(club_setup)
     assert books_snapshot() == before
 
 
-@pytest.mark.parametrize("reason, ruler, message", [
-    ("", "organiser", "needs a reason"), ("   ", "organiser", "needs a reason"),
-    ("Misdeal", "member", "organisers"),
-])
+@pytest.mark.parametrize(
+    "reason, ruler, message",
+    [
+        ("", "organiser", "needs a reason"),
+        ("   ", "organiser", "needs a reason"),
+        ("Misdeal", "member", "organisers"),
+    ],
+)
 def test_a_void_without_reason_or_by_a_member_is_refused(club_setup, reason, ruler, message):
     hand = _played_hand(club_setup)
     before = books_snapshot()
@@ -175,8 +218,14 @@ def test_a_void_without_reason_or_by_a_member_is_refused(club_setup, reason, rul
 
 def test_an_adjustment_moves_money_between_two_members_with_a_reason(club_setup):
     ann, ben, _ = club_setup.members
-    ruling = ruling_adjust(club=club_setup.club, from_user=ann, to_user=ben, amount=1234,
-                           reason="Rob is right: Ben's pig won", ruled_by=club_setup.organiser)
+    ruling = ruling_adjust(
+        club=club_setup.club,
+        from_user=ann,
+        to_user=ben,
+        amount=1234,
+        reason="Rob is right: Ben's pig won",
+        ruled_by=club_setup.organiser,
+    )
     assert balance_of(club=club_setup.club, user=ann) == -1234
     assert balance_of(club=club_setup.club, user=ben) == 1234
     assert ruling.entries.get().kind == EntryKind.ADJUSTMENT
@@ -185,8 +234,15 @@ def test_an_adjustment_moves_money_between_two_members_with_a_reason(club_setup)
 
 def test_settlement_by_the_payer_waits_for_the_receiver(club_setup):
     ann, ben, _ = club_setup.members
-    s = settlement_record(club=club_setup.club, payer=ann, payee=ben, amount=500, paid_on=timezone.localdate(),
-                          note="cash at the bar", recorded_by=ann)
+    s = settlement_record(
+        club=club_setup.club,
+        payer=ann,
+        payee=ben,
+        amount=500,
+        paid_on=timezone.localdate(),
+        note="cash at the bar",
+        recorded_by=ann,
+    )
     assert s.status == Settlement.Status.PENDING and balance_of(club=club_setup.club, user=ann) == 0
     with pytest.raises(LedgerError, match="who was paid"):
         settlement_confirm(club=club_setup.club, settlement_id=s.pk, user=ann)
@@ -201,34 +257,50 @@ def test_settlement_by_the_payer_waits_for_the_receiver(club_setup):
 
 def test_settlement_recorded_by_an_organiser_is_confirmed_at_once(club_setup):
     ann, ben, _ = club_setup.members
-    s = settlement_record(club=club_setup.club, payer=ann, payee=ben, amount=700, paid_on=timezone.localdate(),
-                          note="", recorded_by=club_setup.organiser)
+    s = settlement_record(
+        club=club_setup.club,
+        payer=ann,
+        payee=ben,
+        amount=700,
+        paid_on=timezone.localdate(),
+        note="",
+        recorded_by=club_setup.organiser,
+    )
     assert s.status == Settlement.Status.CONFIRMED
     assert balance_of(club=club_setup.club, user=ben) == -700
 
 
 def _settle_post(client, setup, **data):
     ann, ben, _ = setup.members
-    payload = {"payer": ann.pk, "payee": ben.pk, "amount": "5.00", "paid_on": timezone.localdate().isoformat(),
-               "note": "cash"}
+    payload = {
+        "payer": ann.pk,
+        "payee": ben.pk,
+        "amount": "5.00",
+        "paid_on": timezone.localdate().isoformat(),
+        "note": "cash",
+    }
     payload.update(data)
     return client.post(reverse("ledger:settle", args=[setup.club.pk]), payload)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"amount": "0"}, "more than zero"),
-    ({"amount": "-5"}, "more than zero"),
-    ({"amount": "abc"}, "Enter a number"),
-    ({"amount": "1.234"}, "to the cent"),
-    ({"amount": "2000.01"}, "at most 1,000.00"),
-    ({"payee": "self"}, "two different members"),
-    ({"payee": "outsider"}, "Choose a member of this club"),
-    ({"payer": "999999"}, "Choose a member of this club"),
-    ({"paid_on": "tomorrow"}, "in the future"),
-    ({"paid_on": "not-a-date"}, "Enter a valid date"),
-])
-def test_a_bad_settlement_is_refused_with_a_clear_message_and_the_books_unchanged(club_setup, client_for, change,
-                                                                                  message):
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"amount": "0"}, "more than zero"),
+        ({"amount": "-5"}, "more than zero"),
+        ({"amount": "abc"}, "Enter a number"),
+        ({"amount": "1.234"}, "to the cent"),
+        ({"amount": "2000.01"}, "at most 1,000.00"),
+        ({"payee": "self"}, "two different members"),
+        ({"payee": "outsider"}, "Choose a member of this club"),
+        ({"payer": "999999"}, "Choose a member of this club"),
+        ({"paid_on": "tomorrow"}, "in the future"),
+        ({"paid_on": "not-a-date"}, "Enter a valid date"),
+    ],
+)
+def test_a_bad_settlement_is_refused_with_a_clear_message_and_the_books_unchanged(
+    club_setup, client_for, change, message
+):
     ann = club_setup.members[0]
     ClubLedgerSettings.objects.create(club=club_setup.club, settlement_max=2000_00)
     if change.get("payee") == "self":
@@ -258,11 +330,13 @@ def test_a_member_cannot_record_a_payment_between_two_others(club_setup, client_
 def test_a_settlement_of_another_club_cannot_be_confirmed_here(club_setup, client_for):
     other = ClubFactory()
     x, y = MembershipFactory(club=other).user, MembershipFactory(club=other).user
-    s = settlement_record(club=other, payer=x, payee=y, amount=100, paid_on=timezone.localdate(), note="",
-                          recorded_by=x)
+    s = settlement_record(
+        club=other, payer=x, payee=y, amount=100, paid_on=timezone.localdate(), note="", recorded_by=x
+    )
     before = books_snapshot()
     response = client_for(club_setup.organiser).post(
-        reverse("ledger:settlement_confirm", args=[club_setup.club.pk, s.pk]))
+        reverse("ledger:settlement_confirm", args=[club_setup.club.pk, s.pk])
+    )
     assert response.status_code == 400 and "No such settlement" in response.content.decode()
     assert books_snapshot() == before
 
@@ -270,19 +344,29 @@ def test_a_settlement_of_another_club_cannot_be_confirmed_here(club_setup, clien
 def test_settlement_across_clubs_is_refused_by_the_service(club_setup):
     before = books_snapshot()
     with pytest.raises(LedgerError, match="member"):
-        settlement_record(club=club_setup.club, payer=club_setup.members[0], payee=club_setup.outsider, amount=100,
-                          paid_on=timezone.localdate(), note="", recorded_by=club_setup.organiser)
+        settlement_record(
+            club=club_setup.club,
+            payer=club_setup.members[0],
+            payee=club_setup.outsider,
+            amount=100,
+            paid_on=timezone.localdate(),
+            note="",
+            recorded_by=club_setup.organiser,
+        )
     assert books_snapshot() == before
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"reason": ""}, "needs a reason"),
-    ({"reason": "   "}, "needs a reason"),
-    ({"amount": "0"}, "more than zero"),
-    ({"to_user": "same"}, "two different members"),
-    ({"to_user": "outsider"}, "Choose a member of this club"),
-    ({"from_user": "forged"}, "Choose a member of this club"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"reason": ""}, "needs a reason"),
+        ({"reason": "   "}, "needs a reason"),
+        ({"amount": "0"}, "more than zero"),
+        ({"to_user": "same"}, "two different members"),
+        ({"to_user": "outsider"}, "Choose a member of this club"),
+        ({"from_user": "forged"}, "Choose a member of this club"),
+    ],
+)
 def test_a_bad_adjustment_is_refused_and_the_books_unchanged(club_setup, client_for, change, message):
     ann, ben, _ = club_setup.members
     data = {"from_user": ann.pk, "to_user": ben.pk, "amount": "3.00", "reason": "Rob is right"}
@@ -290,8 +374,7 @@ def test_a_bad_adjustment_is_refused_and_the_books_unchanged(club_setup, client_
     data["to_user"] = {"same": ann.pk, "outsider": club_setup.outsider.pk}.get(data["to_user"], data["to_user"])
     data["from_user"] = {"forged": 10**9}.get(data["from_user"], data["from_user"])
     before = books_snapshot()
-    response = client_for(club_setup.organiser).post(reverse("ledger:ruling_adjust", args=[club_setup.club.pk]),
-                                                     data)
+    response = client_for(club_setup.organiser).post(reverse("ledger:ruling_adjust", args=[club_setup.club.pk]), data)
     assert response.status_code == 400 and message in response.content.decode()
     assert books_snapshot() == before and Ruling.objects.count() == 0
 
@@ -302,8 +385,9 @@ def test_voiding_a_hand_of_another_club_is_refused(club_setup, client_for):
     x, y = MembershipFactory(club=other).user, MembershipFactory(club=other).user
     foreign = make_hand(make_table(other, org), [x, y])
     before = books_snapshot()
-    response = client_for(club_setup.organiser).post(reverse("games:ruling_void", args=[club_setup.club.pk]),
-                                                     {"hand": foreign.pk, "reason": "Misdeal"})
+    response = client_for(club_setup.organiser).post(
+        reverse("games:ruling_void", args=[club_setup.club.pk]), {"hand": foreign.pk, "reason": "Misdeal"}
+    )
     assert response.status_code == 400 and "Choose a finished hand of this club" in response.content.decode()
     assert books_snapshot() == before
 
@@ -311,8 +395,9 @@ def test_voiding_a_hand_of_another_club_is_refused(club_setup, client_for):
 def test_void_through_the_page_marks_every_statement_line_it_touches(club_setup, client_for):
     ann, ben, _ = club_setup.members
     hand = _played_hand(club_setup)
-    response = client_for(club_setup.organiser).post(reverse("games:ruling_void", args=[club_setup.club.pk]),
-                                                     {"hand": hand.pk, "reason": "Deck was short a card"})
+    response = client_for(club_setup.organiser).post(
+        reverse("games:ruling_void", args=[club_setup.club.pk]), {"hand": hand.pk, "reason": "Deck was short a card"}
+    )
     assert response.status_code == 302
     page = client_for(ben).get(reverse("ledger:statement", args=[club_setup.club.pk, ben.pk])).content.decode()
     assert page.count('class="badge ruling">Ruling</span> Hand voided: Deck was short a card') == 2  # reversals
@@ -327,9 +412,16 @@ def test_the_settle_page_says_what_the_payments_settle_when_money_sits_in_a_pot(
     ann, ben, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser)
     hand = make_hand(table, [ann, ben])
-    ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None, events=[
-        {"kind": "bet", "seat": 0, "amount": 50}, {"kind": "ante", "seat": 1, "amount": 25},
-        {"kind": "award", "seat": 1, "amount": 50}])  # 25 stays in the pot
+    ledger_post_hand_events(
+        hand=hand,
+        seat_users={0: ann, 1: ben},
+        created_by=None,
+        events=[
+            {"kind": "bet", "seat": 0, "amount": 50},
+            {"kind": "ante", "seat": 1, "amount": 25},
+            {"kind": "award", "seat": 1, "amount": 50},
+        ],
+    )  # 25 stays in the pot
     page = client_for(ben).get(reverse("ledger:settle", args=[club_setup.club.pk])).content.decode()
     assert "every balance to zero" not in page
     assert "1 payment settles what members owe each other." in page

@@ -32,11 +32,24 @@ def busy(club_setup):
     for i in range(70):
         table = tables[Game.PIRANHA if i < 40 else Game.PILES]
         hand = make_hand(table, [ann, ben])
-        ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None, events=[
-            {"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25},
-            {"kind": "award", "seat": i % 2, "amount": 50}])
-    ruling_adjust(club=club_setup.club, from_user=ben, to_user=ann, amount=99, reason="Rob is right",
-                  ruled_by=club_setup.organiser)
+        ledger_post_hand_events(
+            hand=hand,
+            seat_users={0: ann, 1: ben},
+            created_by=None,
+            events=[
+                {"kind": "ante", "seat": 0, "amount": 25},
+                {"kind": "ante", "seat": 1, "amount": 25},
+                {"kind": "award", "seat": i % 2, "amount": 50},
+            ],
+        )
+    ruling_adjust(
+        club=club_setup.club,
+        from_user=ben,
+        to_user=ann,
+        amount=99,
+        reason="Rob is right",
+        ruled_by=club_setup.organiser,
+    )
     return club_setup, tables
 
 
@@ -85,13 +98,16 @@ def test_the_page_shows_the_statement_and_an_older_link(busy, client_for):
     assert "Rob is right" in response.content.decode()
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"table": "999999"}, "Choose a table of this club"),
-    ({"date_from": "2026-02-01", "date_to": "2026-01-01"}, "start date is after the end date"),
-    ({"date_from": "yesterday"}, "Enter a valid date"),
-    ({"kind": "bribe"}, "Select a valid choice"),
-    ({"before": "x"}, "page link is broken"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"table": "999999"}, "Choose a table of this club"),
+        ({"date_from": "2026-02-01", "date_to": "2026-01-01"}, "start date is after the end date"),
+        ({"date_from": "yesterday"}, "Enter a valid date"),
+        ({"kind": "bribe"}, "Select a valid choice"),
+        ({"before": "x"}, "page link is broken"),
+    ],
+)
 def test_bad_filters_get_a_clear_message_not_a_500(busy, client_for, params, message):
     setup, _ = busy
     ann = setup.members[0]
@@ -104,8 +120,7 @@ def test_bad_filters_get_a_clear_message_not_a_500(busy, client_for, params, mes
 def test_the_csv_export_is_streamed_and_matches_the_filtered_view(busy, client_for):
     setup, _ = busy
     ann = setup.members[0]
-    response = client_for(ann).get(reverse("ledger:statement_export", args=[setup.club.pk, ann.pk]),
-                                   {"game": "piles"})
+    response = client_for(ann).get(reverse("ledger:statement_export", args=[setup.club.pk, ann.pk]), {"game": "piles"})
     assert response.status_code == 200 and response.streaming
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert len(rows) == 45 and {r["game"] for r in rows} == {"piles"}
@@ -124,8 +139,14 @@ def test_export_rows_come_in_keyset_chunks(busy):
 
 def test_a_member_text_cannot_become_a_spreadsheet_formula(club_setup, client_for):
     ann, ben, _ = club_setup.members
-    ruling_adjust(club=club_setup.club, from_user=ben, to_user=ann, amount=1, reason="=HYPERLINK(\"x\")",
-                  ruled_by=club_setup.organiser)
+    ruling_adjust(
+        club=club_setup.club,
+        from_user=ben,
+        to_user=ann,
+        amount=1,
+        reason='=HYPERLINK("x")',
+        ruled_by=club_setup.organiser,
+    )
     response = client_for(ann).get(reverse("ledger:statement_export", args=[club_setup.club.pk, ann.pk]))
     memo = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))[0]["memo"]
     assert not memo.startswith("=")
@@ -142,16 +163,20 @@ def test_chart_has_data_for_the_script_and_a_table_without_it(busy, client_for):
 
 def _chart_data(body):
     start = body.index('id="ledger-chart-data" type="application/json">') + len(
-        'id="ledger-chart-data" type="application/json">')
-    return json.loads(body[start:body.index("</script>", start)])
+        'id="ledger-chart-data" type="application/json">'
+    )
+    return json.loads(body[start : body.index("</script>", start)])
 
 
 def test_a_chart_of_entries_all_on_one_day_has_a_point_per_entry(busy, client_for):
     """One point a day would be a line chart of one point, which draws nothing."""
     setup, _ = busy
     account = Account.objects.get(club=setup.club, user=setup.members[0])
-    body = client_for(setup.members[0]).get(reverse("ledger:chart", args=[setup.club.pk]), {"days": "all"}
-                                            ).content.decode()
+    body = (
+        client_for(setup.members[0])
+        .get(reverse("ledger:chart", args=[setup.club.pk]), {"days": "all"})
+        .content.decode()
+    )
     history = _chart_data(body)["history"]
     assert len(history["values"]) == account.last_seq  # every entry, at its time
     assert all(label.startswith(timezone.localdate().isoformat()) for label in history["labels"])
@@ -169,8 +194,12 @@ def test_a_chart_over_many_days_has_a_point_a_day(club_setup, client_for):
         with mock.patch("django.utils.timezone.now", return_value=start + dt.timedelta(days=day)):
             for _ in range(2):
                 hand = make_hand(table, [ann, ben])
-                ledger_post_hand_events(hand=hand, seat_users={0: ann, 1: ben}, created_by=None,
-                                        events=[{"kind": "ante", "seat": 0, "amount": 25}])
+                ledger_post_hand_events(
+                    hand=hand,
+                    seat_users={0: ann, 1: ben},
+                    created_by=None,
+                    events=[{"kind": "ante", "seat": 0, "amount": 25}],
+                )
     body = client_for(ann).get(reverse("ledger:chart", args=[club_setup.club.pk]), {"days": "30"}).content.decode()
     history = _chart_data(body)["history"]
     assert history["values"] == [-0.5, -1.0, -1.5, -2.0]
@@ -183,5 +212,9 @@ def test_entry_labels_tell_apart_entries_that_share_a_minute_or_a_second():
     at = dt.datetime(2026, 1, 31, 20, 15, 7, tzinfo=dt.UTC)
     moments = [at - dt.timedelta(minutes=3), at, at, at + dt.timedelta(seconds=20)]
     with timezone.override("UTC"):
-        assert entry_labels(moments) == ["2026-01-31 20:12", "2026-01-31 20:15:07 (1 of 2)",
-                                         "2026-01-31 20:15:07 (2 of 2)", "2026-01-31 20:15:27"]
+        assert entry_labels(moments) == [
+            "2026-01-31 20:12",
+            "2026-01-31 20:15:07 (1 of 2)",
+            "2026-01-31 20:15:07 (2 of 2)",
+            "2026-01-31 20:15:27",
+        ]

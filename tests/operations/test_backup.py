@@ -46,7 +46,8 @@ def _everything(club: Club, users: list[User]) -> dict[str, str]:
                 pages[f"{user.username} statement of {other.username}"] = _page(client, url)
                 csv_url = reverse("ledger:statement_export", args=[club.pk, other.pk])
                 pages[f"{user.username} csv of {other.username}"] = b"".join(
-                    client.get(csv_url).streaming_content).decode()
+                    client.get(csv_url).streaming_content
+                ).decode()
         for hand in Hand.objects.filter(table__club=club).order_by("pk"):
             pages[f"{user.username} hand {hand.pk}"] = _page(client, reverse("games:hand_detail", args=[hand.pk]))
     return pages
@@ -77,8 +78,14 @@ def _use_database(name: str) -> str:
 def test_a_restored_backup_shows_the_same_books_and_hands(club_setup, tmp_path: Path, fresh_database, capsys):
     ann, ben, cat = club_setup.members
     simulation_run(club=club_setup.club, players=[ann, ben, cat, club_setup.organiser], hands=8, seed=7)
-    ruling_adjust(club=club_setup.club, from_user=ben, to_user=ann, amount=250, reason="Miscounted pot",
-                  ruled_by=club_setup.organiser)
+    ruling_adjust(
+        club=club_setup.club,
+        from_user=ben,
+        to_user=ann,
+        amount=250,
+        reason="Miscounted pot",
+        ruled_by=club_setup.organiser,
+    )
     users = [club_setup.organiser, ann, ben, cat]
     before = _everything(club_setup.club, users)
     assert sum(" hand " in key for key in before) == 8 * len(users)
@@ -94,8 +101,10 @@ def test_a_restored_backup_shows_the_same_books_and_hands(club_setup, tmp_path: 
         call_command("restore", str(dump))
         out = capsys.readouterr().out
         assert "the manifest matches" in out and "ledger_verify: the books balance" in out
-        after = _everything(Club.objects.get(pk=club_setup.club.pk), list(User.objects.filter(
-            pk__in=[u.pk for u in users]).order_by("pk")))
+        after = _everything(
+            Club.objects.get(pk=club_setup.club.pk),
+            list(User.objects.filter(pk__in=[u.pk for u in users]).order_by("pk")),
+        )
     finally:
         _use_database(original)
     assert after.keys() == before.keys()

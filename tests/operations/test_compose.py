@@ -21,12 +21,23 @@ def compose() -> dict[str, Any]:
     program = shutil.which("docker-compose")
     if program is None:
         pytest.skip("docker-compose is not installed (Debian: apt-get install docker-compose)")
-    env = {**os.environ, "SECRET_KEY": "check", "POSTGRES_PASSWORD": "x", "CLUB_OWNER_PASSWORD": "y",
-           "CLUB_APP_PASSWORD": "z"}
+    env = {
+        **os.environ,
+        "SECRET_KEY": "check",
+        "POSTGRES_PASSWORD": "x",
+        "CLUB_OWNER_PASSWORD": "y",
+        "CLUB_APP_PASSWORD": "z",
+    }
     for name in ("SITE_ADDRESS", "PROXY_ADDRESS", "EDGE_SUBNET", "FORWARDED_ALLOW_IPS"):
         env.pop(name, None)
-    result = subprocess.run([program, "-f", str(ROOT / "docker-compose.yml"), "config"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [program, "-f", str(ROOT / "docker-compose.yml"), "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return yaml.safe_load(result.stdout)
 
@@ -34,8 +45,10 @@ def compose() -> dict[str, Any]:
 def test_web_is_reached_through_the_proxy_only(compose):
     services = compose["services"]
     assert "ports" not in services["web"]
-    assert {p["target"] if isinstance(p, dict) else int(str(p).split(":")[-1].split("/")[0])
-            for p in services["proxy"]["ports"]} == {80, 443}
+    assert {
+        p["target"] if isinstance(p, dict) else int(str(p).split(":")[-1].split("/")[0])
+        for p in services["proxy"]["ports"]
+    } == {80, 443}
     assert "edge" in services["web"]["networks"] and "edge" in services["proxy"]["networks"]
 
 

@@ -28,8 +28,11 @@ def scrape(**extra: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]
     response = Client(REMOTE_ADDR="127.0.0.1", **extra).get("/metrics")
     assert response.status_code == 200, response.content
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(response.content.decode()) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(response.content.decode())
+        for s in family.samples
+    }
 
 
 def value(samples: dict, name: str, **labels: str) -> float:
@@ -77,18 +80,20 @@ def test_actions_timeouts_overdue_turns_and_the_ledger_are_counted(club_setup, u
     hand = services.table_start(table_id=table.pk, user=a)
     before = scrape()
     seat = engine.to_act(engine.state_from_json(hand.state))[0]
-    services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
-                               version=hand.version)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"}, version=hand.version)
     with pytest.raises(Exception):  # the same version again: refused
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"},
-                                   version=hand.version)
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "out"}, version=hand.version)
     hand.refresh_from_db()
     expire(hand, ago=3600)  # a clock that ran out an hour ago and nobody applied: overdue
     mid = scrape()
-    assert value(mid, "club_actions_total", outcome="applied") == value(before, "club_actions_total",
-                                                                        outcome="applied") + 1
-    assert value(mid, "club_actions_total", outcome="refused") == value(before, "club_actions_total",
-                                                                        outcome="refused") + 1
+    assert (
+        value(mid, "club_actions_total", outcome="applied")
+        == value(before, "club_actions_total", outcome="applied") + 1
+    )
+    assert (
+        value(mid, "club_actions_total", outcome="refused")
+        == value(before, "club_actions_total", outcome="refused") + 1
+    )
     assert value(mid, "club_action_seconds_count") == value(before, "club_action_seconds_count") + 1
     assert value(mid, "club_overdue_turns") == 1
     assert value(mid, "club_ledger_ok") == -1  # not verified yet
@@ -97,10 +102,13 @@ def test_actions_timeouts_overdue_turns_and_the_ledger_are_counted(club_setup, u
     assert verify_books() is True
     after = scrape()
     assert value(after, "club_overdue_turns") == 0
-    assert value(after, "club_timeouts_applied_total", by="sweep") == value(mid, "club_timeouts_applied_total",
-                                                                             by="sweep") + 1
-    assert value(after, "club_timeouts_applied_total", by="task") == value(mid, "club_timeouts_applied_total",
-                                                                            by="task")
+    assert (
+        value(after, "club_timeouts_applied_total", by="sweep")
+        == value(mid, "club_timeouts_applied_total", by="sweep") + 1
+    )
+    assert value(after, "club_timeouts_applied_total", by="task") == value(
+        mid, "club_timeouts_applied_total", by="task"
+    )
     assert value(after, "club_ledger_ok") == 1 and value(after, "club_ledger_problems") == 0
     assert value(after, "club_ledger_verified_timestamp_seconds") > 0
 
@@ -112,8 +120,9 @@ def test_the_queue_depth_counts_waiting_tasks(club_setup):
         hand_alarm.apply_async(kwargs={"hand_id": 0, "at": f"2026-01-01T00:00:0{version}+00:00"})
     try:
         assert value(scrape(), "club_celery_queue_depth", queue=_queue()) == 3
-        push_notice.apply_async(kwargs={"user_id": 0, "kind": "turn", "title": "", "body": "", "url": "", "tag": ""},
-                                queue=_push_queue())
+        push_notice.apply_async(
+            kwargs={"user_id": 0, "kind": "turn", "title": "", "body": "", "url": "", "tag": ""}, queue=_push_queue()
+        )
         assert value(scrape(), "club_celery_queue_depth", queue=_push_queue()) == 1
     finally:
         purge_queue()
@@ -141,8 +150,9 @@ async def test_open_sockets_and_broadcast_latency(club_setup):
     assert value(opened, "club_open_sockets") == value(before, "club_open_sockets") + 2
     hand = await database_sync_to_async(services.table_start)(table_id=table.pk, user=a)
     for comm in comms:  # each socket is sent the new hand's public frame
-        while not ((frame := await comm.receive_json_from(timeout=5))["type"] == "table.public"
-                   and frame["hand"] == hand.pk):
+        while not (
+            (frame := await comm.receive_json_from(timeout=5))["type"] == "table.public" and frame["hand"] == hand.pk
+        ):
             pass
     seen = await database_sync_to_async(scrape)()
     assert value(seen, "club_broadcast_seconds_count") >= value(before, "club_broadcast_seconds_count") + 2

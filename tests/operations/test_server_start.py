@@ -14,8 +14,9 @@ def _after_start(expression: str) -> str:
     """``expression`` printed by a fresh interpreter that has loaded the web server's application."""
     code = f"import gc, config.asgi; print({expression})"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
     return out.stdout.strip().splitlines()[-1]
 
 

@@ -40,11 +40,23 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-
 def start_web(tmp: Path, port: int, **env: str) -> Proc:
-    proc = Proc([UVICORN, "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                 "--ws", "websockets-sansio", "--log-level", "info"],
-                worker_env(LOG_LEVEL="WARNING", **env), tmp / f"web-{port}.log")
+    proc = Proc(
+        [
+            UVICORN,
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ws",
+            "websockets-sansio",
+            "--log-level",
+            "info",
+        ],
+        worker_env(LOG_LEVEL="WARNING", **env),
+        tmp / f"web-{port}.log",
+    )
     proc.wait_for("Application startup complete", timeout=60)
     return proc
 
@@ -75,8 +87,12 @@ class Watcher:
         from websockets.asyncio.client import connect
 
         origin = f"http://127.0.0.1:{self.port}"
-        async with connect(f"ws://127.0.0.1:{self.port}/ws/tables/{self.table_id}/", origin=origin,  # type: ignore[arg-type]
-                           additional_headers={"Cookie": f"sessionid={self.session}"}, open_timeout=20) as ws:
+        async with connect(
+            f"ws://127.0.0.1:{self.port}/ws/tables/{self.table_id}/",
+            origin=origin,  # type: ignore[arg-type]
+            additional_headers={"Cookie": f"sessionid={self.session}"},
+            open_timeout=20,
+        ) as ws:
             self.ready.set()
             while not stop.is_set():
                 try:
@@ -91,13 +107,20 @@ class Watcher:
 def post_action(port: int, session: str, hand: Hand, action: engine.Action) -> None:
     """The table page's plain form post, with its CSRF cookie and field."""
     token = secrets.token_hex(16)  # 32 characters: a CSRF secret the form repeats
-    fields = {"csrfmiddlewaretoken": token, "hand": str(hand.pk), "version": str(hand.version),
-              "action": action.type if action.choice is None else f"{action.type}:{action.choice}"}
+    fields = {
+        "csrfmiddlewaretoken": token,
+        "hand": str(hand.pk),
+        "version": str(hand.version),
+        "action": action.type if action.choice is None else f"{action.type}:{action.choice}",
+    }
     if action.amount is not None:
         fields["amount"] = str(action.amount)
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/tables/{hand.table_id}/act/", data=urllib.parse.urlencode(fields).encode(),
-        headers={"Cookie": f"sessionid={session}; csrftoken={token}"}, method="POST")
+        f"http://127.0.0.1:{port}/tables/{hand.table_id}/act/",
+        data=urllib.parse.urlencode(fields).encode(),
+        headers={"Cookie": f"sessionid={session}; csrftoken={token}"},
+        method="POST",
+    )
     with urllib.request.urlopen(request, timeout=20) as response:  # noqa: S310 - our own loopback server
         assert response.status == 200
 
@@ -182,8 +205,16 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     procs.extend(workers)
     procs.append(start_beat(tmp_path, sweep_seconds=1, TURN_CLOCK_SCALE=SCALE))
     hands = []
-    for players in ([a, b], [b, c], [a, c], [a, b, c], [organiser, a], [organiser, b], [organiser, c],
-                    [organiser, a, b, c]):
+    for players in (
+        [a, b],
+        [b, c],
+        [a, c],
+        [a, b, c],
+        [organiser, a],
+        [organiser, b],
+        [organiser, c],
+        [organiser, a, b, c],
+    ):
         table: Table = quick_table(club_setup, players)
         hands.append(services.table_start(table_id=table.pk, user=players[0]))
     deadline = time.monotonic() + 40
@@ -194,15 +225,24 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     for hand in hands:
         rows = HandAction.objects.filter(hand=hand)
         assert {r.seat for r in rows} == {int(s) for s in hand.players} and all(r.is_timeout for r in rows)
-    counts = (HandAction.objects.filter(hand__in=hands).values("hand", "seat").annotate(n=Count("id"))
-              .values_list("n", flat=True))
+    counts = (
+        HandAction.objects.filter(hand__in=hands)
+        .values("hand", "seat")
+        .annotate(n=Count("id"))
+        .values_list("n", flat=True)
+    )
     assert set(counts) == {1}
     # Each hand's alarm went to one worker only; between them they took every one.
     received = Counter(task for w in workers for task in re.findall(r"hand_alarm\[([^]]+)\] received", w.text()))
     assert received and set(received.values()) == {1}
     applied = sum(len(re.findall(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", w.text())) for w in workers)
-    swept = sum(int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
-                                            procs[2].text() + "".join(w.text() for w in workers)))
+    swept = sum(
+        int(n)
+        for n in re.findall(
+            r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
+            procs[2].text() + "".join(w.text() for w in workers),
+        )
+    )
     assert applied + swept == len(hands)  # one round of timeouts ends each hand: one application each
     problems, _ = ledger_problems(club_id=club_setup.club.pk)
     assert problems == []
@@ -215,9 +255,24 @@ def test_metrics_add_up_the_processes_of_one_server(club_setup, procs, tmp_path)
     port = free_port()
     folder = tmp_path / "prometheus"
     folder.mkdir()
-    proc = Proc([UVICORN, "config.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--workers", "2",
-                 "--ws", "websockets-sansio", "--log-level", "info"],
-                worker_env(LOG_LEVEL="WARNING", PROMETHEUS_MULTIPROC_DIR=str(folder)), tmp_path / "web.log")
+    proc = Proc(
+        [
+            UVICORN,
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--ws",
+            "websockets-sansio",
+            "--log-level",
+            "info",
+        ],
+        worker_env(LOG_LEVEL="WARNING", PROMETHEUS_MULTIPROC_DIR=str(folder)),
+        tmp_path / "web.log",
+    )
     procs.append(proc)
     deadline = time.monotonic() + 60
     while proc.text().count("Application startup complete") < 2:
@@ -236,9 +291,15 @@ def test_metrics_add_up_the_processes_of_one_server(club_setup, procs, tmp_path)
     async def hold() -> list[float]:
         from websockets.asyncio.client import connect
 
-        sockets = [await connect(f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/", origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-                                 additional_headers={"Cookie": f"sessionid={sessions[i % 2]}"}, open_timeout=20)
-                   for i in range(8)]
+        sockets = [
+            await connect(
+                f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/",
+                origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                additional_headers={"Cookie": f"sessionid={sessions[i % 2]}"},
+                open_timeout=20,
+            )
+            for i in range(8)
+        ]
         for ws in sockets:
             await asyncio.wait_for(ws.recv(), timeout=10)  # accepted and served its first view
         try:

@@ -74,12 +74,26 @@ def upload(browser: Browser, club_id: int, data: bytes, *, timeout: float = 120)
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
     assert token
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrfmiddlewaretoken\"\r\n\r\n{token.group(1)}\r\n"
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"club.zip\"\r\n"
-            f"Content-Type: application/zip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="csrfmiddlewaretoken"\r\n\r\n{token.group(1)}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="club.zip"\r\n'
+            f"Content-Type: application/zip\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     conn = http.client.HTTPConnection("127.0.0.1", browser.port, timeout=timeout)
-    conn.request("POST", f"/clubs/{club_id}/data/import/", body=body, headers={
-        "Host": f"127.0.0.1:{browser.port}", "Content-Type": f"multipart/form-data; boundary={boundary}",
-        "Cookie": "; ".join(f"{k}={v}" for k, v in browser.cookies.items()), "Referer": f"http://127.0.0.1:{browser.port}{page}"})
+    conn.request(
+        "POST",
+        f"/clubs/{club_id}/data/import/",
+        body=body,
+        headers={
+            "Host": f"127.0.0.1:{browser.port}",
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in browser.cookies.items()),
+            "Referer": f"http://127.0.0.1:{browser.port}{page}",
+        },
+    )
     response = conn.getresponse()
     return response.status, response.getheader("Location") or "", response.read().decode(errors="replace")

@@ -36,10 +36,28 @@ class OwnRedis:
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run([self.server, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-                        "--daemonize", "yes", "--pidfile", str(self.folder / "redis.pid"),
-                        "--logfile", str(self.folder / "redis.log"), "--save", "", "--appendonly", "no"],
-                       check=True)
+        subprocess.run(
+            [
+                self.server,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--daemonize",
+                "yes",
+                "--pidfile",
+                str(self.folder / "redis.pid"),
+                "--logfile",
+                str(self.folder / "redis.log"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            check=True,
+        )
         deadline = time.monotonic() + 10
         while not redis_ping(self.port):
             assert time.monotonic() < deadline, "the test's Redis did not start"
@@ -69,9 +87,22 @@ class Uvicorn(Proc):
     def __init__(self, env: dict[str, str], log: Path) -> None:
         self.port = free_port()
         super().__init__(
-            [str(ROOT / ".venv" / "bin" / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
-             "--port", str(self.port), "--lifespan", "off", "--ws", "websockets-sansio", "--no-access-log"],
-            env, log)
+            [
+                str(ROOT / ".venv" / "bin" / "uvicorn"),
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--lifespan",
+                "off",
+                "--ws",
+                "websockets-sansio",
+                "--no-access-log",
+            ],
+            env,
+            log,
+        )
         deadline = time.monotonic() + 30
         while not self.answers():
             assert self.popen.poll() is None, f"uvicorn exited:\n{self.text()[-3000:]}"
@@ -85,6 +116,7 @@ class Uvicorn(Proc):
         except OSError:
             return False
 
+
 async def http_get(port: int, path: str, *, cookie: str = "", timeout: float = 30) -> tuple[int, bytes]:
     """One HTTP/1.1 GET on a fresh connection; the status code and the whole body."""
     import asyncio
@@ -92,8 +124,9 @@ async def http_get(port: int, path: str, *, cookie: str = "", timeout: float = 3
     async def go() -> tuple[int, bytes]:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
-                         "Connection: close\r\n\r\n".encode())
+            writer.write(
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n".encode()
+            )
             await writer.drain()
             data = await reader.read()
         finally:

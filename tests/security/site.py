@@ -55,12 +55,23 @@ def running_site(tmp_path: Path, **environ: str) -> Iterator[Site]:
     """Start `python -m config.serve` on a free loopback port with `environ` added; stop it afterwards."""
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key != "FORWARDED_ALLOW_IPS"}
-    env.update({"DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "config.settings.test",
-                "LOG_LEVEL": "INFO", **environ})
+    env.update(
+        {
+            "DATABASE_URL": _database_url(),
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "LOG_LEVEL": "INFO",
+            **environ,
+        }
+    )
     log_path = tmp_path / f"site-{port}.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "config.serve", "--host", "127.0.0.1", "--port", str(port)],
-                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "config.serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     site = Site(port=port, process=process, log_path=log_path)
     try:
         deadline = time.monotonic() + 90  # a busy machine (parallel tests) starts it slowly
@@ -94,8 +105,9 @@ class Browser:
     port: int
     cookies: dict[str, str] = field(default_factory=dict)
 
-    def request(self, method: str, path: str, body: dict[str, str] | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    def request(
+        self, method: str, path: str, body: dict[str, str] | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
         if self.cookies:

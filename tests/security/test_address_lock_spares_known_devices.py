@@ -15,8 +15,7 @@ SHARED = "192.0.2.77"
 
 
 def log_in(client: Client, username: str, password: str) -> int:
-    return client.post(reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=SHARED).status_code
+    return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=SHARED).status_code
 
 
 def test_an_address_lock_keeps_guessers_out_but_not_a_members_own_browser(settings) -> None:

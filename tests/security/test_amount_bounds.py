@@ -50,15 +50,37 @@ def test_a_huge_ante_is_refused_by_the_engine_the_form_and_the_service(club_setu
     assert any("stage's bet may be at most" in e for e in engine.PilesRules(stage_bets=(25,) * 8 + (huge,)).validate())
     assert engine.PiranhaRules(ante=MAX_STAKE, match_cap=MAX_STAKE, bet_size=MAX_STAKE).validate() == []
 
-    form = PiranhaRulesForm({"name": "High", "max_seats": 6, "clock_amount": 1, "clock_unit": "days",
-                             "ante": "9999999999.99", "ante_each_hand": "every", "bet_size": "0.25",
-                             "max_raises": 3, "nobody_in": "carry"})
+    form = PiranhaRulesForm(
+        {
+            "name": "High",
+            "max_seats": 6,
+            "clock_amount": 1,
+            "clock_unit": "days",
+            "ante": "9999999999.99",
+            "ante_each_hand": "every",
+            "bet_size": "0.25",
+            "max_raises": 3,
+            "nobody_in": "carry",
+        }
+    )
     assert not form.is_valid()
     assert form.errors["ante"] == ["Ante may be at most 1,000.00."]
-    piles = PilesRulesForm({"name": "High", "max_seats": 6, "clock_amount": 1, "clock_unit": "days",
-                            "forced": "ante", "ante": "0.25", "small_blind": "0.10", "big_blind": "0.25",
-                            **{f"stage_{n}": "0.25" for n in range(1, 9)}, "stage_9": "1000.01",
-                            "max_raises": 3, "declare_timeout": "fold"})
+    piles = PilesRulesForm(
+        {
+            "name": "High",
+            "max_seats": 6,
+            "clock_amount": 1,
+            "clock_unit": "days",
+            "forced": "ante",
+            "ante": "0.25",
+            "small_blind": "0.10",
+            "big_blind": "0.25",
+            **{f"stage_{n}": "0.25" for n in range(1, 9)},
+            "stage_9": "1000.01",
+            "max_raises": 3,
+            "declare_timeout": "fold",
+        }
+    )
     assert not piles.is_valid() and "stage_9" in piles.errors
 
     with pytest.raises(RulesFrozen, match="ante may be at most"):
@@ -66,14 +88,18 @@ def test_a_huge_ante_is_refused_by_the_engine_the_form_and_the_service(club_setu
 
 
 def test_the_agreement_says_what_an_uncapped_pot_can_grow_to():
-    words = " ".join(rules_in_words(engine.PiranhaRules(ante=100).to_dict(), max_seats=6, spectators_allowed=True,
-                                    currency="USD"))
+    words = " ".join(
+        rules_in_words(engine.PiranhaRules(ante=100).to_dict(), max_seats=6, spectators_allowed=True, currency="USD")
+    )
     assert "with 6 players the pot can grow 5-fold a hand" in words
     assert "from $6.00 of antes to $30.00 after one showdown and $150.00 after two" in words
     assert "up to the pot limit of $1,000,000.00" in words
     assert "When the losers' payments would pass it they share it equally instead" in words
-    capped = " ".join(rules_in_words(engine.PiranhaRules(match_cap=500).to_dict(), max_seats=6,
-                                     spectators_allowed=True, currency="USD"))
+    capped = " ".join(
+        rules_in_words(
+            engine.PiranhaRules(match_cap=500).to_dict(), max_seats=6, spectators_allowed=True, currency="USD"
+        )
+    )
     assert "at most $5.00 each, into the next hand's pot: with 6 players at most $25.00" in capped
 
 
@@ -103,8 +129,9 @@ def test_an_uncapped_six_seat_piranha_game_stays_within_the_pot_limit_hand_after
     seats = [1, 2, 3, 4, 5, 6]
     carry, limited = 0, 0
     for number in range(1, 16):
-        state, events = engine.new_hand(rules, seats=seats, button=seats[number % 6], deck=_deck(rng),
-                                        carry_pot=carry, hand_number=number)
+        state, events = engine.new_hand(
+            rules, seats=seats, button=seats[number % 6], deck=_deck(rng), carry_pot=carry, hand_number=number
+        )
         for seat in seats:  # everyone stays in: the fastest growth
             state, more = engine.apply(state, seat, IN)
             events += more
@@ -128,8 +155,9 @@ def test_an_uncapped_six_seat_piranha_game_stays_within_the_pot_limit_hand_after
 def test_a_carried_pot_over_the_limit_is_shared_among_those_dealt_in():
     rules = engine.PiranhaRules(ante=MAX_STAKE)
     seats = [1, 2, 3]
-    state, events = engine.new_hand(rules, seats=seats, button=1, deck=_deck(random.Random(1)),
-                                    carry_pot=POT_LIMIT, hand_number=9)
+    state, events = engine.new_hand(
+        rules, seats=seats, button=1, deck=_deck(random.Random(1)), carry_pot=POT_LIMIT, hand_number=9
+    )
     assert state.pot == POT_LIMIT + 3 * MAX_STAKE
     for seat in seats:
         state, events = engine.apply(state, seat, OUT)
@@ -144,8 +172,9 @@ def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_thos
     # The low variant: a high needs a full house, so two players declaring high with less leave no
     # qualifying claimant and the pot carries (docs/design.md).
     rules = engine.PilesRules(low_variant=True, ante=MAX_STAKE)
-    state, events = engine.new_hand(rules, seats=[1, 2], button=1, deck=_deck(random.Random(0)),
-                                    carry_pot=POT_LIMIT, hand_number=3)
+    state, events = engine.new_hand(
+        rules, seats=[1, 2], button=1, deck=_deck(random.Random(0)), carry_pot=POT_LIMIT, hand_number=3
+    )
     while not engine.is_over(state):
         seat = engine.to_act(state)[0]
         legal = {(a.type, a.choice): a for a in engine.legal_actions(state, seat)}
@@ -155,8 +184,7 @@ def test_a_piles_pot_that_carries_keeps_the_limit_and_shares_the_rest_among_thos
     outcome = engine.result(state)
     assert outcome.reason == "carry" and outcome.next_pot == POT_LIMIT and outcome.winners == ()
     over = [e for e in events if isinstance(e, engine.Award)]
-    assert {(d.seat, d.amount, d.share) for d in over} == {(1, MAX_STAKE, "over_limit"),
-                                                                  (2, MAX_STAKE, "over_limit")}
+    assert {(d.seat, d.amount, d.share) for d in over} == {(1, MAX_STAKE, "over_limit"), (2, MAX_STAKE, "over_limit")}
 
 
 # --- through the services --------------------------------------------------------------------
@@ -168,8 +196,7 @@ def test_an_uncapped_six_seat_piranha_table_keeps_dealing_past_the_pot_limit(clu
     the next is dealt, the pot settles at the limit, and the books stay sound."""
     club = club_setup.club
     players = [*club_setup.everyone, *(MembershipFactory(club=club).user for _ in range(2))]
-    table = make_table(club, club_setup.organiser, engine.PiranhaRules(ante=MAX_STAKE), players=players,
-                       max_seats=6)
+    table = make_table(club, club_setup.organiser, engine.PiranhaRules(ante=MAX_STAKE), players=players, max_seats=6)
     hand = game_services.table_start(table_id=table.pk, user=players[0])
     by_seat = {seat.number: seat.user for seat in table.seats.all()}
     carried = []
@@ -177,8 +204,7 @@ def test_an_uncapped_six_seat_piranha_table_keeps_dealing_past_the_pot_limit(clu
         for number, user in by_seat.items():
             hand.refresh_from_db()
             if number in engine.to_act(engine.state_from_json(hand.state)):
-                game_services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"},
-                                                version=hand.version)
+                game_services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"}, version=hand.version)
         hand.refresh_from_db()
         assert hand.finished_at is not None
         table.refresh_from_db()

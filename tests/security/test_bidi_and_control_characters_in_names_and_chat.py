@@ -44,8 +44,14 @@ def refused(html: str) -> bool:
 
 
 def profile_data(user: User, **extra: str) -> dict[str, str]:
-    return {"display_name": user.display_name, "email": user.email, "time_zone": "UTC",
-            "turn_notices": "each", "turn_reminder": "on", **extra}
+    return {
+        "display_name": user.display_name,
+        "email": user.email,
+        "time_zone": "UTC",
+        "turn_notices": "each",
+        "turn_reminder": "on",
+        **extra,
+    }
 
 
 @pytest.mark.django_db
@@ -62,19 +68,28 @@ def test_a_display_name_with_an_invisible_character_is_refused(club_setup, clien
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", list(HOSTILE))
 def test_a_new_account_with_an_invisible_character_in_its_name_is_refused(club_setup, client, kind: str) -> None:
-    invitation = invitation_create(club_id=club_setup.club.pk, created_by=club_setup.organiser,
-                                   site_url="http://testserver/")
-    response = client.post(reverse("invitation_accept", args=[invitation.token]), {
-        "username": "newcomer", "display_name": HOSTILE[kind], "email": "new@example.org",
-        "password1": "a long pass phrase 7", "password2": "a long pass phrase 7"})
+    invitation = invitation_create(
+        club_id=club_setup.club.pk, created_by=club_setup.organiser, site_url="http://testserver/"
+    )
+    response = client.post(
+        reverse("invitation_accept", args=[invitation.token]),
+        {
+            "username": "newcomer",
+            "display_name": HOSTILE[kind],
+            "email": "new@example.org",
+            "password1": "a long pass phrase 7",
+            "password2": "a long pass phrase 7",
+        },
+    )
     assert response.status_code == 200 and refused(response.content.decode())
     assert not User.objects.filter(username="newcomer").exists()
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", list(HOSTILE))
-def test_club_table_and_house_rule_names_with_an_invisible_character_are_refused(club_setup, client_for,
-                                                                                kind: str) -> None:
+def test_club_table_and_house_rule_names_with_an_invisible_character_are_refused(
+    club_setup, client_for, kind: str
+) -> None:
     name = HOSTILE[kind]
     organiser = client_for(club_setup.organiser)
     clubs = Club.objects.count()
@@ -82,8 +97,9 @@ def test_club_table_and_house_rule_names_with_an_invisible_character_are_refused
     assert response.status_code == 200 and refused(response.content.decode())
     assert Club.objects.count() == clubs
     club = club_setup.club
-    response = organiser.post(reverse("club_settings", args=[club.pk]),
-                              {"name": name, "currency": club.currency, "credit_limit_units": "100"})
+    response = organiser.post(
+        reverse("club_settings", args=[club.pk]), {"name": name, "currency": club.currency, "credit_limit_units": "100"}
+    )
     assert refused(response.content.decode())
     club.refresh_from_db()
     assert club.name != name
@@ -95,8 +111,14 @@ def test_club_table_and_house_rule_names_with_an_invisible_character_are_refused
     with pytest.raises(DomainError, match=REFUSAL):
         services.table_create(club=club, user=club_setup.organiser, name=name, rule_version_id=version.pk)
     with pytest.raises(DomainError, match=REFUSAL):
-        services.rule_set_create(club=club, user=club_setup.organiser, name=name, rules=engine.PiranhaRules(),
-                                 max_seats=7, spectators_allowed=True)
+        services.rule_set_create(
+            club=club,
+            user=club_setup.organiser,
+            name=name,
+            rules=engine.PiranhaRules(),
+            max_seats=7,
+            spectators_allowed=True,
+        )
     assert RuleSet.objects.count() == 1
 
 
@@ -105,8 +127,7 @@ def test_club_table_and_house_rule_names_with_an_invisible_character_are_refused
 def test_a_chat_line_with_an_invisible_character_is_refused(club_setup, client_for, kind: str) -> None:
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
-    page = client_for(a).post(reverse("games:chat_send", args=[table.pk]), {"text": f"hi {HOSTILE[kind]}"},
-                              follow=True)
+    page = client_for(a).post(reverse("games:chat_send", args=[table.pk]), {"text": f"hi {HOSTILE[kind]}"}, follow=True)
     assert refused(page.content.decode())
     with pytest.raises(DomainError, match=REFUSAL):
         chat_post(table_id=table.pk, user=a, text=f"ok {HOSTILE[kind]} ok")
@@ -116,8 +137,9 @@ def test_a_chat_line_with_an_invisible_character_is_refused(club_setup, client_f
 @pytest.mark.django_db(transaction=True)
 async def test_the_table_socket_refuses_a_chat_line_with_a_bidi_override(club_setup) -> None:
     a, b, _ = club_setup.members
-    table = await database_sync_to_async(make_table)(club_setup.club, club_setup.organiser, engine.PiranhaRules(),
-                                                     players=[a, b])
+    table = await database_sync_to_async(make_table)(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b]
+    )
     comm = await open_table(table.pk, a)
     await comm.send_json_to({"type": "chat", "text": "pay \u202e01$ \u202cme"})
     answer = await comm.receive_json_from(timeout=5)

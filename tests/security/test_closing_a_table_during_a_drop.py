@@ -67,11 +67,17 @@ def test_the_club_export_and_the_mails_tell_no_decision(scene: Scene) -> None:  
     out = io.BytesIO()
     club_export(club=scene.table.club, out=out, reason="Moving")
     archive = zipfile.ZipFile(out)
-    actions = [a for a in map(json.loads, archive.read("data/hand_actions.jsonl").decode().splitlines())
-               if a["hand_id"] == scene.stopped.pk]
+    actions = [
+        a
+        for a in map(json.loads, archive.read("data/hand_actions.jsonl").decode().splitlines())
+        if a["hand_id"] == scene.stopped.pk
+    ]
     assert [(a["action"], a["is_timeout"]) for a in actions] == [({"type": "decided"}, False)] * 2
-    hand = next(h for h in map(json.loads, archive.read("data/hands.jsonl").decode().splitlines())
-                if h["id"] == scene.stopped.pk)
+    hand = next(
+        h
+        for h in map(json.loads, archive.read("data/hands.jsonl").decode().splitlines())
+        if h["id"] == scene.stopped.pk
+    )
     assert "in" not in hand["state"]["decisions"] and "out" not in hand["state"]["decisions"]
     for message in scene.mails:
         assert "stays in." not in message.body and "drops out." not in message.body

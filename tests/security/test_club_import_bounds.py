@@ -57,8 +57,10 @@ def _memory_bomb() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         archive.writestr("manifest.json", json.dumps({"format": "home-club-export", "format_version": 1}))
-        archive.writestr("data/club.json", json.dumps({"id": 1, "name": "Bomb", "currency": "USD",
-                                                       "credit_limit": 0, "settlement_max": None}))
+        archive.writestr(
+            "data/club.json",
+            json.dumps({"id": 1, "name": "Bomb", "currency": "USD", "credit_limit": 0, "settlement_max": None}),
+        )
         with archive.open("data/members.jsonl", "w") as members:
             members.write(b'{"id": 1, "username": "')
             block = b"a" * MB
@@ -79,8 +81,9 @@ def test_a_small_zip_with_a_200_mb_line_is_refused_within_the_web_process_memory
         status, _, page = upload(browser, club_id, bomb)
         after = _memory(site.process.pid)
     grew = after["VmHWM"] - before["VmRSS"]
-    print(f"web process: {before['VmRSS'] / MB:.0f} MB before, peak {after['VmHWM'] / MB:.0f} MB, "
-          f"grew {grew / MB:.0f} MB")
+    print(
+        f"web process: {before['VmRSS'] / MB:.0f} MB before, peak {after['VmHWM'] / MB:.0f} MB, grew {grew / MB:.0f} MB"
+    )
     assert status == 400, page[:500]
     assert "data/members.jsonl, line 1: longer than 1,024 KB" in page
     assert grew < 64 * MB, grew / MB  # was about 1.2 GB
@@ -99,8 +102,9 @@ def test_a_hand_with_a_huge_id_takes_a_new_one_and_the_sequence_stays_where_it_w
                     row[key] = HUGE_ID
         return rows
 
-    forged = rewritten(data, {f"data/{name}.jsonl": huge
-                              for name in ("hands", "hand_actions", "disputes", "rulings", "entries")})
+    forged = rewritten(
+        data, {f"data/{name}.jsonl": huge for name in ("hands", "hand_actions", "disputes", "rulings", "entries")}
+    )
     club_id = _organiser_of_an_empty_club()
     with connection.cursor() as cursor:
         cursor.execute("SELECT last_value FROM games_hand_id_seq")
@@ -111,15 +115,19 @@ def test_a_hand_with_a_huge_id_takes_a_new_one_and_the_sequence_stays_where_it_w
             status, _, page = upload(log_in(site.port, "dan", PASSWORD), club_id, forged, timeout=60)
             took = time.monotonic() - started
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE query ILIKE %s AND pid <> pg_backend_pid()",
-                           ["%generate_series%"])
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE %s AND pid <> pg_backend_pid()",
+                ["%generate_series%"],
+            )
             running = cursor.fetchone()[0]
             cursor.execute("SELECT last_value FROM games_hand_id_seq")
             sequence_after = cursor.fetchone()[0]
     finally:  # a statement left running by a failing run would burn a core for hours
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query ILIKE %s "
-                           "AND pid <> pg_backend_pid()", ["%generate_series(1%"])
+            cursor.execute(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query ILIKE %s AND pid <> pg_backend_pid()",
+                ["%generate_series(1%"],
+            )
     print(f"import took {took:.1f} s; the hand id sequence went from {sequence_before} to {sequence_after}")
     assert status == 302, page[:2000]
     assert running == 0
@@ -134,8 +142,12 @@ def test_an_upload_larger_than_the_limit_is_refused_before_it_is_read(client_for
     from accounts.models import User
 
     client = client_for(User.objects.get(username="dan"))
-    response = client.post(f"/clubs/{club_id}/data/import/", data=b"x", content_type="multipart/form-data; boundary=b",
-                           CONTENT_LENGTH=str(UPLOAD_LIMITS.upload_bytes + 1))
+    response = client.post(
+        f"/clubs/{club_id}/data/import/",
+        data=b"x",
+        content_type="multipart/form-data; boundary=b",
+        CONTENT_LENGTH=str(UPLOAD_LIMITS.upload_bytes + 1),
+    )
     assert response.status_code == 413 and "larger than 64 MB" in response.content.decode()
 
 
@@ -150,8 +162,10 @@ def test_a_zip_listing_thousands_of_files_is_refused_before_they_are_listed(clie
         for n in range(5000):
             archive.writestr(f"{n}", b"")
     club_id = _organiser_of_an_empty_club()
-    response = client_for(User.objects.get(username="dan")).post(f"/clubs/{club_id}/data/import/", {
-        "file": SimpleUploadedFile("club.zip", out.getvalue(), content_type="application/zip")})
+    response = client_for(User.objects.get(username="dan")).post(
+        f"/clubs/{club_id}/data/import/",
+        {"file": SimpleUploadedFile("club.zip", out.getvalue(), content_type="application/zip")},
+    )
     assert response.status_code == 400 and "lists more files than a club export holds" in response.content.decode()
 
 
@@ -180,5 +194,6 @@ def test_an_import_step_past_its_statement_timeout_is_refused_with_a_reason(busy
     monkeypatch.setattr(importing, "UPLOAD_STATEMENT_TIMEOUT", "200ms")
     monkeypatch.setattr("clubhouse.results.hand_results_backfill", slow_step)
     with pytest.raises(importing.ArchiveError, match="took longer than this site allows a step of it"):
-        importing.club_import_upload(source=io.BytesIO(data), into=Club.objects.get(pk=club_id),
-                                     by=User.objects.get(username="dan"))
+        importing.club_import_upload(
+            source=io.BytesIO(data), into=Club.objects.get(pk=club_id), by=User.objects.get(username="dan")
+        )

@@ -23,9 +23,11 @@ pytestmark = pytest.mark.django_db
 
 def _first(change):
     """A change of a JSON-lines file's first row."""
+
     def apply(rows):
         change(rows[0])
         return rows
+
     return apply
 
 
@@ -49,6 +51,7 @@ def _club(**changes):
 
         row = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("data/club.json"))
         return rewritten(data, {"data/club.json": json.dumps({**row, **changes}).encode()})
+
     return apply
 
 
@@ -58,44 +61,102 @@ CASES = [
     ("no club file", lambda d: without(d, "data/club.json"), "data/club.json"),
     ("a 40-character currency", _club(currency="X" * 40), "data/club.json"),
     ("an unknown currency", _club(currency="1$€"), "data/club.json"),
-    ("a member line that is not an object", lambda d: rewritten(d, {"data/members.jsonl": _not_an_object}),
-     "data/members.jsonl, line 1"),
-    ("a member line without its fields", lambda d: rewritten(d, {"data/members.jsonl": _first(
-        lambda r: r.pop("username"))}), "data/members.jsonl, line 1"),
-    ("a line that is not JSON", lambda d: rewritten(d, {"data/tables.jsonl": b'{"id": 1,\n'}),
-     "data/tables.jsonl, line 1"),
-    ("an unbalanced posting", lambda d: rewritten(d, {"data/postings.jsonl": _unbalance}),
-     "data/postings.jsonl, line 1"),
+    (
+        "a member line that is not an object",
+        lambda d: rewritten(d, {"data/members.jsonl": _not_an_object}),
+        "data/members.jsonl, line 1",
+    ),
+    (
+        "a member line without its fields",
+        lambda d: rewritten(d, {"data/members.jsonl": _first(lambda r: r.pop("username"))}),
+        "data/members.jsonl, line 1",
+    ),
+    (
+        "a line that is not JSON",
+        lambda d: rewritten(d, {"data/tables.jsonl": b'{"id": 1,\n'}),
+        "data/tables.jsonl, line 1",
+    ),
+    (
+        "an unbalanced posting",
+        lambda d: rewritten(d, {"data/postings.jsonl": _unbalance}),
+        "data/postings.jsonl, line 1",
+    ),
     ("a member given twice", lambda d: rewritten(d, {"data/members.jsonl": _twice}), "data/members.jsonl, line 2"),
     ("a table given twice", lambda d: rewritten(d, {"data/tables.jsonl": _twice}), "data/tables.jsonl, line 2"),
-    ("a hand with bad salts", lambda d: rewritten(d, {"data/hands.jsonl": _first(
-        lambda r: r.update(salts=["zz"] * 52))}), "data/hands.jsonl, line 1"),
-    ("a hand with a state the engine cannot read", lambda d: rewritten(d, {"data/hands.jsonl": _first(
-        lambda r: r.update(state={"game": "piranha", "seats": "all"}))}), "data/hands.jsonl, line 1"),
-    ("a hand whose state seats someone it does not name", lambda d: rewritten(d, {"data/hands.jsonl": _first(
-        lambda r: r.update(players={"1": next(iter(r["players"].values()))}))}), "data/hands.jsonl, line 1"),
-    ("a hand with a card twice", lambda d: rewritten(d, {"data/hands.jsonl": _first(
-        lambda r: r.update(deck=[r["deck"][0]] * 52))}), "data/hands.jsonl, line 1"),
-    ("a hand still being played", lambda d: rewritten(d, {"data/hands.jsonl": _first(
-        lambda r: r.update(finished_at=None))}), "data/hands.jsonl, line 1"),
-    ("a table name with a text-direction override", lambda d: rewritten(d, {"data/tables.jsonl": _first(
-        lambda r: r.update(name="\u202enaB"))}), "data/tables.jsonl, line 1"),
-    ("a display name with a line break", lambda d: rewritten(d, {"data/members.jsonl": _first(
-        lambda r: r.update(display_name="Ann\nOrganiser"))}), "data/members.jsonl, line 1"),
-    ("a chat line with a control character", lambda d: rewritten(d, {"data/chat.jsonl": _first(
-        lambda r: r.update(text="hi\x07"))}), "data/chat.jsonl, line 1"),
-    ("rules the rules form refuses", lambda d: rewritten(d, {"data/rule_versions.jsonl": _first(
-        lambda r: r["rules"].update(ante=-5))}), "data/rule_versions.jsonl, line 1"),
-    ("a settlement state the site does not know", lambda d: rewritten(d, {"data/settlements.jsonl": _first(
-        lambda r: r.update(status="paid twice"))}), "data/settlements.jsonl, line 1"),
-    ("a table state the site does not know", lambda d: rewritten(d, {"data/tables.jsonl": _first(
-        lambda r: r.update(status="burning"))}), "data/tables.jsonl, line 1"),
-    ("an id beyond any id", lambda d: rewritten(d, {"data/tables.jsonl": _first(
-        lambda r: r.update(id=2**70))}), "data/tables.jsonl, line 1"),
-    ("a reference to a record the file does not hold", lambda d: rewritten(d, {"data/seats.jsonl": _first(
-        lambda r: r.update(table_id=999_999))}), "data/seats.jsonl, line 1"),
-    ("an amount beyond any amount", lambda d: rewritten(d, {"data/postings.jsonl": _first(
-        lambda r: r.update(amount=2**64))}), "data/postings.jsonl, line 1"),
+    (
+        "a hand with bad salts",
+        lambda d: rewritten(d, {"data/hands.jsonl": _first(lambda r: r.update(salts=["zz"] * 52))}),
+        "data/hands.jsonl, line 1",
+    ),
+    (
+        "a hand with a state the engine cannot read",
+        lambda d: rewritten(
+            d, {"data/hands.jsonl": _first(lambda r: r.update(state={"game": "piranha", "seats": "all"}))}
+        ),
+        "data/hands.jsonl, line 1",
+    ),
+    (
+        "a hand whose state seats someone it does not name",
+        lambda d: rewritten(
+            d, {"data/hands.jsonl": _first(lambda r: r.update(players={"1": next(iter(r["players"].values()))}))}
+        ),
+        "data/hands.jsonl, line 1",
+    ),
+    (
+        "a hand with a card twice",
+        lambda d: rewritten(d, {"data/hands.jsonl": _first(lambda r: r.update(deck=[r["deck"][0]] * 52))}),
+        "data/hands.jsonl, line 1",
+    ),
+    (
+        "a hand still being played",
+        lambda d: rewritten(d, {"data/hands.jsonl": _first(lambda r: r.update(finished_at=None))}),
+        "data/hands.jsonl, line 1",
+    ),
+    (
+        "a table name with a text-direction override",
+        lambda d: rewritten(d, {"data/tables.jsonl": _first(lambda r: r.update(name="\u202enaB"))}),
+        "data/tables.jsonl, line 1",
+    ),
+    (
+        "a display name with a line break",
+        lambda d: rewritten(d, {"data/members.jsonl": _first(lambda r: r.update(display_name="Ann\nOrganiser"))}),
+        "data/members.jsonl, line 1",
+    ),
+    (
+        "a chat line with a control character",
+        lambda d: rewritten(d, {"data/chat.jsonl": _first(lambda r: r.update(text="hi\x07"))}),
+        "data/chat.jsonl, line 1",
+    ),
+    (
+        "rules the rules form refuses",
+        lambda d: rewritten(d, {"data/rule_versions.jsonl": _first(lambda r: r["rules"].update(ante=-5))}),
+        "data/rule_versions.jsonl, line 1",
+    ),
+    (
+        "a settlement state the site does not know",
+        lambda d: rewritten(d, {"data/settlements.jsonl": _first(lambda r: r.update(status="paid twice"))}),
+        "data/settlements.jsonl, line 1",
+    ),
+    (
+        "a table state the site does not know",
+        lambda d: rewritten(d, {"data/tables.jsonl": _first(lambda r: r.update(status="burning"))}),
+        "data/tables.jsonl, line 1",
+    ),
+    (
+        "an id beyond any id",
+        lambda d: rewritten(d, {"data/tables.jsonl": _first(lambda r: r.update(id=2**70))}),
+        "data/tables.jsonl, line 1",
+    ),
+    (
+        "a reference to a record the file does not hold",
+        lambda d: rewritten(d, {"data/seats.jsonl": _first(lambda r: r.update(table_id=999_999))}),
+        "data/seats.jsonl, line 1",
+    ),
+    (
+        "an amount beyond any amount",
+        lambda d: rewritten(d, {"data/postings.jsonl": _first(lambda r: r.update(amount=2**64))}),
+        "data/postings.jsonl, line 1",
+    ),
 ]
 
 
@@ -107,16 +168,23 @@ def test_each_malformed_file_is_refused_with_a_400_naming_the_file_and_line(busy
     client = client_for(organiser)
     wrong = []
     for what, change, named in CASES:
-        response = client.post(f"/clubs/{club.pk}/data/import/", {
-            "file": SimpleUploadedFile("club.zip", change(genuine), content_type="application/zip")})
+        response = client.post(
+            f"/clubs/{club.pk}/data/import/",
+            {"file": SimpleUploadedFile("club.zip", change(genuine), content_type="application/zip")},
+        )
         page = response.content.decode()
         if response.status_code != 400 or named not in page:
-            wrong.append(f"{what}: {response.status_code} {named!r} not in the page" if response.status_code == 400
-                         else f"{what}: {response.status_code}")
+            wrong.append(
+                f"{what}: {response.status_code} {named!r} not in the page"
+                if response.status_code == 400
+                else f"{what}: {response.status_code}"
+            )
         assert club_is_empty(club=club) == "", what
     assert wrong == []
     # The genuine file still comes in.
-    response = client.post(f"/clubs/{club.pk}/data/import/", {
-        "file": SimpleUploadedFile("club.zip", genuine, content_type="application/zip")})
+    response = client.post(
+        f"/clubs/{club.pk}/data/import/",
+        {"file": SimpleUploadedFile("club.zip", genuine, content_type="application/zip")},
+    )
     assert response.status_code == 302
     assert rows_of(genuine, "data/tables.jsonl")

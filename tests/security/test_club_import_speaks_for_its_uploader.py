@@ -37,8 +37,9 @@ def references(user: User) -> Counter[str]:
                 n = model._default_manager.filter(**{field.attname: user.pk}).count()
                 if n:
                     found[f"{model.__name__}.{field.name}"] = n
-    found["Hand.players"] = sum(1 for players in Hand.objects.values_list("players", flat=True)
-                                if user.pk in players.values())
+    found["Hand.players"] = sum(
+        1 for players in Hand.objects.values_list("players", flat=True) if user.pk in players.values()
+    )
     return +found
 
 
@@ -71,7 +72,8 @@ def test_a_forged_archive_enrols_nobody_and_puts_nothing_in_anns_name(busy_club,
     assert not Membership.objects.filter(user=ann).exists()
     assert references(ann) == before == Counter()  # no seat, posting, ruling, settlement or chat line is hers
     assert list(Membership.objects.filter(club_id=club_id).values_list("user__username", "role")) == [
-        ("dan", "organiser")]
+        ("dan", "organiser")
+    ]
     # Her records in the file belong to a placeholder named for her, which is nobody's account.
     placeholder = User.objects.get(display_name="Ann (imported)")
     assert not placeholder.is_active and not placeholder.has_usable_password() and placeholder.email == ""
@@ -92,16 +94,20 @@ def test_a_genuine_export_imported_into_another_organisers_club_enrols_nobody(bu
     people = [*busy_club.everyone, busy_club.outsider]
     before = {user.pk: references(user) for user in people}
     dan, club_id = _dans_club()
-    response = client_for(dan).post(f"/clubs/{club_id}/data/import/", {
-        "file": SimpleUploadedFile("club.zip", data, content_type="application/zip")})
+    response = client_for(dan).post(
+        f"/clubs/{club_id}/data/import/", {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")}
+    )
     assert response.status_code == 302
     assert list(Membership.objects.filter(club_id=club_id).values_list("user", flat=True)) == [dan.pk]
     for user in people:
         assert references(user) == before[user.pk], user.username
     assert references(dan) == Counter({"Membership.user": 1, "Invitation.created_by": len(busy_club.everyone)})
     assert sorted(Invitation.objects.filter(club_id=club_id).values_list("email", flat=True)) == sorted(
-        u.email for u in busy_club.everyone)
-    assert Hand.objects.filter(table__club_id=club_id).count() == Hand.objects.filter(table__club=busy_club.club).count()
+        u.email for u in busy_club.everyone
+    )
+    assert (
+        Hand.objects.filter(table__club_id=club_id).count() == Hand.objects.filter(table__club=busy_club.club).count()
+    )
     assert ledger_problems(club_id=club_id)[0] == []
 
 
@@ -112,8 +118,11 @@ def test_the_uploader_claims_only_their_own_line(busy_club, client_for):  # noqa
     organiser = busy_club.organiser
     new_club = ClubFactory(name="New home")
     MembershipFactory(club=new_club, user=organiser, role=Membership.Role.ORGANISER)
-    response = client_for(organiser).post(f"/clubs/{new_club.pk}/data/import/", {
-        "file": SimpleUploadedFile("club.zip", data, content_type="application/zip")}, follow=True)
+    response = client_for(organiser).post(
+        f"/clubs/{new_club.pk}/data/import/",
+        {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
+        follow=True,
+    )
     assert response.status_code == 200 and "named placeholders" in response.content.decode()
     mine = Ruling.objects.filter(club=new_club, ruled_by=organiser)
     assert mine.count() == Ruling.objects.filter(club=busy_club.club, ruled_by=organiser).count() > 0

@@ -24,12 +24,17 @@ with override_settings(STATIC_ROOT=sys.argv[1]):
 
 
 def test_collectstatic_under_the_production_settings(tmp_path):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "SECRET_KEY": "build-only-" * 6, "DATABASE_URL": "postgresql://build@localhost/build",
-           "REDIS_URL": "redis://localhost:6379/0"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "build-only-" * 6,
+        "DATABASE_URL": "postgresql://build@localhost/build",
+        "REDIS_URL": "redis://localhost:6379/0",
+    }
     env.pop("DATABASE_OWNER_URL", None)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     manifest = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
     for source in (ROOT / "static").rglob("*"):

@@ -30,32 +30,52 @@ BOOKS = ("ledger_journalentry", "ledger_posting", "ledger_ruling", "ledger_accou
 
 def _refused(sql: str, params: tuple[object, ...] = ()) -> str:
     """Run one statement as the application role; return PostgreSQL's refusal (the test fails if none)."""
-    with pytest.raises((ProgrammingError, IntegrityError)) as refused, transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises((ProgrammingError, IntegrityError)) as refused,
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(sql, params)
     return str(refused.value)
 
 
 def _a_ruling(club_setup) -> Ruling:
     ann, ben, _ = club_setup.members
-    return ruling_adjust(club=club_setup.club, from_user=ann, to_user=ben, amount=500, reason="Chips miscounted",
-                         ruled_by=club_setup.organiser)
+    return ruling_adjust(
+        club=club_setup.club,
+        from_user=ann,
+        to_user=ben,
+        amount=500,
+        reason="Chips miscounted",
+        ruled_by=club_setup.organiser,
+    )
 
 
 def _confirmed_settlement(club_setup) -> Settlement:
     ann, ben, _ = club_setup.members
-    return settlement_record(club=club_setup.club, payer=ann, payee=ben, amount=700, paid_on=dt.date(2026, 1, 2),
-                             note="cash", recorded_by=club_setup.organiser)
+    return settlement_record(
+        club=club_setup.club,
+        payer=ann,
+        payee=ben,
+        amount=700,
+        paid_on=dt.date(2026, 1, 2),
+        note="cash",
+        recorded_by=club_setup.organiser,
+    )
 
 
 def test_the_site_connects_as_a_role_that_is_no_superuser_and_owns_nothing(db):
     assert "owner" in settings.DATABASES, "set DATABASE_OWNER_URL (the owner role) beside DATABASE_URL"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT current_user, rolsuper, rolcreatedb, rolcreaterole, rolbypassrls "
-                       "FROM pg_roles WHERE rolname = current_user")
+        cursor.execute(
+            "SELECT current_user, rolsuper, rolcreatedb, rolcreaterole, rolbypassrls "
+            "FROM pg_roles WHERE rolname = current_user"
+        )
         user, superuser, *others = cursor.fetchone()
-        cursor.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                       "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)")
+        cursor.execute(
+            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)"
+        )
         owned = cursor.fetchone()[0]
         cursor.execute("SELECT has_schema_privilege('public', 'CREATE')")
         may_create = cursor.fetchone()[0]
@@ -95,34 +115,40 @@ def test_truncating_the_books_is_refused(club_setup, table):
     assert "permission denied" in _refused(f"TRUNCATE {table} CASCADE")
 
 
-@pytest.mark.parametrize("sql", [
-    "UPDATE ledger_posting SET amount = -amount",
-    "DELETE FROM ledger_posting",
-    "UPDATE ledger_journalentry SET memo = 'rewritten'",
-    "DELETE FROM ledger_journalentry",
-    "UPDATE ledger_ruling SET reason = 'never happened'",
-    "DELETE FROM ledger_ruling",
-    "DELETE FROM ledger_account",
-    "DELETE FROM ledger_settlement",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE ledger_posting SET amount = -amount",
+        "DELETE FROM ledger_posting",
+        "UPDATE ledger_journalentry SET memo = 'rewritten'",
+        "DELETE FROM ledger_journalentry",
+        "UPDATE ledger_ruling SET reason = 'never happened'",
+        "DELETE FROM ledger_ruling",
+        "DELETE FROM ledger_account",
+        "DELETE FROM ledger_settlement",
+    ],
+)
 def test_rewriting_or_deleting_the_books_is_refused(club_setup, sql):
     _a_ruling(club_setup)
     _confirmed_settlement(club_setup)
     assert "permission denied" in _refused(sql)
 
 
-@pytest.mark.parametrize("sql", [
-    "ALTER TABLE ledger_posting DISABLE TRIGGER ALL",
-    "ALTER TABLE ledger_posting DISABLE TRIGGER ledger_posting_insert_only",
-    "ALTER TABLE ledger_settlement DISABLE TRIGGER USER",
-    "DROP TRIGGER ledger_entry_insert_only ON ledger_journalentry",
-    "ALTER TABLE ledger_account ADD COLUMN note text",
-    "ALTER TABLE ledger_journalentry RENAME TO old_books",
-    "DROP TABLE ledger_ruling",
-    "CREATE OR REPLACE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
-    "SET session_replication_role = replica",
-    "CREATE TABLE shadow_books (id int)",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE ledger_posting DISABLE TRIGGER ALL",
+        "ALTER TABLE ledger_posting DISABLE TRIGGER ledger_posting_insert_only",
+        "ALTER TABLE ledger_settlement DISABLE TRIGGER USER",
+        "DROP TRIGGER ledger_entry_insert_only ON ledger_journalentry",
+        "ALTER TABLE ledger_account ADD COLUMN note text",
+        "ALTER TABLE ledger_journalentry RENAME TO old_books",
+        "DROP TABLE ledger_ruling",
+        "CREATE OR REPLACE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+        "SET session_replication_role = replica",
+        "CREATE TABLE shadow_books (id int)",
+    ],
+)
 def test_altering_the_books_or_switching_their_triggers_off_is_refused(db, sql):
     message = _refused(sql)
     assert "must be owner" in message or "permission denied" in message
@@ -136,8 +162,9 @@ def test_a_decided_settlement_never_changes(club_setup):
     with pytest.raises(IntegrityError, match="never changes"), transaction.atomic():
         Settlement.objects.filter(pk=settlement.pk).update(amount=1)
     ann, ben, _ = club_setup.members
-    pending = settlement_record(club=club_setup.club, payer=ann, payee=ben, amount=300, paid_on=dt.date(2026, 1, 3),
-                                note="", recorded_by=ann)
+    pending = settlement_record(
+        club=club_setup.club, payer=ann, payee=ben, amount=300, paid_on=dt.date(2026, 1, 3), note="", recorded_by=ann
+    )
     assert pending.status == Settlement.Status.PENDING
     with pytest.raises(IntegrityError, match="only be confirmed or declined"), transaction.atomic():
         Settlement.objects.filter(pk=pending.pk).update(amount=30_000)
@@ -149,8 +176,12 @@ def test_even_the_owner_meets_the_guards_of_the_books(transactional_db, club_set
     """The owner could switch triggers off (that is what it is for), but a plain edit is refused."""
     settlement = _confirmed_settlement(club_setup)
     with owner_connect(connection.settings_dict) as conn:
-        for sql in ("UPDATE ledger_settlement SET amount = 1", "DELETE FROM ledger_settlement",
-                    "UPDATE ledger_posting SET amount = -amount", "DELETE FROM ledger_journalentry"):
+        for sql in (
+            "UPDATE ledger_settlement SET amount = 1",
+            "DELETE FROM ledger_settlement",
+            "UPDATE ledger_posting SET amount = -amount",
+            "DELETE FROM ledger_journalentry",
+        ):
             with pytest.raises(psycopg.errors.IntegrityConstraintViolation), conn.transaction():
                 conn.execute(sql)
     settlement.refresh_from_db()
@@ -168,13 +199,17 @@ def test_the_currency_stays_once_the_club_has_entries(club_setup, client_for):
     club.refresh_from_db()
     assert club.currency == "EUR"
     club_services.club_update(**kwargs, currency="eur")  # the same currency: other settings still save
-    page = client_for(club_setup.organiser).post(reverse("club_settings", args=[club.pk]), {
-        "name": club.name, "currency": "JPY", "credit_limit_units": "10.00"})
+    page = client_for(club_setup.organiser).post(
+        reverse("club_settings", args=[club.pk]), {"name": club.name, "currency": "JPY", "credit_limit_units": "10.00"}
+    )
     assert page.status_code == 200
     assert "The currency stays EUR: the club&#x27;s books already have entries in it." in page.content.decode()
     # The database refuses it too, for any writer.
-    with pytest.raises(IntegrityError, match="its currency never changes"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises(IntegrityError, match="its currency never changes"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute("UPDATE accounts_club SET currency = 'GBP' WHERE id = %s", [club.pk])
 
 

@@ -46,8 +46,10 @@ class ConnectionCounter(threading.Thread):
         self.stopping = threading.Event()
 
     def count(self) -> int:
-        row = self.conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                "AND pid <> pg_backend_pid() AND backend_type = 'client backend'").fetchone()
+        row = self.conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        ).fetchone()
         return int(row[0]) if row else 0
 
     def run(self) -> None:
@@ -66,12 +68,18 @@ class ConnectionCounter(threading.Thread):
 def test_a_burst_of_page_loads_and_sockets_stays_within_the_connection_pool(club_setup, tmp_path: Path) -> None:
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=club_setup.members[:2])
     cookies = [cookie_of(user) for user in club_setup.everyone]
-    base = connection.cursor().connection.execute(  # the test's own connections (this one, the fixtures')
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-        "AND backend_type = 'client backend'").fetchone()[0]
+    base = (
+        connection.cursor()
+        .connection.execute(  # the test's own connections (this one, the fixtures')
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND backend_type = 'client backend'"
+        )
+        .fetchone()[0]
+    )
     connection.close()
-    server = Uvicorn(worker_env(DB_POOL_MAX_SIZE=str(POOL), DB_POOL_TIMEOUT="30", LOG_LEVEL="WARNING"),
-                     tmp_path / "uvicorn.log")
+    server = Uvicorn(
+        worker_env(DB_POOL_MAX_SIZE=str(POOL), DB_POOL_TIMEOUT="30", LOG_LEVEL="WARNING"), tmp_path / "uvicorn.log"
+    )
     counter = ConnectionCounter()
     counter.start()
     try:
@@ -83,9 +91,11 @@ def test_a_burst_of_page_loads_and_sockets_stays_within_the_connection_pool(club
             return status
 
         async def open_socket(n: int) -> str:
-            async with connect(socket_url, open_timeout=30,
-                               additional_headers={"Cookie": cookies[n % len(cookies)],
-                                                   "Origin": f"http://127.0.0.1:{server.port}"}) as ws:
+            async with connect(
+                socket_url,
+                open_timeout=30,
+                additional_headers={"Cookie": cookies[n % len(cookies)], "Origin": f"http://127.0.0.1:{server.port}"},
+            ) as ws:
                 first = await asyncio.wait_for(ws.recv(), 30)
                 return str(first)[:40]
 

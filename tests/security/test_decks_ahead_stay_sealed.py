@@ -29,13 +29,25 @@ def test_no_salt_or_order_of_a_coming_deck_leaves_the_database(club_setup, clien
     assert hand.is_finished
     coming = list(DeckAhead.objects.filter(table=table, dealt_at__isnull=True))
     assert len(coming) == 2
-    secrets_of = [s for d in coming for s in d.salts] + [" ".join(d.deck) for d in coming] \
+    secrets_of = (
+        [s for d in coming for s in d.salts]
+        + [" ".join(d.deck) for d in coming]
         + ['", "'.join(d.deck[:6]) for d in coming]
+    )
     latest = table.hands.order_by("-number").first()
-    paths = [f"/tables/{table.pk}/", f"/tables/{table.pk}/cut/", f"/tables/{table.pk}/hands/",
-             f"/hands/{hand.pk}/", f"/hands/{hand.pk}/proof.json", f"/hands/{hand.pk}/replay.json",
-             f"/api/v1/hands/{hand.pk}", f"/api/v1/tables/{table.pk}/hands", f"/clubs/{table.club_id}/tables/",
-             "/account/data/download.json", "/tables/mine/"]
+    paths = [
+        f"/tables/{table.pk}/",
+        f"/tables/{table.pk}/cut/",
+        f"/tables/{table.pk}/hands/",
+        f"/hands/{hand.pk}/",
+        f"/hands/{hand.pk}/proof.json",
+        f"/hands/{hand.pk}/replay.json",
+        f"/api/v1/hands/{hand.pk}",
+        f"/api/v1/tables/{table.pk}/hands",
+        f"/clubs/{table.club_id}/tables/",
+        "/account/data/download.json",
+        "/tables/mine/",
+    ]
     if latest is not None and latest.pk != hand.pk:
         paths.append(f"/api/v1/hands/{latest.pk}")
     for user in (a, b, c, club_setup.organiser):

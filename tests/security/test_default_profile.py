@@ -25,8 +25,15 @@ ENTRIES = {
 def run(args: list[str], **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DEBUG"}}
     env.update(extra)
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
@@ -41,7 +48,6 @@ def test_without_a_profile_or_a_secret_key_it_refuses_to_start(entry) -> None:
     done = run(ENTRIES[entry])
     assert done.returncode != 0 and "SECRET_KEY" in done.stderr
     assert "DEBUG True" not in done.stdout
-
 
 
 def test_the_run_command_runs_the_development_profile() -> None:

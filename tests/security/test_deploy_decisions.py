@@ -61,9 +61,26 @@ def test_under_that_policy_a_full_redis_keeps_every_queued_task(services, tmp_pa
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     policy = _flag(services["redis"]["command"], "--maxmemory-policy")
-    proc = subprocess.Popen([str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
-                             "--save", "", "--appendonly", "no", "--maxmemory", "4mb", "--maxmemory-policy", policy],
-                            stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            str(server),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(tmp_path),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--maxmemory",
+            "4mb",
+            "--maxmemory-policy",
+            policy,
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     client = redis.Redis(port=port)
     try:
         deadline = time.monotonic() + 10

@@ -14,16 +14,19 @@ pytestmark = pytest.mark.django_db
 
 def test_the_profile_form_no_longer_changes_the_email(client_for):
     member = UserFactory(email="member@example.com")
-    client_for(member).post(reverse("profile"), {"display_name": "M", "email": "thief@example.com",
-                                                 "time_zone": "UTC", "turn_notices": "each"})
+    client_for(member).post(
+        reverse("profile"),
+        {"display_name": "M", "email": "thief@example.com", "time_zone": "UTC", "turn_notices": "each"},
+    )
     member.refresh_from_db()
     assert member.email == "member@example.com"
 
 
 def test_changing_the_email_needs_the_password(client_for, mailoutbox):
     member = UserFactory(email="member@example.com")
-    response = client_for(member).post(reverse("email_change"), {"new_email": "thief@example.com",
-                                                                 "password": "a guess"})
+    response = client_for(member).post(
+        reverse("email_change"), {"new_email": "thief@example.com", "password": "a guess"}
+    )
     assert response.status_code == 200 and "not your current password" in response.content.decode()
     member.refresh_from_db()
     assert member.email == "member@example.com" and mailoutbox == []

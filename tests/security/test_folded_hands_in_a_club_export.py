@@ -53,8 +53,12 @@ def _strings(data: Any) -> set[str]:
 def _levels(row: dict[str, Any]) -> list[list[bytes]]:
     """The tree of a hand of the file, built with the standalone verifier's encoding: the leaf of each
     opened card from its card and salt, the file's leaf hash for every other position."""
-    leaves = [bytes.fromhex(row["closed_leaves"][str(i)]) if str(i) in row["closed_leaves"]
-              else verify.leaf_hash(row["id"], i, row["deck"][i], row["salts"][i]) for i in range(52)]
+    leaves = [
+        bytes.fromhex(row["closed_leaves"][str(i)])
+        if str(i) in row["closed_leaves"]
+        else verify.leaf_hash(row["id"], i, row["deck"][i], row["salts"][i])
+        for i in range(52)
+    ]
     level = leaves + [verify.EMPTY_LEAF] * 12
     levels = [level]
     while len(level) > 1:
@@ -79,11 +83,21 @@ def test_the_export_holds_a_dropped_hand_as_leaf_hashes_only(played: Played, tmp
         levels = _levels(row)
         assert levels[-1][0].hex() == row["commitment"] == hand.commitment
         # Each opened card verifies with the standalone checker.
-        openings = [{"position": i, "card": row["deck"][i], "salt": row["salts"][i],
-                     "path": [levels[k][(i >> k) ^ 1].hex() for k in range(6)]} for i in public]
+        openings = [
+            {
+                "position": i,
+                "card": row["deck"][i],
+                "salt": row["salts"][i],
+                "path": [levels[k][(i >> k) ^ 1].hex() for k in range(6)],
+            }
+            for i in public
+        ]
         proof = tmp_path / f"hand-{hand.pk}.json"
-        proof.write_text(json.dumps({"scheme": verify.SCHEME_MERKLE, "hand_id": hand.pk, "root": row["commitment"],
-                                     "openings": openings}))
+        proof.write_text(
+            json.dumps(
+                {"scheme": verify.SCHEME_MERKLE, "hand_id": hand.pk, "root": row["commitment"], "openings": openings}
+            )
+        )
         assert verify.main([str(proof)]) == 0
     assert not set(DROPPED) & _strings([rows[played.hand.pk], [a for a in actions if a["hand_id"] == played.hand.pk]])
 
@@ -108,8 +122,7 @@ def test_the_imported_club_shows_no_dropped_card_even_to_who_held_it(played: Pla
                     assert hidden_cards_in(step["html"], left_out) == set()
             proof = client.get(f"/hands/{hand.pk}/proof.json").json()
             public = sorted(hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None))
-            assert [o["position"] for o in proof["openings"]] == [p for p in public if str(p) not in
-                                                                  hand.closed_leaves]
+            assert [o["position"] for o in proof["openings"]] == [p for p in public if str(p) not in hand.closed_leaves]
         with pytest.raises(services.proof.DisputeRefused, match="club export"):
             services.hand_dispute_open(hand_id=hand.pk, user=played.organiser, reason="Show me")
 

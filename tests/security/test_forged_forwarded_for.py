@@ -22,8 +22,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_forged_forwarded_for_from_an_untrusted_peer_does_not_change_the_address(tmp_path):
     user = UserFactory()
     with running_site(tmp_path) as site:
-        status = Browser(site.port).post_form("/login/", {"username": user.username, "password": "wrong"},
-                                              headers={"X-Forwarded-For": "203.0.113.77"})
+        status = Browser(site.port).post_form(
+            "/login/", {"username": user.username, "password": "wrong"}, headers={"X-Forwarded-For": "203.0.113.77"}
+        )
     assert status == 200
     assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["127.0.0.1"]
 
@@ -32,10 +33,14 @@ def test_wrong_passwords_from_rotating_forwarded_for_headers_get_locked(tmp_path
     user = UserFactory()
     with running_site(tmp_path) as site:
         for n in range(8):
-            Browser(site.port).post_form("/login/", {"username": user.username, "password": f"guess {n}"},
-                                         headers={"X-Forwarded-For": f"198.51.100.{n + 1}"})
-        status = Browser(site.port).post_form("/login/", {"username": user.username, "password": PASSWORD},
-                                              headers={"X-Forwarded-For": "198.51.100.200"})
+            Browser(site.port).post_form(
+                "/login/",
+                {"username": user.username, "password": f"guess {n}"},
+                headers={"X-Forwarded-For": f"198.51.100.{n + 1}"},
+            )
+        status = Browser(site.port).post_form(
+            "/login/", {"username": user.username, "password": PASSWORD}, headers={"X-Forwarded-For": "198.51.100.200"}
+        )
     assert status == 429  # locked: the right password does not get in either
 
 
@@ -44,8 +49,11 @@ def test_a_configured_proxy_is_believed(tmp_path):
     user = UserFactory()
     with running_site(tmp_path, FORWARDED_ALLOW_IPS="127.0.0.1") as site:
         # The client wrote 6.6.6.6 itself; the proxy appended the address it saw.
-        Browser(site.port).post_form("/login/", {"username": user.username, "password": "wrong"},
-                                     headers={"X-Forwarded-For": "6.6.6.6, 203.0.113.77"})
+        Browser(site.port).post_form(
+            "/login/",
+            {"username": user.username, "password": "wrong"},
+            headers={"X-Forwarded-For": "6.6.6.6, 203.0.113.77"},
+        )
     assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["203.0.113.77"]
 
 
@@ -56,9 +64,18 @@ def test_trusting_every_peer_is_refused():
         proxy_flags({"FORWARDED_ALLOW_IPS": "10.0.0.1, proxy.example"})
     assert proxy_flags({}) == ["--no-proxy-headers"]
     assert proxy_flags({"FORWARDED_ALLOW_IPS": " 172.18.0.0/16 "}) == [
-        "--proxy-headers", "--forwarded-allow-ips", "172.18.0.0/16"]
-    started = subprocess.run([sys.executable, "-m", "config.serve", "--port", "1"], cwd=ROOT, capture_output=True,
-                             text=True, env={"FORWARDED_ALLOW_IPS": "*", "PATH": "/usr/bin:/bin"}, timeout=30)
+        "--proxy-headers",
+        "--forwarded-allow-ips",
+        "172.18.0.0/16",
+    ]
+    started = subprocess.run(
+        [sys.executable, "-m", "config.serve", "--port", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"FORWARDED_ALLOW_IPS": "*", "PATH": "/usr/bin:/bin"},
+        timeout=30,
+    )
     assert started.returncode == 2 and "FORWARDED_ALLOW_IPS" in started.stderr
 
 

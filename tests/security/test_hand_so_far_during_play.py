@@ -46,8 +46,9 @@ def play_some(hand: Hand, moves: int) -> None:
         seat = awaited(hand)[0]
         legal = engine.view(engine.state_from_json(hand.state), seat).legal_actions
         action = next((a for a in legal if a.type in _PREFERRED), legal[0])
-        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action=engine.action_to_dict(action),
-                          version=hand.version)
+        services.hand_act(
+            hand_id=hand.pk, user=user_at(hand, seat), action=engine.action_to_dict(action), version=hand.version
+        )
     hand.refresh_from_db()
 
 
@@ -120,8 +121,9 @@ def test_a_finished_hand_has_its_replay_instead(club_setup) -> None:
     a, b, x = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, GAMES["piranha"], players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    services.hand_act(hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]), action={"type": "fold"},
-                      version=hand.version)
+    services.hand_act(
+        hand_id=hand.pk, user=user_at(hand, awaited(hand)[0]), action={"type": "fold"}, version=hand.version
+    )
     hand.refresh_from_db()
     assert hand.is_finished
     assert client_for(a).get(f"/hands/{hand.pk}/so-far/")["Location"] == f"/hands/{hand.pk}/replay/"
@@ -132,8 +134,9 @@ def test_a_finished_hand_has_its_replay_instead(club_setup) -> None:
 @pytest.mark.django_db
 def test_where_spectators_are_kept_out_only_the_players_step_back(club_setup) -> None:
     a, b, x = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, GAMES["piranha"], players=[a, b],
-                       spectators_allowed=False)
+    table = make_table(
+        club_setup.club, club_setup.organiser, GAMES["piranha"], players=[a, b], spectators_allowed=False
+    )
     hand = services.table_start(table_id=table.pk, user=a)
     for suffix in ("so-far/", "so-far.json"):
         assert client_for(a).get(f"/hands/{hand.pk}/{suffix}").status_code == 200

@@ -66,17 +66,20 @@ def test_health_probes_reuse_their_connections(own_redis, tmp_path) -> None:
 
 
 def beat_health(heartbeat: Path, max_age: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "manage.py", "beat_health", "--max-age", str(max_age)], cwd=ROOT,
-                          env=worker_env(BEAT_HEARTBEAT_FILE=str(heartbeat)), capture_output=True, text=True,
-                          timeout=60)
-
+    return subprocess.run(
+        [sys.executable, "manage.py", "beat_health", "--max-age", str(max_age)],
+        cwd=ROOT,
+        env=worker_env(BEAT_HEARTBEAT_FILE=str(heartbeat)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.celery
 @pytest.mark.timeout(180)
 @pytest.mark.django_db(transaction=True)
-def test_the_beat_health_check_fails_when_beat_cannot_reach_redis_or_has_stopped(own_redis, procs,
-                                                                                  tmp_path) -> None:
+def test_the_beat_health_check_fails_when_beat_cannot_reach_redis_or_has_stopped(own_redis, procs, tmp_path) -> None:
     heartbeat = tmp_path / "beat-heartbeat"
     never = beat_health(heartbeat, 5)
     assert never.returncode == 1 and "has not written its heartbeat" in never.stderr

@@ -26,8 +26,25 @@ from games import services
 from ledger.services import ruling_adjust
 from tests.games.helpers import make_table
 
-HOSTILE = ["²", "١٢", "𝟙", "-1", "0", "1.5", "1e9", "9" * 30, "\x00", "1\x00", "' OR 1=1 --",
-           "<script>alert(1)</script>", "x" * 5000, " 7", "%", "[]", "\u202e1"]
+HOSTILE = [
+    "²",
+    "١٢",
+    "𝟙",
+    "-1",
+    "0",
+    "1.5",
+    "1e9",
+    "9" * 30,
+    "\x00",
+    "1\x00",
+    "' OR 1=1 --",
+    "<script>alert(1)</script>",
+    "x" * 5000,
+    " 7",
+    "%",
+    "[]",
+    "\u202e1",
+]
 
 
 def _patterns(resolver: URLResolver, prefix: str = "") -> Iterator[tuple[str, URLPattern]]:
@@ -53,6 +70,7 @@ def reads_of_query() -> Iterator[set[str]]:
         def method(self: QueryDict, key: Any, *args: Any, **kwargs: Any) -> Any:
             seen.add(str(key))
             return original(self, key, *args, **kwargs)
+
         return method
 
     for name in originals:
@@ -76,9 +94,16 @@ def pages(club_setup) -> tuple[Client, list[str], dict[str, str]]:
         services.hand_act(hand_id=hand.pk, user=user, action={"type": "in"}, version=hand.version)
     ruling_adjust(club=club_setup.club, from_user=a, to_user=b, amount=100, reason="Rob is right", ruled_by=organiser)
     version = table.rule_version
-    ids = {"club_id": club_setup.club.pk, "table_id": table.pk, "hand_id": hand.pk, "user_id": a.pk,
-           "rule_set_id": version.rule_set_id, "version_id": version.pk, "game": "piranha",
-           "membership_id": Membership.objects.get(club=club_setup.club, user=a).pk}
+    ids = {
+        "club_id": club_setup.club.pk,
+        "table_id": table.pk,
+        "hand_id": hand.pk,
+        "user_id": a.pk,
+        "rule_set_id": version.rule_set_id,
+        "version_id": version.pk,
+        "game": "piranha",
+        "membership_id": Membership.objects.get(club=club_setup.club, user=a).pk,
+    }
     paths = []
     for namespace, pattern in _patterns(get_resolver()):
         wanted = set(pattern.pattern.converters) if hasattr(pattern.pattern, "converters") else set()
@@ -88,8 +113,10 @@ def pages(club_setup) -> tuple[Client, list[str], dict[str, str]]:
     # The JSON API answers a key, not a session: the organiser's key goes with every request.
     client = Client(headers={"Authorization": f"Bearer {api_token_create(user=organiser, name='walk')[1]}"})
     client.force_login(organiser, backend="django.contrib.auth.backends.ModelBackend")
-    named = {"history": reverse("games:hand_history", args=[table.pk]),
-             "rulings": reverse("ledger:rulings", args=[club_setup.club.pk])}
+    named = {
+        "history": reverse("games:hand_history", args=[table.pk]),
+        "rulings": reverse("ledger:rulings", args=[club_setup.club.pk]),
+    }
     return client, sorted(set(paths)), named
 
 

@@ -15,8 +15,14 @@ from tests.accounts.factories import MembershipFactory, UserFactory
 
 
 def profile_data(user: User, **extra: str) -> dict[str, str]:
-    return {"display_name": user.display_name, "email": user.email, "time_zone": "UTC",
-            "turn_notices": "each", "turn_reminder": "on", **extra}
+    return {
+        "display_name": user.display_name,
+        "email": user.email,
+        "time_zone": "UTC",
+        "turn_notices": "each",
+        "turn_reminder": "on",
+        **extra,
+    }
 
 
 def set_name(user: User, name: str) -> None:
@@ -61,8 +67,9 @@ def test_joining_a_club_under_a_members_name_is_refused(club_setup, client_for) 
     ann = club_setup.members[0]
     set_name(ann, "Ann")
     joiner = UserFactory(display_name="aNN")
-    invitation = invitation_create(club_id=club_setup.club.pk, created_by=club_setup.organiser,
-                                   site_url="http://testserver/")
+    invitation = invitation_create(
+        club_id=club_setup.club.pk, created_by=club_setup.organiser, site_url="http://testserver/"
+    )
     response = client_for(joiner).post(reverse("invitation_accept", args=[invitation.token]))
     assert response.status_code == 400
     assert f"A member of {club_setup.club.name} is already called" in response.content.decode()
@@ -78,11 +85,19 @@ def test_joining_a_club_under_a_members_name_is_refused(club_setup, client_for) 
 @pytest.mark.django_db
 def test_a_new_account_under_a_members_name_is_refused(club_setup, client) -> None:
     set_name(club_setup.members[0], "Ann")
-    invitation = invitation_create(club_id=club_setup.club.pk, created_by=club_setup.organiser,
-                                   site_url="http://testserver/")
-    response = client.post(reverse("invitation_accept", args=[invitation.token]), {
-        "username": "newcomer", "display_name": "ann", "email": "new@example.org",
-        "password1": "a long pass phrase 7", "password2": "a long pass phrase 7"})
+    invitation = invitation_create(
+        club_id=club_setup.club.pk, created_by=club_setup.organiser, site_url="http://testserver/"
+    )
+    response = client.post(
+        reverse("invitation_accept", args=[invitation.token]),
+        {
+            "username": "newcomer",
+            "display_name": "ann",
+            "email": "new@example.org",
+            "password1": "a long pass phrase 7",
+            "password2": "a long pass phrase 7",
+        },
+    )
     assert response.status_code == 200
     assert "is already called" in response.content.decode()
     assert not User.objects.filter(username="newcomer").exists()

@@ -35,10 +35,16 @@ def test_the_invited_address_may_use_it_whatever_its_case(invitation, client_for
 
 
 def test_a_new_account_from_an_invitation_by_email_gets_that_address(invitation, client):
-    response = client.post(reverse("invitation_accept", args=[invitation.token]), {
-        "username": "newbie", "display_name": "", "email": "attacker@example.com",
-        "password1": "a long and fresh passphrase", "password2": "a long and fresh passphrase",
-    })
+    response = client.post(
+        reverse("invitation_accept", args=[invitation.token]),
+        {
+            "username": "newbie",
+            "display_name": "",
+            "email": "attacker@example.com",
+            "password1": "a long and fresh passphrase",
+            "password2": "a long and fresh passphrase",
+        },
+    )
     assert response.status_code == 302
     assert User.objects.get(username="newbie").email.lower() == "friend@example.com"
 

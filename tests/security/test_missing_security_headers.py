@@ -47,7 +47,9 @@ def test_the_error_page_has_no_inline_style(client, settings):
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*type=\"application/json\")[^>]*>")
 
 
-@pytest.mark.parametrize("template", sorted(str(p.relative_to(TEMPLATES)) for p in [*TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.jinja")]))
+@pytest.mark.parametrize(
+    "template", sorted(str(p.relative_to(TEMPLATES)) for p in [*TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.jinja")])
+)
 def test_templates_need_no_unsafe_inline(template):
     text = (TEMPLATES / template).read_text()
     assert not _INLINE_SCRIPT.search(text), "an inline <script> (the policy blocks it)"

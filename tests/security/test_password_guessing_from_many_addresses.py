@@ -37,8 +37,9 @@ def test_many_addresses_guessing_one_username_are_slowed_down(settings):
     member = UserFactory()
     for n in range(settings.LOGIN_SLOWDOWN_AFTER):  # each below the (username, address) limit
         assert log_in(Client(), member.username, "wrong", f"198.51.100.{n + 1}") == 200
-    response = Client().post(reverse("login"), {"username": member.username, "password": PASSWORD},
-                             REMOTE_ADDR="198.51.100.99")
+    response = Client().post(
+        reverse("login"), {"username": member.username, "password": PASSWORD}, REMOTE_ADDR="198.51.100.99"
+    )
     assert response.status_code == 429
     assert re.search(r"Wait \d+ seconds and try again", response.content.decode())
 
@@ -49,8 +50,10 @@ def test_the_slowdown_ends_and_never_locks_the_member_out(settings):
         log_in(Client(), member.username, "wrong", f"198.51.100.{n + 1}")
     assert log_in(Client(), member.username, PASSWORD, "203.0.113.5") == 429
     # The longest wait is LOGIN_SLOWDOWN_MAX_SECONDS after the last failure.
-    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.latest("attempt_time").attempt_time
-                                 - timedelta(seconds=settings.LOGIN_SLOWDOWN_MAX_SECONDS))
+    AccessAttempt.objects.update(
+        attempt_time=AccessAttempt.objects.latest("attempt_time").attempt_time
+        - timedelta(seconds=settings.LOGIN_SLOWDOWN_MAX_SECONDS)
+    )
     assert log_in(Client(), member.username, PASSWORD, "203.0.113.5") == 302
 
 

@@ -19,8 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _practice(setup) -> Table:
-    return practice.practice_open(club=setup.club, user=setup.members[0], game="piles", computers=2,
-                                  strength="solid")
+    return practice.practice_open(club=setup.club, user=setup.members[0], game="piles", computers=2, strength="solid")
 
 
 def _refused(make) -> None:
@@ -33,14 +32,24 @@ def test_a_computer_player_never_sits_at_a_money_table(club_setup) -> None:
     machine = ComputerPlayer.objects.filter(user__seats__table=table_).first()
     assert machine is not None
     money = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[club_setup.members[1]])
-    _refused(lambda: Seat.objects.create(table=money, user=machine.user, number=5, accepted_version=money.rule_version,
-                                         accepted_at=timezone.now()))
+    _refused(
+        lambda: Seat.objects.create(
+            table=money, user=machine.user, number=5, accepted_version=money.rule_version, accepted_at=timezone.now()
+        )
+    )
 
 
 def test_a_practice_table_never_seats_a_second_member(club_setup) -> None:
     table = _practice(club_setup)
-    _refused(lambda: Seat.objects.create(table=table, user=club_setup.members[1], number=5,
-                                         accepted_version=table.rule_version, accepted_at=timezone.now()))
+    _refused(
+        lambda: Seat.objects.create(
+            table=table,
+            user=club_setup.members[1],
+            number=5,
+            accepted_version=table.rule_version,
+            accepted_at=timezone.now(),
+        )
+    )
 
 
 def test_a_table_never_turns_into_practice_or_back(club_setup) -> None:
@@ -72,7 +81,9 @@ def test_no_notice_of_a_practice_hand(club_setup) -> None:
 def test_no_result_row_of_a_practice_hand_so_no_statistic_or_season_figure(club_setup) -> None:
     hand = Hand.objects.get(table=_practice(club_setup))
     with connection.cursor() as cursor:  # what the hand-finished trigger writes, written by hand
-        cursor.execute("INSERT INTO clubhouse_handresult (hand_id, club_id, user_id, game, seat, finished_at, "
-                       "decision, won, net) VALUES (%s, %s, %s, 'piles', 1, now(), '', 0, 0)",
-                       [hand.pk, club_setup.club.pk, club_setup.members[0].pk])
+        cursor.execute(
+            "INSERT INTO clubhouse_handresult (hand_id, club_id, user_id, game, seat, finished_at, "
+            "decision, won, net) VALUES (%s, %s, %s, 'piles', 1, now(), '', 0, 0)",
+            [hand.pk, club_setup.club.pk, club_setup.members[0].pk],
+        )
     assert not HandResult.objects.filter(hand=hand).exists()

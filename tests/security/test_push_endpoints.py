@@ -42,8 +42,9 @@ def test_non_global_addresses_and_other_ports_are_refused(endpoint, settings) ->
         push.push_endpoint_check(endpoint)
 
 
-@pytest.mark.parametrize("endpoint", ["https://8.8.8.8/push/x", "https://8.8.8.8:443/push/x",
-                                      "https://[2606:4700::1111]/push/x"])
+@pytest.mark.parametrize(
+    "endpoint", ["https://8.8.8.8/push/x", "https://8.8.8.8:443/push/x", "https://[2606:4700::1111]/push/x"]
+)
 def test_https_on_a_global_address_is_allowed(endpoint, settings) -> None:
     settings.PUSH_ENDPOINT_ALLOW_LOOPBACK = False
     assert push.push_endpoint_check(endpoint) == endpoint
@@ -74,8 +75,9 @@ def test_the_push_goes_to_the_address_checked_when_the_name_moves(club_setup, re
     receiver.origin = f"http://{name}:{port}"  # the audience of the VAPID token is the name's origin
     member = club_setup.members[0]
     browser = Browser()
-    PushSubscription.objects.create(user=member, endpoint=f"http://{name}:{port}/push/abc",
-                                    **browser.subscription("")["keys"])
+    PushSubscription.objects.create(
+        user=member, endpoint=f"http://{name}:{port}/push/abc", **browser.subscription("")["keys"]
+    )
     message = push.PushMessage(title="Your turn at Main", body="The table waits for you.", url="/", tag="t")
     assert push.push_deliver(user_id=member.pk, kind="turn", message=message) == 1
     (got,) = receiver.wait_for(1)
@@ -108,8 +110,9 @@ def test_a_push_service_answering_a_byte_at_a_time_is_cut_off_at_the_deadline(cl
     trickle = Trickle()
     member = club_setup.members[0]
     for number in range(3):
-        PushSubscription.objects.create(user=member, endpoint=f"http://127.0.0.1:{trickle.port}/push/{number}",
-                                        **Browser().subscription("")["keys"])
+        PushSubscription.objects.create(
+            user=member, endpoint=f"http://127.0.0.1:{trickle.port}/push/{number}", **Browser().subscription("")["keys"]
+        )
     message = push.PushMessage(title="Your turn at Main", body="The table waits for you.", url="/", tag="t")
     started = time.monotonic()
     assert push.push_deliver(user_id=member.pk, kind="turn", message=message) == 0
@@ -129,16 +132,23 @@ def _certificate(tmp_path, name: str) -> tuple[str, str]:
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=1))
-            .not_valid_after(now + datetime.timedelta(hours=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return str(cert_file), str(key_file)
 
 

@@ -32,8 +32,9 @@ def tarpit() -> Iterator[Tarpit]:
 
 @pytest.mark.timeout(180)
 @pytest.mark.django_db(transaction=True)
-def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(club_setup, procs, tmp_path, tarpit,
-                                                                             settings) -> None:
+def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(
+    club_setup, procs, tmp_path, tarpit, settings
+) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0  # the "your turn" notice falls due as the hand starts
     a, b, c = club_setup.members
     for number in range(10):
@@ -48,14 +49,18 @@ def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(club
         services.table_start(table_id=table.pk, user=a)
     wait_until(lambda: len(tarpit.held) >= 1, 30, "the pushes never reached the tarpit")
 
-    clocked = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=10),
-                         players=[b, c])
+    clocked = make_table(
+        club_setup.club, club_setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=10), players=[b, c]
+    )
     hand = services.table_start(table_id=clocked.pk, user=b)
     hand.refresh_from_db()
     due = hand.deadline
     assert due is not None
-    wait_until(lambda: Hand.objects.filter(pk=hand.pk, finished_at__isnull=False).exists(), 60,
-               "the 10 s clock was never applied")
+    wait_until(
+        lambda: Hand.objects.filter(pk=hand.pk, finished_at__isnull=False).exists(),
+        60,
+        "the 10 s clock was never applied",
+    )
     hand.refresh_from_db()
     late = hand.finished_at - due
     assert timedelta(0) <= late < timedelta(seconds=2.5), f"the clock was applied {late} after it ran out"

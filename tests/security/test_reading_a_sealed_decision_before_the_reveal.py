@@ -210,7 +210,9 @@ async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
     return Seen(
         table_frames={pk: [json.loads(f["text"]).get("type") for f in fs] for pk, fs in table_frames.items()},
         lobby_frames={pk: [json.loads(f["text"]) for f in fs] for pk, fs in lobby_frames.items()},
-        rows=rows, lobby_rows=lobby_rows)
+        rows=rows,
+        lobby_rows=lobby_rows,
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -269,10 +271,14 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     assert all("decided" in row for row in rows.values())
 
 
-_IDS = [(re.compile(r"/(tables|hands|clubs|versions)/\d+/"), r"/\1/N/"), (re.compile(r'"(table|hand)":\d+'), r'"\1":N'),
-        (re.compile(r'data-(hand-id|dismiss)=\\"\d+'), r"data-\1=N"), (re.compile(r"[0-9a-f]{64}"), "C"),
-        # The club balance: the twin table played second holds each member's ante of the first one too.
-        (re.compile(r"balance -?\$[0-9.,]+"), "balance B")]
+_IDS = [
+    (re.compile(r"/(tables|hands|clubs|versions)/\d+/"), r"/\1/N/"),
+    (re.compile(r'"(table|hand)":\d+'), r'"\1":N'),
+    (re.compile(r'data-(hand-id|dismiss)=\\"\d+'), r"data-\1=N"),
+    (re.compile(r"[0-9a-f]{64}"), "C"),
+    # The club balance: the twin table played second holds each member's ante of the first one too.
+    (re.compile(r"balance -?\$[0-9.,]+"), "balance B"),
+]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -286,8 +292,10 @@ def test_a_decisions_public_frame_is_byte_for_byte_the_same_whatever_the_choice(
     from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
     a, b, x = club_setup.members
-    tables = {choice: make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25),
-                                 players=[a, b, x]) for choice in ("in", "out")}
+    tables = {
+        choice: make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, x])
+        for choice in ("in", "out")
+    }
     frames = {}
     for choice, table in tables.items():
         hand = services.table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
@@ -303,5 +311,6 @@ def test_a_decisions_public_frame_is_byte_for_byte_the_same_whatever_the_choice(
             text = pattern.sub(replacement, text)
         frames[choice] = text
     assert "decided" in frames["in"]
-    assert frames["in"] == frames["out"], "\n".join(difflib.unified_diff(frames["in"].split("\\n"),
-                                                                        frames["out"].split("\\n"), lineterm=""))
+    assert frames["in"] == frames["out"], "\n".join(
+        difflib.unified_diff(frames["in"].split("\\n"), frames["out"].split("\\n"), lineterm="")
+    )

@@ -66,11 +66,11 @@ def own_redis(tmp_path: Path, settings) -> Iterator[OwnRedis]:
         server.stop()
 
 
-
 def slow_table(setup, players) -> Table:
     """Piranha with a 30 s house clock (6 s scaled); nobody in after the drop ends the hand."""
-    return make_table(setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=30),
-                      players=players)
+    return make_table(
+        setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=30), players=players
+    )
 
 
 def wait_until(condition, timeout: float, message: str) -> None:
@@ -83,7 +83,8 @@ def wait_until(condition, timeout: float, message: str) -> None:
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True)
 def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worker_nor_timeout(
-        club_setup, own_redis, procs, tmp_path) -> None:
+    club_setup, own_redis, procs, tmp_path
+) -> None:
     a, b, c = club_setup.members
     env = {"TURN_CLOCK_SCALE": SCALE, "REDIS_URL": own_redis.url}
     worker = start_worker(tmp_path, **env)
@@ -94,8 +95,11 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
     first = services.table_start(table_id=slow_table(club_setup, [a, b]).pk, user=a)
     worker.wait_for("hand_alarm[", timeout=10)  # the worker holds the hand's alarm (an eta message), unacknowledged
     own_redis.restart()
-    wait_until(lambda: worker.text().count("Connected to redis") >= 2 or worker.popen.poll() is not None, 30,
-               "the worker did not reconnect")
+    wait_until(
+        lambda: worker.text().count("Connected to redis") >= 2 or worker.popen.poll() is not None,
+        30,
+        "the worker did not reconnect",
+    )
     assert worker.popen.poll() is None, f"the worker died:\n{worker.text()[-3000:]}"
 
     # The clock runs out 6 s after the deal: the overdue turn is applied once, by the alarm or the sweep.
@@ -108,11 +112,15 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
     # A new action after the restart: its clock fires on the worker at its deadline (no sweep runs now).
     started = time.monotonic()
     second = services.table_start(table_id=slow_table(club_setup, [b, c]).pk, user=b)
-    wait_until(lambda: Hand.objects.get(pk=second.pk).is_finished, 20,
-               f"the new clock did not fire:\n{worker.text()[-3000:]}")
+    wait_until(
+        lambda: Hand.objects.get(pk=second.pk).is_finished, 20, f"the new clock did not fire:\n{worker.text()[-3000:]}"
+    )
     assert 5 < time.monotonic() - started < 15
-    wait_until(lambda: re.search(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()), 5,
-               f"the worker did not apply the new clock:\n{worker.text()[-3000:]}")
+    wait_until(
+        lambda: re.search(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()),
+        5,
+        f"the worker did not apply the new clock:\n{worker.text()[-3000:]}",
+    )
     assert sorted(HandAction.objects.filter(hand=second).values_list("seat", "is_timeout")) == [(1, True), (2, True)]
     assert worker.popen.poll() is None
 
@@ -125,7 +133,8 @@ async def close_thread_connections():
 
 @pytest.mark.django_db(transaction=True)
 async def test_while_redis_restarts_chat_and_sockets_are_told_to_wait_and_heal_after(
-        club_setup, own_redis, close_thread_connections) -> None:
+    club_setup, own_redis, close_thread_connections
+) -> None:
     a, b, _ = club_setup.members
     table = await database_sync_to_async(slow_table)(club_setup, [a, b])
     client = Client(raise_request_exception=False)
@@ -134,8 +143,9 @@ async def test_while_redis_restarts_chat_and_sockets_are_told_to_wait_and_heal_a
     async def post(text: str) -> tuple[int, str]:
         """The chat form's answer and the page it leads to."""
         response = await sync_to_async(client.post)(f"/tables/{table.pk}/chat/", {"text": text}, follow=True)
-        return int(response.redirect_chain[0][1] if response.redirect_chain else response.status_code), \
-            response.content.decode()
+        return int(
+            response.redirect_chain[0][1] if response.redirect_chain else response.status_code
+        ), response.content.decode()
 
     async def connect() -> tuple[bool, int | None]:
         """Whether the socket opened and stayed open, or the close code it was given."""

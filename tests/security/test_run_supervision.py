@@ -37,9 +37,14 @@ def test_the_run_command_restarts_a_crashed_worker_and_beat_with_backoff(tmp_pat
     port = free_port()
     log = tmp_path / "run.log"
     with open(log, "wb") as out:
-        run = subprocess.Popen([sys.executable, "scripts/dev.py", "run"], cwd=ROOT, stdout=out,
-                               stderr=subprocess.STDOUT, env=worker_env(PORT=str(port), LOG_LEVEL="WARNING"),
-                               start_new_session=True)
+        run = subprocess.Popen(
+            [sys.executable, "scripts/dev.py", "run"],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=worker_env(PORT=str(port), LOG_LEVEL="WARNING"),
+            start_new_session=True,
+        )
     try:
         wait_for(log, r"the club site is at", run, 180)
         first = int(wait_for(log, r"worker started \(pid (\d+)\)", run, 10).group(1))

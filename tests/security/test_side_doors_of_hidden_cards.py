@@ -40,8 +40,18 @@ pytestmark = pytest.mark.django_db
 
 #: Words that tell a sealed decision of the stopped hand: its choice, or that a clock took it (the default is
 #: the house rules', so the mark tells the choice too).
-DECISION_WORDS = ("stays in.", "drops out.", "(clock ran out)", '"type": "in"', '"type": "out"', '"type":"in"',
-                  '"type":"out"', "you chose", '"decision": "in"', '"decision": "out"')
+DECISION_WORDS = (
+    "stays in.",
+    "drops out.",
+    "(clock ran out)",
+    '"type": "in"',
+    '"type": "out"',
+    '"type":"in"',
+    '"type":"out"',
+    "you chose",
+    '"decision": "in"',
+    '"decision": "out"',
+)
 HOLES_2 = {1: ["Tc", "Td", "Th", "Ts"], 2: ["9c", "9d", "9h", "Jc"], 3: ["8d", "8h", "8s", "Jd"]}
 BOARD_2 = ["Qc", "Qd", "Qh", "Kc", "7c"]
 
@@ -80,8 +90,15 @@ def scene(club_setup, client_for, next_deck, played: Played) -> Scene:  # noqa: 
     table_close(table_id=table.pk, user=club_setup.organiser, reason="Late night")
     stopped.refresh_from_db()
     assert stopped.is_finished and stopped.voided_at is not None
-    return Scene(folded=folded, stopped=stopped, table=table, dropper=c, organiser=club_setup.organiser,
-                 watcher=played.spectator, mails=list(mail.outbox))
+    return Scene(
+        folded=folded,
+        stopped=stopped,
+        table=table,
+        dropper=c,
+        organiser=club_setup.organiser,
+        watcher=played.spectator,
+        mails=list(mail.outbox),
+    )
 
 
 def _seen(hand: Hand, user: User) -> set[str]:
@@ -159,8 +176,10 @@ def test_no_door_carries_an_unseen_card_or_an_unopened_decision(scene: Scene, cl
                 _no_decision(html, f"hand page of {where}")
                 _no_decision(json.dumps(replay.json()), f"replay of {where}")
                 for index in range(len(steps)):
-                    _no_decision(client.get(f"/hands/{hand.pk}/replay/?step={index}").content.decode(),
-                                 f"replay step {index} of {where}")
+                    _no_decision(
+                        client.get(f"/hands/{hand.pk}/replay/?step={index}").content.decode(),
+                        f"replay step {index} of {where}",
+                    )
                 told = record.json()
                 told["view"].pop("legal_actions")  # the seat's own choices, not anyone's decision
                 _no_decision(json.dumps(told), f"API of {where}")
@@ -181,8 +200,10 @@ def test_no_door_carries_an_unseen_card_or_an_unopened_decision(scene: Scene, cl
     # The books as CSV hold no card and no decision.
     organiser = client_for(scene.organiser)
     club = scene.table.club_id
-    for path in [f"/clubs/{club}/ledger/journal/export.csv",
-                 *(f"/clubs/{club}/ledger/members/{u.pk}/export.csv" for u in viewers)]:
+    for path in [
+        f"/clubs/{club}/ledger/journal/export.csv",
+        *(f"/clubs/{club}/ledger/members/{u.pk}/export.csv" for u in viewers),
+    ]:
         response = organiser.get(path)
         assert response.status_code == 200, path
         text = b"".join(response.streaming_content if response.streaming else [response.content]).decode()
@@ -202,7 +223,10 @@ def test_the_club_export_holds_only_what_everyone_saw(scene: Scene) -> None:
     rows = {r["id"]: r for r in map(json.loads, archive.read("data/hands.jsonl").decode().splitlines())}
     actions = [json.loads(line) for line in archive.read("data/hand_actions.jsonl").decode().splitlines()]
     for hand in (scene.folded, scene.stopped):
-        public = {hand.deck[i] for i in hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None)}
+        public = {
+            hand.deck[i]
+            for i in hand_committed_positions(hand=hand, state=engine.state_from_json(hand.state), seat=None)
+        }
         named = _strings(rows[hand.pk]) | set().union(*(_strings(a) for a in actions if a["hand_id"] == hand.pk))
         assert named & set(FULL_DECK) == public, f"hand {hand.number} names cards not opened to everyone"
     stopped = [a for a in actions if a["hand_id"] == scene.stopped.pk]

@@ -42,9 +42,12 @@ def test_a_table_socket_asking_for_compression_gets_plain_frames(tmp_path, club_
         cookie = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
 
         async def first_frames() -> tuple[list[object], list[str | bytes]]:
-            async with connect(f"ws://127.0.0.1:{site.port}/ws/tables/{table.pk}/", compression="deflate",
-                               additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{site.port}"},
-                               open_timeout=30) as ws:
+            async with connect(
+                f"ws://127.0.0.1:{site.port}/ws/tables/{table.pk}/",
+                compression="deflate",
+                additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{site.port}"},
+                open_timeout=30,
+            ) as ws:
                 # The view, the chat, the member's private frame, the public frame (docs/live.md).
                 return list(ws.protocol.extensions), [await asyncio.wait_for(ws.recv(), 30) for _ in range(4)]
 

@@ -57,8 +57,10 @@ async def test_a_deeply_nested_frame_gets_a_clear_refusal_and_the_socket_lives_o
     comm = await open_table(table.pk, club_setup.members[0])
     for frame in ("[" * 2000 + "]" * 2000, '{"type": "action", "action": ' + "[" * 1900 + "]" * 1900 + "}"):
         await comm.send_to(text_data=frame)
-        assert (await comm.receive_json_from(timeout=5)) == {"type": "error",
-                                                           "message": "That message is nested too deeply."}
+        assert (await comm.receive_json_from(timeout=5)) == {
+            "type": "error",
+            "message": "That message is nested too deeply.",
+        }
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5)) == {"type": "pong"}
     await comm.disconnect()
@@ -68,10 +70,10 @@ async def test_a_deeply_nested_frame_gets_a_clear_refusal_and_the_socket_lives_o
 async def test_close_codes_do_not_tell_a_non_member_whether_a_table_or_club_exists(club_setup) -> None:
     table = await running_table(club_setup)
     outsider = club_setup.outsider
-    assert await refused_with(f"/ws/tables/{table.pk}/", outsider) == await refused_with(
-        "/ws/tables/987654/", outsider)
+    assert await refused_with(f"/ws/tables/{table.pk}/", outsider) == await refused_with("/ws/tables/987654/", outsider)
     assert await refused_with(f"/ws/clubs/{club_setup.club.pk}/lobby/", outsider) == await refused_with(
-        "/ws/clubs/987654/lobby/", outsider)
+        "/ws/clubs/987654/lobby/", outsider
+    )
 
 
 def test_every_server_command_limits_frames_to_the_sockets_own_limit() -> None:
@@ -89,7 +91,8 @@ def test_every_server_command_limits_frames_to_the_sockets_own_limit() -> None:
     }
     for name, text in commands.items():
         assert not [ln for ln in text.splitlines() if "config.asgi" in ln and not ln.lstrip().startswith("#")], (
-            f"{name}: a server command that does not go through config.serve")
+            f"{name}: a server command that does not go through config.serve"
+        )
     assert "web_command(" in commands["scripts/dev.py"]
     for name in ("docker-compose.yml", "Dockerfile"):
         assert '"-m", "config.serve"' in commands[name], name

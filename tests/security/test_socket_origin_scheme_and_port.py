@@ -12,8 +12,12 @@ from tests.games.helpers import make_table
 from tests.games.test_consumers import communicator
 
 
-def scope(origin: str | None, host: str = "club.example.org", scheme: str = "wss",
-          extra: list[tuple[bytes, bytes]] | None = None) -> dict:
+def scope(
+    origin: str | None,
+    host: str = "club.example.org",
+    scheme: str = "wss",
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> dict:
     headers = [(b"host", host.encode())] + ([(b"origin", origin.encode())] if origin is not None else [])
     return {"type": "websocket", "scheme": scheme, "headers": headers + (extra or [])}
 
@@ -24,28 +28,34 @@ def site(settings) -> None:
     settings.CSRF_TRUSTED_ORIGINS = ["https://club.example.org:8443"]
 
 
-@pytest.mark.parametrize("origin, host, scheme", [
-    ("https://club.example.org", "club.example.org", "wss"),
-    ("https://club.example.org:443", "club.example.org", "wss"),
-    ("https://CLUB.example.org", "club.example.org:443", "wss"),
-    ("http://club.example.org", "club.example.org", "ws"),
-    ("https://club.example.org:8443", "elsewhere.example.org", "wss"),  # a trusted origin
-])
+@pytest.mark.parametrize(
+    "origin, host, scheme",
+    [
+        ("https://club.example.org", "club.example.org", "wss"),
+        ("https://club.example.org:443", "club.example.org", "wss"),
+        ("https://CLUB.example.org", "club.example.org:443", "wss"),
+        ("http://club.example.org", "club.example.org", "ws"),
+        ("https://club.example.org:8443", "elsewhere.example.org", "wss"),  # a trusted origin
+    ],
+)
 def test_the_sites_own_origin_is_allowed(origin, host, scheme) -> None:
     assert socket_origin_allowed(scope(origin, host, scheme))
 
 
-@pytest.mark.parametrize("origin, host, scheme", [
-    ("http://club.example.org", "club.example.org", "wss"),  # plain http page, TLS socket
-    ("https://club.example.org:8080", "club.example.org", "wss"),  # another port of the same host
-    ("http://club.example.org:8000", "club.example.org", "ws"),
-    ("https://club.example.org", "club.example.org", "ws"),
-    ("https://evil.example", "club.example.org", "wss"),
-    ("https://evil.example", "evil.example", "wss"),  # a host not allowed
-    ("null", "club.example.org", "wss"),
-    ("https://club.example.org.evil.example", "club.example.org", "wss"),
-    (None, "club.example.org", "wss"),
-])
+@pytest.mark.parametrize(
+    "origin, host, scheme",
+    [
+        ("http://club.example.org", "club.example.org", "wss"),  # plain http page, TLS socket
+        ("https://club.example.org:8080", "club.example.org", "wss"),  # another port of the same host
+        ("http://club.example.org:8000", "club.example.org", "ws"),
+        ("https://club.example.org", "club.example.org", "ws"),
+        ("https://evil.example", "club.example.org", "wss"),
+        ("https://evil.example", "evil.example", "wss"),  # a host not allowed
+        ("null", "club.example.org", "wss"),
+        ("https://club.example.org.evil.example", "club.example.org", "wss"),
+        (None, "club.example.org", "wss"),
+    ],
+)
 def test_another_scheme_port_or_host_is_refused(origin, host, scheme) -> None:
     assert not socket_origin_allowed(scope(origin, host, scheme))
 

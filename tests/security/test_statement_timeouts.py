@@ -25,8 +25,11 @@ def test_the_application_roles_statements_end_after_a_few_seconds():
         cursor.execute("SHOW statement_timeout")
         assert cursor.fetchone()[0] == WEB == "5s"
     started = time.monotonic()
-    with pytest.raises(OperationalError, match="statement timeout"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises(OperationalError, match="statement timeout"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute("SELECT pg_sleep(30)")
     assert time.monotonic() - started < 15
 
@@ -42,14 +45,23 @@ def test_each_kind_of_process_has_its_stated_timeout():
 
 
 def test_the_operators_commands_and_migrations_get_the_longer_timeout():
-    script = ("from django.db import connections\n"
-              "for alias in connections:\n"
-              "    with connections[alias].cursor() as c:\n"
-              "        c.execute('SHOW statement_timeout'); print('TIMEOUT', alias, c.fetchone()[0])\n")
+    script = (
+        "from django.db import connections\n"
+        "for alias in connections:\n"
+        "    with connections[alias].cursor() as c:\n"
+        "        c.execute('SHOW statement_timeout'); print('TIMEOUT', alias, c.fetchone()[0])\n"
+    )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     env.pop("DATABASE_STATEMENT_TIMEOUT", None)
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     shown = dict(line.split()[1:] for line in done.stdout.splitlines() if line.startswith("TIMEOUT "))
     assert shown["default"] == "10min"

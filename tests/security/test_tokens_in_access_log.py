@@ -39,6 +39,8 @@ def test_the_access_log_never_shows_a_token(tmp_path, debug):
 
 def test_redaction_keeps_the_rest_of_the_line():
     assert redact_secrets('1.2.3.4:5 - "GET /password/reset/MQ/set-password/ HTTP/1.1" 200') == (
-        '1.2.3.4:5 - "GET /password/reset/MQ/set-password/ HTTP/1.1" 200')
+        '1.2.3.4:5 - "GET /password/reset/MQ/set-password/ HTTP/1.1" 200'
+    )
     assert redact_secrets("GET /login/?next=%2Finvite%2Fabcdefghijklmnopqrstuvwxyz%2F") == (
-        "GET /login/?next=%2Finvite%2F[redacted]")
+        "GET /login/?next=%2Finvite%2F[redacted]"
+    )

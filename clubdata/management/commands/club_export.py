@@ -16,8 +16,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--club", type=int, required=True, help="The club's id.")
         parser.add_argument("--out", required=True, help="The zip file to write.")
-        parser.add_argument("--reason", required=True,
-                            help="Why (recorded, and read by the members on the page of every hand the file holds).")
+        parser.add_argument(
+            "--reason",
+            required=True,
+            help="Why (recorded, and read by the members on the page of every hand the file holds).",
+        )
 
     def handle(self, *args: Any, club: int, out: str, reason: str, **options: Any) -> None:
         found = Club.objects.filter(pk=club).first()

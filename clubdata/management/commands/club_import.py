@@ -12,8 +12,10 @@ from clubdata.importing import club_import
 
 
 class Command(BaseCommand):
-    help = ("Import a club export (a zip made by club_export or the club's data page) into a new club, or "
-            "with --into into an existing club that has no rule sets, tables or books yet.")
+    help = (
+        "Import a club export (a zip made by club_export or the club's data page) into a new club, or "
+        "with --into into an existing club that has no rule sets, tables or books yet."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("file", help="The zip file.")
@@ -33,5 +35,6 @@ class Command(BaseCommand):
         counts = ", ".join(f"{n} {name}" for name, n in result.counts.items())
         self.stdout.write(self.style.SUCCESS(f"Imported into club #{result.club.pk} {result.club.name}: {counts}."))
         if result.new_users:
-            self.stdout.write(f"New accounts (no password yet; they use 'Forgot your password?'): "
-                              f"{', '.join(result.new_users)}")
+            self.stdout.write(
+                f"New accounts (no password yet; they use 'Forgot your password?'): {', '.join(result.new_users)}"
+            )

@@ -14,8 +14,12 @@ class Command(BaseCommand):
     help = "Check that Celery beat is alive: its heartbeat file is younger than --max-age seconds."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--max-age", type=float, default=settings.BEAT_HEARTBEAT_MAX_AGE,
-                            help="seconds (default: BEAT_HEARTBEAT_MAX_AGE)")
+        parser.add_argument(
+            "--max-age",
+            type=float,
+            default=settings.BEAT_HEARTBEAT_MAX_AGE,
+            help="seconds (default: BEAT_HEARTBEAT_MAX_AGE)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         age = heartbeat_age()

@@ -27,10 +27,11 @@ class Command(BaseCommand):
         players = list(User.objects.filter(memberships__club=found).order_by("pk"))
         if len(players) < 2:
             raise CommandError("The club needs at least two members to play.")
-        organiser = (Membership.objects.filter(club=found, role=Membership.Role.ORGANISER)
-                     .select_related("user").first())
-        played = simulation_run(club=found, players=players, hands=hands, seed=seed,
-                                created_by=organiser.user if organiser else None)
+        organiser = Membership.objects.filter(club=found, role=Membership.Role.ORGANISER).select_related("user").first()
+        played = simulation_run(
+            club=found, players=players, hands=hands, seed=seed, created_by=organiser.user if organiser else None
+        )
         entries = sum(p.entries for p in played)
-        self.stdout.write(self.style.SUCCESS(
-            f"Played {len(played)} hands at {found.name} ({entries} journal entries posted)."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Played {len(played)} hands at {found.name} ({entries} journal entries posted).")
+        )

@@ -39,7 +39,9 @@ class Command(BaseCommand):
             for username, display_name in [ORGANISER, *MEMBERS]:
                 password = secrets.token_urlsafe(9)
                 user = User.objects.create_user(
-                    username=username, password=password, display_name=display_name,
+                    username=username,
+                    password=password,
+                    display_name=display_name,
                     email=f"{username}@example.com",
                 )
                 credentials.append((username, password))
@@ -58,15 +60,27 @@ class Command(BaseCommand):
 def seed_house_rules(*, club: Club, organiser: User) -> None:
     """The demo's agreed house rules and two open tables: one with a short clock to watch it move."""
     piranha = rule_set_create(
-        club=club, user=organiser, name="Piranha, capped at $5", max_seats=6, spectators_allowed=True,
+        club=club,
+        user=organiser,
+        name="Piranha, capped at $5",
+        max_seats=6,
+        spectators_allowed=True,
         rules=engine.PiranhaRules(ante=25, match_cap=500, turn_seconds=3600),
     )
     quick = rule_set_create(
-        club=club, user=organiser, name="Quick Piranha (1-minute clock)", max_seats=6, spectators_allowed=True,
+        club=club,
+        user=organiser,
+        name="Quick Piranha (1-minute clock)",
+        max_seats=6,
+        spectators_allowed=True,
         rules=engine.PiranhaRules(ante=25, match_cap=200, turn_seconds=60),
     )
     piles = rule_set_create(
-        club=club, user=organiser, name="Piles, quarter ante", max_seats=7, spectators_allowed=True,
+        club=club,
+        user=organiser,
+        name="Piles, quarter ante",
+        max_seats=7,
+        spectators_allowed=True,
         rules=engine.PilesRules(turn_seconds=3600),
     )
     del piranha

@@ -24,7 +24,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         private = vapid_private_key_generate()
         public = Vapid.from_string(private).public_key.public_bytes(
-            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
         if options["write"]:
             path = Path(options["write"])
             try:

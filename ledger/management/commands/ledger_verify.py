@@ -11,8 +11,10 @@ from ledger.verify import ledger_problems
 
 
 class Command(BaseCommand):
-    help = ("Recompute every balance and running balance from the postings and check every entry sums "
-            "to zero; exits non-zero naming each difference.")
+    help = (
+        "Recompute every balance and running balance from the postings and check every entry sums "
+        "to zero; exits non-zero naming each difference."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--club", type=int, default=None, help="Check one club only (id).")

@@ -16,8 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--dir", default=None, help="Folder of the backups (default: BACKUP_DIR).")
-        parser.add_argument("--keep", type=int, default=None,
-                            help="Then delete all but the newest KEEP backups in the folder.")
+        parser.add_argument(
+            "--keep", type=int, default=None, help="Then delete all but the newest KEEP backups in the folder."
+        )
 
     def handle(self, *args: Any, dir: str | None, keep: int | None, **options: Any) -> None:
         directory = Path(dir or settings.BACKUP_DIR)
@@ -27,6 +28,9 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         manifest = manifest_read(dump) or {}
         ledger = manifest.get("ledger", {})
-        self.stdout.write(self.style.SUCCESS(
-            f"Backed up {manifest.get('database')} to {dump} ({manifest.get('bytes', 0):,} bytes, "
-            f"{sum(manifest.get('rows', {}).values()):,} rows, {ledger.get('postings', 0):,} postings)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Backed up {manifest.get('database')} to {dump} ({manifest.get('bytes', 0):,} bytes, "
+                f"{sum(manifest.get('rows', {}).values()):,} rows, {ledger.get('postings', 0):,} postings)."
+            )
+        )
