@@ -82,29 +82,28 @@
   // Table page: cut every coming deal this browser has not cut yet.
   function startCutting(section) {
     var tableId = section.dataset.tableId;
-    var ws = null, waiting = {};
+    var waiting = {};
     function mark(deal, text) {
       var li = section.querySelector('li[data-deal="' + deal + '"] .cut-state');
       if (li) li.textContent = text;
     }
-    function send(deal, cut) {
-      var message = JSON.stringify({ type: "cut", deal: deal, cut: cut });
-      if (ws && ws.readyState === 1) { ws.send(message); return; }
-      if (!ws || ws.readyState > 1) {
-        var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-        ws = new WebSocket(scheme + window.location.host + "/ws/tables/" + tableId + "/");
-        ws.addEventListener("message", function (event) {
-          var data; try { data = JSON.parse(event.data); } catch (e) { return; }
-          if (data.type === "cut.ok" && data.receipt && waiting[data.receipt.deal] === data.receipt.cut) {
-            keep(data.receipt);
-            delete waiting[data.receipt.deal];
-            mark(data.receipt.deal, "you cut it (receipt kept in this browser)");
-          } else if (data.type === "cut.refused") {
-            if (data.deal !== null) delete waiting[data.deal];
-          }
-        });
+    function answered(data) {
+      if (data.type === "cut.ok" && data.receipt && waiting[data.receipt.deal] === data.receipt.cut) {
+        keep(data.receipt);
+        delete waiting[data.receipt.deal];
+        mark(data.receipt.deal, "you cut it (receipt kept in this browser)");
+      } else if (data.type === "cut.refused") {
+        if (data.deal !== null) delete waiting[data.deal];
       }
-      ws.addEventListener("open", function () { ws.send(message); }, { once: true });
+    }
+    var live = window.tableLive;
+    if (live && live.listen) live.listen(answered);
+    // Over the table's own socket (static/js/table.js): no second socket per member. While it is not
+    // open yet (the page just loaded, or it is reconnecting), the cut waits and is sent again.
+    function send(deal, cut) {
+      var message = { type: "cut", deal: deal, cut: cut };
+      if (live && live.send && live.send(message)) return;
+      window.setTimeout(function () { if (waiting[deal] === cut) send(deal, cut); }, 1000);
     }
     function poll() {
       if (document.hidden) return;

@@ -17,6 +17,7 @@
 
   var tableId = root.dataset.tableId;
   var statusEl = document.getElementById("live-status");
+  var others = [];  // listeners for the messages this script does not handle itself (the cut's receipts)
   var errorEl = document.getElementById("live-error");
   var FINAL = { 4401: "You are logged out: log in again to follow this table.",
                 4403: "You may no longer watch this table.",
@@ -327,7 +328,7 @@
         case "chat.message": chatAdd(msg.message); break;
         case "chat.hidden": chatHide(msg.id); break;
         case "chat.ok": var input = document.getElementById("chat-text"); if (input) input.value = ""; break;
-        default: break;
+        default: others.forEach(function (listener) { listener(msg); }); break;
       }
     };
     ws.onclose = function (event) {
@@ -401,6 +402,11 @@
   setTitle(live().dataset.myTurn === "1");
   enhanceArea();
   connect();
-  // For tests and curious members: drop the socket as a network would.
-  window.tableLive = { drop: function () { if (ws) ws.close(4000, "dropped"); } };
+  // For the cut (static/js/cut.js), which rides this socket rather than opening a second one; and for
+  // tests and curious members: drop the socket as a network would.
+  window.tableLive = {
+    send: send,
+    listen: function (listener) { others.push(listener); },
+    drop: function () { if (ws) ws.close(4000, "dropped"); }
+  };
 })();

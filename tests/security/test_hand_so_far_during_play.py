@@ -14,7 +14,7 @@ import engine
 from accounts.models import User
 from games import services
 from games.models import Hand
-from games.tasks import expire_turn
+from games.services.hands import hand_apply_timeout
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import cards_in_view, hidden_cards_in, make_table, post_action
 from tests.security.test_reading_a_sealed_decision_before_the_reveal import TELLING, client_for, prepare
@@ -91,7 +91,7 @@ def seen(club_setup: Any, way: str) -> dict[str, list[str]]:
     hand = Hand.objects.get(pk=hand_id)
     if way == "timeout":  # the house rules' default: out
         expire(hand, [seat_of(hand, x)])
-        assert expire_turn(hand.pk, hand.version) is True
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
     else:
         post_action(client_for(x), hand, way)
     hand.refresh_from_db()
