@@ -71,22 +71,12 @@ class CutReceipt:
         }
 
 
-def _deck_draw(*, table: Table, number: int) -> DeckAhead:
-    """Draw, commit and store the deck for deal ``number`` (its hand's id reserved now)."""
-    from games.services.dealing import deck_for_new_hand  # the CSPRNG shuffle lives with the deal
-
+def _deck_draw(*, table: Table, number: int) -> None:
+    """Draw, commit and store the deck for deal ``number``, its hand's id reserved now."""
     with connection.cursor() as cursor:
         cursor.execute(_NEXT_HAND_ID)
         hand_id = int(cursor.fetchone()[0])
-    deck, salts = deck_for_new_hand(), deal_salts()
-    return DeckAhead.objects.create(
-        table=table,
-        number=number,
-        hand_id=hand_id,
-        deck=deck,
-        salts=salts,
-        root=engine.merkle_root(hand_id, deck, salts),
-    )
+    _deck_insert(table=table, number=number, hand_id=hand_id)
 
 
 def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -> None:
@@ -146,16 +136,14 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
 
     The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut: the cuts are read
     after it, in a statement of their own (a fresh snapshot), so each cut is either read here or refused."""
-    with connection.cursor() as cursor:
-        cursor.execute(_CLOSE_DECK, [timezone.now(), table.pk, number])
-        row = cursor.fetchone()
-    if row is None:
-        ahead = _deck_draw(table=table, number=number)
-        DeckAhead.objects.filter(pk=ahead.pk).update(dealt_at=timezone.now())
-    else:
-        ahead = DeckAhead(
-            pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]), salts=_json(row[3]), root=row[4]
-        )
+    row = _deck_close(table=table, number=number)
+    if row is None:  # none was drawn for it: drawn now, so nobody could cut it
+        _deck_draw(table=table, number=number)
+        row = _deck_close(table=table, number=number)
+        assert row is not None, f"deal {number} of table {table.pk} was dealt already"
+    ahead = DeckAhead(
+        pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]), salts=_json(row[3]), root=row[4]
+    )
     cuts = [
         {"cut": value, "by": by, "at": at.isoformat()}
         for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
@@ -163,6 +151,13 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
         .values_list("value", "user_id", "received_at")
     ]
     return ahead, cuts
+
+
+def _deck_close(*, table: Table, number: int) -> Any:
+    """Close deal ``number``'s deck to cuts; its row (id, hand id, deck, salts, root), or None if none was drawn."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CLOSE_DECK, [timezone.now(), table.pk, number])
+        return cursor.fetchone()
 
 
 def _json(value: Any) -> Any:
