@@ -214,6 +214,12 @@ class Hand(models.Model):
     def is_finished(self) -> bool:
         return self.finished_at is not None
 
+    def turn_began(self, seat: int) -> int | None:
+        """The version at which ``seat``'s awaited turn began (its clock's "since"), or None when no turn of
+        that seat is awaited."""
+        since = (self.clocks or {}).get(str(seat), {}).get("since")
+        return None if since is None else int(since)
+
 
 class HandDispute(models.Model):
     """An organiser's ruling that opens every card of a finished hand to its players, with the reason.

@@ -135,8 +135,8 @@ def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version
         return False
     if seat not in engine.to_act(state) or action not in engine.legal_actions(state, seat):
         return False
-    clock = hand.clocks.get(str(seat))
-    if clock is None or int(clock["since"]) > version:
+    began = hand.turn_began(seat)
+    if began is None or began > version:
         return False
     sealed = set(engine.sealed_actions(state))
     since = HandAction.objects.filter(hand=hand, sequence__gt=version).values_list("seat", "action")

@@ -52,8 +52,7 @@ def table_url(table_id: int) -> str:
 def _waiting_turn(hand: Hand | None, seat: int, since: int) -> bool:
     if hand is None or hand.is_finished or hand.voided_at is not None:
         return False
-    entry = (hand.clocks or {}).get(str(seat))
-    return entry is not None and int(entry.get("since", -1)) == since
+    return hand.turn_began(seat) == since
 
 
 def _header_safe(text: str) -> str:

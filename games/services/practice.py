@@ -161,7 +161,8 @@ def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
         if not _member_playing(hand, machines):
             continue  # the computers wait for their member (practice_wake when they are back)
         for seat in engine.to_act(hand_state(hand)):
-            began = (hand.clocks or {}).get(str(seat), {}).get("since", hand.version)
+            began = hand.turn_began(seat)
+            began = hand.version if began is None else began
             key = f"computer-turn:{hand_id}:{hand.commitment[:16]}:{seat}:{began}"
             if seat in machines and cache.add(key, 1, timeout=_TURN_KEPT):
                 computer_turn.apply_async(
@@ -226,8 +227,8 @@ def _turn_still(hand: Hand, state: engine.State, seat: int, version: int) -> boo
     in a sealed decision whose turn for that seat began at or before it."""
     if hand.version == version:
         return True
-    began = (hand.clocks or {}).get(str(seat), {}).get("since")
-    return engine.is_sealed(state) and began is not None and int(began) <= version
+    began = hand.turn_began(seat)
+    return engine.is_sealed(state) and began is not None and began <= version
 
 
 # ---- the coach -------------------------------------------------------------------------------
