@@ -28,11 +28,11 @@ from accounts.access import is_member
 from accounts.models import Club, User
 from engine import players
 from games.live.publish import lobby_announce
-from games.models import ComputerPlayer, Game, Hand, RuleSet, RuleSetVersion, Seat, Table
+from games.models import ComputerPlayer, Game, Hand, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_current, hand_seat_of, hand_view_for
 from games.selectors.states import hand_state
 from games.services.hands import hand_act
-from games.services.rulesets import MAX_PLAYERS, rule_version_freeze
+from games.services.rulesets import MAX_PLAYERS, rule_set_create, rule_version_freeze
 from games.services.tables import table_start
 from kernel.errors import DomainError
 
@@ -82,11 +82,10 @@ def _default_rules(club: Club, user: User, game: str) -> RuleSetVersion:
     if version is not None:
         return version
     rules = engine.PiranhaRules() if game == Game.PIRANHA else engine.PilesRules()
-    with transaction.atomic():
-        rule_set = RuleSet.objects.create(club=club, name=DEFAULTS_NAME, game=game, created_by=user)
-        return RuleSetVersion.objects.create(
-            rule_set=rule_set, number=1, rules=rules.to_dict(), max_seats=MAX_COMPUTERS + 1, created_by=user
-        )
+    rule_set = rule_set_create(
+        club=club, user=user, name=DEFAULTS_NAME, rules=rules, max_seats=MAX_COMPUTERS + 1, spectators_allowed=True
+    )
+    return RuleSetVersion.objects.get(rule_set=rule_set, number=1)
 
 
 def _practice_rules(club: Club, user: User, game: str, rule_version_id: int | None) -> RuleSetVersion:
