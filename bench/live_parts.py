@@ -13,7 +13,8 @@ bench/load.py's bots do). Per action it times, in CPU of this thread, what the s
 - the action's own call (``hand_act``: its transaction, the engine, the books at a hand's end);
 - the publisher's read of what the area shows beside the hand it holds (``table_snapshot_of``);
 - the renders: the public frame once, the private frames of the members whose own part changed, each
-  encoded once (``publish.version_frames``). Each socket then forwards bytes: nothing to measure here.
+  encoded once (``publish.version_frames``); ``private`` is the private frames' share of them. Each socket
+  then forwards bytes: nothing to measure here.
 
 It prints, per action, the renders and the publisher's statements. The bare app's message is one INSERT,
 one SELECT and six frames; it runs after every action, so drift in the machine's speed falls on both
@@ -40,7 +41,7 @@ from bench.load import BARE_TABLE_SQL, choose  # noqa: E402 - the bots' choice, 
 
 DB_NAME = "bench_live_parts"
 SEATS = 6
-PARTS = ("action", "read", "renders", "together")
+PARTS = ("action", "read", "renders", "private", "together")
 
 
 def cpu() -> float:
@@ -114,6 +115,17 @@ def play(
         touched.extend(touched_now)
 
     after_commit.versions_publish = held  # type: ignore[assignment]
+    private_cpu = [0.0]
+    private_frame = publish.private_frame
+
+    def timed_private(*args: Any, **kwargs: Any) -> str:  # the private frames' share of the renders
+        started = cpu()
+        try:
+            return private_frame(*args, **kwargs)
+        finally:
+            private_cpu[0] += cpu() - started
+
+    publish.private_frame = timed_private  # type: ignore[assignment]
     first = table_snapshot_read(table_id=table.pk)
     assert first is not None and first.hand is not None
     snapshot, hand = first, first.hand
@@ -134,7 +146,7 @@ def play(
         costs["action"].append(cpu() - started)
 
         render.renders.clear()
-        read = renders = 0.0
+        read = renders = private_cpu[0] = 0.0
         with CaptureQueriesContext(connection) as ctx:
             for i, (done, after) in enumerate(touched):
                 started = cpu()
@@ -151,6 +163,7 @@ def play(
                         own[user_id] = json.loads(message["text"])["parts"].get("own_hand", "")
         costs["read"].append(read)
         costs["renders"].append(renders)
+        costs["private"].append(private_cpu[0])
         counts["statements"].append(len(ctx.captured_queries))
         counts["public"].append(render.renders["public"])
         counts["private"].append(render.renders["private"])

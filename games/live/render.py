@@ -17,7 +17,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.live.frames import PRIVATE, PUBLIC, encode
 from games.presentation.area import AREA, jinja_template, seat_row_html
-from games.presentation.presenters import hand_page
+from games.presentation.presenters import member_context, public_context
 from games.selectors.snapshot import TableSnapshot
 from kernel import metrics
 
@@ -34,10 +34,14 @@ def _zone(user: User) -> Any:
 
 
 def _values(snapshot: TableSnapshot, user: User | None) -> dict[str, Any]:
+    """The area's context: the version's public context (worked out once, shared by its frames) and, for
+    ``user``, only their own part of it (``member_context``), with what a page's request would add."""
     table = snapshot.table
-    context = hand_page(table=table, hand=snapshot.hand, user=user, currency=table.club.currency, snapshot=snapshot)
+    currency = table.club.currency
+    own = {} if user is None else member_context(snapshot=snapshot, user=user, currency=currency)
     return {
-        **context,
+        **public_context(snapshot, currency),
+        **own,
         "club": table.club,
         "table": table,
         "user": user,
@@ -86,19 +90,20 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
 
 
 def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
-    """``user``'s private frame, encoded: their own parts of the area and their own seat row."""
+    """``user``'s private frame, encoded: their own parts of the area and their own seat row, from their own
+    context over the version's public one (no other seat's row, no other member's clocks)."""
     renders[metrics.live_rendered("private")] += 1
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         values = _values(snapshot, user)
+        view = values["view"]
         parts = {
             name: jinja_template(f"games/area/{name}.jinja").render(values)
             for name in PARTS
-            if name != "own_hand" or values.get("view") is not None
+            if name != "own_hand" or view is not None
         }
-        own = next((row for row in values.get("seat_rows") or [] if row.get("is_me")), None)
+        own = values["own_rows"][0] if values["own_rows"] else None
         if own is not None:
             parts["row"] = seat_row_html(values, own, values["clocks"])
-    view = values.get("view")
     your_turn = bool(
         view is not None and not values.get("is_over") and view.you is not None and view.you in view.to_act
     )
@@ -108,7 +113,7 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
             **order_key(snapshot, at),
             "seat": own["number"] if own else None,
             "your_turn": your_turn,
-            "acted": bool(values.get("acted")),
+            "acted": values["acted"],
             "parts": parts,
         }
     )

@@ -8,7 +8,7 @@ docs/live.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -53,6 +53,10 @@ def _snapshot(context: Mapping[str, Any]) -> TableSnapshot:
     return snapshot
 
 
+# What Django's ``date`` writes for these formats, without its locale lookups (a tenth of a ms each).
+_PLAIN: dict[str, Callable[[datetime], str]] = {"c": datetime.isoformat, "H:i": lambda moment: f"{moment:%H:%M}"}
+
+
 def clock_time(moment: Any, fmt: str) -> str:
     """``{{ deadline|clock_time("H:i") }}``: Django's ``date`` filter in the current time zone (the member's on
     the page, UTC in the public frame: the page's script writes it in the member's own)."""
@@ -60,6 +64,8 @@ def clock_time(moment: Any, fmt: str) -> str:
         return ""
     if isinstance(moment, datetime) and timezone.is_aware(moment):
         moment = timezone.localtime(moment)
+        if fmt in _PLAIN:
+            return _PLAIN[fmt](moment)
     return str(date(moment, fmt))
 
 

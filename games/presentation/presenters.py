@@ -126,31 +126,30 @@ def hand_page(
     without, one is read here. The context carries it as ``snapshot`` for the template tags of the
     table area (games/presentation/area.py).
 
-    What every viewer sees alike (names, the other seats, the log, the result, the links) is worked out
-    once per snapshot (``_public_context``: the public frame and the private frames of one version share
-    it); per member only their own view, seat row, actions and the clocks they may see."""
+    What every viewer sees alike is worked out once per snapshot (``public_context``: the public frame and
+    the private frames of one version share it); per member only ``member_context``."""
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
-    public = _public_context(snapshot, currency)
-    out = dict(public)
-    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None) if user is not None else None
-    seat_no = hand_card_seat(hand=hand, user=user) if hand is not None and user is not None else None
-    view: engine.HandView | None = public["view"]
-    if hand is not None and seat_no is not None:
-        view = engine.view(snapshot.state, seat_no)
-    out["my_seat"] = my_seat
-    out["view"] = view
-    if my_seat is not None or seat_no is not None:
-        out["seat_rows"] = [
-            _own_row(row, view)
-            if (my_seat is not None and row["number"] == my_seat.number)
-            or (seat_no is not None and row["number"] == seat_no)
-            else row
-            for row in public["seat_rows"]
-        ]
-    if view is not None and hand is not None and seat_no is not None:
+    public = public_context(snapshot, currency)
+    if user is None:
+        return dict(public)
+    mine = member_context(snapshot=snapshot, user=user, currency=currency)
+    own = {row["number"]: row for row in mine["own_rows"]}
+    return {**public, **mine, "seat_rows": [own.get(row["number"], row) for row in public["seat_rows"]]}
+
+
+def member_context(*, snapshot: TableSnapshot, user: User, currency: str) -> dict[str, Any]:
+    """What of the table area is ``user``'s own (their view, buttons, seat rows and clocks), over the public
+    context of ``snapshot``: all a private frame renders beside what every viewer sees alike."""
+    public = public_context(snapshot, currency)
+    hand = snapshot.hand
+    my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
+    seat_no = hand_card_seat(hand=hand, user=user) if hand is not None else None
+    view: engine.HandView | None = engine.view(snapshot.state, seat_no) if seat_no is not None else public["view"]
+    actions = []
+    if view is not None and seat_no is not None:
         current = view.betting.current if view.betting is not None else None
-        out["actions"] = [
+        actions = [
             {
                 "label": raise_to_label(a, current=current, currency=currency) or action_label(a, currency),
                 "value": action_value(a),
@@ -158,13 +157,20 @@ def hand_page(
             }
             for a in view.legal_actions
         ]
-    out["can_start"] = my_seat is not None and public["startable"]
-    out["in_current_hand"] = bool(hand and not hand.is_finished and seat_no is not None)
-    out["acted"] = member_acted(view)
-    out["clocks"] = turn_clocks_for(snapshot=snapshot, user=user)  # for the seats
+    mine = {seat_no, my_seat.number if my_seat is not None else None}
+    clocks = turn_clocks_for(snapshot=snapshot, user=user)
     shown = {c["seat"] for c in public["public_clocks"]}
-    out["own_clocks"] = [c for c in out["clocks"] if c["seat"] not in shown]  # one's own while sealed
-    return out
+    return {
+        "my_seat": my_seat,
+        "view": view,
+        "actions": actions,
+        "own_rows": [_own_row(row, view) for row in public["seat_rows"] if row["number"] in mine],
+        "can_start": my_seat is not None and public["startable"],
+        "in_current_hand": bool(hand and not hand.is_finished and seat_no is not None),
+        "acted": member_acted(view),
+        "clocks": clocks,  # for the seats
+        "own_clocks": [c for c in clocks if c["seat"] not in shown],  # one's own while sealed
+    }
 
 
 def _own_row(row: dict[str, Any], view: engine.HandView | None) -> dict[str, Any]:
@@ -182,7 +188,7 @@ def _seat_state(seat: Seat | None, *, masked: bool) -> dict[str, bool]:
     }
 
 
-def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
+def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     """The part of the table page that is the same for every viewer of ``snapshot``: built from the
     spectator's view of the hand (no hidden card), once per snapshot."""
     found: dict[str, Any] | None = snapshot.derived.get(("public_context", currency))
@@ -253,6 +259,9 @@ def _public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
+    # No member's own part: what a spectator is shown in its place.
+    out.update(my_seat=None, can_start=False, in_current_hand=False, acted=False, own_rows=[], own_clocks=[])
+    out["clocks"] = out["public_clocks"]
     snapshot.derived[("public_context", currency)] = out
     return out
 
