@@ -194,6 +194,14 @@ class Hand(models.Model):
             "(games/live/marks.py); a seat missing changed at the deal."
         ),
     )
+    timeouts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            "Per action a clock or an away member's default took, in order: [the line of the hand's log where "
+            "its events begin, its first event's kind] (the log's timeout marks, games/presentation/presenters.py)."
+        ),
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)

@@ -166,10 +166,7 @@ def advance_panel(context: Any) -> Markup:
     )
 
 
-@pass_context
-def marked_log(context: Any, lines: list[str], hand: Hand | None) -> list[str]:
+def marked_log(lines: list[str], hand: Hand | None) -> list[str]:
     """``lines`` (one per event of the hand, in order) with each timeout marked, as
     ``presenters.log_with_timeouts`` allows (not a sealed decision's before the reveal)."""
-    if hand is None:
-        return lines
-    return presenters.log_with_timeouts(hand=hand, lines=lines, steps=_snapshot(context).steps)
+    return presenters.log_with_timeouts(hand=hand, lines=lines)

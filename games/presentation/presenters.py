@@ -67,21 +67,18 @@ def piles_board(view: engine.HandView) -> list[tuple[str, tuple[str | None, ...]
 TIMEOUT_MARK = "(clock ran out)"
 
 
-def log_with_timeouts(*, hand: Hand | None, lines: list[str], steps: list[tuple[str, int, bool]]) -> list[str]:
+def log_with_timeouts(*, hand: Hand | None, lines: list[str]) -> list[str]:
     """``lines`` (one per event of ``hand``, in order: the deal's, then each action's) with the first line
-    of every timed-out action marked TIMEOUT_MARK, except a sealed decision's while the decisions are
-    still closed: the default of a timeout (and of an away or removed member) is fixed by the house
-    rules, so the mark would tell that seat's choice before the reveal. ``steps``: the hand's applied
-    actions (``TableSnapshot.steps``)."""
+    of every timed-out action (``Hand.timeouts``) marked TIMEOUT_MARK, except a sealed decision's while the
+    decisions are still closed: the default of a timeout (and of an away or removed member) is fixed by the
+    house rules, so the mark would tell that seat's choice before the reveal."""
     if hand is None or not lines:
         return lines
     sealed = hand_sealed_open(hand=hand)
     out = list(lines)
-    index = len(hand.deal_events or [])
-    for first_event, events, is_timeout in steps:
-        if is_timeout and not (sealed and first_event == "decided") and index < len(out):
-            out[index] = f"{out[index]} {TIMEOUT_MARK}"
-        index += events
+    for line, first_event in hand.timeouts or []:
+        if not (sealed and first_event == "decided") and line < len(out):
+            out[line] = f"{out[line]} {TIMEOUT_MARK}"
     return out
 
 

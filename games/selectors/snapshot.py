@@ -2,8 +2,7 @@
 
 A ``TableSnapshot`` holds a table as of one moment: the table (club, house rules, next game), its
 seats with their members, the hand shown with its parsed engine state, the names and away flags of
-the hand's players, its action steps (for the timeout marks of the log), the advance actions set in
-it, the previous finished hand and the ruling that closed the table. The process that commits a version
+the hand's players, the advance actions set in it, the previous finished hand and the ruling that closed the table. The process that commits a version
 makes one (``table_snapshot_of``, from the hand, its table and club and the state its transaction holds,
 reading only the rest) and renders the public frame and the
 changed members' private frames from it (games/live/publish.py); a socket's ``sync`` and the page read
@@ -17,7 +16,7 @@ from typing import Any
 
 import engine
 from accounts.models import User
-from games.models import AdvanceAction, Hand, HandAction, RuleSetVersion, Seat, Table
+from games.models import AdvanceAction, Hand, RuleSetVersion, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
@@ -32,7 +31,6 @@ class TableSnapshot:
     state: Any  # the hand's engine state, parsed once (None without a hand)
     seats: list[Seat]
     hand_users: dict[int, User]  # seat -> member dealt in there (hand players)
-    steps: list[tuple[str, int, bool]]  # per action: first event's kind, events, timed out
     advance_rows: list[AdvanceAction]  # every member's, newest first: hand out only one's own
     previous: Hand | None  # the last finished hand before ``hand`` (only while ``hand`` is played)
     previous_users: dict[int, User]
@@ -67,14 +65,12 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
     seats = _seats_read(table.pk)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
-    steps: list[tuple[str, int, bool]] = []
     advance_rows: list[AdvanceAction] = []
     hand_users: dict[int, User] = {}
     if hand is not None:
         state = state if state is not None else hand_state(hand)
         known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
         hand_users = hand_seat_users(hand=hand, known=known)
-        steps = _steps_read(hand.pk)
         if not hand.is_finished:
             advance_rows = advance_selectors.advance_rows(hand_id=hand.pk)
             previous = _previous_hand_read(table.pk, hand.number)
@@ -91,7 +87,6 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
         state=state,
         seats=seats,
         hand_users=hand_users,
-        steps=steps,
         advance_rows=advance_rows,
         previous=previous,
         previous_users=previous_users,
@@ -148,11 +143,6 @@ _SEATS_SQL = (
     f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
     "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
 )
-_STEPS_SQL = (
-    "SELECT events -> 0 ->> 'kind', "  # noqa: S608
-    "CASE jsonb_typeof(events) WHEN 'array' THEN jsonb_array_length(events) ELSE 0 END, is_timeout "
-    f'FROM "{HandAction._meta.db_table}" WHERE hand_id = %s ORDER BY sequence'
-)
 
 
 def _hand_read(table_id: int, hand_id: int) -> Hand | None:
@@ -180,10 +170,3 @@ def _seats_read(table_id: int) -> list[Seat]:
         seat.user = user
         seats.append(seat)
     return seats
-
-
-def _steps_read(hand_id: int) -> list[tuple[str, int, bool]]:
-    """Each action of the hand in order: its first event's kind, how many events it logged, whether the
-    clock took it (presenters.log_with_timeouts). A sealed decision's first event is "decided", whatever
-    the action (a Piles declaration's default is a plain fold)."""
-    return [(str(kind), int(count), bool(timeout)) for kind, count, timeout in rows_fetch(_STEPS_SQL, [hand_id])]

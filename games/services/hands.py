@@ -48,7 +48,8 @@ from ledger.services import ledger_post_hand_events
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
 _HAND_STEP = UpdateInsert(
-    Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "finished_at"]), Insert(HandAction)
+    Update(Hand, ["version", "state", "deadline", "clocks", "private_marks", "timeouts", "finished_at"]),
+    Insert(HandAction),
 )
 
 
@@ -85,6 +86,8 @@ def _record_step(
     hand.private_marks = marks_after(
         hand.private_marks or {}, private_changed(before, state, seat), hand.players, hand.version
     )
+    if is_timeout and event_dicts:  # the log's mark: where this action's lines begin, and what they say
+        hand.timeouts = [*(hand.timeouts or []), [len(before.events), event_dicts[0]["kind"]]]
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None
@@ -136,9 +139,9 @@ def _after_hand(
 
 
 def _nobody_played(hand: Hand) -> bool:
-    """Every move of the hand was a default taken for a seat (its clock ran out, or it was away)."""
-    timeouts = list(HandAction.objects.filter(hand=hand).values_list("is_timeout", flat=True))
-    return bool(timeouts) and all(timeouts)
+    """Every move of the hand was a default taken for a seat (its clock ran out, or it was away): each of its
+    ``version`` actions is marked a timeout."""
+    return hand.version > 0 and len(hand.timeouts or []) == hand.version
 
 
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
