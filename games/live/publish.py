@@ -23,8 +23,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -36,7 +37,7 @@ from games.live.access import access_stamps
 from games.live.frames import PRIVATE, PUBLIC, carried
 from games.live.render import private_frame, public_frame
 from games.models import Hand
-from games.selectors.snapshot import TableSnapshot, table_snapshot_of, table_snapshot_read
+from games.selectors.snapshot import Carried, TableSnapshot, table_snapshot_of, table_snapshot_read
 from games.selectors.states import hand_state
 from kernel import metrics
 
@@ -216,8 +217,8 @@ def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_
     return [*_frames(snapshot, members, at=0, full=full), (club_group(club_id), {"type": "lobby.changed"})]
 
 
-def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool) -> None:
-    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand))
+def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool, carried: Carried) -> None:
+    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand), carried=carried)
     metrics.live_version_published()
     groups_send(
         version_frames(snapshot, after, club_id, public_only=public_only),
@@ -225,17 +226,23 @@ def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool)
     )
 
 
-def versions_publish(touched: Sequence[tuple[Hand, int]], club_id: int) -> None:
+def versions_publish(
+    touched: Sequence[tuple[Hand, int]], club_id: int, carried: Mapping[int, Carried] | None = None
+) -> None:
     """On commit: publish each hand ``touched`` (with the version it had before the transaction; -1: dealt
-    in it) at the version it has now. A hand that ended and was followed by the next one in the same
-    transaction gets its public frame only: the next hand's frames come right after."""
+    in it) at the version it has now, with what the transaction knew of it (``carried``, by hand id). A hand
+    dealt in it has no advance action yet, and the hand before it in ``touched`` is its last finished one. A
+    hand that ended and was followed by the next one in the same transaction gets its public frame only: the
+    next hand's frames come right after."""
     for i, (hand, after) in enumerate(touched):
         if hand.version == after:
             continue  # nothing new (a clock moved: a full frame follows)
-        followed = i + 1 < len(touched)
+        known = (carried or {}).get(hand.pk, Carried())
+        if after < 0:
+            known = replace(known, advance_rows=[], previous=touched[i - 1][0] if i else None)
         _in_publisher(
             hand.table_id,
-            partial(_publish_version, hand, after, club_id, public_only=followed),
+            partial(_publish_version, hand, after, club_id, public_only=i + 1 < len(touched), carried=known),
             f"table {hand.table_id} version {hand.version}",
         )
 

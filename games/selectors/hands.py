@@ -182,7 +182,7 @@ def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict
 
 _USER = Columns(User, "u")
 # Each player of a hand, whether they are a member of a club, and whether any advance action of the hand is
-# pending: the action's path asks on every step, after it locked the hand (so the answer holds for the
+# pending (and whether it has any at all, pending or not: the version's frames then read none): the action's path asks on every step, after it locked the hand (so the answer holds for the
 # transaction: advance actions are set only under the hand's lock).
 # A computer player (games/services/practice.py) counts as a member: it sits only at practice tables (migration
 # 0012).
@@ -190,7 +190,8 @@ _PLAYERS_SQL = (
     f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
     'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
     'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
-    'WHERE a.hand_id = %s AND a.status = %s) FROM "accounts_user" u WHERE u.id = ANY(%s)'
+    'WHERE a.hand_id = %s AND a.status = %s), EXISTS (SELECT 1 FROM "games_advanceaction" a WHERE a.hand_id = %s) '
+    'FROM "accounts_user" u WHERE u.id = ANY(%s)'
 )
 
 
@@ -201,6 +202,7 @@ class HandPlayers:
     seat_users: dict[int, User]  # seat -> the member dealt in there (``hand_seat_users``)
     removed: set[int]  # seats whose player is no longer a member of the table's club
     advance_pending: bool | None  # whether an advance action of the hand is pending (None: not known)
+    advance_any: bool | None = None  # whether the hand has any advance action, pending or not (None: not known)
 
 
 def hand_players(*, hand: Hand, club_id: int) -> HandPlayers:
@@ -211,19 +213,22 @@ def hand_players(*, hand: Hand, club_id: int) -> HandPlayers:
     users: dict[int, User] = {}
     members: set[int] = set()
     pending: bool | None = None
+    any_advance: bool | None = None
     for row in rows_fetch(
-        _PLAYERS_SQL, [club_id, hand.pk, AdvanceAction.Status.PENDING.value, sorted(set(ids.values()))]
+        _PLAYERS_SQL, [club_id, hand.pk, AdvanceAction.Status.PENDING.value, hand.pk, sorted(set(ids.values()))]
     ):
         user = _USER.build(row[: _USER.count])
         users[user.pk] = user
         if row[_USER.count]:
             members.add(user.pk)
         pending = bool(row[_USER.count + 1])
+        any_advance = bool(row[_USER.count + 2])
     seat_users = {seat: users[uid] for seat, uid in ids.items() if uid in users}
     return HandPlayers(
         seat_users=seat_users,
         removed={s for s, u in seat_users.items() if u.pk not in members},
         advance_pending=pending,
+        advance_any=any_advance,
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import engine
 from accounts.models import User
-from games.models import AdvanceAction, Hand, RuleSetVersion, Seat, Table
+from games.models import AdvanceAction, Hand, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
@@ -59,9 +59,20 @@ class TableSnapshot:
         return found
 
 
-def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> TableSnapshot:
+@dataclass(frozen=True)
+class Carried:
+    """What the transaction that committed a version of a hand already knew beside the hand row, handed to
+    that version's frames so they do not read it again (None: not known, read it)."""
+
+    advance_rows: list[AdvanceAction] | None = None  # the hand's advance actions ([]: it has none)
+    previous: Hand | None = None  # the last finished hand before it (the one that ended as it was dealt)
+
+
+def table_snapshot(
+    *, table: Table, hand: Hand | None, state: Any = None, carried: Carried = Carried()
+) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand`` (``state``: its engine
-    state when the caller holds it)."""
+    state when the caller holds it; ``carried``: what the transaction that committed it knew)."""
     seats = _seats_read(table.pk)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
@@ -72,8 +83,12 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
         known = {s.user_id: s.user for s in seats}  # the players are usually the members seated now
         hand_users = hand_seat_users(hand=hand, known=known)
         if not hand.is_finished:
-            advance_rows = advance_selectors.advance_rows(hand_id=hand.pk)
-            previous = _previous_hand_read(table.pk, hand.number)
+            advance_rows = (
+                carried.advance_rows
+                if carried.advance_rows is not None
+                else advance_selectors.advance_rows(hand_id=hand.pk)
+            )
+            previous = carried.previous or _previous_hand_read(table.pk, hand.number)
         if previous is not None:
             previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
             previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
@@ -96,13 +111,13 @@ def table_snapshot(*, table: Table, hand: Hand | None, state: Any = None) -> Tab
     )
 
 
-def table_snapshot_of(*, hand: Hand, state: Any) -> TableSnapshot:
-    """The snapshot of the table of ``hand`` showing it, from the hand, its table (with its club) and the state
-    the caller committed: what the hand's area shows beside them is read."""
+def table_snapshot_of(*, hand: Hand, state: Any, carried: Carried = Carried()) -> TableSnapshot:
+    """The snapshot of the table of ``hand`` showing it, from the hand, its table (with its club), the state
+    and what else (``carried``) the caller committed: what the hand's area shows beside them is read."""
     table = hand.table  # loaded with the hand by the committing transaction (games/services/locking.py)
     if table.rule_version_id == hand.rule_version_id and not Table.rule_version.is_cached(table):
         table.rule_version = hand.rule_version  # the usual case: the house rules the hand is played under
-    return table_snapshot(table=table, hand=hand, state=state)
+    return table_snapshot(table=table, hand=hand, state=state, carried=carried)
 
 
 def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSnapshot | None:
@@ -111,48 +126,29 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSn
     table = Table.objects.select_related("club", "rule_version__rule_set", "next_game").filter(pk=table_id).first()
     if table is None:
         return None
-    hand = _hand_read(table_id, hand_id) if hand_id is not None else None
-    if hand is None:
-        hand = _newest_hand_read(table_id)
+    hands = Hand.objects.filter(table_id=table_id).select_related("rule_version__rule_set")
+    hand = hands.filter(pk=hand_id).first() if hand_id is not None else None
+    hand = hand or hands.order_by("-number").first()
     if hand is not None:
-        hand.rule_version = (
-            table.rule_version
-            if hand.rule_version_id == table.rule_version_id
-            else RuleSetVersion.objects.get(pk=hand.rule_version_id)
-        )
+        hand.table = table
     return table_snapshot(table=table, hand=hand)
 
 
-# The reads every version of a hand repeats, written out (games/selectors/rows.py). Only table and column
+# The two reads every version of a hand repeats, written out (games/selectors/rows.py). Only table and column
 # names from the models are put in the statements; every value is bound.
 _HAND = Columns(Hand, "h")
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
-_HAND_SQL = f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h WHERE h.id = %s AND h.table_id = %s'  # noqa: S608
 _PREVIOUS_HAND_SQL = (
     f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
     "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
     "ORDER BY h.number DESC LIMIT 1"
-)
-_NEWEST_HAND_SQL = (
-    f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
-    "WHERE h.table_id = %s ORDER BY h.number DESC LIMIT 1"
 )
 _SEATS_SQL = (
     f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
     f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
     "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
 )
-
-
-def _hand_read(table_id: int, hand_id: int) -> Hand | None:
-    rows = rows_fetch(_HAND_SQL, [hand_id, table_id])
-    return _HAND.build(rows[0]) if rows else None
-
-
-def _newest_hand_read(table_id: int) -> Hand | None:
-    rows = rows_fetch(_NEWEST_HAND_SQL, [table_id])
-    return _HAND.build(rows[0]) if rows else None
 
 
 def _previous_hand_read(table_id: int, number: int) -> Hand | None:

@@ -4,7 +4,7 @@ and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alar
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from functools import partial
@@ -15,15 +15,17 @@ from django.utils import timezone
 
 from games.live.publish import versions_publish
 from games.models import Hand
+from games.selectors.snapshot import Carried
 from games.timing.reminders import hand_next_due
 
 log = logging.getLogger(__name__)
 
 
-def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
-    """Register the on-commit work of a transaction: publish the table's frames of the new versions, and make
-    sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
-    or reminder: games/timing/reminders.py ``hand_next_due``)."""
+def on_commit_work(touched: Sequence[tuple[Hand, int]], carried: Mapping[int, Carried] | None = None) -> None:
+    """Register the on-commit work of a transaction: publish the table's frames of the new versions (with
+    what the transaction knew of each hand beside its row, ``carried``), and make sure each touched hand's
+    alarm rings by its next due moment (its clock running out, a turn's notice or reminder:
+    games/timing/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
     # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
     # grace) still gets its ring. A moment rung already only finds its notice sent.
@@ -35,7 +37,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
         for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)]
         if due is not None
     ]
-    transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id))
+    transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id, carried))
     if alarms:
         transaction.on_commit(partial(_schedule, alarms))
     if hand.table.practice:  # the tables of one transaction's hands are all this one

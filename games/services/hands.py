@@ -29,6 +29,7 @@ from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users, hand_table_of
+from games.selectors.snapshot import Carried
 from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
@@ -287,7 +288,9 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
         seat_users=members.seat_users,
         created_by=user,
     )
-    on_commit_work(hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members, played=True))
+    touched = hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members, played=True)
+    # The players' statement saw whether the hand has any advance action (none is set under this lock).
+    on_commit_work(touched, {hand.pk: Carried(advance_rows=[])} if members.advance_any is False else None)
     return hand
 
 
