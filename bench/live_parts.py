@@ -111,8 +111,8 @@ def play(
 
     touched: list[Any] = []
 
-    def held(touched_now: Any, club_id: int) -> None:  # published here instead, and timed
-        touched.extend(touched_now)
+    def held(touched_now: Any, club_id: int, carried: Any = None) -> None:  # published here instead, and timed
+        touched.extend(publish.versions_carried(touched_now, carried))
 
     after_commit.versions_publish = held  # type: ignore[assignment]
     private_cpu = [0.0]
@@ -125,7 +125,7 @@ def play(
         finally:
             private_cpu[0] += cpu() - started
 
-    publish.private_frame = timed_private  # type: ignore[assignment]
+    publish.private_frame = timed_private
     first = table_snapshot_read(table_id=table.pk)
     assert first is not None and first.hand is not None
     snapshot, hand = first, first.hand
@@ -148,9 +148,9 @@ def play(
         render.renders.clear()
         read = renders = private_cpu[0] = 0.0
         with CaptureQueriesContext(connection) as ctx:
-            for i, (done, after) in enumerate(touched):
+            for i, (done, after, carried) in enumerate(touched):
                 started = cpu()
-                found = table_snapshot_of(hand=done, state=hand_state(done))
+                found = table_snapshot_of(hand=done, state=hand_state(done), carried=carried)
                 read += cpu() - started
                 assert found is not None
                 started = cpu()
@@ -193,6 +193,7 @@ def main() -> None:
         tables = setup_tables()
         totals: list[float] = []
         bare: list[float] = []
+        private = [0.0, 0]  # CPU of the private frames, how many
         counted: list[str] = []
         print(f"CPU per action in this process, ms, mean / median ({args.actions} actions a game):")
         print(f"  {'':<26}" + "".join(f"{part:>17}" for part in PARTS))
@@ -204,6 +205,8 @@ def main() -> None:
                 a + r + s for a, r, s in zip(costs["action"], costs["read"], costs["renders"], strict=True)
             ]
             totals += costs["together"]
+            private[0] += sum(costs["private"])
+            private[1] += sum(counts["private"])
             print(f"  {table.name + f' ({hands} hands)':<26}" + "".join(f"{ms(costs[p]):>17}" for p in PARTS))
             counted.append(
                 f"  {table.name}: per action {statistics.mean(counts['public']):.2f} public renders, "
@@ -212,6 +215,11 @@ def main() -> None:
             )
         print(f"  {'bare message':<26}{ms(bare):>17}   (one INSERT, one SELECT, six frames)")
         print("\n".join(counted))
+        each = private[0] / max(private[1], 1)
+        print(
+            f"one private frame: {each * 1000:.3f} ms mean; bare message / private frame (CPU): "
+            f"{statistics.mean(bare) / each:.2f}"
+        )
         ratio = statistics.mean(bare) / statistics.mean(totals)
         print(f"ratio bare message / project action with its frames' read and renders (CPU, mean): {ratio:.2f}")
     finally:

@@ -226,20 +226,30 @@ def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool,
     )
 
 
-def versions_publish(
-    touched: Sequence[tuple[Hand, int]], club_id: int, carried: Mapping[int, Carried] | None = None
-) -> None:
-    """On commit: publish each hand ``touched`` (with the version it had before the transaction; -1: dealt
-    in it) at the version it has now, with what the transaction knew of it (``carried``, by hand id). A hand
-    dealt in it has no advance action yet, and the hand before it in ``touched`` is its last finished one. A
-    hand that ended and was followed by the next one in the same transaction gets its public frame only: the
-    next hand's frames come right after."""
+def versions_carried(
+    touched: Sequence[tuple[Hand, int]], carried: Mapping[int, Carried] | None = None
+) -> list[tuple[Hand, int, Carried]]:
+    """Each hand ``touched`` (with the version it had before the transaction; -1: dealt in it) with what the
+    transaction knew of it (``carried``, by hand id). A hand dealt in it has no advance action yet, and the
+    hand before it in ``touched`` is its last finished one."""
+    out = []
     for i, (hand, after) in enumerate(touched):
-        if hand.version == after:
-            continue  # nothing new (a clock moved: a full frame follows)
         known = (carried or {}).get(hand.pk, Carried())
         if after < 0:
             known = replace(known, advance_rows=[], previous=touched[i - 1][0] if i else None)
+        out.append((hand, after, known))
+    return out
+
+
+def versions_publish(
+    touched: Sequence[tuple[Hand, int]], club_id: int, carried: Mapping[int, Carried] | None = None
+) -> None:
+    """On commit: publish each hand ``touched`` at the version it has now (``versions_carried``). A hand that
+    ended and was followed by the next one in the same transaction gets its public frame only: the next
+    hand's frames come right after."""
+    for i, (hand, after, known) in enumerate(versions_carried(touched, carried)):
+        if hand.version == after:
+            continue  # nothing new (a clock moved: a full frame follows)
         _in_publisher(
             hand.table_id,
             partial(_publish_version, hand, after, club_id, public_only=i + 1 < len(touched), carried=known),

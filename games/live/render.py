@@ -2,8 +2,9 @@
 
 ``public_frame``: the table area (games/area.jinja) as a spectator sees it, in UTC, rendered once per
 version and encoded once. ``private_frame``: one member's own parts (their cards, buttons, forms, advance
-panel, own seat row), rendered only for those whose part changed. Neither needs a query: everything comes
-from the snapshot. Forms carry no CSRF token (the page's script adds the page's own).
+panel, own seat row), rendered only for those whose part changed, from what those parts read alone. Neither
+needs a query: everything comes from the snapshot. Forms carry no CSRF token (the page's script adds the
+page's own).
 """
 
 from __future__ import annotations
@@ -33,22 +34,25 @@ def _zone(user: User) -> Any:
         return None
 
 
-def _values(snapshot: TableSnapshot, user: User | None) -> dict[str, Any]:
-    """The area's context: the version's public context (worked out once, shared by its frames) and, for
-    ``user``, only their own part of it (``member_context``), with what a page's request would add."""
+def _page_extras(snapshot: TableSnapshot, user: User | None) -> dict[str, Any]:
+    """What the page's view and request add to the area's context: no request, no token, no access."""
     table = snapshot.table
-    currency = table.club.currency
-    own = {} if user is None else member_context(snapshot=snapshot, user=user, currency=currency)
+    return {"club": table.club, "table": table, "user": user, "access": None, "request": None, "csrf_token": ""}
+
+
+# What the member's parts read of the version's public context beside their own (``member_context``):
+# templates/jinja2/games/area/own_hand.jinja, seat_actions.jinja, the advance panel and the seat row.
+_SHARED_BY_PARTS = ("hand", "is_over", "board_all_up", "free_seats", "urls", "seat_money", "snapshot")
+
+
+def _member_values(snapshot: TableSnapshot, user: User) -> dict[str, Any]:
+    """The context of ``user``'s parts: their own context and only what the parts read of the public one."""
+    currency = snapshot.table.club.currency
+    public = public_context(snapshot, currency)
     return {
-        **public_context(snapshot, currency),
-        **own,
-        "club": table.club,
-        "table": table,
-        "user": user,
-        "access": None,
-        "request": None,
-        "csrf_token": "",
-        "closing": snapshot.closing,
+        **{name: public.get(name) for name in _SHARED_BY_PARTS},
+        **member_context(snapshot=snapshot, user=user, currency=currency),
+        **_page_extras(snapshot, user),
     }
 
 
@@ -68,7 +72,7 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
     renders[metrics.live_rendered("public")] += 1
     hand = snapshot.hand
     with timezone.override(zoneinfo.ZoneInfo("UTC")):
-        values = _values(snapshot, None)
+        values = {**public_context(snapshot, snapshot.table.club.currency), **_page_extras(snapshot, None)}
         html = jinja_template(AREA).render(values)
     marks = hand.private_marks or {} if hand is not None else {}
     clocks = [
@@ -90,11 +94,11 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
 
 
 def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
-    """``user``'s private frame, encoded: their own parts of the area and their own seat row, from their own
-    context over the version's public one (no other seat's row, no other member's clocks)."""
+    """``user``'s private frame, encoded: their own parts of the area and their own seat row, rendered from their
+    own context (``member_context``) and the few public values the parts read (``_SHARED_BY_PARTS``)."""
     renders[metrics.live_rendered("private")] += 1
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
-        values = _values(snapshot, user)
+        values = _member_values(snapshot, user)
         view = values["view"]
         parts = {
             name: jinja_template(f"games/area/{name}.jinja").render(values)
@@ -104,15 +108,12 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
         own = values["own_rows"][0] if values["own_rows"] else None
         if own is not None:
             parts["row"] = seat_row_html(values, own, values["clocks"])
-    your_turn = bool(
-        view is not None and not values.get("is_over") and view.you is not None and view.you in view.to_act
-    )
     return encode(
         {
             "type": PRIVATE,
             **order_key(snapshot, at),
             "seat": own["number"] if own else None,
-            "your_turn": your_turn,
+            "your_turn": values["your_turn"],
             "acted": values["acted"],
             "parts": parts,
         }

@@ -1,5 +1,5 @@
 """The template helpers of the live table area (templates/jinja2/games/area.jinja, a Jinja2 template): the
-seat ring, the clocks, the advance panel, the log's timeout marks.
+seat ring, the clocks, the advance panel.
 
 The page renders the area whole for its member; the live table renders it once per version for no one in
 particular (the public frame) and the member's own parts for those whose part changed (games/live/render.py,
@@ -19,13 +19,9 @@ from jinja2 import Template, pass_context
 from markupsafe import Markup
 
 import engine
-from accounts.models import User
 from games.models import Hand
-from games.presentation import presenters
 from games.presentation.words import seat_state_words
 from games.selectors.advance import advance_split
-from games.selectors.hands import hand_seat_of
-from games.selectors.snapshot import TableSnapshot
 from games.services import advance
 
 AREA = "games/area.jinja"
@@ -39,18 +35,6 @@ def jinja_template(name: str) -> Template:
 
 
 # ---- what the parts show -----------------------------------------------------------------------
-
-
-def _user(context: Mapping[str, Any]) -> User | None:
-    user = context.get("user")
-    return user if isinstance(user, User) else None
-
-
-def _snapshot(context: Mapping[str, Any]) -> TableSnapshot:
-    """The context's table snapshot: presenters.hand_page puts it there, showing the context's ``hand``."""
-    snapshot = context["snapshot"]
-    assert isinstance(snapshot, TableSnapshot)
-    return snapshot
 
 
 # What Django's ``date`` writes for these formats, without its locale lookups (a tenth of a ms each).
@@ -139,18 +123,13 @@ def advance_panel(context: Any) -> Markup:
     """The member's own advance actions and the form to set one (games/_advance.jinja); shown only to
     that member (games/services/advance.py: never in a view, a group message or another member's page)."""
     hand: Hand | None = context.get("hand")
-    user = _user(context)
-    if hand is None or user is None or hand.is_finished:
+    view = context.get("view")  # the member's own view (``you``: their seat), or the public one
+    if hand is None or hand.is_finished or not isinstance(view, engine.HandView) or view.you is None:
         return Markup("")
-    seat = hand_seat_of(hand=hand, user=user)
-    if seat is None:
-        return Markup("")
-    currency = getattr(context.get("club"), "currency", "USD")
-    snapshot = _snapshot(context)
-    state = snapshot.state
-    mine = advance_split(snapshot.advance_rows_of(user.pk))  # this member's rows only
-    view = context.get("view")  # the member's own view, already made for their area
-    choices = advance.choices_for(state, seat, currency, view=view if isinstance(view, engine.HandView) else None)
+    currency = context["club"].currency
+    snapshot = context["snapshot"]
+    mine = advance_split(snapshot.advance_rows_of(context["user"].pk))  # this member's rows only
+    choices = advance.choices_for(snapshot.state, view.you, currency, view=view)
     if not (choices or mine["pending"] or mine["cancelled"]):
         return Markup("")
     return Markup(  # noqa: S704 - rendered, escaped there
@@ -164,9 +143,3 @@ def advance_panel(context: Any) -> Markup:
             cancelled=[(advance.describe(r, currency), r.reason) for r in mine["cancelled"]],
         )
     )
-
-
-def marked_log(lines: list[str], hand: Hand | None) -> list[str]:
-    """``lines`` (one per event of the hand, in order) with each timeout marked, as
-    ``presenters.log_with_timeouts`` allows (not a sealed decision's before the reveal)."""
-    return presenters.log_with_timeouts(hand=hand, lines=lines)

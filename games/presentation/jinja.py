@@ -61,7 +61,6 @@ def environment(**options: Any) -> Environment:
             "csrf_input": csrf_input,
             "seat_ring": area.seat_ring,
             "advance_panel": area.advance_panel,
-            "marked_log": area.marked_log,
         }
     )
     return env

@@ -165,6 +165,7 @@ def member_context(*, snapshot: TableSnapshot, user: User, currency: str) -> dic
         "can_start": my_seat is not None and public["startable"],
         "in_current_hand": bool(hand and not hand.is_finished and seat_no is not None),
         "acted": member_acted(view),
+        "your_turn": bool(hand and not hand.is_finished and view and view.you is not None and view.you in view.to_act),
         "clocks": clocks,  # for the seats
         "own_clocks": [c for c in clocks if c["seat"] not in shown],  # one's own while sealed
     }
@@ -204,6 +205,7 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         "showdown": [],
         "result": None,
         "snapshot": snapshot,
+        "closing": snapshot.closing,
         "urls": table_urls(table=table, hand=hand),
     }
     names = {s.number: s.user.shown_name for s in seats}
@@ -238,7 +240,8 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["names"] = names
     if view is not None and hand is not None:
         out["view"] = view
-        out["log"] = [event_words(e, names=names, currency=currency) for e in view.events]
+        lines = [event_words(e, names=names, currency=currency) for e in view.events]
+        out["log"] = log_with_timeouts(hand=hand, lines=lines)
         out["to_act_names"] = [names.get(n, f"Seat {n}") for n in snapshot.to_act()]
         result = view.result
         out["result"] = result
@@ -257,7 +260,9 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
     # No member's own part: what a spectator is shown in its place.
-    out.update(my_seat=None, can_start=False, in_current_hand=False, acted=False, own_rows=[], own_clocks=[])
+    out.update(
+        my_seat=None, can_start=False, in_current_hand=False, acted=False, your_turn=False, own_rows=[], own_clocks=[]
+    )
     out["clocks"] = out["public_clocks"]
     snapshot.derived[("public_context", currency)] = out
     return out

@@ -251,6 +251,7 @@ def _players(hand: Hand, seat_users: Mapping[int, User] | None) -> HandPlayers:
     return HandPlayers(
         seat_users=dict(seat_users),
         advance_pending=players.advance_pending,
+        advance_any=players.advance_any,
         removed={seat for seat in seat_users if seat in players.removed or seat not in players.seat_users},
     )
 
