@@ -111,8 +111,8 @@ def play(
 
     touched: list[Any] = []
 
-    def held(touched_now: Any, club_id: int, carried: Any = None) -> None:  # published here instead, and timed
-        touched.extend(publish.versions_carried(touched_now, carried))
+    def held(touched_now: Any, club_id: int, known: Any = None) -> None:  # published here instead, and timed
+        touched.extend(publish.versions_carried(touched_now, known))
 
     after_commit.versions_publish = held  # type: ignore[assignment]
     private_cpu = [0.0]

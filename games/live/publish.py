@@ -217,8 +217,8 @@ def version_frames(snapshot: TableSnapshot, after: int, club_id: int, *, public_
     return [*_frames(snapshot, members, at=0, full=full), (club_group(club_id), {"type": "lobby.changed"})]
 
 
-def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool, carried: Carried) -> None:
-    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand), carried=carried)
+def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool, known: Carried) -> None:
+    snapshot = table_snapshot_of(hand=hand, state=hand_state(hand), carried=known)
     metrics.live_version_published()
     groups_send(
         version_frames(snapshot, after, club_id, public_only=public_only),
@@ -227,32 +227,32 @@ def _publish_version(hand: Hand, after: int, club_id: int, *, public_only: bool,
 
 
 def versions_carried(
-    touched: Sequence[tuple[Hand, int]], carried: Mapping[int, Carried] | None = None
+    touched: Sequence[tuple[Hand, int]], known: Mapping[int, Carried] | None = None
 ) -> list[tuple[Hand, int, Carried]]:
     """Each hand ``touched`` (with the version it had before the transaction; -1: dealt in it) with what the
-    transaction knew of it (``carried``, by hand id). A hand dealt in it has no advance action yet, and the
+    transaction knew of it (``known``, by hand id). A hand dealt in it has no advance action yet, and the
     hand before it in ``touched`` is its last finished one."""
     out = []
     for i, (hand, after) in enumerate(touched):
-        known = (carried or {}).get(hand.pk, Carried())
+        this = (known or {}).get(hand.pk, Carried())
         if after < 0:
-            known = replace(known, advance_rows=[], previous=touched[i - 1][0] if i else None)
-        out.append((hand, after, known))
+            this = replace(this, advance_rows=[], previous=touched[i - 1][0] if i else None)
+        out.append((hand, after, this))
     return out
 
 
 def versions_publish(
-    touched: Sequence[tuple[Hand, int]], club_id: int, carried: Mapping[int, Carried] | None = None
+    touched: Sequence[tuple[Hand, int]], club_id: int, known: Mapping[int, Carried] | None = None
 ) -> None:
     """On commit: publish each hand ``touched`` at the version it has now (``versions_carried``). A hand that
     ended and was followed by the next one in the same transaction gets its public frame only: the next
     hand's frames come right after."""
-    for i, (hand, after, known) in enumerate(versions_carried(touched, carried)):
+    for i, (hand, after, hand_known) in enumerate(versions_carried(touched, known)):
         if hand.version == after:
             continue  # nothing new (a clock moved: a full frame follows)
         _in_publisher(
             hand.table_id,
-            partial(_publish_version, hand, after, club_id, public_only=i + 1 < len(touched), carried=known),
+            partial(_publish_version, hand, after, club_id, public_only=i + 1 < len(touched), known=hand_known),
             f"table {hand.table_id} version {hand.version}",
         )
 

@@ -21,9 +21,9 @@ from games.timing.reminders import hand_next_due
 log = logging.getLogger(__name__)
 
 
-def on_commit_work(touched: Sequence[tuple[Hand, int]], carried: Mapping[int, Carried] | None = None) -> None:
+def on_commit_work(touched: Sequence[tuple[Hand, int]], known: Mapping[int, Carried] | None = None) -> None:
     """Register the on-commit work of a transaction: publish the table's frames of the new versions (with
-    what the transaction knew of each hand beside its row, ``carried``), and make sure each touched hand's
+    what the transaction knew of each hand beside its row, ``known``), and make sure each touched hand's
     alarm rings by its next due moment (its clock running out, a turn's notice or reminder:
     games/timing/reminders.py ``hand_next_due``)."""
     hand, _ = touched[0]
@@ -37,7 +37,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]], carried: Mapping[int, Ca
         for due in [hand_next_due(clocks=h.clocks or {}, deadline=h.deadline, now=since)]
         if due is not None
     ]
-    transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id, carried))
+    transaction.on_commit(partial(versions_publish, list(touched), hand.table.club_id, known))
     if alarms:
         transaction.on_commit(partial(_schedule, alarms))
     if hand.table.practice:  # the tables of one transaction's hands are all this one
