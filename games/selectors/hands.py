@@ -181,9 +181,10 @@ def hand_seat_users(*, hand: Hand, known: dict[int, User] | None = None) -> dict
 
 
 _USER = Columns(User, "u")
-# Each player of a hand, whether they are a member of a club, and whether any advance action of the hand is
-# pending (and whether it has any at all, pending or not: the version's frames then read none): the action's path asks on every step, after it locked the hand (so the answer holds for the
-# transaction: advance actions are set only under the hand's lock).
+# Each player of a hand, whether they are a member of a club, whether any advance action of the hand is
+# pending, and whether it has any at all (none: the version's frames read none): the action's path asks on
+# every step, after it locked the hand (so the answer holds for the transaction: advance actions are set only
+# under the hand's lock).
 # A computer player (games/services/practice.py) counts as a member: it sits only at practice tables (migration
 # 0012).
 _PLAYERS_SQL = (

@@ -87,8 +87,9 @@ def _record_step(
     hand.private_marks = marks_after(
         hand.private_marks or {}, private_changed(before, state, seat), hand.players, hand.version
     )
-    if is_timeout and event_dicts:  # the log's mark: where this action's lines begin, and what they say
-        hand.timeouts = [*(hand.timeouts or []), [len(before.events), event_dicts[0]["kind"]]]
+    if is_timeout:  # the log's mark: where this action's lines begin, and what the first says
+        kind = event_dicts[0]["kind"] if event_dicts else None
+        hand.timeouts = [*(hand.timeouts or []), [len(before.events), kind]]
     if engine.is_over(state):
         hand.finished_at = timezone.now()
         hand.deadline = None

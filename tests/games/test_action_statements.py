@@ -165,7 +165,7 @@ def test_a_step_updates_its_hand_and_logs_its_action_in_one_statement_as_the_orm
 @pytest.mark.django_db
 def test_the_locking_statement_loads_the_table_and_its_club_as_the_orm_reads_them(club_setup) -> None:
     """The action's one locking statement also loads the hand's table and club, which its frames are rendered
-    from after the commit (games/live/publish.py); the newest hand a snapshot shows is read as the ORM does."""
+    from after the commit (games/live/publish.py); a snapshot read afresh shows the newest hand, or none yet."""
     from games.models import Table
     from games.selectors import snapshot
     from games.services.locking import hand_lock_for_member
@@ -182,5 +182,7 @@ def test_the_locking_statement_loads_the_table_and_its_club_as_the_orm_reads_the
         assert locked is not None
         assert _values(locked.table) == _values(orm) and _values(locked.table.club) == _values(orm.club)
     assert len([q for q in ctx.captured_queries if q["sql"].startswith("SELECT")]) == 1
-    assert _values(snapshot._newest_hand_read(table.pk)) == _values(newest)
-    assert snapshot._newest_hand_read(later.pk) is None  # no hand dealt there yet
+    shown = snapshot.table_snapshot_read(table_id=table.pk)
+    assert shown is not None and shown.hand is not None and _values(shown.hand) == _values(newest)
+    empty = snapshot.table_snapshot_read(table_id=later.pk)
+    assert empty is not None and empty.hand is None  # no hand dealt there yet
