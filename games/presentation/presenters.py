@@ -260,10 +260,8 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     out["match_owed"] = match_owed(view, rules)
     out["board_all_up"] = board_all_up(view)
     # No member's own part: what a spectator is shown in its place.
-    out.update(
-        my_seat=None, can_start=False, in_current_hand=False, acted=False, your_turn=False, own_rows=[], own_clocks=[]
-    )
-    out["clocks"] = out["public_clocks"]
+    out |= {"my_seat": None, "can_start": False, "in_current_hand": False, "acted": False, "your_turn": False}
+    out |= {"own_rows": [], "own_clocks": [], "clocks": out["public_clocks"]}
     snapshot.derived[("public_context", currency)] = out
     return out
 
