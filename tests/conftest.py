@@ -14,8 +14,27 @@ from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
+from tests import schedule
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.celery_worker import Proc, purge_queue
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    schedule.add_option(parser)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    schedule.longest_files_first(items)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    schedule.measure(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if schedule.storing(session.config):
+        schedule.store()
+
 
 # --- the two database roles (docs/settings-and-security.md, "The two database roles") ------------------------------------
 # The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
