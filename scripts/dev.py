@@ -41,11 +41,13 @@ def ensure_venv() -> None:
         say("creating the virtual environment in .venv")
         venv.EnvBuilder(with_pip=True).create(VENV)
     say("installing pinned packages from requirements.lock (first run takes a minute)")
+    began = time.monotonic()
     subprocess.run(
         [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(LOCK)],
         check=True,
     )
     STAMP.write_text(wanted)
+    say(f"installed in {time.monotonic() - began:.0f}s")
 
 
 def in_venv() -> bool:
