@@ -41,11 +41,13 @@ def ensure_venv() -> None:
         say("creating the virtual environment in .venv")
         venv.EnvBuilder(with_pip=True).create(VENV)
     say("installing pinned packages from requirements.lock (first run takes a minute)")
+    began = time.monotonic()
     subprocess.run(
         [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(LOCK)],
         check=True,
     )
     STAMP.write_text(wanted)
+    say(f"installed in {time.monotonic() - began:.0f}s")
 
 
 def in_venv() -> bool:
@@ -245,13 +247,22 @@ class Supervisor:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
+# One worker a core. Two would fill the waits of the long tests (a browser, a Celery worker, a clock), but on a
+# shared, loaded machine the tests with real deadlines then miss them (bench/RESULTS.md, "The test command").
+WORKERS_PER_CORE = 1
+
+
 def on_every_core(pytest_args: list[str]) -> list[str]:
-    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist; named test files
-    run in this one process, and -n / -p no:xdist choose for themselves. Each xdist worker has its own
-    databases, Redis key prefix and Celery queues (config/settings/test.py) and picks free ports."""
+    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist, whole files to a
+    worker, the longest first (tests/schedule.py); named test files run in this one process, and -n / --dist /
+    -p no:xdist choose for themselves. Each xdist worker has its own databases, Redis key prefix and Celery
+    queues (config/settings/test.py) and picks free ports."""
     chosen = any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args)
     named = any(arg.startswith("tests/") and (ROOT / arg.split("::")[0]).exists() for arg in pytest_args)
-    return pytest_args if chosen or named else ["-n", "auto", *pytest_args]
+    if chosen or named:
+        return pytest_args
+    workers = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    return ["-n", str(workers), "--dist", "loadfile", "--no-loadscope-reorder", *pytest_args]
 
 
 def test(pytest_args: list[str]) -> int:
@@ -267,7 +278,9 @@ def test(pytest_args: list[str]) -> int:
         ]
         for name, cmd in steps:
             say(f"{name}: {' '.join(cmd[1:]) or '(project config)'}")
+            began = time.monotonic()
             code = subprocess.run(cmd, cwd=ROOT, env=env).returncode
+            say(f"{name} took {time.monotonic() - began:.0f}s")
             if code != 0:
                 say(f"{name} failed (exit {code})")
                 return code

@@ -14,8 +14,27 @@ from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
+from tests import schedule
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.celery_worker import Proc, purge_queue
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    schedule.add_option(parser)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    schedule.longest_files_first(items)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    schedule.measure(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if schedule.storing(session.config):
+        schedule.store()
+
 
 # --- the two database roles (docs/settings-and-security.md, "The two database roles") ------------------------------------
 # The test database is created, migrated and finally dropped as the owner (DATABASE_OWNER_URL);
@@ -41,8 +60,22 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
         _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
 
 
+def _commit_without_waiting_for_the_disk() -> None:
+    """A commit to the test database returns before its WAL reaches the disk (synchronous_commit = off, set on the
+    database as its owner, so every session has it: the tests', the servers' and the Celery workers' they start).
+    Only a crash of PostgreSQL itself could lose the last commits, which no test does; each commit still happens
+    whole, in order, and is seen by every other session at once."""
+    connection = connections["default"]
+    with connection.cursor() as cursor:
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
+    connection.close()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    with django_db_blocker.unblock():
+        _commit_without_waiting_for_the_disk()
     if not _APP_CREDENTIALS:
         yield
         return

@@ -4,6 +4,7 @@ in one process."""
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -17,11 +18,12 @@ def _dev():
     return module
 
 
-def test_the_whole_suite_and_a_selection_run_on_every_core():
+def test_the_whole_suite_and_a_selection_run_on_every_core_whole_files_the_longest_first():
     dev = _dev()
-    assert dev.on_every_core([]) == ["-n", "auto"]
-    assert dev.on_every_core(["-q", "-x", "-p", "no:randomly"]) == ["-n", "auto", "-q", "-x", "-p", "no:randomly"]
-    assert dev.on_every_core(["-k", "ledger"]) == ["-n", "auto", "-k", "ledger"]
+    spread = ["-n", str(dev.WORKERS_PER_CORE * (os.cpu_count() or 1)), "--dist", "loadfile", "--no-loadscope-reorder"]
+    assert dev.on_every_core([]) == spread
+    assert dev.on_every_core(["-q", "-x", "-p", "no:randomly"]) == [*spread, "-q", "-x", "-p", "no:randomly"]
+    assert dev.on_every_core(["-k", "ledger"]) == [*spread, "-k", "ledger"]
 
 
 def test_named_tests_and_a_chosen_count_run_as_asked():
@@ -29,4 +31,5 @@ def test_named_tests_and_a_chosen_count_run_as_asked():
     named = ["tests/test_architecture.py::test_no_import_circle", "-q"]
     assert dev.on_every_core(named) == named
     assert dev.on_every_core(["-n", "4"]) == ["-n", "4"]
+    assert dev.on_every_core(["--dist", "load"]) == ["--dist", "load"]
     assert dev.on_every_core(["-p", "no:xdist"]) == ["-p", "no:xdist"]
