@@ -4,10 +4,11 @@ and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alar
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connections, transaction
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from games.live.publish import versions_publish
 from games.models import Hand
-from games.timing.reminders import hand_next_due
+from games.signals import hand_alarm_moments, moments_of
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
     """Register the on-commit work of a transaction: publish the table's frames of the new versions, and make
     sure each touched hand's alarm rings by its next due moment (its clock running out, a turn's notice
-    or reminder: games/timing/reminders.py ``hand_next_due``)."""
+    or reminder: ``hand_next_due``)."""
     hand, _ = touched[0]
     # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
     # grace) still gets its ring. A moment rung already only finds its notice sent.
@@ -54,6 +55,16 @@ _ALARM_KEY = "hand-alarm:{}:{}"
 
 def _alarm_key(hand_id: int, commitment: str) -> str:
     return _ALARM_KEY.format(hand_id, commitment[:16])
+
+
+def hand_next_due(*, clocks: Mapping[str, Any], deadline: datetime | None, now: datetime) -> datetime | None:
+    """The next moment after ``now`` when something of a hand is due: its earliest clock runs out, or an app
+    above needs its alarm (games/signals.py ``hand_alarm_moments``: a waiting seat's notice or reminder).
+    None when nothing is (a moment already past is left to the beat's sweeps, never rung again in a loop)."""
+    moments = [deadline] if deadline is not None else []
+    moments += moments_of(hand_alarm_moments.send(sender=Hand, clocks=clocks, now=now))
+    future = [m for m in moments if m > now]
+    return min(future) if future else None
 
 
 _ALARM_LOST_AFTER = timedelta(seconds=30)

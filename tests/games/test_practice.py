@@ -10,14 +10,15 @@ from django.urls import reverse
 import engine
 from clubhouse.models import HandResult
 from games.errors import SeatRefused, TableRefused
-from games.models import ComputerPlayer, Hand, HandAction, Seat, Table, TurnNotice
+from games.models import ComputerPlayer, Hand, HandAction, Seat, Table
 from games.selectors.hands import hand_view_for
 from games.selectors.states import hand_state
 from games.services import practice
 from games.services.hands import hand_act
-from games.services.notices import turn_notice_send, turn_notices_sweep
 from games.services.seating import seat_sit_out, seat_take, table_new_game
 from ledger.models import Account, JournalEntry
+from notices.models import TurnNotice
+from notices.services.turns import turn_notice_send, turn_notices_sweep
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.practice_helpers import plain_action, play_out
 
