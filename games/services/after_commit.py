@@ -16,7 +16,9 @@ from django.utils import timezone
 
 from games.live.publish import versions_publish
 from games.models import Hand
+from games.services.computer_turns import computer_turns_schedule
 from games.signals import hand_alarm_moments, moments_of
+from kernel.task_ref import TaskRef
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]]) -> None:
 # names the hand by its id and its deal's commitment, so a database started afresh under a Redis that kept
 # its keys never finds another hand's alarm.
 _ALARM_KEY = "hand-alarm:{}:{}"
+HAND_ALARM = TaskRef("games.tasks.hand_alarm")  # games/tasks.py, which imports the services it runs
 
 
 def _alarm_key(hand_id: int, commitment: str) -> str:
@@ -74,13 +77,11 @@ _JUST_BEGUN = timedelta(seconds=2)
 def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:
     """Make sure hand ``hand_id``'s alarm rings at ``at`` or before; True when a message was sent.
     Two processes arming at once may both send: a second ring finds nothing due, so that is harmless."""
-    from games.tasks import hand_alarm
-
     now = timezone.now()
     rings = hand_alarm_pending(hand_id=hand_id, commitment=commitment)
     if rings is not None and now - _ALARM_LOST_AFTER <= rings <= at:
         return False
-    hand_alarm.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
+    HAND_ALARM.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
     cache.set(_alarm_key(hand_id, commitment), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
     return True
 
@@ -122,12 +123,10 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
 
 
 def _computer_turns(hands: list[tuple[int, int]]) -> None:
-    """Send the computer players' turns of a committed practice transaction (games/services/practice.py), from
+    """Send the computer players' turns of a committed practice transaction (games/services/computer_turns.py), from
     the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
 
     def send() -> None:
-        from games.services.practice import computer_turns_schedule
-
         try:
             computer_turns_schedule(hands)
         except Exception:  # noqa: BLE001 - the action is committed; the clock's default is the backstop
