@@ -1,7 +1,7 @@
 """Web Push to a member's browsers: RFC 8030 delivery with VAPID (RFC 8292) and the payload encrypted per
-RFC 8291 (aes128gcm), through pywebpush. Sent from the push task on a queue of its own (``push_enqueue``; notices/tasks.py
-``push_notice``), never from a request, the alarm or a sweep: a push service may take seconds to answer,
-or never, and no clock may wait for it.
+RFC 8291 (aes128gcm), through pywebpush. Sent from the push task on a queue of its own (``push_enqueue``;
+notices/tasks.py ``push_notice``), never from a request, the alarm or a sweep: a push service may take
+seconds to answer, or never, and no clock may wait for it.
 
 A payload says no more than an email would: a title such as "Your turn at Main", a line of text and a
 link. Never a card, a bet or a sealed decision. Nothing goes while the member is present

@@ -123,8 +123,8 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
 
 
 def _computer_turns(hands: list[tuple[int, int]]) -> None:
-    """Send the computer players' turns of a committed practice transaction (games/services/computer_turns.py), from
-    the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
+    """Send the computer players' turns of a committed practice transaction (games/services/computer_turns.py),
+    from the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
 
     def send() -> None:
         try:

@@ -2,9 +2,10 @@
 ``hand_alarm``), set after each commit for the hand's next due moment (games/services/after_commit.py).
 
 When it rings it applies the timeout if the hand's clock ran out, tells the apps above that it rang
-(games/signals.py ``hand_alarm_rang``: notices sends the turn notices and reminders now due), and sets itself again for the next due moment. Each of these re-checks
-under the hand's lock or against the notices already sent, so a ring that is late, early or twice
-changes nothing; the beat's sweeps remain the backstop for a lost alarm.
+(games/signals.py ``hand_alarm_rang``: notices sends the turn notices and reminders now due), and sets
+itself again for the next due moment. Each of these re-checks under the hand's lock or against the
+notices already sent, so a ring that is late, early or twice changes nothing; the beat's sweeps remain
+the backstop for a lost alarm.
 """
 
 from __future__ import annotations

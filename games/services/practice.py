@@ -6,8 +6,8 @@ is kept, no notice is sent, and PostgreSQL refuses each of those too (games 0012
 0003), as it refuses a second member at a practice table and a computer player at a money table.
 
 A computer player is an account that is no member of any club and cannot log in (``ComputerPlayer``). It acts
-through ``hand_act`` like anyone, from a Celery task (games/tasks.py ``computer_turn``, sent by games/services/computer_turns.py) a short pause after its
-turn began, on the view of its own seat and nothing else. One task per seat and turn, and a task acts only
+through ``hand_act`` like anyone, from a Celery task (games/tasks.py ``computer_turn``, sent by
+games/services/computer_turns.py) a short pause after its turn began, on the view of its own seat and nothing else. One task per seat and turn, and a task acts only
 while that turn is still the seat's: a duplicate or a late one changes nothing.
 """
 

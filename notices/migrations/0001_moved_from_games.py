@@ -12,10 +12,10 @@ MODELS = ("turnnotice", "pushsubscription", "pushchoice")
 
 def content_types_to(app_label: str, other: str):
     def move(apps, schema_editor):
-        content_type = apps.get_model("contenttypes", "ContentType")
+        rows = apps.get_model("contenttypes", "ContentType").objects.using(schema_editor.connection.alias)
         for model in MODELS:
-            if not content_type.objects.filter(app_label=app_label, model=model).exists():
-                content_type.objects.filter(app_label=other, model=model).update(app_label=app_label)
+            if not rows.filter(app_label=app_label, model=model).exists():
+                rows.filter(app_label=other, model=model).update(app_label=app_label)
 
     return move
 
