@@ -17,7 +17,7 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=60, blank=True)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])  # choices: forms
 
-    # Asynchronous play (games/timing/turn_clock.py, games/services/notices.py).
+    # Asynchronous play (games/timing/turn_clock.py, notices/services/turns.py).
     class TurnNotices(models.TextChoices):
         EACH = "each", "An email each time it is my turn"
         DIGEST = "digest", "One daily digest of the tables waiting for me"

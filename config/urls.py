@@ -6,6 +6,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("games.urls")),
+    path("", include("notices.urls")),
     path("", include("ledger.urls")),
     path("", include("clubhouse.urls")),
     path("", include("clubdata.urls")),

@@ -16,7 +16,7 @@ from accounts.models import Club
 from accounts.money import cents_from_units, units_from_cents
 from engine.rules import MAX_RAISES, MAX_STAKE, MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from games.errors import IllegalMove, StaleVersion
-from games.models import Game, Hand, PushChoice, RuleSetVersion
+from games.models import Game, Hand, RuleSetVersion
 from games.services.practice import MAX_COMPUTERS, STRENGTHS
 from kernel.text import validate_name
 
@@ -458,14 +458,6 @@ class VoidHandForm(forms.Form):
             ("", "Choose a hand"),
             *((h.pk, f"{h.table.name}, hand {h.number} ({h.started_at:%Y-%m-%d})") for h in recent),
         ]
-
-
-class PushChoiceForm(forms.ModelForm):
-    """A member's Web Push choice per kind of turn notice (the notifications page)."""
-
-    class Meta:
-        model = PushChoice
-        fields = ["turn", "reminder", "digest"]
 
 
 class PracticeForm(forms.Form):

@@ -1,4 +1,5 @@
-"""Celery tasks of the turn clock and the notices (docs/style.md "Tasks are thin and idempotent").
+"""Celery tasks of the turn clock, the deal and practice (docs/style.md "Tasks are thin and idempotent"); the
+notices' tasks are notices/tasks.py.
 
 Arguments are ids and the version (or turn) they were scheduled for, never models. Each task
 calls one service that re-checks under the hand's lock or re-reads the turn, so running it
@@ -11,16 +12,11 @@ hand_alarm                  a running hand's one pending message, at its next du
                             pending, so an action usually sends no message (games/services/alarms.py)
 sweep_overdue_turns         beat, every ``TURN_SWEEP_SECONDS`` (<= 30 s): the backstop for a lost
                             message, a restarted Redis or a dead worker
-sweep_due_notices           beat, every ``TURN_NOTICE_SWEEP_SECONDS`` (60 s): the backstop for a lost alarm's
-                            "your turn" notices and reminders, from each seat's clock ("began")
-send_daily_digests          beat, hourly: the digest at each member's local ``TURN_DIGEST_HOUR``
 deal_after_cut_wait         a deal that waits for a cut (house rule ``cut_required``) once its clock runs out:
                             dealt without a cut, or nothing when a cut dealt it first (games/services/cuts.py)
 computer_turn               a computer player's turn at a practice table, a short pause after it began
                             (games/services/practice.py): acts once through ``hand_act``, or not at all
                             when that turn is over
-push_notice                 one notice by Web Push, on ``PUSH_QUEUE`` (a worker of its own): never inside the
-                            alarm or a sweep, so a push service that never answers holds no clock up
 ==========================  ====================================================================
 """
 
@@ -70,21 +66,6 @@ def sweep_overdue_turns() -> int:
 
 
 @shared_task(acks_late=True)
-def sweep_due_notices() -> int:
-    """Send the due notices and reminders whose tasks never ran (games/services/notices.py); returns how many."""
-    from games.services.notices import turn_notices_sweep
-
-    return turn_notices_sweep()
-
-
-@shared_task(acks_late=True)
-def send_daily_digests() -> int:
-    from games.services.notices import digests_send
-
-    return digests_send()
-
-
-@shared_task(acks_late=True)
 def hand_alarm(hand_id: int, at: str) -> bool:
     """A running hand's alarm, set for ``at`` (its next due moment: games/services/alarms.py): applies the
     timeout if its clock ran out, sends the notices now due in it, and sets itself again."""
@@ -93,17 +74,6 @@ def hand_alarm(hand_id: int, at: str) -> bool:
     applied = hand_alarm_ring(hand_id=hand_id, at=at)
     metrics.timeouts_applied(int(applied), by="task")
     return applied
-
-
-@shared_task(acks_late=True)
-def push_notice(user_id: int, kind: str, title: str, body: str, url: str, tag: str, club_id: int | None = None) -> int:
-    """Push one notice to the member's browsers if they still want it and are away (games/delivery/webpush.py); how many
-    took it. Sent twice it arrives twice, with the same ``tag``: the browser shows it once."""
-    from games.delivery.webpush import PushMessage, push_send
-
-    return push_send(
-        user_id=user_id, kind=kind, club_id=club_id, message=PushMessage(title=title, body=body, url=url, tag=tag)
-    )
 
 
 @shared_task(acks_late=True)

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .api import views as api_views
-from .views import advance, cards, chat, cuts, hands, notices, practice, replay, rules, seating, so_far, tables, voiding
+from .views import advance, cards, chat, cuts, hands, practice, replay, rules, seating, so_far, tables, voiding
 
 app_name = "games"
 urlpatterns = [
@@ -41,12 +41,7 @@ urlpatterns = [
     path("appearance/", cards.appearance, name="appearance"),
     path("tables/<int:table_id>/chat/", chat.chat_send, name="chat_send"),
     path("chat/<int:message_id>/hide/", chat.chat_hide_view, name="chat_hide"),
-    path("turns/next/", notices.next_turn, name="next_turn"),
-    path("account/notifications/", notices.notifications, name="notifications"),
-    path("account/push/subscribe/", notices.push_subscribe_view, name="push_subscribe"),
-    path("account/push/unsubscribe/", notices.push_unsubscribe_view, name="push_unsubscribe"),
-    path("manifest.webmanifest", notices.manifest, name="manifest"),
-    path("sw.js", notices.service_worker, name="service_worker"),
+    path("turns/next/", tables.next_turn, name="next_turn"),
     path("api/v1/openapi.json", api_views.schema, name="api_schema"),
     path("api/v1/clubs", api_views.clubs, name="api_clubs"),
     path("api/v1/clubs/<int:club_id>/balances", api_views.balances, name="api_balances"),

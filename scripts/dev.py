@@ -128,7 +128,7 @@ def run(port: int) -> int:
         # Forwarded headers are trusted only from FORWARDED_ALLOW_IPS (default: nobody); see config/serve.py.
         "web": web_command(host="127.0.0.1", port=port, environ=env, extra=["--lifespan", "off"]),
         # The clocks' worker reads the default queue only; pushes have a worker of their own, so a push
-        # service that never answers holds up pushes, never a turn's clock (games/delivery/webpush.py).
+        # service that never answers holds up pushes, never a turn's clock (notices/webpush.py).
         "worker": [
             *celery,
             "-A",

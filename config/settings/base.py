@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "games",
+    "notices",
     "ledger",
     "clubhouse",
     "clubdata",
@@ -274,7 +275,7 @@ CELERY_TIMEZONE = "UTC"
 # One queue for every task; a test run gives its worker a queue of its own.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 
-# Asynchronous play (games/tasks.py, games/services/notices.py).
+# Asynchronous play (games/tasks.py, notices/services/turns.py).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")  # absolute links in emails
 TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "20"))  # the beat sweep of overdue turns
 TURN_NOTICE_SWEEP_SECONDS = float(os.environ.get("TURN_NOTICE_SWEEP_SECONDS", "60"))  # backstop of lost notices
@@ -284,9 +285,9 @@ PRACTICE_PAUSE_SECONDS = float(os.environ.get("PRACTICE_PAUSE_SECONDS", "1.5"))
 TURN_REMINDER_BEFORE_SECONDS = int(os.environ.get("TURN_REMINDER_BEFORE_SECONDS", "3600"))
 TURN_DIGEST_HOUR = int(os.environ.get("TURN_DIGEST_HOUR", "8"))  # the daily digest, member's local hour
 # A table or lobby socket keeps its member present this long after it opened or last pinged (pages ping
-# every 25 s); no turn email or push while present (games/delivery/presence.py).
+# every 25 s); no turn email or push while present (games/live/presence.py).
 PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "70"))
-# Web Push (games/delivery/webpush.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
+# Web Push (notices/webpush.py). The private key: base64url of the 32-byte P-256 secret (`manage.py vapid_keys`).
 # Without one push is off, unless VAPID_KEY_FILE names a file to keep a generated one in (development, tests).
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE", "")

@@ -14,6 +14,6 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 
-# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/delivery/webpush.py).
+# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (notices/webpush.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405
 PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", True)  # noqa: F405

@@ -51,7 +51,7 @@ if "owner" in DATABASES:  # noqa: F405
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")
 PUSH_QUEUE = os.environ.get("PUSH_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-push")
 
-# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (games/delivery/webpush.py).
+# Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (notices/webpush.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405
 PUSH_ENDPOINT_ALLOW_LOOPBACK = env_bool("PUSH_ENDPOINT_ALLOW_LOOPBACK", True)  # noqa: F405
 PRACTICE_PAUSE_SECONDS = float(os.environ.get("PRACTICE_PAUSE_SECONDS", "0.1"))  # computer players act at once

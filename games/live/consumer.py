@@ -29,9 +29,8 @@ from redis.exceptions import RedisError
 import engine
 from accounts.access import is_member, membership_of
 from accounts.models import User
-from games.delivery import presence
 from games.forms import ActRequest, act_request_parse
-from games.live import access
+from games.live import access, presence
 from games.live.access import Refused
 from games.live.frames import (
     CLOSE_FLOOD,

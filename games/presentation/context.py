@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from games.selectors.notices import tables_my_turn
+from games.selectors.mine import tables_my_turn
 
 
 def waiting_tables(request: HttpRequest) -> dict[str, Any]:

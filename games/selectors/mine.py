@@ -1,4 +1,5 @@
-"""My tables: every running or open table of the member's clubs where they sit, what needs them first."""
+"""My tables: every running or open table of the member's clubs where they sit, what needs them first, and
+those whose hand waits for them (the header's count, the "Next turn" link)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import engine
 from accounts.models import Membership, User
 from games.models import Hand, HandAction, Seat, Table
 from games.presentation.words import event_words
-from games.selectors.hands import hand_sealed_open
+from games.selectors.hands import hand_sealed_open, hand_seat_of, hand_to_act
 from games.selectors.states import hand_state
 from games.timing.turn_clock import clock_deadline
 
@@ -102,3 +103,22 @@ def _row(
 def _deadline(hand: Hand, seat: int) -> datetime | None:
     entry = (hand.clocks or {}).get(str(seat))
     return clock_deadline(entry) if entry else hand.deadline
+
+
+def tables_my_turn(*, user: User) -> list[Table]:
+    """Tables of the member's clubs whose hand in play awaits their decision, the soonest clock first (then
+    the oldest table)."""
+    clubs = Membership.objects.filter(user=user).values("club_id")
+    hands = (
+        Hand.objects.filter(
+            finished_at__isnull=True,
+            voided_at__isnull=True,
+            table__club_id__in=clubs,
+            table__seats__user=user,
+            table__seats__left_at__isnull=True,
+        )
+        .select_related("table")
+        .distinct()
+        .order_by("deadline", "table_id")
+    )
+    return [hand.table for hand in hands if hand_seat_of(hand=hand, user=user) in hand_to_act(hand=hand)]

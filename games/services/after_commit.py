@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connections, transaction
@@ -16,7 +17,9 @@ from django.utils import timezone
 from games.live.publish import versions_publish
 from games.models import Hand
 from games.selectors.snapshot import Carried
-from games.timing.reminders import hand_next_due
+from games.services.computer_turns import computer_turns_schedule
+from games.signals import hand_alarm_moments, moments_of
+from kernel.task_ref import TaskRef
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +28,7 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]], known: Mapping[int, Carr
     """Register the on-commit work of a transaction: publish the table's frames of the new versions (with
     what the transaction knew of each hand beside its row, ``known``), and make sure each touched hand's
     alarm rings by its next due moment (its clock running out, a turn's notice or reminder:
-    games/timing/reminders.py ``hand_next_due``)."""
+    ``hand_next_due``)."""
     hand, _ = touched[0]
     # Moments from a little before now: a turn begun in this transaction whose notice is due at once (no
     # grace) still gets its ring. A moment rung already only finds its notice sent.
@@ -52,10 +55,21 @@ def on_commit_work(touched: Sequence[tuple[Hand, int]], known: Mapping[int, Carr
 # names the hand by its id and its deal's commitment, so a database started afresh under a Redis that kept
 # its keys never finds another hand's alarm.
 _ALARM_KEY = "hand-alarm:{}:{}"
+HAND_ALARM = TaskRef("games.tasks.hand_alarm")  # games/tasks.py, which imports the services it runs
 
 
 def _alarm_key(hand_id: int, commitment: str) -> str:
     return _ALARM_KEY.format(hand_id, commitment[:16])
+
+
+def hand_next_due(*, clocks: Mapping[str, Any], deadline: datetime | None, now: datetime) -> datetime | None:
+    """The next moment after ``now`` when something of a hand is due: its earliest clock runs out, or an app
+    above needs its alarm (games/signals.py ``hand_alarm_moments``: a waiting seat's notice or reminder).
+    None when nothing is (a moment already past is left to the beat's sweeps, never rung again in a loop)."""
+    moments = [deadline] if deadline is not None else []
+    moments += moments_of(hand_alarm_moments.send(sender=Hand, clocks=clocks, now=now))
+    future = [m for m in moments if m > now]
+    return min(future) if future else None
 
 
 _ALARM_LOST_AFTER = timedelta(seconds=30)
@@ -65,13 +79,11 @@ _JUST_BEGUN = timedelta(seconds=2)
 def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:
     """Make sure hand ``hand_id``'s alarm rings at ``at`` or before; True when a message was sent.
     Two processes arming at once may both send: a second ring finds nothing due, so that is harmless."""
-    from games.tasks import hand_alarm
-
     now = timezone.now()
     rings = hand_alarm_pending(hand_id=hand_id, commitment=commitment)
     if rings is not None and now - _ALARM_LOST_AFTER <= rings <= at:
         return False
-    hand_alarm.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
+    HAND_ALARM.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
     cache.set(_alarm_key(hand_id, commitment), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
     return True
 
@@ -113,12 +125,10 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
 
 
 def _computer_turns(hands: list[tuple[int, int]]) -> None:
-    """Send the computer players' turns of a committed practice transaction (games/services/practice.py), from
-    the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
+    """Send the computer players' turns of a committed practice transaction (games/services/computer_turns.py),
+    from the background thread like the alarms. A turn lost with the process is taken by its clock's default."""
 
     def send() -> None:
-        from games.services.practice import computer_turns_schedule
-
         try:
             computer_turns_schedule(hands)
         except Exception:  # noqa: BLE001 - the action is committed; the clock's default is the backstop

@@ -50,7 +50,7 @@ def turn_clocks(
     current: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
-    "began": ISO instant its turn began}} ("began" feeds the notice sweep, games/services/notices.py; clocks
+    "began": ISO instant its turn began}} ("began" feeds the notice sweep, notices/services/turns.py; clocks
     stored before it was added lack it).
 
     A new turn starts a fresh clock from the rule set's ``turn_seconds`` (games/timing/turn_clock.py: quiet

@@ -15,16 +15,16 @@ from games.errors import TableRefused
 from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
-from games.services.cuts import deal_waits_for_cut, deck_ahead_deal, deck_ahead_set_aside, decks_ahead_fill
+from games.services.decks import (
+    deal_waits_for_cut,
+    deck_ahead_deal,
+    deck_ahead_set_aside,
+    decks_ahead_fill,
+)
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
-
-
-def deck_for_new_hand() -> list[str]:
-    """A fresh deck from the engine's CSPRNG shuffle, once per deal, committed ahead of it (games/services/cuts.py)."""
-    return list(engine.shuffled_deck())
 
 
 def fixed_dealt_order() -> list[str] | None:
@@ -119,7 +119,7 @@ def hand_deal(
 
     Expects an open transaction holding the table row's lock (select_for_update).
     ``deck``: a fixed order to deal (tests); by default the deck committed ahead for this deal, cut by every
-    cut received for it (games/services/cuts.py). ``also_save``: fields of ``table`` the caller changed, saved
+    cut received for it (games/services/decks.py). ``also_save``: fields of ``table`` the caller changed, saved
     with the table's own changes here (one statement). The hand keeps the committed deck, its salts and
     root (one salted leaf per position, engine/verify.py) and the cuts; cards are opened one by one
     only by right (games/services/proof.py).

@@ -6,8 +6,8 @@ is kept, no notice is sent, and PostgreSQL refuses each of those too (games 0012
 0003), as it refuses a second member at a practice table and a computer player at a money table.
 
 A computer player is an account that is no member of any club and cannot log in (``ComputerPlayer``). It acts
-through ``hand_act`` like anyone, from a Celery task (games/tasks.py ``computer_turn``) a short pause after its
-turn began, on the view of its own seat and nothing else. One task per seat and turn, and a task acts only
+through ``hand_act`` like anyone, from a Celery task (games/tasks.py ``computer_turn``, sent by
+games/services/computer_turns.py) a short pause after its turn began, on the view of its own seat and nothing else. One task per seat and turn, and a task acts only
 while that turn is still the seat's: a duplicate or a late one changes nothing.
 """
 
@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -31,6 +28,7 @@ from games.live.publish import lobby_announce
 from games.models import ComputerPlayer, Game, Hand, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_current, hand_seat_of, hand_view_for
 from games.selectors.states import hand_state
+from games.services.computer_turns import computer_seats, computer_turns_schedule
 from games.services.hands import hand_act
 from games.services.rulesets import MAX_PLAYERS, rule_set_create, rule_version_freeze
 from games.services.tables import table_start
@@ -145,57 +143,11 @@ def practice_open(
 # ---- computer turns --------------------------------------------------------------------------
 
 
-def computer_turns_schedule(hands: Sequence[tuple[int, int]]) -> int:
-    """For each hand just committed at a practice table (id, version): one ``computer_turn`` task for each turn
-    of a computer seat now awaited, sent once per turn (the cache remembers it), after about
-    ``PRACTICE_PAUSE_SECONDS`` (a human-like pause). Returns how many were sent. Runs after the commit."""
-    from games.tasks import computer_turn
-
-    sent = 0
-    for hand_id, _version in hands:
-        hand = Hand.objects.filter(pk=hand_id, finished_at__isnull=True, voided_at__isnull=True).first()
-        if hand is None:
-            continue
-        machines = _computer_seats(hand)
-        if not _member_playing(hand, machines):
-            continue  # the computers wait for their member (practice_wake when they are back)
-        for seat in engine.to_act(hand_state(hand)):
-            began = hand.turn_began(seat)
-            began = hand.version if began is None else began
-            key = f"computer-turn:{hand_id}:{hand.commitment[:16]}:{seat}:{began}"
-            if seat in machines and cache.add(key, 1, timeout=_TURN_KEPT):
-                computer_turn.apply_async(
-                    kwargs={"hand_id": hand_id, "version": hand.version, "seat": seat}, countdown=_pause()
-                )
-                sent += 1
-    return sent
-
-
-_TURN_KEPT = 3600  # seconds a sent turn is remembered: far longer than any pause
-
-
-def _member_playing(hand: Hand, machines: dict[int, ComputerPlayer]) -> bool:
-    """Whether the hand's member is dealt in and not away: else the computers would play on by themselves."""
-    members = [int(uid) for seat, uid in hand.players.items() if int(seat) not in machines]
-    return User.objects.filter(pk__in=members, away=False).exists()
-
-
 def practice_wake(*, table: Table) -> int:
     """Send the turns of the computers the member's practice hand waits for (none sent while they were away, or
     lost); a turn sent already is not sent again. Returns how many were sent."""
     hand = hand_current(table=table) if table.practice else None
     return computer_turns_schedule([(hand.pk, hand.version)]) if hand is not None else 0
-
-
-def _pause() -> float:
-    """A second or two, as a person takes; the same whatever the computer decides (it tells nothing)."""
-    pause = float(settings.PRACTICE_PAUSE_SECONDS)
-    return pause * random.uniform(0.75, 1.25)  # noqa: S311 - a pause, not a secret
-
-
-def _computer_seats(hand: Hand) -> dict[int, ComputerPlayer]:
-    ids = {int(uid): int(seat) for seat, uid in hand.players.items()}
-    return {ids[c.user_id]: c for c in ComputerPlayer.objects.select_related("user").filter(user_id__in=ids)}
 
 
 def computer_act(*, hand_id: int, version: int, seat: int) -> bool:
@@ -208,7 +160,7 @@ def computer_act(*, hand_id: int, version: int, seat: int) -> bool:
     state = hand_state(hand)
     if seat not in engine.to_act(state) or not _turn_still(hand, state, seat, version):
         return False
-    machine = _computer_seats(hand).get(seat)
+    machine = computer_seats(hand).get(seat)
     if machine is None:
         return False
     rules = engine.rules_from_dict(hand.rule_version.rules)

@@ -18,7 +18,7 @@ from accounts.money import money
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
-from games.services.cuts import decks_ahead_fill
+from games.services.decks import decks_ahead_fill
 from games.services.rulesets import rule_version_freeze
 from kernel.text import text_problem
 from ledger.services import balance_of

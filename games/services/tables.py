@@ -12,8 +12,8 @@ from games.errors import TableRefused
 from games.models import Hand, Table
 from games.selectors.cuts import deal_wait_until
 from games.services.after_commit import on_commit_work
-from games.services.cuts import DealWaitsForCut
 from games.services.dealing import active_seats, hand_deal
+from games.services.decks import DealWaitsForCut
 from games.services.hands import hand_settle
 
 

@@ -1,4 +1,5 @@
-"""Table pages: the lobby, a new table, the table itself, starting it, the next game, closing it."""
+"""Table pages: the lobby, a new table, the table itself, starting it, the next game, closing it, and the
+next table where it is the member's turn."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from games.forms import TableForm
 from games.models import Table
 from games.presentation.presenters import hand_page
 from games.selectors.hands import hand_current
-from games.selectors.mine import my_tables
+from games.selectors.mine import my_tables, tables_my_turn
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
 from games.services import practice
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
@@ -177,3 +178,20 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
         },
         status=400 if error else 200,
     )
+
+
+@login_required
+@require_GET
+def next_turn(request: HttpRequest) -> HttpResponse:
+    """To the next table of the member's clubs where they are to act: the one after ``?after=<table id>``
+    in the list (round again at its end), else the first; a message when none waits for them."""
+    tables = tables_my_turn(user=member(request))
+    if not tables:
+        messages.info(request, "No table is waiting for you: it is nobody's turn but others' for now.")
+        return redirect("home")
+    after = request.GET.get("after", "")
+    ids = [t.pk for t in tables]
+    index = 0
+    if after.isascii() and after.isdigit() and len(after) < 12 and int(after) in ids:
+        index = (ids.index(int(after)) + 1) % len(ids)
+    return redirect("games:table", tables[index].pk)

@@ -1,4 +1,4 @@
-/* The site's service worker, served at /sw.js (scope: the whole site; games/views/notices.py).
+/* The site's service worker, served at /sw.js (scope: the whole site; notices/views.py).
  * - Install: keeps a small offline page, so the app opens with a clear message when there is no network.
  * - Fetch: pages come from the network always (tables are live); only a failed page load gets the
  *   offline page. Nothing else is cached.

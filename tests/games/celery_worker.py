@@ -137,7 +137,7 @@ def run_queued_pushes() -> int:
     tests whose data a worker process cannot see); how many ran."""
     import redis
 
-    from games.tasks import push_notice
+    from notices.tasks import push_notice
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     ran = 0

@@ -216,17 +216,17 @@ def race(calls: Sequence[tuple[Any, Callable[[], object]]]) -> Race:
 
 def turn_notice(hand_id: int, seat: int, since: int) -> bool:
     """The "your turn" notice of the turn ``seat`` began at version ``since``, sent as the hand's alarm sends
-    it when due (games/services/notices.py); True when it went out, False when that turn no longer waits or
+    it when due (notices/services/turns.py); True when it went out, False when that turn no longer waits or
     it was sent before."""
-    from games.models import TurnNotice
-    from games.services.notices import turn_notice_send
+    from notices.models import TurnNotice
+    from notices.services.turns import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.TURN)
 
 
 def turn_reminder(hand_id: int, seat: int, since: int) -> bool:
     """The reminder before that turn's clock runs out, sent as the hand's alarm sends it when due."""
-    from games.models import TurnNotice
-    from games.services.notices import turn_notice_send
+    from notices.models import TurnNotice
+    from notices.services.turns import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)

@@ -14,8 +14,8 @@ from games import services
 from games.models import Hand, HandAction
 from games.services.hands import hand_apply_timeout
 from games.tasks import sweep_overdue_turns
-from games.timing.reminders import reminder_at
 from games.timing.turn_clock import clock_deadline
+from notices.reminders import reminder_at
 from tests.games.async_helpers import awaited, expire, seat_of, user_at
 from tests.games.helpers import make_table, post_action
 

@@ -22,7 +22,8 @@ import engine
 from engine import verify
 from games import services
 from games.models import DealCut, DeckAhead, Hand
-from games.services.cuts import CUTS_PER_MEMBER, CutRefused, DealWaitsForCut, cut_take
+from games.services.cuts import CUTS_PER_MEMBER, CutRefused, cut_take
+from games.services.decks import DealWaitsForCut
 from games.tasks import deal_after_cut_wait
 from tests.games.helpers import make_table, post_action, proof_in, race
 

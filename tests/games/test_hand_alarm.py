@@ -13,7 +13,7 @@ from django.utils import timezone
 import engine
 from games import services
 from games.models import Hand, HandAction
-from games.services.after_commit import hand_alarm_pending, turn_work_flush
+from games.services.after_commit import HAND_ALARM, hand_alarm_pending, turn_work_flush
 from games.tasks import hand_alarm
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
@@ -23,13 +23,13 @@ from tests.games.helpers import make_table
 def sent(monkeypatch) -> list[dict[str, Any]]:
     """The alarm messages sent from now on (each still goes to the broker)."""
     messages: list[dict[str, Any]] = []
-    original = hand_alarm.apply_async
+    original = HAND_ALARM.apply_async
 
     def send(*args: Any, **kwargs: Any) -> Any:
         messages.append(kwargs["kwargs"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(hand_alarm, "apply_async", send)
+    monkeypatch.setattr(HAND_ALARM, "apply_async", send)
     return messages
 
 

@@ -153,12 +153,13 @@ def test_permission_matrix(world, client_for, method, url, expected) -> None:
 
 
 def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
-    """A new URL of the games, clubhouse or clubdata app must join MATRIX (or, outside a club, the list here)."""
+    """A new URL of the games, notices, clubhouse or clubdata app must join MATRIX (or, outside a club, the list here)."""
     from django.urls import resolve
 
     from clubdata import urls as clubdata_urls
     from clubhouse import urls as clubhouse_urls
     from games import urls as games_urls
+    from notices import urls as notices_urls
 
     ids = {"club": 1, "rs": 1, "v": 1, "t": 1, "h": 1, "ct": 1, "ch": 1, "m": 1, "s": 1, "u": 1}
     covered = {resolve(url.format(**ids)).view_name for _, url, _ in MATRIX}
@@ -179,16 +180,18 @@ def test_every_games_and_clubhouse_url_is_in_the_matrix() -> None:
             "api_hand",
         )
     }
-    # A member's own notices and the web app files: tests/games/test_notify_pages.py checks each of them.
+    # A member's own notices and the web app files: tests/notices/test_notify_pages.py checks each of them.
+    outside |= {"games:next_turn"}
     outside |= {
-        f"games:{name}"
-        for name in ("next_turn", "notifications", "push_subscribe", "push_unsubscribe", "manifest", "service_worker")
+        f"notices:{name}"
+        for name in ("notifications", "push_subscribe", "push_unsubscribe", "manifest", "service_worker")
     }
     outside |= {"games:my_tables", "games:my_tables_block"}  # a member's own tables: tests/games/test_my_tables.py
     names = (
         {f"games:{p.name}" for p in games_urls.urlpatterns}
         | {f"clubhouse:{p.name}" for p in clubhouse_urls.urlpatterns}
         | {f"clubdata:{p.name}" for p in clubdata_urls.urlpatterns}
+        | {f"notices:{p.name}" for p in notices_urls.urlpatterns}
     )
     assert names - outside == covered
 

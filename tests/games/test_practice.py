@@ -10,14 +10,15 @@ from django.urls import reverse
 import engine
 from clubhouse.models import HandResult
 from games.errors import SeatRefused, TableRefused
-from games.models import ComputerPlayer, Hand, HandAction, Seat, Table, TurnNotice
+from games.models import ComputerPlayer, Hand, HandAction, Seat, Table
 from games.selectors.hands import hand_view_for
 from games.selectors.states import hand_state
-from games.services import practice
+from games.services import computer_turns, practice
 from games.services.hands import hand_act
-from games.services.notices import turn_notice_send, turn_notices_sweep
 from games.services.seating import seat_sit_out, seat_take, table_new_game
 from ledger.models import Account, JournalEntry
+from notices.models import TurnNotice
+from notices.services.turns import turn_notice_send, turn_notices_sweep
 from tests.games.helpers import make_rule_set, make_table
 from tests.games.practice_helpers import plain_action, play_out
 
@@ -151,7 +152,7 @@ def test_the_computers_wait_while_their_member_is_away_and_play_once_they_are_ba
     hand = Hand.objects.get(table=table)  # the drop: every seat awaited
     member.away = True
     member.save(update_fields=["away"])
-    assert practice.computer_turns_schedule([(hand.pk, hand.version)]) == 0
+    assert computer_turns.computer_turns_schedule([(hand.pk, hand.version)]) == 0
     member.away = False
     member.save(update_fields=["away"])
     assert practice.practice_wake(table=table) == 3

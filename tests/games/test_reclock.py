@@ -15,8 +15,7 @@ from django.utils import timezone
 import engine
 from games import services
 from games.models import Hand
-from games.services.after_commit import hand_alarm_pending, turn_work_flush
-from games.tasks import hand_alarm
+from games.services.after_commit import HAND_ALARM, hand_alarm_pending, turn_work_flush
 from games.timing.turn_clock import clock_deadline
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
@@ -56,13 +55,13 @@ def test_saving_quiet_hours_moves_the_running_clock_and_schedules_it_again(
     began = datetime.fromisoformat(hand.clocks[str(seat)]["began"])
     notice_due = began + timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS)  # the first moment due
     sent: list[dict] = []
-    original = hand_alarm.apply_async
+    original = HAND_ALARM.apply_async
 
     def send(*args: Any, **kwargs: Any) -> Any:
         sent.append(kwargs["kwargs"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(hand_alarm, "apply_async", send)
+    monkeypatch.setattr(HAND_ALARM, "apply_async", send)
     # Quiet hours that open in 20 minutes (before the clock runs out) and last two hours.
     start = (timezone.now() + timedelta(minutes=20)).astimezone(UTC).replace(second=0, microsecond=0)
     end = start + timedelta(hours=2)

@@ -14,7 +14,8 @@ from prometheus_client.parser import text_string_to_metric_families
 import engine
 from games import services
 from games.models import Hand
-from games.tasks import hand_alarm, push_notice, sweep_overdue_turns
+from games.tasks import hand_alarm, sweep_overdue_turns
+from notices.tasks import push_notice
 from operations.tasks import verify_books
 from tests.games.async_helpers import expire, user_at
 from tests.games.celery_worker import purge_queue

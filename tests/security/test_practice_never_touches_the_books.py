@@ -10,9 +10,10 @@ from django.utils import timezone
 
 import engine
 from clubhouse.models import HandResult
-from games.models import ComputerPlayer, Hand, Seat, Table, TurnNotice
+from games.models import ComputerPlayer, Hand, Seat, Table
 from games.services import practice
 from ledger.models import Account, JournalEntry
+from notices.models import TurnNotice
 from tests.games.helpers import make_table
 
 pytestmark = pytest.mark.django_db

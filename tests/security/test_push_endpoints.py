@@ -1,4 +1,4 @@
-"""Where the site posts a push (games/delivery/webpush.py): only https on port 443 of a global address, never carrier-grade
+"""Where the site posts a push (notices/webpush.py): only https on port 443 of a global address, never carrier-grade
 NAT (100.64.0.0/10, the cloud metadata address 100.100.100.200 among them) nor an IPv6 address that carries a
 private IPv4 one (mapped, 6to4, Teredo, NAT64); the push goes to the address that was checked, so a name that
 resolves elsewhere a moment later (DNS rebinding) cannot move it; and a push service that answers a byte at a
@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from games.delivery import webpush as push
-from games.models import PushSubscription
 from kernel.errors import DomainError
-from tests.games.push_receiver import Browser, PushReceiver, Tarpit
+from notices import webpush as push
+from notices.models import PushSubscription
+from tests.notices.push_receiver import Browser, PushReceiver, Tarpit
 
 REFUSED = [
     "https://100.64.0.1/push/x",

@@ -1,6 +1,6 @@
 """A member's push endpoints cannot stall the clocks: ten subscriptions point at a host on loopback that
 accepts connections and never answers, at four tables where a turn notice falls due; another table's 10 s
-clock is applied on time by a real worker, because pushes go out from a worker of their own (games/delivery/webpush.py).
+clock is applied on time by a real worker, because pushes go out from a worker of their own (notices/webpush.py).
 Before, the alarm sent them inline, 10 s a subscription, on the threads that apply timeouts: that clock was
 applied after 100 s."""
 
@@ -15,10 +15,10 @@ import pytest
 import engine
 from games import services
 from games.models import Hand
-from games.services.push import push_subscribe
+from notices.services.push import push_subscribe
 from tests.games.celery_worker import start_push_worker, start_worker
 from tests.games.helpers import make_table
-from tests.games.push_receiver import Browser, Tarpit
+from tests.notices.push_receiver import Browser, Tarpit
 
 pytestmark = [pytest.mark.celery]
 

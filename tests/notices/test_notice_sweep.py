@@ -1,4 +1,4 @@
-"""The beat backstop of the "your turn" emails (games/services/notices.py ``turn_notices_sweep`` through the
+"""The beat backstop of the "your turn" emails (notices/services/turns.py ``turn_notices_sweep`` through the
 task ``sweep_due_notices``, called directly and twice): a notice or reminder whose task never ran is
 sent once it is due, once, and only as the member's preferences allow."""
 
@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import services
-from games.models import Hand, TurnNotice
-from games.tasks import sweep_due_notices
+from games.models import Hand
+from notices.models import TurnNotice
+from notices.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn
 from tests.games.helpers import turn_notice
 

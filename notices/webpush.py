@@ -1,11 +1,11 @@
 """Web Push to a member's browsers: RFC 8030 delivery with VAPID (RFC 8292) and the payload encrypted per
-RFC 8291 (aes128gcm), through pywebpush. Sent from the push task on a queue of its own (``push_enqueue``; games/tasks.py
-``push_notice``), never from a request, the alarm or a sweep: a push service may take seconds to answer,
-or never, and no clock may wait for it.
+RFC 8291 (aes128gcm), through pywebpush. Sent from the push task on a queue of its own (``push_enqueue``;
+notices/tasks.py ``push_notice``), never from a request, the alarm or a sweep: a push service may take
+seconds to answer, or never, and no clock may wait for it.
 
 A payload says no more than an email would: a title such as "Your turn at Main", a line of text and a
 link. Never a card, a bet or a sealed decision. Nothing goes while the member is present
-(games/delivery/presence.py). A subscription the push service reports gone (404 or 410) is deleted.
+(games/live/presence.py). A subscription the push service reports gone (404 or 410) is deleted.
 
 Keys: ``VAPID_PRIVATE_KEY`` (base64url of the 32-byte secret; ``manage.py vapid_keys`` makes one), else a
 key kept in ``VAPID_KEY_FILE`` and generated there on first use (development and tests). Without either,
@@ -41,13 +41,15 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 from urllib3.util.connection import create_connection
 
-from games.delivery.presence import is_present
-from games.models import PushChoice, PushSubscription
+from games.live.presence import is_present
 from kernel.errors import DomainError
+from kernel.task_ref import TaskRef
+from notices.models import PushChoice, PushSubscription
 
 log = logging.getLogger(__name__)
 
 KINDS = ("turn", "reminder", "digest")
+PUSH_NOTICE = TaskRef("games.tasks.push_notice")  # notices/tasks.py, which imports this module
 
 
 def b64url(data: bytes) -> str:
@@ -238,9 +240,7 @@ def push_enqueue(*, user_id: int, kind: str, message: PushMessage, club_id: int 
     """Hand ``message`` to the push task on its own queue (``PUSH_QUEUE``, read by the push worker), which
     checks the member's choice and presence again and sends it (``push_send``). A notice still queued after
     ``PUSH_QUEUED_MAX_SECONDS`` is dropped: it would come too late to help."""
-    from games.tasks import push_notice
-
-    push_notice.apply_async(
+    PUSH_NOTICE.apply_async(
         kwargs={"user_id": user_id, "kind": kind, "club_id": club_id, **asdict(message)},
         queue=settings.PUSH_QUEUE,
         expires=settings.PUSH_QUEUED_MAX_SECONDS,

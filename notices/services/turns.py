@@ -1,7 +1,7 @@
 """ "Your turn" emails: a notice after a grace period, a reminder before the clock runs out, or a
-daily digest instead (each a member setting on ``accounts.User``), by email and/or Web Push
-(games/delivery/webpush.py). No notice of a turn while the member is present at its club (a table or the lobby of
-that club open and live: games/delivery/presence.py); the sweep sends it once they left, if the turn still waits.
+daily digest instead (notices/services/digest.py; each a member setting on ``accounts.User``), by email and/or Web Push
+(notices/webpush.py). No notice of a turn while the member is present at its club (a table or the lobby of
+that club open and live: games/live/presence.py); the sweep sends it once they left, if the turn still waits.
 
 Every function re-reads the hand and sends only while that same turn is still waiting (the seat
 is awaited and its clock began at ``since``), so a late or repeated task sends nothing. At most
@@ -22,23 +22,23 @@ import logging
 import unicodedata
 import zoneinfo
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.delivery.presence import is_present
-from games.models import Hand, TurnNotice
+from games.live.presence import is_present
+from games.models import Hand
 from games.selectors.hands import hand_seat_users
-from games.timing.reminders import turn_notice_moments
 from games.timing.turn_clock import clock_deadline
+from notices.models import TurnNotice
+from notices.reminders import turn_notice_moments
+from notices.webpush import PushMessage, push_enqueue, push_wanted
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +55,13 @@ def _waiting_turn(hand: Hand | None, seat: int, since: int) -> bool:
     return hand.turn_began(seat) == since
 
 
-def _header_safe(text: str) -> str:
+def header_safe(text: str) -> str:
     """``text`` on one line for a mail header: line breaks and other control characters become spaces
     (the forms refuse them in names; this keeps an older name from raising BadHeaderError)."""
     return " ".join("".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).split())
 
 
-def _local(moment: datetime, user: User) -> datetime:
+def local_time(moment: datetime, user: User) -> datetime:
     try:
         return moment.astimezone(zoneinfo.ZoneInfo(user.time_zone or "UTC"))
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -72,10 +72,8 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     """Send the ``kind`` ("turn" or "reminder") notice for the turn of ``seat`` that began at version
     ``since``, by email and by push as the member chose; True when sent. Nothing when the turn is over,
     the member acted, is away or is present (a table or lobby page open), chose neither (email: turn
-    notices "each" with an address, reminder on; push: games/delivery/webpush.py), or it was sent already.
+    notices "each" with an address, reminder on; push: notices/webpush.py), or it was sent already.
     """
-    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
-
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or hand.table.practice or not _waiting_turn(hand, seat, since):
         return False  # practice never sends a notice (DESIGN.md "Engine contract"; PostgreSQL refuses one too)
@@ -101,10 +99,10 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
         "club": table.club,
         "hand": hand,
         "url": url,
-        "deadline": _local(deadline, user),
+        "deadline": local_time(deadline, user),
         "zone": user.time_zone,
     }
-    name = _header_safe(table.name)
+    name = header_safe(table.name)
     if kind == TurnNotice.Kind.TURN:
         subject = f"Your turn at {name}"
         template = "email/turn.txt"
@@ -112,7 +110,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     else:
         subject = f"Your clock at {name} runs out soon"
         template = "email/reminder.txt"
-        line = f"{table.club.name}: act before {_local(deadline, user):%H:%M} or the default applies."
+        line = f"{table.club.name}: act before {local_time(deadline, user):%H:%M} or the default applies."
     try:
         with transaction.atomic():
             TurnNotice.objects.create(hand=hand, seat=seat, since=since, kind=kind, user=user)
@@ -130,7 +128,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
             user_id=user.pk,
             kind=str(kind),
             club_id=table.club_id,
-            message=PushMessage(title=subject, body=_header_safe(line), url=url, tag=f"table-{table.pk}"),
+            message=PushMessage(title=subject, body=header_safe(line), url=url, tag=f"table-{table.pk}"),
         )
     return True
 
@@ -186,107 +184,4 @@ def turn_notices_sweep(*, now: datetime | None = None, hand_ids: Sequence[int] |
                     log.exception("Notice %s of hand %s seat %s failed", kind, hand_id, seat)
         if len(rows) < SWEEP_BATCH:
             break
-    return sent
-
-
-@dataclass(frozen=True)
-class WaitingTable:
-    table_id: int
-    table_name: str
-    club_name: str
-    deadline: datetime
-    url: str
-
-
-def tables_waiting_for(*, user: User) -> list[WaitingTable]:
-    """Tables whose current hand waits for ``user``'s decision, soonest clock first."""
-    hands = (
-        Hand.objects.filter(
-            finished_at__isnull=True,
-            voided_at__isnull=True,
-            deadline__isnull=False,
-            table__practice=False,
-            table__seats__user=user,
-            table__seats__left_at__isnull=True,
-        )
-        .select_related("table__club")
-        .distinct()
-    )
-    out = []
-    for hand in hands:
-        for seat, user_id in hand.players.items():
-            entry = (hand.clocks or {}).get(seat)
-            if int(user_id) == user.pk and entry is not None:
-                out.append(
-                    WaitingTable(
-                        table_id=hand.table_id,
-                        table_name=hand.table.name,
-                        club_name=hand.table.club.name,
-                        deadline=_local(clock_deadline(entry), user),
-                        url=table_url(hand.table_id),
-                    )
-                )
-    return sorted(out, key=lambda w: w.deadline)
-
-
-def summary_links(*, user: User) -> list[tuple[str, str]]:
-    """(club name, absolute link of its "since you were last here" page) for each of the member's clubs."""
-    return [
-        (name, f"{settings.SITE_URL.rstrip('/')}{reverse('clubhouse:summary', args=[club_id])}")
-        for club_id, name in user.memberships.order_by("club__name").values_list("club_id", "club__name")
-    ]
-
-
-def digests_send(*, now: datetime | None = None) -> int:
-    """Send today's digest to each member who chose one (by email: turn notices "digest" with an address;
-    by push: games/delivery/webpush.py), once their local hour reaches ``TURN_DIGEST_HOUR`` and something waits for
-    them; at most one a local day. Returns how many members were sent one."""
-    from games.delivery.webpush import PushMessage, push_enqueue, push_wanted
-
-    now = now or timezone.now()
-    sent = 0
-    chosen = (Q(turn_notices=User.TurnNotices.DIGEST) & ~Q(email="")) | Q(
-        push_choice__digest=True, push_subscriptions__isnull=False
-    )
-    for user in User.objects.filter(chosen, is_active=True).distinct():
-        local = _local(now, user)
-        if local.hour < settings.TURN_DIGEST_HOUR or user.digest_sent_on == local.date():
-            continue
-        waiting = tables_waiting_for(user=user)
-        if not waiting:
-            continue
-        subject = f"{len(waiting)} table{'s' if len(waiting) != 1 else ''} waiting for you"
-        with transaction.atomic():
-            claimed = (
-                User.objects.filter(pk=user.pk).exclude(digest_sent_on=local.date()).update(digest_sent_on=local.date())
-            )
-            if not claimed:
-                continue  # another run sent it
-            if user.turn_notices == User.TurnNotices.DIGEST and user.email:
-                send_mail(
-                    subject=subject,
-                    message=render_to_string(
-                        "email/digest.txt",
-                        {
-                            "user": user,
-                            "waiting": waiting,
-                            "zone": user.time_zone,
-                            "summaries": summary_links(user=user),
-                        },
-                    ),
-                    from_email=settings.DEFAULT_FROM_EMAIL,
-                    recipient_list=[user.email],
-                )
-        if push_wanted(user_id=user.pk, kind="digest"):
-            push_enqueue(
-                user_id=user.pk,
-                kind="digest",
-                message=PushMessage(
-                    title=subject,
-                    body=", ".join(_header_safe(w.table_name) for w in waiting[:5]),
-                    url=waiting[0].url,
-                    tag="digest",
-                ),
-            )
-        sent += 1
     return sent

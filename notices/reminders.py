@@ -1,5 +1,5 @@
-"""When a turn's notices are due, and so when a hand's alarm must ring (the notices in
-games/services/notices.py, the alarm in games/services/alarms.py and games/tasks.py)."""
+"""When a turn's notices are due (sent by notices/services/turns.py), and so when a hand's alarm must ring
+for them (games/signals.py ``hand_alarm_moments``, answered in notices/apps.py)."""
 
 from __future__ import annotations
 
@@ -46,16 +46,15 @@ def turn_notice_moments(entry: Mapping[str, Any]) -> tuple[datetime, datetime | 
     return began + timedelta(seconds=settings.TURN_NOTICE_GRACE_SECONDS), reminder_at(began=began, deadline=deadline)
 
 
-def hand_next_due(*, clocks: Mapping[str, Any], deadline: datetime | None, now: datetime) -> datetime | None:
-    """The next moment after ``now`` when something of a hand is due: its earliest clock runs out, or a
-    waiting seat's notice or reminder is to go. None when nothing is (a moment already past is left to
-    the beat's sweeps, never rung again in a loop)."""
-    moments = [deadline] if deadline is not None else []
+def notice_moments_after(*, clocks: Mapping[str, Any], now: datetime) -> list[datetime]:
+    """The moments after ``now`` when a notice or reminder of a waiting seat of a hand is due (not for a seat
+    whose clock ran out: its default is being applied). The hand's alarm rings at the first of them
+    (games/signals.py ``hand_alarm_moments``)."""
+    moments: list[datetime] = []
     for entry in clocks.values():
         if clock_deadline(entry) <= now:
             continue
         found = turn_notice_moments(entry)
         if found is not None:
-            moments.extend(m for m in found if m is not None)
-    future = [m for m in moments if m > now]
-    return min(future) if future else None
+            moments.extend(m for m in found if m is not None and m > now)
+    return moments

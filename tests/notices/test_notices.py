@@ -1,4 +1,4 @@
-""" "Your turn" emails (games/services/notices.py through the tasks of games/tasks.py, called directly and twice):
+""" "Your turn" emails (notices/services/turns.py through the tasks of notices/tasks.py, called directly and twice):
 sent once, not after the player acted, a digest instead when chosen, nothing when turned off."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Hand
-from games.tasks import send_daily_digests
+from notices.tasks import send_daily_digests
 from tests.games.async_helpers import awaited, piles_turn, user_at
 from tests.games.helpers import turn_notice, turn_reminder
 

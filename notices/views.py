@@ -1,6 +1,6 @@
-"""Turn notices in the browser: the "next table where it's my turn" link, a member's notification settings
-(Web Push per kind, this browser's sound and notification), the subscribe/unsubscribe endpoints of the
-page's script (static/js/notify.js), and the web app's manifest and service worker at the site root."""
+"""Notices in the browser: a member's notification settings (Web Push per kind, this browser's sound and
+notification), the subscribe/unsubscribe endpoints of the page's script (static/js/notify.js), and the web
+app's manifest and service worker at the site root (its push messages)."""
 
 from __future__ import annotations
 
@@ -16,31 +16,14 @@ from django.templatetags.static import static
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
-from games.delivery.webpush import vapid_public_key
-from games.forms import PushChoiceForm
-from games.selectors.notices import push_browser_count, push_choice_of, tables_my_turn
-from games.services.push import push_choice_set, push_subscribe, push_unsubscribe
 from games.views.common import member
 from kernel.errors import DomainError
+from notices.forms import PushChoiceForm
+from notices.selectors import push_browser_count, push_choice_of
+from notices.services.push import push_choice_set, push_subscribe, push_unsubscribe
+from notices.webpush import vapid_public_key
 
 MAX_BODY = 4096  # a subscription is well under 1 KB
-
-
-@login_required
-@require_GET
-def next_turn(request: HttpRequest) -> HttpResponse:
-    """To the next table of the member's clubs where they are to act: the one after ``?after=<table id>``
-    in the list (round again at its end), else the first; a message when none waits for them."""
-    tables = tables_my_turn(user=member(request))
-    if not tables:
-        messages.info(request, "No table is waiting for you: it is nobody's turn but others' for now.")
-        return redirect("home")
-    after = request.GET.get("after", "")
-    ids = [t.pk for t in tables]
-    index = 0
-    if after.isascii() and after.isdigit() and len(after) < 12 and int(after) in ids:
-        index = (ids.index(int(after)) + 1) % len(ids)
-    return redirect("games:table", tables[index].pk)
 
 
 @login_required
@@ -56,7 +39,7 @@ def notifications(request: HttpRequest) -> HttpResponse:
             digest=form.cleaned_data["digest"],
         )
         messages.success(request, "Push choices saved.")
-        return redirect("games:notifications")
+        return redirect("notices:notifications")
     return render(
         request,
         "games/notifications.html",

@@ -1,6 +1,6 @@
 """Whether a member is at a club now: present while a table page or the lobby of that club is open with a
 live socket (games/consumers.py). Turn notices, reminders and pushes about a club's table are held back
-while the member is present at that club (games/services/notices.py, games/delivery/webpush.py): the page already tells them.
+while the member is present at that club (notices/services/turns.py, notices/webpush.py): the page already tells them.
 
 Each open socket is one entry ``<club id>:<channel>`` of a sorted set per member in Redis (the cache's
 server), scored with the

@@ -1,4 +1,4 @@
-"""A member's Web Push subscriptions and choices (sending: games/delivery/webpush.py)."""
+"""A member's Web Push subscriptions and choices (sending: notices/webpush.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
-from games.delivery.webpush import push_endpoint_check, push_keys_check
-from games.models import PushChoice, PushSubscription
 from kernel.errors import DomainError
+from notices.models import PushChoice, PushSubscription
+from notices.webpush import push_endpoint_check, push_keys_check
 
 
 def push_subscribe(*, user: User, endpoint: str, p256dh: str, auth: str) -> PushSubscription:

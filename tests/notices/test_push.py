@@ -1,5 +1,5 @@
 """Web Push end to end: a member subscribes through the notifications endpoint, the notice tasks push
-through pywebpush to a push service on loopback (tests/games/push_receiver.py) that checks the VAPID
+through pywebpush to a push service on loopback (tests/notices/push_receiver.py) that checks the VAPID
 token and decrypts the aes128gcm payload with the browser's key; subscriptions the service reports
 gone (404, 410) are removed; nothing is pushed while the member is present; real Celery workers send it (the notice on the clocks' queue, the push on the push queue)."""
 
@@ -14,14 +14,15 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from games.delivery import webpush as push
-from games.models import Hand, PushChoice, PushSubscription
-from games.tasks import send_daily_digests, sweep_due_notices
+from games.models import Hand
+from notices import webpush as push
+from notices.models import PushChoice, PushSubscription
+from notices.tasks import send_daily_digests, sweep_due_notices
 from tests.games.async_helpers import piles_turn
 from tests.games.celery_worker import run_queued_pushes, start_push_worker, start_worker
 from tests.games.helpers import turn_notice, turn_reminder
-from tests.games.push_receiver import Browser, PushReceiver
 from tests.games.test_consumers import close_worker_thread_connections, open_table
+from tests.notices.push_receiver import Browser, PushReceiver
 
 __all__ = ["close_worker_thread_connections"]
 

@@ -15,12 +15,12 @@ from py_vapid import Vapid
 import engine
 from accounts.models import User
 from games import services
-from games.delivery import webpush as push
-from games.models import PushChoice, PushSubscription
 from kernel.errors import DomainError
+from notices import webpush as push
+from notices.models import PushChoice, PushSubscription
 from tests.games.async_helpers import awaited, user_at
 from tests.games.helpers import make_table
-from tests.games.push_receiver import Browser
+from tests.notices.push_receiver import Browser
 
 
 def logged_in(user: User, *, csrf: bool = False) -> Client:

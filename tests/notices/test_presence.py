@@ -1,6 +1,6 @@
 """Presence: no "your turn" or reminder email while the member has the table or the club's lobby open with
 a live socket (real sockets through ``config.asgi.application``, the real Redis cache and the notice
-tasks of games/tasks.py); sent once the socket closed or its presence ran out without a ping."""
+tasks of notices/tasks.py); sent once the socket closed or its presence ran out without a ping."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.delivery import presence
+from games.live import presence
 from games.models import Hand
-from games.tasks import sweep_due_notices
+from notices.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn
 from tests.games.helpers import turn_notice, turn_reminder
 from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table

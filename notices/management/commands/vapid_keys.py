@@ -1,4 +1,4 @@
-"""Make a VAPID key pair for Web Push (games/delivery/webpush.py): prints VAPID_PRIVATE_KEY for the environment and the
+"""Make a VAPID key pair for Web Push (notices/webpush.py): prints VAPID_PRIVATE_KEY for the environment and the
 public key browsers subscribe with. ``--write FILE``: keep the private key in FILE (mode 600) instead,
 unless FILE exists (a key in use is never replaced: every browser's subscription is bound to it)."""
 
@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from py_vapid import Vapid
 
-from games.delivery.webpush import b64url, vapid_private_key_generate
+from notices.webpush import b64url, vapid_private_key_generate
 
 
 class Command(BaseCommand):

@@ -1,0 +1,168 @@
+"""The decks committed ahead of their deals (docs/design.md "Engine contract"): a table keeps ``DECKS_AHEAD``
+decks drawn ahead, each bound to its deal number and to the id its hand will take (every leaf binds it), with
+only its Merkle root published; the deal closes its deck to cuts and reads the cuts received
+(games/services/cuts.py takes them). Under the house rule ``cut_required`` a deal waits for a cut.
+
+Lock order: the table row (the deal holds it), then the deck's row.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+import engine
+from games.errors import TableRefused
+from games.models import DealCut, DeckAhead, Table
+from games.services.proof import deal_salts
+from kernel.task_ref import TaskRef
+
+DECK_WAIT_ALARM = TaskRef("games.tasks.deal_after_cut_wait")  # games/tasks.py, which imports the service it runs
+DECKS_AHEAD = 2  # the next deal and the one after: a cut can reach a deal dealt the moment a hand ends
+_NEXT_HAND_ID = "SELECT nextval(pg_get_serial_sequence('\"games_hand\"', 'id'))"
+
+
+class DealWaitsForCut(TableRefused):
+    """House rule ``cut_required``: the deal waits until a seated player's browser has cut it."""
+
+    def __init__(self, *, until: datetime | None) -> None:
+        when = f" until {until:%H:%M} UTC on {until:%d %b}" if until is not None else ""
+        super().__init__(
+            "The house rules require a cut before each deal: it waits for a seated player's browser "
+            f"to cut it (keep the table open){when}, then is dealt without one."
+        )
+        self.until = until
+
+
+def deck_for_new_hand() -> list[str]:
+    """A fresh deck from the engine's CSPRNG shuffle, once per deal, committed ahead of it."""
+    return list(engine.shuffled_deck())
+
+
+def _deck_draw(*, table: Table, number: int) -> None:
+    """Draw, commit and store the deck for deal ``number``, its hand's id reserved now."""
+    with connection.cursor() as cursor:
+        cursor.execute(_NEXT_HAND_ID)
+        hand_id = int(cursor.fetchone()[0])
+    _deck_insert(table=table, number=number, hand_id=hand_id)
+
+
+def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -> None:
+    """Make sure deals ``first`` .. ``first + DECKS_AHEAD - 1`` of ``table`` have their decks committed.
+
+    ``spare_id``: an id the deal took from the hands' sequence and did not use (its hand took the id reserved
+    with its deck). Then only the last of those deals is drawn, with that id, in one INSERT (the others were
+    drawn at earlier deals; one missing is drawn when it is dealt). Expects the table row locked."""
+    if spare_id is not None:
+        _deck_insert(table=table, number=first + DECKS_AHEAD - 1, hand_id=spare_id)
+        return
+    have = set(
+        DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD).values_list(
+            "number", flat=True
+        )
+    )
+    for number in range(first, first + DECKS_AHEAD):
+        if number not in have:
+            _deck_draw(table=table, number=number)
+
+
+_INSERT_DECK = (
+    'INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "created_at") '
+    'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING'
+)
+
+
+def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
+    """Draw and commit the deck of deal ``number`` under the reserved ``hand_id``, unless one is there."""
+    deck, salts = deck_for_new_hand(), deal_salts()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _INSERT_DECK,
+            [
+                table.pk,
+                number,
+                hand_id,
+                json.dumps(deck),
+                json.dumps(salts),
+                engine.merkle_root(hand_id, deck, salts),
+                timezone.now(),
+            ],
+        )
+
+
+_CLOSE_DECK = (
+    'UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
+    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root"'
+)
+
+
+def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
+    """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and every cut
+    received for it, in the order received; closes its cuts. Expects the table row locked.
+
+    The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut: the cuts are read
+    after it, in a statement of their own (a fresh snapshot), so each cut is either read here or refused."""
+    row = _deck_close(table=table, number=number)
+    if row is None:  # none was drawn for it: drawn now, so nobody could cut it
+        _deck_draw(table=table, number=number)
+        row = _deck_close(table=table, number=number)
+        assert row is not None, f"deal {number} of table {table.pk} was dealt already"
+    ahead = DeckAhead(
+        pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]), salts=_json(row[3]), root=row[4]
+    )
+    cuts = [
+        {"cut": value, "by": by, "at": at.isoformat()}
+        for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
+        .order_by("pk")
+        .values_list("value", "user_id", "received_at")
+    ]
+    return ahead, cuts
+
+
+def _deck_close(*, table: Table, number: int) -> Any:
+    """Close deal ``number``'s deck to cuts; its row (id, hand id, deck, salts, root), or None if none was drawn."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CLOSE_DECK, [timezone.now(), table.pk, number])
+        return cursor.fetchone()
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> datetime | None:
+    """Under the house rule ``cut_required``: when deal ``number`` has no cut yet, the moment until which it
+    waits for one (one turn clock from the first time it was due; its alarm set on commit), else None (deal
+    it now: it was cut, or it waited its clock out). Expects the table row locked."""
+    if not rules.cut_required:
+        return None
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None or DealCut.objects.filter(deck=ahead).exists():
+        return None
+    now = timezone.now()
+    if ahead.wait_until is None:
+        ahead.wait_until = now + timedelta(seconds=rules.turn_seconds)
+        ahead.save(update_fields=["wait_until"])
+        transaction.on_commit(partial(_wait_alarm, table_id=table.pk, number=number, at=ahead.wait_until))
+    return ahead.wait_until if now < ahead.wait_until else None
+
+
+def _wait_alarm(*, table_id: int, number: int, at: datetime) -> None:
+    DECK_WAIT_ALARM.apply_async((table_id, number), eta=at)
+
+
+def deck_ahead_set_aside(*, table: Table, number: int) -> int | None:
+    """Close the cuts of deal ``number`` without dealing its deck (a test's fixed deck took its place); the
+    id reserved for its hand (None: no deck was committed), so hand ids still follow the deals. Expects the
+    table row locked."""
+    ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None:
+        return None
+    ahead.dealt_at = timezone.now()
+    ahead.save(update_fields=["dealt_at"])
+    return ahead.hand_id
