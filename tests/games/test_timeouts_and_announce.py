@@ -132,11 +132,11 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
 def test_the_action_returns_without_waiting_for_its_announcement(club_setup, monkeypatch) -> None:
     """The thread that committed hands the announcement over and returns: a slow Redis delays the screens,
     never the player's answer (nor, for a socket's action, the worker thread it runs in)."""
-    import asyncio
     import threading
     import time
 
-    from channels_redis.pubsub import RedisPubSubLoopLayer
+    import msgpack
+    from redis.client import Pipeline
 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
@@ -144,17 +144,14 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
     announce_flush()
     release = threading.Event()
     sent: list[int] = []
-    original = RedisPubSubLoopLayer.group_send
+    original = Pipeline.execute
 
-    async def slow_send(self, group, message) -> None:  # Redis answering late (at most 3 s here)
-        for _ in range(300):
-            if release.is_set():
-                break
-            await asyncio.sleep(0.01)
-        sent.append(json.loads(message["text"])["version"] if "text" in message else -1)
-        await original(self, group, message)
+    def slow_send(self, *args, **kwargs):  # Redis answering late (at most 3 s here)
+        release.wait(3)
+        sent.extend(json.loads(msgpack.unpackb(c[0][2])["text"])["version"] for c in self.command_stack[:1])
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
+    monkeypatch.setattr(Pipeline, "execute", slow_send)
     started = time.monotonic()
     services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     took = time.monotonic() - started
