@@ -16,7 +16,6 @@ screen asks ``sync``).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
@@ -234,17 +233,9 @@ def lobby_announce(club_id: int) -> None:
 
 
 def announce_flush(timeout: float = 10) -> None:
-    """Wait until everything handed over to this process's publishers so far has been sent or given up
-    (tests, and a clean process exit)."""
+    """Wait until everything handed over to this process's publishers so far has been sent or given up (tests;
+    at a process's exit its publishers finish their queues before it ends)."""
     if _pid == os.getpid():
         with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
             for published in [publisher.submit(lambda: None) for publisher in _publishers]:
                 published.result(timeout=timeout)
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    try:
-        announce_flush(timeout=2)
-    except Exception:  # noqa: BLE001 - the process is ending; the screens resync on reconnect
-        log.warning("Announcements still queued at exit were not sent", exc_info=True)
