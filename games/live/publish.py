@@ -27,7 +27,9 @@ from functools import partial
 from typing import Any
 
 import redis
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 from django.db import connections
@@ -83,17 +85,23 @@ _wire_lock = threading.Lock()
 def _send_batch(messages: Batch) -> None:
     """PUBLISH each (group, message) in order, one pipeline per Redis host: one round trip for a version's
     frames. The channel names and the encoding are channels_redis's ``RedisPubSubChannelLayer``'s (its
-    ``_get_group_channel_name``, its serializer), so every process's sockets hear them as group messages."""
+    ``_get_group_channel_name``, its serializer), so every process's sockets hear them as group messages.
+    Another layer is sent through its own ``group_send``, one message at a time."""
     layer = get_channel_layer()
     if layer is None or not messages:
+        return
+    if not isinstance(layer, RedisPubSubChannelLayer):
+        for group, message in messages:
+            async_to_sync(layer.group_send)(group, metrics.stamped(message))
         return
     clients, prefix = _clients()
     pipes: dict[int, Any] = {}
     for group, message in messages:
         channel = f"{prefix}__group__{group}"
         shard = _consistent_hash(channel, len(clients))
-        pipe = pipes.get(shard) or pipes.setdefault(shard, clients[shard].pipeline(transaction=False))
-        pipe.publish(channel, layer.serialize(metrics.stamped(message)))
+        if shard not in pipes:
+            pipes[shard] = clients[shard].pipeline(transaction=False)
+        pipes[shard].publish(channel, layer.serialize(metrics.stamped(message)))
     for pipe in pipes.values():
         pipe.execute()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from datetime import timedelta
@@ -163,11 +164,22 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
 
 
 @pytest.mark.django_db(transaction=True)
-def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(club_setup) -> None:
+@pytest.mark.parametrize(
+    "backend", ["channels_redis.pubsub.RedisPubSubChannelLayer", "channels_redis.core.RedisChannelLayer"]
+)
+def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(club_setup, settings, backend) -> None:
+    """Through the pub/sub layer the publisher PUBLISHes a version's messages itself, in one pipeline; another
+    layer gets them through its own group_send. Either way the group hears every version, in order."""
+    from channels.layers import channel_layers
+
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
     announce_flush()
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"]["BACKEND"] = backend
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
     layer = get_channel_layer()
 
     def play() -> None:  # six checks in a row, each committed and announced before the next
@@ -194,4 +206,7 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         await layer.group_discard(f"table.{table.pk}", channel)
         return versions
 
-    assert async_to_sync(listen_and_play)() == [1, 2, 3, 4, 5, 6]
+    try:
+        assert async_to_sync(listen_and_play)() == [1, 2, 3, 4, 5, 6]
+    finally:
+        channel_layers.backends.clear()
