@@ -64,7 +64,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import bots, counters, play, stack  # noqa: E402 - the project's root is on the path now
 from bench.screens import FRAME, OK, REFUSED, STALE, Key, Screen, Turn, action_message, turn_of_area  # noqa: E402
-from bench.stack import BARE_TABLE_SQL, SEATS, SWITCHES  # noqa: E402
+from bench.stack import BARE_TABLE_SQL, MACHINE, SEATS, SWITCHES  # noqa: E402
 
 __all__ = ["BARE_TABLE_SQL", "choose", "main"]  # bench/live_parts.py takes the first two from here
 
@@ -592,7 +592,14 @@ async def run_phase(
 
 
 def print_row(row: Row, used: dict[str, float], elapsed: float, actions: int) -> None:
-    cpu = ", ".join(f"{k} {v:.1f}s" for k, v in used.items() if k != SWITCHES)
+    cpu = ", ".join(f"{k} {v:.1f}s" for k, v in used.items() if k not in (SWITCHES, MACHINE))
+    if MACHINE in used:  # what the two cores did: ours, and what the machine's other users took
+        ours = sum(v for k, v in used.items() if k not in (SWITCHES, MACHINE))
+        cores = os.cpu_count() or 1
+        cpu += (
+            f"; machine busy {used[MACHINE] / (elapsed * cores):.0%} of {cores} cores "
+            f"(others {max(0.0, used[MACHINE] - ours):.1f}s)"
+        )
     if actions:
         cpu += (
             f"; per action: uvicorn {used.get('uvicorn', 0.0) / actions * 1000:.1f} ms, "

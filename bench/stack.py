@@ -31,6 +31,7 @@ BARE_TABLE_SQL = (
     "CREATE INDEX ON bench_bare (grp, seq)",
 )
 SWITCHES = "switches"  # the context switches of the web server's threads in a phase (Cpu)
+MACHINE = "machine"  # the whole machine's busy CPU seconds in a phase (Cpu), anyone's
 
 
 def free_port() -> int:
@@ -273,18 +274,18 @@ def rss_mib(pid: int) -> float:
 
 class Cpu:
     """CPU seconds per process between start() and stop() (uvicorn's with its workers; the bots' is this
-    script's own), and the web server's context switches (its threads handing the interpreter's lock to
-    each other, mostly)."""
+    script's own with its decision process, not the servers it started), the web server's context switches
+    (its threads handing the interpreter's lock to each other, mostly), and the whole machine's busy seconds
+    (``MACHINE``: every process, this bench's and anyone else's, kernel included)."""
 
     def __init__(self, named: dict[str, int]) -> None:
         self.named = named
         self.before: dict[str, float] = {}
 
     @staticmethod
-    def _total(pid: int) -> float:
+    def _total(procs: list[psutil.Process]) -> float:
         total = 0.0
-        # This script's own (the bots'): not its children, the servers it started, counted apart.
-        for p in tree(pid, children=pid != os.getpid()):
+        for p in procs:
             with contextlib.suppress(psutil.Error):
                 t = p.cpu_times()
                 total += t.user + t.system
@@ -304,13 +305,26 @@ class Cpu:
         return total
 
     def _all(self) -> dict[str, float]:
-        return {**{name: self._total(pid) for name, pid in self.named.items()}, SWITCHES: self._switches()}
+        trees = {name: tree(pid) for name, pid in self.named.items()}
+        servers = {p.pid for name, procs in trees.items() if name != "bots" for p in procs}
+        trees["bots"] = [p for p in trees.get("bots", []) if p.pid not in servers]
+        return {
+            **{name: self._total(procs) for name, procs in trees.items()},
+            SWITCHES: self._switches(),
+            MACHINE: machine_busy_seconds(),
+        }
 
     def start(self) -> None:
         self.before = self._all()
 
     def stop(self) -> dict[str, float]:
         return {name: value - self.before.get(name, 0.0) for name, value in self._all().items()}
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent busy since boot (/proc/stat: all but idle and iowait)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def service_pids() -> dict[str, int]:

@@ -11,6 +11,7 @@ costs no database and no cache read (a spectator's socket reads its own stamp). 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from importlib import import_module
 from typing import Any
 
@@ -18,10 +19,20 @@ from django.conf import settings
 from django.contrib import auth
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.utils import timezone
 
+from accounts.access import is_member, membership_of
 from accounts.models import User
+from games.live.frames import CLOSE_FORBIDDEN, CLOSE_NOT_LOGGED_IN
+from games.models import Table
+from games.selectors.hands import hand_current
+from games.selectors.tables import table_get, table_may_watch
 
 SOCKETS_PER_MEMBER = 8
+NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
+NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
+NO_SPECTATORS = "The house rules keep spectators out of this table."
+SESSION_ENDED = "Your session has ended: log in again."
 _STAMP_KEY = "access-stamp:{}"
 _SOCKETS_KEY = "member-sockets:{}"
 
@@ -33,6 +44,45 @@ class Refused(Exception):
         super().__init__(reason)
         self.code = code
         self.reason = reason
+
+
+class Grant:
+    """A socket's access as last checked against the database: the member's stamp then and when their session
+    expires. It holds while the stamp is unchanged and the session unexpired: then no database check."""
+
+    def __init__(self, scope: dict[str, Any]) -> None:
+        self.stamp: int | None = None
+        self.expires: datetime | None = session_expiry(scope)
+
+    def expired(self) -> bool:
+        return self.expires is not None and timezone.now() >= self.expires
+
+    def holds(self, stamp: int | None) -> bool:
+        """Whether ``stamp`` (the member's now; None: the cache holds none) is the one last checked at."""
+        return stamp is not None and stamp == self.stamp and not self.expired()
+
+
+def table_check(scope: dict[str, Any], user: User, table_id: int) -> Table:
+    """The table, when the socket's session still logs ``user`` in and they may watch it now; else Refused. A
+    table that is not there and one the member may not see get the same code and words."""
+    if not session_still_logs_in(scope, user):
+        raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+    table = table_get(table_id=table_id)
+    if table is None or membership_of(user=user, club_id=table.club_id) is None:
+        raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
+    # The hand is looked up only where it matters: tables that keep spectators out.
+    hand = None if table.rule_version.spectators_allowed else hand_current(table=table)
+    if not table_may_watch(table=table, user=user, hand=hand):
+        raise Refused(CLOSE_FORBIDDEN, NO_SPECTATORS)
+    return table
+
+
+def club_check(scope: dict[str, Any], user: User, club_id: int) -> None:
+    """Still logged in and a member of the club; else Refused (no such club: the same code and words)."""
+    if not session_still_logs_in(scope, user):
+        raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+    if not is_member(user=user, club_id=club_id):
+        raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
 
 
 def access_bump(user_id: int) -> None:
@@ -73,7 +123,7 @@ def session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
     return bool(current.is_authenticated) and current.pk == user.pk
 
 
-def session_expiry(scope: dict[str, Any]) -> Any:
+def session_expiry(scope: dict[str, Any]) -> datetime | None:
     session = scope.get("session")
     try:
         return session.get_expiry_date() if session is not None else None

@@ -19,22 +19,17 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import connections
-from django.utils import timezone
 from django.utils.functional import empty
 from redis.exceptions import RedisError
 
-import engine
-from accounts.access import is_member, membership_of
 from accounts.models import User
 from games.forms import ActRequest, act_request_parse
 from games.live import access, presence
-from games.live.access import Refused
+from games.live.access import SESSION_ENDED, Grant, Refused
 from games.live.frames import (
     CLOSE_FLOOD,
-    CLOSE_FORBIDDEN,
     CLOSE_NOT_LOGGED_IN,
     CLOSE_REPLACED,
     CLOSE_TOO_BIG,
@@ -45,13 +40,10 @@ from games.live.frames import (
     RATE_SECONDS,
     encode,
 )
-from games.live.publish import club_group, member_group, members_with_parts, table_group
-from games.live.render import private_frame, public_frame
+from games.live.publish import club_group, member_group, table_group
+from games.live.sync import everything
 from games.models import Hand
-from games.selectors.chat import chat_message_place, chat_payload, chat_recent
-from games.selectors.hands import hand_current, hand_view_for
-from games.selectors.snapshot import table_snapshot_read
-from games.selectors.tables import table_get, table_may_watch
+from games.selectors.chat import chat_message_place
 from games.services.chat import chat_hide, chat_post
 from games.services.cuts import cut_take
 from games.services.hands import hand_act
@@ -61,16 +53,7 @@ from kernel.errors import DomainError
 log = logging.getLogger(__name__)
 
 JOIN_ATTEMPTS = 3
-NOT_YOURS_TABLE = "There is no such table, or you may not watch it."
-NOT_YOURS_CLUB = "There is no such club, or you are not one of its members."
 TRY_AGAIN = "Live updates are unavailable for a moment: reconnecting."
-SESSION_ENDED = "Your session has ended: log in again."
-
-
-def _db(func: Any) -> Any:
-    """``func`` in Channels' shared sync thread (its statements counted when run for a group message)."""
-    return database_sync_to_async(metrics.socket_statements_counted(func))
-
 
 # The sockets' database work (actions, sync, access checks) runs in a pool of its own with a fixed number of
 # threads, whatever the machine's cores: six, as the loop's default gives two cores (bench/RESULTS.md).
@@ -78,9 +61,9 @@ SOCKET_DB_THREADS = 6
 _socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
 
 
-def _db_free(func: Any) -> Any:
-    """``func`` run in a thread of the sockets' pool, not in Channels' one shared thread; each call gives
-    its pooled connections back when it ends (these threads never end a request that would)."""
+def _db(func: Any) -> Any:
+    """``func`` run in a thread of the sockets' pool (its statements counted when run for a group message); each
+    call gives its pooled connections back when it ends (these threads never end a request that would)."""
 
     counted = metrics.socket_statements_counted(func)
 
@@ -93,24 +76,19 @@ def _db_free(func: Any) -> Any:
     return sync_to_async(run, thread_sensitive=False, executor=_socket_db)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 class _JsonConsumer(AsyncWebsocketConsumer):
     """What both sockets share: size, rate, JSON and a known type checked on every message (errors to this
-    socket only), the member's socket cap and access."""
+    socket only), the member's socket cap and access (``check``: the database check of games/live/access.py)."""
 
     handlers: dict[str, str] = {}
     user: User
+    grant: Grant
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._recent: deque[float] = deque()
         self._joined: list[str] = []
         self._registered = False
-        self.stamp: int | None = None
-        self.expires: Any = None
         self._opened = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -126,7 +104,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before
-        every message: this consumer's database work gives its connections back itself."""
+        every message: ``_db`` gives its connections back itself."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -169,31 +147,29 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         return False
 
     async def open_groups(self, groups: list[str], *, logged_out: str) -> bool:
-        """A logged-in member (else refused with ``logged_out``) whom ``_verify`` lets in, joined to
-        ``groups``. False when refused (the socket is closed)."""
+        """A logged-in member (else refused with ``logged_out``) whom ``check`` lets in, joined to ``groups``,
+        counted against their cap. False when refused (the socket is closed)."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.refuse(CLOSE_NOT_LOGGED_IN, logged_out)
             return False
         wrapped: Any = getattr(user, "_wrapped", empty)  # the member, not the scope's lazy wrapper of it
         self.user = user if wrapped is empty else wrapped
-        self.expires = access.session_expiry(self.scope)
+        self.grant = Grant(self.scope)
         try:
-            await _db(self._verify_stamped)()
+            await _db(self._checked)()
         except Refused as exc:
             await self.refuse(exc.code, exc.reason)
             return False
         for group in groups:
             if not await self.join(group):
                 return False
-        return True
-
-    async def admit(self) -> None:
-        """Count this socket against its member's cap; the oldest beyond it are told to close."""
+        await self.accept()
         self._registered = True
         await presence.socket_seen(self)
-        for channel in await _db_free(access.sockets_register)(self.user.pk, self.channel_name):
-            await self.channel_layer.send(channel, {"type": "socket.replaced"})
+        for channel in await _db(access.sockets_register)(self.user.pk, self.channel_name):
+            await self.channel_layer.send(channel, {"type": "socket.replaced"})  # the oldest beyond the cap
+        return True
 
     async def socket_replaced(self, event: dict[str, Any]) -> None:
         await self.close(code=CLOSE_REPLACED, reason="Too many open pages: this one was closed.")
@@ -206,7 +182,31 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             self._registered = False
             await presence.socket_gone(self)
             with contextlib.suppress(Exception):  # the entry ages out of the cache
-                await _db_free(access.sockets_unregister)(self.user.pk, self.channel_name)
+                await _db(access.sockets_unregister)(self.user.pk, self.channel_name)
+
+    def check(self) -> None:
+        """The full check against the database (run in a worker thread); raises Refused."""
+        raise NotImplementedError
+
+    def _checked(self) -> None:
+        stamp = access.access_stamp(self.user.pk)
+        self.check()
+        self.grant.stamp = stamp
+
+    async def still_allowed(self, stamp: int | None | object = ...) -> bool:
+        """Whether the session and membership still hold: no database work unless the member's stamp moved
+        (``stamp``: read already; default: read it now). Closes the socket and says False when either ended."""
+        try:
+            if self.grant.expired():
+                raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
+            if stamp is ...:
+                stamp = (await _db(access.access_stamps)([self.user.pk])).get(self.user.pk)
+            if not self.grant.holds(stamp):  # type: ignore[arg-type]
+                await _db(self._checked)()
+        except Refused as exc:
+            await self.close(code=exc.code, reason=exc.reason)
+            return False
+        return True
 
     def _count(self) -> int:
         now = time.monotonic()
@@ -214,38 +214,6 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         while self._recent and self._recent[0] < now - RATE_SECONDS:
             self._recent.popleft()
         return len(self._recent)
-
-    def _verify(self) -> None:
-        """The full check against the database (run in a worker thread); raises Refused."""
-        raise NotImplementedError
-
-    def _verify_stamped(self) -> None:
-        stamp = access.access_stamp(self.user.pk)
-        self._verify()
-        self.stamp = stamp
-
-    def _expired(self) -> bool:
-        return self.expires is not None and timezone.now() >= self.expires
-
-    def _stamp_holds(self, stamp: int | None | object) -> bool:
-        """Whether the member's stamp ``stamp`` (None: the cache holds none) is the one their access was
-        last checked at: then session and membership need no database check."""
-        return stamp is not None and stamp == self.stamp
-
-    async def still_allowed(self, stamp: int | None | object = ...) -> bool:
-        """Whether the session and membership still hold: no database work unless the member's stamp moved
-        (``stamp``: read already; default: read it now). Closes the socket and says False when either ended."""
-        try:
-            if self._expired():
-                raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
-            if stamp is ...:
-                stamp = (await _db_free(access.access_stamps)([self.user.pk])).get(self.user.pk)
-            if not self._stamp_holds(stamp):
-                await _db(self._verify_stamped)()
-        except Refused as exc:
-            await self.close(code=exc.code, reason=exc.reason)
-            return False
-        return True
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
@@ -304,74 +272,18 @@ class TableConsumer(_JsonConsumer):
         groups = [table_group(self.table_id)]
         if user is not None and user.is_authenticated:
             groups.append(member_group(self.table_id, user.pk))
-        if not await self.open_groups(groups, logged_out="Log in to watch this table."):
-            return
-        await self.accept()
-        await self.admit()
-        await self.send_everything(chat=True)
+        if await self.open_groups(groups, logged_out="Log in to watch this table."):
+            await self.send_everything(chat=True)
 
-    def _verify(self) -> None:
-        """Whether this user is still logged in and may watch the table now; else Refused. A table that is
-        not there and one the member may not see get the same code and words."""
-        if not access.session_still_logs_in(self.scope, self.user):
-            raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
-        table = table_get(table_id=self.table_id)
-        if table is None or membership_of(user=self.user, club_id=table.club_id) is None:
-            raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_TABLE)
-        # The hand is looked up only where it matters: tables that keep spectators out.
-        hand = None if table.rule_version.spectators_allowed else hand_current(table=table)
-        if not table_may_watch(table=table, user=self.user, hand=hand):
-            raise Refused(CLOSE_FORBIDDEN, "The house rules keep spectators out of this table.")
-        self.table = table
-
-    def _everything(self, chat: bool) -> list[str]:
-        """The one full render of this socket (on connect and ``sync``): its member's JSON view, the chat on
-        connect, this member's private frame when they have a part of their own, and the public frame."""
-        out = [encode(self._view_payload())]
-        if chat:
-            out.append(
-                encode({"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=self.table)]})
-            )
-        snapshot = table_snapshot_read(table_id=self.table_id)
-        if snapshot is not None:
-            at = time.time_ns()
-            if any(user.pk == self.user.pk for user in members_with_parts(snapshot)):
-                out.append(private_frame(snapshot, self.user, at=at))
-            out.append(public_frame(snapshot, at=at, full=True))
-        return out
+    def check(self) -> None:
+        self.table = access.table_check(self.scope, self.user, self.table_id)
 
     async def send_everything(self, *, chat: bool = False) -> None:
+        """The one full render of this socket (games/live/sync.py)."""
         with metrics.socket_work(metrics.SOCKET_SYNC):
-            texts = await _db_free(self._everything)(chat)
+            texts = await _db(everything)(self.table, self.user, chat=chat)
         for text in texts:
             await self.send(text_data=text)
-
-    def _view_payload(self) -> dict[str, Any]:
-        """This user's JSON view of the hand being played (or the last one)."""
-        hand = hand_current(table=self.table)
-        if hand is None:
-            return {
-                "type": "hand.view",
-                "table": self.table_id,
-                "hand": None,
-                "number": None,
-                "version": None,
-                "finished": False,
-                "your_turn": False,
-                "view": None,
-            }
-        view = hand_view_for(hand=hand, user=self.user)
-        you = view.you
-        return {
-            "type": "hand.view",
-            "table": self.table_id,
-            "hand": hand.pk,
-            "number": hand.number,
-            "version": hand.version,
-            "finished": hand.is_finished,
-            "your_turn": not hand.is_finished and you is not None and you in view.to_act,
-            "view": engine.view_to_json(view),
-        }
 
     # -- client messages --
 
@@ -389,21 +301,21 @@ class TableConsumer(_JsonConsumer):
                 await self.send_error(str(exc))
             return
         try:
-            stamp, hand = await _db_free(self._act_if_allowed)(act)
+            stamp, hand = await _db(self._act_if_allowed)(act)
             if hand is None:  # the stamp moved or the session expired: the full check, then the action
                 if not await self.still_allowed(stamp):
                     return
-                hand = await _db_free(self._act)(act)
+                hand = await _db(self._act)(act)
         except DomainError as exc:
             await self.send_error(str(exc))
             return
         await self.send_json({"type": "action.ok", "hand": hand.pk, "version": hand.version})
 
     def _act_if_allowed(self, act: ActRequest) -> tuple[int | None, Hand | None]:
-        """The member's stamp, and the action applied when it has not moved (nor the session expired) since
-        their access was last checked: one trip to a worker thread for both. (stamp, None) when it moved."""
+        """The member's stamp, and the action applied when their access still holds at it: one trip to a worker
+        thread for both. (stamp, None) when it moved."""
         stamp = access.access_stamps([self.user.pk]).get(self.user.pk)
-        return stamp, self._act(act) if self._stamp_holds(stamp) and not self._expired() else None
+        return stamp, self._act(act) if self.grant.holds(stamp) else None
 
     def _act(self, act: ActRequest) -> Hand:
         return hand_act(
@@ -414,13 +326,13 @@ class TableConsumer(_JsonConsumer):
         """A seated member's cut of a coming deal (games/services/cuts.py); answered with its receipt."""
         if not await self.still_allowed():
             return
+        deal = message.get("deal")
         try:
-            receipt = await _db_free(cut_take)(
-                table_id=self.table_id, user=self.user, number=message.get("deal"), value=message.get("cut")
-            )
+            receipt = await _db(cut_take)(table_id=self.table_id, user=self.user, number=deal, value=message.get("cut"))
         except DomainError as exc:
-            deal = message.get("deal") if type(message.get("deal")) is int else None
-            await self.send_json({"type": "cut.refused", "deal": deal, "error": str(exc)})
+            await self.send_json(
+                {"type": "cut.refused", "deal": deal if type(deal) is int else None, "error": str(exc)}
+            )
             return
         await self.send_json({"type": "cut.ok", "receipt": receipt.to_dict()})
 
@@ -428,27 +340,23 @@ class TableConsumer(_JsonConsumer):
         text = message.get("text")
         if not isinstance(text, str):
             await self.send_error("A chat message needs its text.")
-            return
-        if not await self.still_allowed():
-            return
-        try:
-            row = await _db_free(chat_post)(table_id=self.table_id, user=self.user, text=text)
-        except DomainError as exc:
-            await self.send_error(str(exc))
-            return
-        await self.send_json({"type": "chat.ok", "id": row.pk})
+        elif await self.still_allowed():
+            try:
+                row = await _db(chat_post)(table_id=self.table_id, user=self.user, text=text)
+            except DomainError as exc:
+                await self.send_error(str(exc))
+                return
+            await self.send_json({"type": "chat.ok", "id": row.pk})
 
     async def on_chat_hide(self, message: dict[str, Any]) -> None:
         message_id = message.get("id")
-        if not _is_int(message_id):
+        if type(message_id) is not int:
             await self.send_error("Which message?")
-            return
-        if not await self.still_allowed():
-            return
-        try:
-            await _db_free(self._hide)(message_id)
-        except DomainError as exc:
-            await self.send_error(str(exc))
+        elif await self.still_allowed():
+            try:
+                await _db(self._hide)(message_id)
+            except DomainError as exc:
+                await self.send_error(str(exc))
 
     def _hide(self, message_id: int) -> None:
         place = chat_message_place(message_id=message_id)
@@ -469,11 +377,7 @@ class TableConsumer(_JsonConsumer):
             await self.send(text_data=event["text"])
             metrics.broadcast_observe(event)
 
-    async def table_public(self, event: dict[str, Any]) -> None:
-        await self._forward(event)
-
-    async def table_private(self, event: dict[str, Any]) -> None:
-        await self._forward(event)
+    table_public = table_private = _forward
 
     async def chat_message(self, event: dict[str, Any]) -> None:
         if await self._holds():  # ended sessions hear no more chat
@@ -490,21 +394,13 @@ class LobbyConsumer(_JsonConsumer):
 
     async def connect(self) -> None:
         self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
-        if not await self.open_groups([club_group(self.club_id)], logged_out="Log in to see the tables."):
-            return
-        await self.accept()
-        await self.admit()
+        await self.open_groups([club_group(self.club_id)], logged_out="Log in to see the tables.")
 
-    def _verify(self) -> None:
-        """Still logged in and a member of the club; else Refused (no such club: the same code and words)."""
-        if not access.session_still_logs_in(self.scope, self.user):
-            raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
-        if not is_member(user=self.user, club_id=self.club_id):
-            raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
+    def check(self) -> None:
+        access.club_check(self.scope, self.user, self.club_id)
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        if await self.still_allowed():
-            await self.send_json({"type": "lobby.changed"})
+        await self.lobby_changed(message)
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         if await self.still_allowed():

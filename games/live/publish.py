@@ -6,30 +6,33 @@ sends the encoded bytes: privates to ``member.<table>.<user>`` first, then the p
 ``table.<id>``, then ``lobby.changed`` to the club. A seat change, a ruling or a clock moved makes a
 ``full`` frame: every seated member's private frame with it.
 
-Threads of their own keep the committing thread free and each table's frames in order: the publishers
-(``PUBLISHERS`` per process, each table always to the same one: reads what the hand's area shows beside the
-hand, renders, encodes) and the sender (one event loop, one channel-layer connection, sends in the order
-handed over). Registered with ``transaction.on_commit``; never raises: a
+Publisher threads keep the committing thread free and each table's frames in order (``PUBLISHERS`` per
+process, each table always to the same one): each reads what the hand's area shows beside the hand, renders,
+encodes, and PUBLISHes the version's messages in one Redis round trip. Registered with
+``transaction.on_commit``; never raises: a
 Redis hiccup must not break an action that has committed (a lost frame is seen at the next one, and the
 screen asks ``sync``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import contextlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
+import redis
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from channels_redis.utils import _consistent_hash, decode_hosts
+from django.conf import settings
 from django.db import connections
 
 from accounts.models import User
@@ -58,77 +61,57 @@ def club_group(club_id: int) -> str:
     return f"club.{club_id}"
 
 
-# ---- the sender: one event loop in a thread of its own ------------------------------------------
+# ---- the wire: every message of a batch PUBLISHed in one round trip ----------------------------
 
 
-async def _send_all(messages: Batch) -> None:
+def _clients() -> tuple[list[redis.Redis], str]:
+    """This process's Redis clients of the channel layer's hosts (made once per settings: tests swap them) and
+    its prefix. A sync client, so that the thread that rendered a batch sends it: no hop to an event loop."""
+    layers: dict[str, Any] = settings.CHANNEL_LAYERS
+    config: dict[str, Any] = layers["default"].get("CONFIG", {})
+    key = repr(config)
+    with _wire_lock:
+        made = _wire.get(key)
+        if made is None or made[2] != os.getpid():
+            hosts = [dict(h) for h in decode_hosts(config.get("hosts"))]
+            clients = [redis.Redis.from_url(h.pop("address"), **h) for h in hosts]
+            made = _wire[key] = (clients, str(config.get("prefix", "asgi")), os.getpid())
+    return made[0], made[1]
+
+
+_wire: dict[str, tuple[list[redis.Redis], str, int]] = {}
+_wire_lock = threading.Lock()
+
+
+def _send_batch(messages: Batch) -> None:
+    """PUBLISH each (group, message) in order, one pipeline per Redis host: one round trip for a version's
+    frames. The channel names and the encoding are channels_redis's ``RedisPubSubChannelLayer``'s (its
+    ``_get_group_channel_name``, its serializer), so every process's sockets hear them as group messages.
+    Another layer is sent through its own ``group_send``, one message at a time."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not messages:
         return
+    if not isinstance(layer, RedisPubSubChannelLayer):
+        for group, message in messages:
+            async_to_sync(layer.group_send)(group, metrics.stamped(message))
+        return
+    clients, prefix = _clients()
+    pipes: dict[int, Any] = {}
     for group, message in messages:
-        await layer.group_send(group, message)
-
-
-class _Sender:
-    """One event loop in a daemon thread of this process that sends the handed-over batches in order
-    (started on first use, and again in a forked child: a Celery worker's processes each get their own)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[tuple[Batch, str, Future[None] | None]] | None = None
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-
-    def _started(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[Batch, str, Future[None] | None]]]:
-        with self._lock:
-            if (
-                self._loop is None
-                or self._queue is None
-                or self._thread is None
-                or not self._thread.is_alive()
-                or self._pid != os.getpid()
-            ):
-                ready: Future[tuple[asyncio.AbstractEventLoop, Any]] = Future()
-                self._thread = threading.Thread(target=self._run, args=(ready,), name="announce", daemon=True)
-                self._thread.start()
-                self._loop, self._queue = ready.result(timeout=10)
-                self._pid = os.getpid()
-            return self._loop, self._queue
-
-    def _run(self, ready: Future[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        queue: asyncio.Queue[tuple[Batch, str, Future[None] | None]] = asyncio.Queue()
-        ready.set_result((loop, queue))
-        loop.run_until_complete(self._drain(queue))
-
-    @staticmethod
-    async def _drain(queue: asyncio.Queue[tuple[Batch, str, Future[None] | None]]) -> None:
-        while True:
-            messages, about, done = await queue.get()
-            try:
-                if messages:
-                    await _send_all(messages)
-            except Exception:  # noqa: BLE001 - committed already; a lost frame is healed by the next
-                log.warning("Could not announce %s", about, exc_info=True)
-            finally:
-                if done is not None:
-                    done.set_result(None)
-
-    def submit(self, messages: Batch, about: str, done: Future[None] | None = None) -> None:
-        loop, queue = self._started()
-        loop.call_soon_threadsafe(queue.put_nowait, (messages, about, done))
-
-
-_sender = _Sender()
+        channel = f"{prefix}__group__{group}"
+        shard = _consistent_hash(channel, len(clients))
+        if shard not in pipes:
+            pipes[shard] = clients[shard].pipeline(transaction=False)
+        pipes[shard].publish(channel, layer.serialize(metrics.stamped(message)))
+    for pipe in pipes.values():
+        pipe.execute()
 
 
 def groups_send(messages: Batch, *, about: str) -> None:
-    """Hand each (group, message) to this process's sender, stamped now (the broadcast latency counts the
-    wait there too); never raises: logs "Could not announce <about>" instead."""
+    """Send each (group, message) now, in order, from this thread (the broadcast latency counts from here);
+    never raises: logs "Could not announce <about>" instead (a lost frame is healed by the next)."""
     try:
-        _sender.submit([(group, metrics.stamped(message)) for group, message in messages], about)
+        _send_batch(messages)
     except Exception:  # noqa: BLE001 - committed already; a lost frame is healed by the next
         log.warning("Could not announce %s", about, exc_info=True)
 
@@ -275,21 +258,9 @@ def lobby_announce(club_id: int) -> None:
 
 
 def announce_flush(timeout: float = 10) -> None:
-    """Wait until everything handed over so far in this process has been published and sent or given up
-    (tests, and a clean process exit)."""
+    """Wait until everything handed over to this process's publishers so far has been sent or given up (tests;
+    at a process's exit its publishers finish their queues before it ends)."""
     if _pid == os.getpid():
         with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
             for published in [publisher.submit(lambda: None) for publisher in _publishers]:
                 published.result(timeout=timeout)
-    done: Future[None] = Future()
-    _sender.submit([], "nothing", done)
-    done.result(timeout=timeout)
-
-
-@atexit.register
-def _flush_at_exit() -> None:
-    if _sender._loop is not None and _sender._pid == os.getpid():
-        try:
-            announce_flush(timeout=2)
-        except Exception:  # noqa: BLE001 - the process is ending; the screens resync on reconnect
-            log.warning("Announcements still queued at exit were not sent", exc_info=True)

@@ -21,6 +21,7 @@ from accounts.models import User
 from config.asgi import application
 from games import services
 from games.live import access
+from games.live.publish import announce_flush
 from games.models import Hand, Table
 from tests.games.helpers import make_table
 
@@ -112,6 +113,7 @@ def piranha_table(setup: Any, *, spectators_allowed: bool = True, start: bool = 
     )
     if start:
         services.table_start(table_id=table.pk, user=a)
+        announce_flush()  # the deal's frames are out before any socket opens: none arrives after its first frames
     return table
 
 

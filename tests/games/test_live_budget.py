@@ -316,20 +316,20 @@ async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setu
     once, no more threads than its few take them (more only wait for the interpreter's lock)."""
     import time
 
-    from games.live import consumer
+    from games.live import consumer, sync
 
     a, b, c = club_setup.members
     table, hand = await database_sync_to_async(dealt)(club_setup)
     sockets = [await open_table(table.pk, u) for u in (a, b, c)]
     threads: list[str] = []
-    for name in ("hand_act", "table_snapshot_read"):
-        original = getattr(consumer, name)
+    for module, name in ((consumer, "hand_act"), (sync, "table_snapshot_read")):
+        original = getattr(module, name)
 
         def recorded(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
             threads.append(threading.current_thread().name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(consumer, name, recorded)
+        monkeypatch.setattr(module, name, recorded)
     await sockets[0].send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
     for comm in sockets:
         await _wait_public(1)(comm)
@@ -341,7 +341,7 @@ async def test_the_sockets_database_work_runs_in_their_own_few_threads(club_setu
         time.sleep(0.05)
         return threading.current_thread().name
 
-    at_once = await asyncio.gather(*[consumer._db_free(busy)() for _ in range(3 * consumer.SOCKET_DB_THREADS)])
+    at_once = await asyncio.gather(*[consumer._db(busy)() for _ in range(3 * consumer.SOCKET_DB_THREADS)])
     assert len(set(at_once)) <= consumer.SOCKET_DB_THREADS
     for comm in sockets:
         await comm.disconnect()
@@ -358,13 +358,13 @@ async def test_an_action_over_a_socket_takes_one_trip_to_the_pool(club_setup, mo
     table, hand = await database_sync_to_async(dealt)(club_setup)
     comm = await open_table(table.pk, a)
     trips: list[str] = []
-    original = consumer._db_free
+    original = consumer._db
 
     def counted(func: Any) -> Any:
         trips.append(getattr(func, "__name__", repr(func)))
         return original(func)
 
-    monkeypatch.setattr(consumer, "_db_free", counted)
+    monkeypatch.setattr(consumer, "_db", counted)
     await comm.send_json_to({"type": "action", "hand": hand.pk, "version": 0, "action": "in"})
     ok = shown = False
     while not (ok and shown):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from datetime import timedelta
@@ -132,11 +133,11 @@ def test_a_redis_hiccup_never_breaks_the_action(club_setup, settings, caplog) ->
 def test_the_action_returns_without_waiting_for_its_announcement(club_setup, monkeypatch) -> None:
     """The thread that committed hands the announcement over and returns: a slow Redis delays the screens,
     never the player's answer (nor, for a socket's action, the worker thread it runs in)."""
-    import asyncio
     import threading
     import time
 
-    from channels_redis.pubsub import RedisPubSubLoopLayer
+    import msgpack
+    from redis.client import Pipeline
 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
@@ -144,17 +145,14 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
     announce_flush()
     release = threading.Event()
     sent: list[int] = []
-    original = RedisPubSubLoopLayer.group_send
+    original = Pipeline.execute
 
-    async def slow_send(self, group, message) -> None:  # Redis answering late (at most 3 s here)
-        for _ in range(300):
-            if release.is_set():
-                break
-            await asyncio.sleep(0.01)
-        sent.append(json.loads(message["text"])["version"] if "text" in message else -1)
-        await original(self, group, message)
+    def slow_send(self, *args, **kwargs):  # Redis answering late (at most 3 s here)
+        release.wait(3)
+        sent.extend(json.loads(msgpack.unpackb(c[0][2])["text"])["version"] for c in self.command_stack[:1])
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(RedisPubSubLoopLayer, "group_send", slow_send)
+    monkeypatch.setattr(Pipeline, "execute", slow_send)
     started = time.monotonic()
     services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     took = time.monotonic() - started
@@ -166,11 +164,22 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
 
 
 @pytest.mark.django_db(transaction=True)
-def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(club_setup) -> None:
+@pytest.mark.parametrize(
+    "backend", ["channels_redis.pubsub.RedisPubSubChannelLayer", "channels_redis.core.RedisChannelLayer"]
+)
+def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(club_setup, settings, backend) -> None:
+    """Through the pub/sub layer the publisher PUBLISHes a version's messages itself, in one pipeline; another
+    layer gets them through its own group_send. Either way the group hears every version, in order."""
+    from channels.layers import channel_layers
+
     a, b, c = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, c])
     hand = services.table_start(table_id=table.pk, user=a)
     announce_flush()
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"]["BACKEND"] = backend
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
     layer = get_channel_layer()
 
     def play() -> None:  # six checks in a row, each committed and announced before the next
@@ -197,4 +206,7 @@ def test_announcements_reach_the_group_in_the_order_the_versions_were_committed(
         await layer.group_discard(f"table.{table.pk}", channel)
         return versions
 
-    assert async_to_sync(listen_and_play)() == [1, 2, 3, 4, 5, 6]
+    try:
+        assert async_to_sync(listen_and_play)() == [1, 2, 3, 4, 5, 6]
+    finally:
+        channel_layers.backends.clear()
