@@ -9,6 +9,7 @@ Screenshots, light and dark, desktop and phone: test-artifacts/<test name>/.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,10 +236,15 @@ WIDE = [{"width": 1366, "height": 900}, {"width": 1920, "height": 1080}]
 
 
 def _box(page: Any, selector: str) -> dict[str, float]:
-    expect(page.locator(selector)).to_be_visible(timeout=WAIT_MS)  # (not while a frame swaps the area)
-    box = page.locator(selector).bounding_box()
-    assert box is not None, selector
-    return dict(box)
+    """The element's box once it is on screen. A frame arriving after the wait may swap the area between the
+    wait and the measure (the element found is then detached): measure the new one."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        expect(page.locator(selector)).to_be_visible(timeout=WAIT_MS)
+        box = page.locator(selector).bounding_box()
+        if box is not None:
+            return dict(box)
+        assert time.monotonic() < deadline, selector
 
 
 def test_on_a_wide_screen_the_log_and_chat_sit_beside_the_felt(asgi_server, browser, screenshots) -> None:
