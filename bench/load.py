@@ -230,10 +230,19 @@ class Floor:
         self.rng = random.Random(seed)
 
     async def choose(self, turn: Turn, user_id: int, table: int) -> str | None:
+        """A seat's choice. A leave is held for it while it decides: the table's other seats decide at the same
+        time (a sealed decision), and without the hold all could leave and end the game (play.py)."""
         may_leave = self.may_leave(table, turn.hand)
+        if may_leave:
+            self.left(table, turn.hand, 1)
         if self.chooser is None:
-            return play.choose(turn, self.rng, may_leave=may_leave)
-        return await self.chooser.choose(turn, user_id, may_leave=may_leave)
+            value = play.choose(turn, self.rng, may_leave=may_leave)
+        else:
+            value = await self.chooser.choose(turn, user_id, may_leave=may_leave)
+        leaving = value is not None and play.leaves(value)
+        if may_leave != leaving:  # the held leave not taken, or a leave that was the only offer
+            self.left(table, turn.hand, 1 if leaving else -1)
+        return value
 
     def may_leave(self, table: int, hand: int) -> bool:
         held, count = self.gone.get(table, (hand, 0))
@@ -351,10 +360,10 @@ class Bot:
         value = await self.floor.choose(turn, self.user, self.table)
         if value is None or not phase.acting or self.in_flight is not None:
             phase.unused(self.table, due)
+            if value is not None and play.leaves(value):
+                self.floor.left(self.table, turn.hand, -1)  # not sent: the held leave goes back
             return
         due += time.monotonic() - deciding  # a player's thinking is not the server's latency
-        if play.leaves(value):
-            self.floor.left(self.table, turn.hand, 1)
         self.in_flight = (phase, due, value, (turn.hand, turn.version), time.monotonic())
         phase.in_flight += 1
         phase.sent += due <= phase.ends
@@ -577,6 +586,9 @@ async def run_phase(
     if project:
         row.per_version = counters.per_version(counters.difference(before, after), len(phase.made), SEATS)
     print_row(row, used, elapsed, len(phase.made))
+    over = len({p.table for p in players if isinstance(p, Bot) and p.screen.game_over})
+    if over:
+        print(f"    {over} of {len(tables)} tables' games are over (they deal no more; their due actions count undone)")
     if phase.chosen:
         total = sum(phase.chosen.values())
         chooser = floor.chooser

@@ -134,6 +134,9 @@ def sync_message() -> str:
     return json.dumps({"type": "sync"})
 
 
+GAME_OVER = "The game is over."  # the area's words at a game's last hand (templates/jinja2/games/area.jinja)
+
+
 class Screen:
     """One socket's screen. ``ready`` once it shows its table (its first table frame)."""
 
@@ -142,6 +145,7 @@ class Screen:
         self.shown: Key = NOTHING
         self.frames = 0  # table frames received (the frames protocol: public ones)
         self.private_frames = 0
+        self.game_over = False  # the table's game ended (piranha.txt 3.3): it deals no more
         self._turn: Turn | None = None  # the area protocol's
         self._acted: Key = NOTHING  # the newest version this member's own action made (action.ok)
         # The frames protocol's: the newest public frame's order, marks and fullness, the newest private frame,
@@ -218,6 +222,7 @@ class Screen:
             return Heard(FRAME, key)
         was_behind = self._behind_since is not None
         self._public, self._full = order, bool(message.get("full"))
+        self.game_over = bool(message.get("finished")) and GAME_OVER in str(message.get("html", ""))
         self._marks = {str(k): int(v) for k, v in (message.get("marks") or {}).items()}
         reply = None
         if self._private_behind():

@@ -36,7 +36,7 @@ def test_parallel_postings_to_the_same_accounts_lose_no_update():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_backend_pid()")
                 backends.add(cursor.fetchone()[0])
-            barrier.wait()
+            barrier.wait(timeout=60)
             for _ in range(ROUNDS):
                 with transaction.atomic():
                     # Alternate the seat order so the two members are touched in both orders.
@@ -53,6 +53,7 @@ def test_parallel_postings_to_the_same_accounts_lose_no_update():
                     )
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
+            barrier.abort()  # the others stop waiting for this one: the test fails with its error, not a hang
         finally:
             connection.close()
 
@@ -61,7 +62,7 @@ def test_parallel_postings_to_the_same_accounts_lose_no_update():
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == []
+    assert errors == [], [repr(e) for e in errors if not isinstance(e, threading.BrokenBarrierError)]
     assert len(backends) == THREADS  # real parallel connections
     # In each round one seat paid 3 and the other paid 5 and took 8 back.
     ann_expected = sum(-3 if i % 2 == 0 else 3 for i in range(THREADS)) * ROUNDS
