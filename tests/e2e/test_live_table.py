@@ -103,6 +103,18 @@ class Player:
             f'#table-live[data-hand-id="{hand_id}"][data-hand-version="{version}"]', state="attached", timeout=WAIT_MS
         )
 
+    def wait_version_from(self, hand: Hand, version: int) -> None:
+        """Wait until the page shows ``hand`` at ``version`` or a newer one (players who decide at once may
+        have moved it on before the page is looked at)."""
+        self.page.wait_for_function(
+            """([hand, version]) => {
+                const area = document.querySelector("#table-live");
+                return area !== null && area.dataset.handId === String(hand) && Number(area.dataset.handVersion) >= version;
+            }""",
+            arg=[hand.pk, version],
+            timeout=WAIT_MS,
+        )
+
     def act(self, value: str) -> None:
         self.page.click(f'#table-live form.actions button[value="{value}"]')
 

@@ -56,7 +56,7 @@ def test_a_member_practises_a_whole_hand_with_the_coach_and_the_books_are_unchan
         if mine not in engine.to_act(hand_state(hand)):
             time.sleep(0.2)
             continue
-        player.wait_version(hand, hand.version)
+        player.wait_version_from(hand, hand.version)
         if not coached:
             page.click("#ask-coach")
             expect(page.locator(".messages")).to_contain_text("Coach: ", timeout=WAIT_MS)
