@@ -67,6 +67,7 @@ def test_a_cancelled_advance_action_reaches_its_owner_and_a_hand_without_any_rea
 
     other = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     dealt = services.table_start(table_id=other.pk, user=a)
+    publish.announce_flush()  # the deal's frames are made from this very hand object: before it is refreshed
     sent.clear()
     services.hand_act(hand_id=dealt.pk, user=user_at(dealt, awaited(dealt)[0]), action={"type": "bet"}, version=0)
     dealt.refresh_from_db()
