@@ -14,7 +14,7 @@ from tests.accounts.factories import ClubFactory, MembershipFactory
 
 from .helpers import assert_books_consistent, make_hand, make_table
 
-THREADS = 8
+THREADS = 6  # with the test's own connection, within the pool of 10 (DB_POOL_MAX_SIZE) that other threads of the process share
 ROUNDS = 15
 
 
