@@ -57,11 +57,13 @@ def both_schemes(shot: Any, page: Any, name: str) -> None:
 
 
 def buttons_in_viewport(page: Any, height: int) -> None:
-    buttons = page.locator("#table-live form.actions button")
-    assert buttons.count() > 0
-    for k in range(buttons.count()):
-        box = buttons.nth(k).bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    """Every action button lies inside the screen's height. Measured in one pass in the page, so a frame
+    arriving meanwhile cannot swap the area between finding a button and measuring it."""
+    boxes = page.evaluate("""() => [...document.querySelectorAll("#table-live form.actions button")]
+        .map(b => { const r = b.getBoundingClientRect(); return {y: r.y, height: r.height}; })""")
+    assert boxes, "no action buttons"
+    for box in boxes:
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height, box
 
 
 def test_a_piranha_showdown_stays_on_the_table_with_its_reasons(asgi_server, browser, screenshots) -> None:
