@@ -71,7 +71,9 @@ async def first_frames(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
 
 
 async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
-    """A connected table socket, past its first frames."""
+    """A connected table socket, past its first frames. It connects once the frames of what was done before
+    have been sent: a deal's frames arriving after the connect's own render would be one version behind."""
+    await database_sync_to_async(announce_flush)()
     comm = await communicator(f"/ws/tables/{table_id}/", user)
     connected, _ = await comm.connect(timeout=5)
     assert connected
