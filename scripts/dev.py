@@ -247,21 +247,22 @@ class Supervisor:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
-# One worker a core. Two would fill the waits of the long tests (a browser, a Celery worker, a clock), but on a
-# shared, loaded machine the tests with real deadlines then miss them (bench/RESULTS.md, "The test command").
-WORKERS_PER_CORE = 1
+# One worker more than the cores: it fills the long tests' waits (a browser, a Celery worker, a clock). On two
+# cores pytest took 385 s with two workers, 333 s with three (the cores 89% busy) and 319 s with four; two a
+# core left too little for the tests with real deadlines beside other work (bench/RESULTS.md, "The test command").
+EXTRA_WORKERS = 1
 
 
 def on_every_core(pytest_args: list[str]) -> list[str]:
-    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist, whole files to a
-    worker, the longest first (tests/schedule.py); named test files run in this one process, and -n / --dist /
-    -p no:xdist choose for themselves. Each xdist worker has its own databases, Redis key prefix and Celery
+    """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist, one worker more than
+    the cores, whole files to a worker, the longest first (tests/schedule.py); named test files run in this
+    one process, and -n / --dist / -p no:xdist choose for themselves. Each xdist worker has its own databases, Redis key prefix and Celery
     queues (config/settings/test.py) and picks free ports."""
     chosen = any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args)
     named = any(arg.startswith("tests/") and (ROOT / arg.split("::")[0]).exists() for arg in pytest_args)
     if chosen or named:
         return pytest_args
-    workers = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    workers = (os.cpu_count() or 1) + EXTRA_WORKERS
     return ["-n", str(workers), "--dist", "loadfile", "--no-loadscope-reorder", *pytest_args]
 
 
