@@ -8,6 +8,7 @@ Screenshots, light and dark, desktop and phone: test-artifacts/<test name>/.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from pathlib import Path
@@ -32,10 +33,17 @@ HOLES = {1: ["As", "Ad", "Ah", "Ks"], 2: ["2c", "3d", "7h", "9s"], 3: ["4c", "5d
 BOARD = ["Kd", "Kh", "8c", "2d", "6s"]
 
 
+@functools.cache
+def _axe_source() -> str:
+    return AXE.read_text()
+
+
 def axe_violations(page: Any) -> list[dict[str, Any]]:
     """axe-core's violations on the page as it is now (WCAG 2.x A and AA rules and best practices)."""
-    # Evaluated through the browser's debugging protocol: the site's CSP forbids an inline script tag.
-    page.evaluate(AXE.read_text() + "\n;window.axe = axe; true")
+    # Evaluated through the browser's debugging protocol: the site's CSP forbids an inline script tag. Once a
+    # page: the light and dark passes over one page share it.
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(_axe_source() + "\n;window.axe = axe; true")
     found = page.evaluate("""async () => {
         const r = await axe.run(document, {resultTypes: ["violations"]});
         return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 5)}));
