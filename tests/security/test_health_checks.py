@@ -77,7 +77,7 @@ def beat_health(heartbeat: Path, max_age: float) -> subprocess.CompletedProcess[
     )
 
 
-MAX_AGE = 3  # seconds: beat hands the sweep to Redis every second (sweep_seconds=1), so a live heartbeat is younger
+MAX_AGE = 2  # seconds: beat hands the sweep to Redis every half second, so a live heartbeat is younger
 
 
 def heartbeat_older_than(heartbeat: Path, seconds: float) -> bool:
@@ -93,7 +93,7 @@ def test_the_beat_health_check_fails_when_beat_cannot_reach_redis_or_has_stopped
     never = beat_health(heartbeat, MAX_AGE)
     assert never.returncode == 1 and "has not written its heartbeat" in never.stderr
 
-    beat = start_beat(tmp_path, sweep_seconds=1, BEAT_HEARTBEAT_FILE=str(heartbeat), REDIS_URL=own_redis.url)
+    beat = start_beat(tmp_path, sweep_seconds=0.5, BEAT_HEARTBEAT_FILE=str(heartbeat), REDIS_URL=own_redis.url)
     procs.append(beat)
     beat.wait_for("Sending due task sweep-overdue-turns")  # a task handed to Redis, not only the start-up beat
     alive = beat_health(heartbeat, MAX_AGE)
