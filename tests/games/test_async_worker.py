@@ -98,7 +98,7 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
         pk__in=[h.pk for h in hands], finished_at__isnull=True, deadline__lt=time_now()
     ).count()
     assert overdue == len(hands)  # nobody applied them, not even the new worker
-    procs.append(start_beat(tmp_path, sweep_seconds=1))
+    procs.append(start_beat(tmp_path, sweep_seconds=0.5))
     wait_until(
         lambda: not Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists(),
         20,

@@ -203,7 +203,7 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     organiser = club_setup.organiser
     workers = [start_worker(tmp_path, ready=False, TURN_CLOCK_SCALE=SCALE) for _ in range(2)]  # all three at once
     procs.extend(workers)
-    procs.append(start_beat(tmp_path, sweep_seconds=1, TURN_CLOCK_SCALE=SCALE))
+    procs.append(start_beat(tmp_path, sweep_seconds=0.5, TURN_CLOCK_SCALE=SCALE))
     for worker in workers:
         worker.wait_for("ready.")
     hands = []

@@ -85,7 +85,7 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
     env = {"TURN_CLOCK_SCALE": SCALE, "REDIS_URL": own_redis.url}
     worker = start_worker(tmp_path, ready=False, **env)  # beat starts beside it
     procs.append(worker)
-    beat = start_beat(tmp_path, sweep_seconds=1, BEAT_HEARTBEAT_FILE=str(tmp_path / "beat-heartbeat"), **env)
+    beat = start_beat(tmp_path, sweep_seconds=0.5, BEAT_HEARTBEAT_FILE=str(tmp_path / "beat-heartbeat"), **env)
     procs.append(beat)
     worker.wait_for("ready.")
 
