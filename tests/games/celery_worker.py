@@ -11,6 +11,7 @@ import signal
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,6 +32,14 @@ def queue_name() -> str:
 
 def push_queue_name() -> str:
     return str(settings.PUSH_QUEUE)
+
+
+def wait_until(condition: Callable[[], object], timeout: float, message: str, interval: float = 0.1) -> None:
+    """Poll ``condition`` until it holds: a loaded machine makes it later, never a failure, up to ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message
+        time.sleep(interval)
 
 
 def worker_env(**extra: str) -> dict[str, str]:
@@ -87,8 +96,9 @@ class Proc:
         self._out.close()
 
 
-def start_worker(tmp: Path, queue: str = "", **env: str) -> Proc:
-    """A worker of this run's queue (the clocks and notices), or of ``queue``."""
+def start_worker(tmp: Path, queue: str = "", *, ready: bool = True, **env: str) -> Proc:
+    """A worker of this run's queue (the clocks and notices), or of ``queue``; started, and unless ``ready`` is
+    False (the caller waits for "ready." itself, doing something else meanwhile), consuming."""
     name = f"w{uuid.uuid4().hex[:8]}@%h"
     proc = Proc(
         [
@@ -113,7 +123,8 @@ def start_worker(tmp: Path, queue: str = "", **env: str) -> Proc:
         worker_env(**env),
         tmp / f"worker-{uuid.uuid4().hex[:6]}.log",
     )
-    proc.wait_for("ready.")
+    if ready:
+        proc.wait_for("ready.")
     return proc
 
 

@@ -15,7 +15,7 @@ from django.db.models import Count
 import engine
 from games import services
 from games.models import Hand, HandAction, Table
-from tests.games.celery_worker import start_beat, start_worker
+from tests.games.celery_worker import start_beat, start_worker, wait_until
 from tests.games.helpers import make_table
 from tests.games.test_consumers import open_table
 
@@ -23,6 +23,8 @@ pytestmark = [pytest.mark.celery]
 
 CLOCK = 2  # seconds: the house clock's 10 s (the shortest allowed) times TURN_CLOCK_SCALE
 SCALE = "0.2"
+# A sweep's line in a worker's log, with how many turns it applied.
+SWEPT = re.compile(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)")
 
 
 @pytest.fixture(autouse=True)
@@ -87,25 +89,28 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
         assert time.monotonic() < deadline, f"the worker did not reserve every clock:\n{first.text()[-3000:]}"
         time.sleep(0.1)
     first.kill9()  # ... and dies holding them: Redis gives them back only after the visibility timeout
+    second = start_worker(tmp_path, ready=False, TURN_CLOCK_SCALE=SCALE)  # starts while the clocks run out
+    procs.append(second)
     while Hand.objects.filter(pk__in=[h.pk for h in hands], deadline__gte=time_now()).exists():
         time.sleep(0.2)
-    time.sleep(1)
+    second.wait_for("ready.")
     overdue = Hand.objects.filter(
         pk__in=[h.pk for h in hands], finished_at__isnull=True, deadline__lt=time_now()
     ).count()
-    assert overdue == len(hands)  # nobody applied them
-    procs.append(start_worker(tmp_path, TURN_CLOCK_SCALE=SCALE))
-    procs.append(start_beat(tmp_path, sweep_seconds=1))
-    deadline = time.monotonic() + 20
-    while Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists():
-        assert time.monotonic() < deadline, "the sweep did not resolve every overdue turn"
-        time.sleep(0.2)
-    time.sleep(2)  # a few more sweeps: none applies anything twice
+    assert overdue == len(hands)  # nobody applied them, not even the new worker
+    procs.append(start_beat(tmp_path, sweep_seconds=0.5))
+    wait_until(
+        lambda: not Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists(),
+        20,
+        "the sweep did not resolve every overdue turn",
+    )
+    sweeps = len(SWEPT.findall(second.text()))
+    wait_until(  # two sweeps more, the later begun after the last hand ended: none applies anything twice
+        lambda: len(SWEPT.findall(second.text())) >= sweeps + 2, 20, f"no more sweeps:\n{second.text()[-3000:]}"
+    )
     # The dead worker had taken every hand's alarm; the new worker's sweeps applied them, 4 in all.
     assert len(re.findall(r"hand_alarm\[[^]]+\] received", first.text())) == len(hands)
-    swept = [
-        int(n) for n in re.findall(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)", procs[1].text())
-    ]
+    swept = [int(n) for n in SWEPT.findall(second.text())]
     assert sum(swept) == len(hands)
     for hand in hands:
         rows = HandAction.objects.filter(hand=hand)

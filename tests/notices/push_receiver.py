@@ -10,6 +10,7 @@ would post. Paths of the receiver answer 201, except ``/gone/...`` (410), ``/mis
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -196,6 +197,10 @@ class Tarpit:
         self.held.append(conn)
 
     def close(self) -> None:
+        # shutdown wakes the accept thread: a bare close would leave the socket listening, and pushes still
+        # queued would hang on it for their whole deadline while the test's workers stop.
+        with contextlib.suppress(OSError):
+            self.server.shutdown(socket.SHUT_RDWR)
         self.server.close()
         for conn in self.held:
             conn.close()

@@ -27,9 +27,9 @@ from accounts.models import User
 from games import services
 from games.models import Hand, HandAction, Table
 from ledger.verify import ledger_problems
-from tests.games.celery_worker import ROOT, Proc, start_beat, start_worker, worker_env
+from tests.games.celery_worker import ROOT, Proc, start_beat, start_worker, wait_until, worker_env
 from tests.games.helpers import make_table
-from tests.games.test_async_worker import SCALE, quick_table
+from tests.games.test_async_worker import SCALE, SWEPT, quick_table
 
 UVICORN = str(ROOT / ".venv" / "bin" / "uvicorn")
 
@@ -201,9 +201,11 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     settings.TURN_CLOCK_SCALE = float(SCALE)
     a, b, c = club_setup.members
     organiser = club_setup.organiser
-    workers = [start_worker(tmp_path, TURN_CLOCK_SCALE=SCALE), start_worker(tmp_path, TURN_CLOCK_SCALE=SCALE)]
+    workers = [start_worker(tmp_path, ready=False, TURN_CLOCK_SCALE=SCALE) for _ in range(2)]  # all three at once
     procs.extend(workers)
-    procs.append(start_beat(tmp_path, sweep_seconds=1, TURN_CLOCK_SCALE=SCALE))
+    procs.append(start_beat(tmp_path, sweep_seconds=0.5, TURN_CLOCK_SCALE=SCALE))
+    for worker in workers:
+        worker.wait_for("ready.")
     hands = []
     for players in (
         [a, b],
@@ -221,7 +223,10 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     while Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists():
         assert time.monotonic() < deadline, "not every clock ran out and was applied"
         time.sleep(0.2)
-    time.sleep(2.5)  # more sweeps and any late duplicate delivery: nothing is applied twice
+    sweeps = sweeps_done(workers)
+    wait_until(  # two sweeps more, the later begun after the last hand ended, and any late duplicate delivery
+        lambda: sweeps_done(workers) >= sweeps + 2, 20, "no more sweeps"
+    )
     for hand in hands:
         rows = HandAction.objects.filter(hand=hand)
         assert {r.seat for r in rows} == {int(s) for s in hand.players} and all(r.is_timeout for r in rows)
@@ -236,13 +241,7 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     received = Counter(task for w in workers for task in re.findall(r"hand_alarm\[([^]]+)\] received", w.text()))
     assert received and set(received.values()) == {1}
     applied = sum(len(re.findall(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", w.text())) for w in workers)
-    swept = sum(
-        int(n)
-        for n in re.findall(
-            r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)",
-            procs[2].text() + "".join(w.text() for w in workers),
-        )
-    )
+    swept = sum(int(n) for n in SWEPT.findall(procs[2].text() + "".join(w.text() for w in workers)))
     assert applied + swept == len(hands)  # one round of timeouts ends each hand: one application each
     problems, _ = ledger_problems(club_id=club_setup.club.pk)
     assert problems == []
@@ -310,3 +309,7 @@ def test_metrics_add_up_the_processes_of_one_server(club_setup, procs, tmp_path)
 
     assert asyncio.run(hold()) == [8.0] * 6
     assert len(list(folder.glob("*.db"))) >= 2  # both processes wrote their values
+
+
+def sweeps_done(workers: list[Proc]) -> int:
+    return sum(len(SWEPT.findall(worker.text())) for worker in workers)

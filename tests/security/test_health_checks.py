@@ -14,7 +14,8 @@ import pytest
 import redis
 from django.db import connection
 
-from tests.games.celery_worker import ROOT, start_beat, worker_env
+from kernel.beat import heartbeat_age
+from tests.games.celery_worker import ROOT, start_beat, wait_until, worker_env
 from tests.security.services import OwnRedis, Uvicorn, http_get
 
 PROBES = 30
@@ -76,31 +77,37 @@ def beat_health(heartbeat: Path, max_age: float) -> subprocess.CompletedProcess[
     )
 
 
+MAX_AGE = 2  # seconds: beat hands the sweep to Redis every half second, so a live heartbeat is younger
+
+
+def heartbeat_older_than(heartbeat: Path, seconds: float) -> bool:
+    age = heartbeat_age(path=heartbeat)
+    return age is not None and age > seconds
+
+
 @pytest.mark.celery
 @pytest.mark.timeout(180)
 @pytest.mark.django_db(transaction=True)
 def test_the_beat_health_check_fails_when_beat_cannot_reach_redis_or_has_stopped(own_redis, procs, tmp_path) -> None:
     heartbeat = tmp_path / "beat-heartbeat"
-    never = beat_health(heartbeat, 5)
+    never = beat_health(heartbeat, MAX_AGE)
     assert never.returncode == 1 and "has not written its heartbeat" in never.stderr
 
-    beat = start_beat(tmp_path, sweep_seconds=1, BEAT_HEARTBEAT_FILE=str(heartbeat), REDIS_URL=own_redis.url)
+    beat = start_beat(tmp_path, sweep_seconds=0.5, BEAT_HEARTBEAT_FILE=str(heartbeat), REDIS_URL=own_redis.url)
     procs.append(beat)
-    time.sleep(2)
-    alive = beat_health(heartbeat, 5)
+    beat.wait_for("Sending due task sweep-overdue-turns")  # a task handed to Redis, not only the start-up beat
+    alive = beat_health(heartbeat, MAX_AGE)
     assert alive.returncode == 0 and "beat is alive" in alive.stdout, alive.stderr
 
     own_redis.stop()  # beat runs on, but hands nothing to Redis
-    time.sleep(8)
+    wait_until(lambda: heartbeat_older_than(heartbeat, MAX_AGE + 0.5), 30, f"beat still beats:\n{beat.text()[-3000:]}")
     assert beat.popen.poll() is None
-    cut_off = beat_health(heartbeat, 5)
-    assert cut_off.returncode == 1 and "old (more than 5s)" in cut_off.stderr, cut_off.stdout
+    cut_off = beat_health(heartbeat, MAX_AGE)
+    assert cut_off.returncode == 1 and f"old (more than {MAX_AGE}s)" in cut_off.stderr, cut_off.stdout
 
     own_redis.start()
-    deadline = time.monotonic() + 30
-    while beat_health(heartbeat, 5).returncode != 0:
-        assert time.monotonic() < deadline, f"beat did not recover:\n{beat.text()[-3000:]}"
-        time.sleep(1)
+    wait_until(lambda: not heartbeat_older_than(heartbeat, 1), 30, f"beat did not recover:\n{beat.text()[-3000:]}")
+    assert beat_health(heartbeat, MAX_AGE).returncode == 0
     beat.stop()
-    time.sleep(6)
-    assert beat_health(heartbeat, 5).returncode == 1
+    wait_until(lambda: heartbeat_older_than(heartbeat, MAX_AGE + 0.5), 30, "a stopped beat still beats")
+    assert beat_health(heartbeat, MAX_AGE).returncode == 1

@@ -1,12 +1,12 @@
 """A member's push endpoints cannot stall the clocks: ten subscriptions point at a host on loopback that
 accepts connections and never answers, at four tables where a turn notice falls due; another table's 10 s
-clock is applied on time by a real worker, because pushes go out from a worker of their own (notices/webpush.py).
+clock (2 s scaled) is applied on time by a real worker, because pushes go out from a worker of their own
+(notices/webpush.py).
 Before, the alarm sent them inline, 10 s a subscription, on the threads that apply timeouts: that clock was
 applied after 100 s."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -16,11 +16,13 @@ import engine
 from games import services
 from games.models import Hand
 from notices.services.push import push_subscribe
-from tests.games.celery_worker import start_push_worker, start_worker
+from tests.games.celery_worker import start_push_worker, start_worker, wait_until
 from tests.games.helpers import make_table
 from tests.notices.push_receiver import Browser, Tarpit
 
 pytestmark = [pytest.mark.celery]
+
+SCALE = "0.2"  # TURN_CLOCK_SCALE: the house clock's 10 s run in 2 s
 
 
 @pytest.fixture
@@ -36,12 +38,16 @@ def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(
     club_setup, procs, tmp_path, tarpit, settings
 ) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0  # the "your turn" notice falls due as the hand starts
+    # A 2 s clock: it runs out while the pushes are still held (each notice's are given up after 5 s).
+    settings.TURN_CLOCK_SCALE = float(SCALE)
     a, b, c = club_setup.members
     for number in range(10):
         browser = Browser().subscription(f"http://127.0.0.1:{tarpit.port}/push/{number}")
         push_subscribe(user=a, endpoint=browser["endpoint"], **browser["keys"])
-    procs.append(start_worker(tmp_path, TURN_NOTICE_GRACE_SECONDS="0"))
-    procs.append(start_push_worker(tmp_path, TURN_NOTICE_GRACE_SECONDS="0"))
+    env = {"TURN_NOTICE_GRACE_SECONDS": "0", "TURN_CLOCK_SCALE": SCALE}
+    clocks = start_worker(tmp_path, ready=False, **env)  # the push worker starts beside it
+    procs.extend([clocks, start_push_worker(tmp_path, **env)])
+    clocks.wait_for("ready.")
 
     slow = engine.PiranhaRules(nobody_in="split", turn_seconds=3600)
     for other in (b, c, club_setup.organiser, b):
@@ -59,16 +65,9 @@ def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(
     wait_until(
         lambda: Hand.objects.filter(pk=hand.pk, finished_at__isnull=False).exists(),
         60,
-        "the 10 s clock was never applied",
+        "the clock was never applied",
     )
     hand.refresh_from_db()
     late = hand.finished_at - due
     assert timedelta(0) <= late < timedelta(seconds=2.5), f"the clock was applied {late} after it ran out"
     assert len(tarpit.held) >= 10  # every subscription was tried, and none answered
-
-
-def wait_until(condition, timeout: float, failure: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, failure
-        time.sleep(0.1)

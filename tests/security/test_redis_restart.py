@@ -23,7 +23,7 @@ import engine
 from config.celery import app
 from games import services
 from games.models import ChatMessage, Hand, HandAction, Table
-from tests.games.celery_worker import start_beat, start_worker
+from tests.games.celery_worker import start_beat, start_worker, wait_until
 from tests.games.helpers import make_table
 from tests.games.test_consumers import communicator
 from tests.security.services import OwnRedis
@@ -66,18 +66,14 @@ def own_redis(tmp_path: Path, settings) -> Iterator[OwnRedis]:
         server.stop()
 
 
-def slow_table(setup, players) -> Table:
+def slow_table(setup, players, turn_seconds: int = 30) -> Table:
     """Piranha with a 30 s house clock (6 s scaled); nobody in after the drop ends the hand."""
     return make_table(
-        setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=30), players=players
+        setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=turn_seconds), players=players
     )
 
 
-def wait_until(condition, timeout: float, message: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.2)
+SWEPT = re.compile(r"sweep_overdue_turns\[[^]]+\] succeeded")
 
 
 @pytest.mark.celery
@@ -87,10 +83,11 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
 ) -> None:
     a, b, c = club_setup.members
     env = {"TURN_CLOCK_SCALE": SCALE, "REDIS_URL": own_redis.url}
-    worker = start_worker(tmp_path, **env)
+    worker = start_worker(tmp_path, ready=False, **env)  # beat starts beside it
     procs.append(worker)
-    beat = start_beat(tmp_path, sweep_seconds=1, BEAT_HEARTBEAT_FILE=str(tmp_path / "beat-heartbeat"), **env)
+    beat = start_beat(tmp_path, sweep_seconds=0.5, BEAT_HEARTBEAT_FILE=str(tmp_path / "beat-heartbeat"), **env)
     procs.append(beat)
+    worker.wait_for("ready.")
 
     first = services.table_start(table_id=slow_table(club_setup, [a, b]).pk, user=a)
     worker.wait_for("hand_alarm[", timeout=10)  # the worker holds the hand's alarm (an eta message), unacknowledged
@@ -104,18 +101,22 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
 
     # The clock runs out 6 s after the deal: the overdue turn is applied once, by the alarm or the sweep.
     wait_until(lambda: Hand.objects.get(pk=first.pk).is_finished, 40, "the overdue timeout was never applied")
-    time.sleep(3)  # more sweeps: none applies it again
+    sweeps = len(SWEPT.findall(worker.text()))
+    wait_until(  # two sweeps more, the later begun after the hand ended: none applies it again
+        lambda: len(SWEPT.findall(worker.text())) >= sweeps + 2, 20, f"no more sweeps:\n{worker.text()[-3000:]}"
+    )
     rows = list(HandAction.objects.filter(hand=first).values_list("seat", "is_timeout"))
     assert sorted(rows) == [(1, True), (2, True)]
     beat.stop()
 
-    # A new action after the restart: its clock fires on the worker at its deadline (no sweep runs now).
+    # A new action after the restart: its clock (the house's 10 s, 2 s scaled) fires on the worker at its
+    # deadline (no sweep runs now).
     started = time.monotonic()
-    second = services.table_start(table_id=slow_table(club_setup, [b, c]).pk, user=b)
+    second = services.table_start(table_id=slow_table(club_setup, [b, c], turn_seconds=10).pk, user=b)
     wait_until(
         lambda: Hand.objects.get(pk=second.pk).is_finished, 20, f"the new clock did not fire:\n{worker.text()[-3000:]}"
     )
-    assert 5 < time.monotonic() - started < 15
+    assert 1 < time.monotonic() - started < 11
     wait_until(
         lambda: re.search(r"hand_alarm\[[^]]+\] succeeded in [0-9.e-]+s: True", worker.text()),
         5,

@@ -49,7 +49,7 @@ def test_the_run_command_restarts_a_crashed_worker_and_beat_with_backoff(tmp_pat
         wait_for(log, r"the club site is at", run, 180)
         first = int(wait_for(log, r"worker started \(pid (\d+)\)", run, 10).group(1))
         beat = int(wait_for(log, r"beat started \(pid (\d+)\)", run, 10).group(1))
-        time.sleep(3)  # the worker is up and consuming
+        wait_for(log, r"worker@\S+ ready\.", run, 60)  # the worker is up and consuming
 
         os.kill(first, signal.SIGKILL)
         wait_for(log, r"worker exited with -9; restarting it in 1s", run, 10)
