@@ -6,6 +6,7 @@ worker shows a pushed notice."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -81,6 +82,18 @@ def test_a_background_table_tab_sounds_and_notifies_when_the_turn_comes(asgi_ser
         p.context.close()
 
 
+def shown_notifications(page: Any) -> list[list[str]]:
+    """The worker's notifications (title, text, tag) once there is one. Asked again until then: each ask reads
+    them afresh and is awaited whole, so no earlier, emptier answer can be read after a later one."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        notes = page.evaluate("""navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
+            .then(function (n) { return n.map(function (x) { return [x.title, x.body, x.tag]; }); })""")
+        if notes or time.monotonic() > deadline:
+            return list(notes)
+        page.wait_for_timeout(100)
+
+
 def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> None:
     context = browser.new_context(viewport=PHONE)
     context.grant_permissions(["notifications"], origin=asgi_server.url)
@@ -98,8 +111,11 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
     registrations: list[dict[str, Any]] = []
     cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
     cdp.send("ServiceWorker.enable")
-    page.wait_for_timeout(300)
-    registration = next(r for r in registrations if r["scopeURL"] == scope and not r.get("isDeleted"))
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not (live := [r for r in registrations if r["scopeURL"] == scope and not r.get("isDeleted")]):
+        assert time.monotonic() < deadline, f"no worker registered at {scope}: {registrations}"
+        page.wait_for_timeout(50)  # the browser's events arrive while Playwright waits
+    registration = live[0]
     payload = {
         "title": "Your turn at Main",
         "body": "Club: the table waits for you.",
@@ -110,12 +126,7 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
         "ServiceWorker.deliverPushMessage",
         {"origin": asgi_server.url, "registrationId": registration["registrationId"], "data": json.dumps(payload)},
     )
-    page.wait_for_function(
-        """navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
-        .then(function (n) { window.__notes = n.map(function (x) { return [x.title, x.body, x.tag]; }); return n.length; })""",
-        timeout=WAIT_MS,
-    )
-    assert page.evaluate("window.__notes") == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
+    assert shown_notifications(page) == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
     context.close()
 
 
