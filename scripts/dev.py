@@ -57,7 +57,10 @@ def install_locked() -> None:
         if not uv.exists():
             subprocess.run([*pip, INSTALLER], check=True)
         subprocess.run(
-            [str(uv), "pip", "install", "--quiet", "--native-tls", "--python", str(VENV_PYTHON), "-r", str(LOCK)],
+            # Compiled at install, as pip does: where PYTHONDONTWRITEBYTECODE is set (this machine), every process
+            # would otherwise compile Django and the rest again (1.7 s against 0.5 s to import them).
+            [str(uv), "pip", "install", "--quiet", "--compile-bytecode", "--native-tls", "--python", str(VENV_PYTHON)]
+            + ["-r", str(LOCK)],
             check=True,
         )
     except (OSError, subprocess.CalledProcessError):
