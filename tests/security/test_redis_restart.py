@@ -25,6 +25,7 @@ from games import services
 from games.models import ChatMessage, Hand, HandAction, Table
 from tests.games.celery_worker import start_beat, start_worker, wait_until
 from tests.games.helpers import make_table
+from tests.games.test_async_worker import SWEPT
 from tests.games.test_consumers import communicator
 from tests.security.services import OwnRedis
 
@@ -67,13 +68,10 @@ def own_redis(tmp_path: Path, settings) -> Iterator[OwnRedis]:
 
 
 def slow_table(setup, players, turn_seconds: int = 30) -> Table:
-    """Piranha with a 30 s house clock (6 s scaled); nobody in after the drop ends the hand."""
+    """Piranha with a 30 s house clock (6 s scaled) unless told; nobody in after the drop ends the hand."""
     return make_table(
         setup.club, setup.organiser, engine.PiranhaRules(nobody_in="split", turn_seconds=turn_seconds), players=players
     )
-
-
-SWEPT = re.compile(r"sweep_overdue_turns\[[^]]+\] succeeded")
 
 
 @pytest.mark.celery
