@@ -274,8 +274,8 @@ EXTRA_WORKERS = 1
 def on_every_core(pytest_args: list[str]) -> list[str]:
     """The whole suite (or a -k/-m selection of it) runs on every core with pytest-xdist, one worker more than
     the cores, whole files to a worker, the longest first (tests/schedule.py); named test files run in this
-    one process, and -n / --dist / -p no:xdist choose for themselves. Each xdist worker has its own databases, Redis key prefix and Celery
-    queues (config/settings/test.py) and picks free ports."""
+    one process, and -n / --dist / -p no:xdist choose for themselves. Each xdist worker has its own databases,
+    Redis key prefix and Celery queues (config/settings/test.py) and picks free ports."""
     chosen = any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist" for arg in pytest_args)
     named = any(arg.startswith("tests/") and (ROOT / arg.split("::")[0]).exists() for arg in pytest_args)
     if chosen or named:
