@@ -6,7 +6,6 @@ says so."""
 from __future__ import annotations
 
 import secrets
-import time
 from typing import Any
 
 import pytest
@@ -18,10 +17,14 @@ from games import services
 from games.models import DealCut, Hand
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.e2e.test_hand_proof import verify_in_page
+from tests.games.celery_worker import wait_until
 from tests.games.helpers import make_table
 from tests.games.test_consumers import session_cookie
 
 pytestmark = pytest.mark.e2e
+
+
+RECEIPTS = "() => Object.keys(window.homeClubCut.stored())"  # the cut receipts a browser keeps
 
 
 def member_page(browser: Any, server: Any, user: Any, path: str, context: Any = None) -> tuple[Any, Any, list[str]]:
@@ -34,13 +37,6 @@ def member_page(browser: Any, server: Any, user: Any, path: str, context: Any = 
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(server.url + path)
     return context, page, problems
-
-
-def wait_for(check: Any, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
 
 
 def play_out(hand: Hand, players: list[Any]) -> Hand:
@@ -74,10 +70,10 @@ def test_two_members_cut_verify_and_a_withheld_cut_is_reported(asgi_server, brow
     table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b])
     pages = {u.pk: member_page(browser, asgi_server, u, f"/tables/{table.pk}/") for u in (a, b)}
     # Both browsers cut deals 1 and 2 (their roots were published when the table opened).
-    wait_for(lambda: DealCut.objects.filter(deck__table=table).count() == 4)
+    wait_until(lambda: DealCut.objects.filter(deck__table=table).count() == 4, 30, "not every deal was cut", 0.2)
     for user in (a, b):  # the receipts are kept with the cuts in each browser
         page = pages[user.pk][1]
-        wait_for(lambda page=page: len(page.evaluate("() => Object.keys(window.homeClubCut.stored())")) == 2)
+        wait_until(lambda page=page: len(page.evaluate(RECEIPTS)) == 2, 30, "a browser kept no receipt", 0.2)
     # The test hook: the server withholds b's cut of deal 2, though b's browser holds its receipt.
     DealCut.objects.filter(deck__table=table, deck__number=2, user=b).delete()
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # The interpreter runs Celery's module: a console script's first line names the interpreter of the place
 # the virtualenv was made in, which need not be this checkout's.
 CELERY = [str(ROOT / ".venv" / "bin" / "python"), "-m", "celery"]
+# A sweep's line in a worker's log, with how many turns it applied.
+SWEPT = re.compile(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)")
 
 
 def queue_name() -> str:
@@ -94,6 +97,18 @@ class Proc:
                 self.popen.kill()
                 self.popen.wait(timeout=10)
         self._out.close()
+
+
+def wait_for_two_more_sweeps(workers: Sequence[Proc]) -> None:
+    """Until the workers have logged two sweeps beyond those logged now. Called once the last hand has ended, the
+    later of the two began after it: whatever a sweep could apply a second time, it would have applied."""
+
+    def done() -> int:
+        return sum(len(SWEPT.findall(worker.text())) for worker in workers)
+
+    before = done()
+    logs = "\n".join(worker.text()[-3000:] for worker in workers)
+    wait_until(lambda: done() >= before + 2, 20, f"no more sweeps:\n{logs}")
 
 
 def start_worker(tmp: Path, queue: str = "", *, ready: bool = True, **env: str) -> Proc:

@@ -15,7 +15,7 @@ from django.db.models import Count
 import engine
 from games import services
 from games.models import Hand, HandAction, Table
-from tests.games.celery_worker import start_beat, start_worker, wait_until
+from tests.games.celery_worker import SWEPT, start_beat, start_worker, wait_for_two_more_sweeps, wait_until
 from tests.games.helpers import make_table
 from tests.games.test_consumers import open_table
 
@@ -23,8 +23,6 @@ pytestmark = [pytest.mark.celery]
 
 CLOCK = 2  # seconds: the house clock's 10 s (the shortest allowed) times TURN_CLOCK_SCALE
 SCALE = "0.2"
-# A sweep's line in a worker's log, with how many turns it applied.
-SWEPT = re.compile(r"sweep_overdue_turns\[[^]]+\] succeeded in [0-9.e-]+s: (\d+)")
 
 
 @pytest.fixture(autouse=True)
@@ -104,10 +102,7 @@ def test_a_killed_worker_loses_no_timeout_and_the_sweep_applies_each_once(club_s
         20,
         "the sweep did not resolve every overdue turn",
     )
-    sweeps = len(SWEPT.findall(second.text()))
-    wait_until(  # two sweeps more, the later begun after the last hand ended: none applies anything twice
-        lambda: len(SWEPT.findall(second.text())) >= sweeps + 2, 20, f"no more sweeps:\n{second.text()[-3000:]}"
-    )
+    wait_for_two_more_sweeps([second])  # none applies anything twice
     # The dead worker had taken every hand's alarm; the new worker's sweeps applied them, 4 in all.
     assert len(re.findall(r"hand_alarm\[[^]]+\] received", first.text())) == len(hands)
     swept = [int(n) for n in SWEPT.findall(second.text())]

@@ -27,9 +27,18 @@ from accounts.models import User
 from games import services
 from games.models import Hand, HandAction, Table
 from ledger.verify import ledger_problems
-from tests.games.celery_worker import ROOT, Proc, start_beat, start_worker, wait_until, worker_env
+from tests.games.celery_worker import (
+    ROOT,
+    SWEPT,
+    Proc,
+    start_beat,
+    start_worker,
+    wait_for_two_more_sweeps,
+    wait_until,
+    worker_env,
+)
 from tests.games.helpers import make_table
-from tests.games.test_async_worker import SCALE, SWEPT, quick_table
+from tests.games.test_async_worker import SCALE, quick_table
 
 UVICORN = str(ROOT / ".venv" / "bin" / "uvicorn")
 
@@ -219,14 +228,13 @@ def test_two_workers_apply_each_timeout_exactly_once(club_setup, procs, tmp_path
     ):
         table: Table = quick_table(club_setup, players)
         hands.append(services.table_start(table_id=table.pk, user=players[0]))
-    deadline = time.monotonic() + 40
-    while Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists():
-        assert time.monotonic() < deadline, "not every clock ran out and was applied"
-        time.sleep(0.2)
-    sweeps = sweeps_done(workers)
-    wait_until(  # two sweeps more, the later begun after the last hand ended, and any late duplicate delivery
-        lambda: sweeps_done(workers) >= sweeps + 2, 20, "no more sweeps"
+    wait_until(
+        lambda: not Hand.objects.filter(pk__in=[h.pk for h in hands], finished_at__isnull=True).exists(),
+        40,
+        "not every clock ran out and was applied",
+        interval=0.2,
     )
+    wait_for_two_more_sweeps(workers)  # and any late duplicate delivery: nothing is applied twice
     for hand in hands:
         rows = HandAction.objects.filter(hand=hand)
         assert {r.seat for r in rows} == {int(s) for s in hand.players} and all(r.is_timeout for r in rows)
@@ -309,7 +317,3 @@ def test_metrics_add_up_the_processes_of_one_server(club_setup, procs, tmp_path)
 
     assert asyncio.run(hold()) == [8.0] * 6
     assert len(list(folder.glob("*.db"))) >= 2  # both processes wrote their values
-
-
-def sweeps_done(workers: list[Proc]) -> int:
-    return sum(len(SWEPT.findall(worker.text())) for worker in workers)

@@ -23,9 +23,8 @@ import engine
 from config.celery import app
 from games import services
 from games.models import ChatMessage, Hand, HandAction, Table
-from tests.games.celery_worker import start_beat, start_worker, wait_until
+from tests.games.celery_worker import start_beat, start_worker, wait_for_two_more_sweeps, wait_until
 from tests.games.helpers import make_table
-from tests.games.test_async_worker import SWEPT
 from tests.games.test_consumers import communicator
 from tests.security.services import OwnRedis
 
@@ -99,10 +98,7 @@ def test_a_redis_restart_while_the_worker_holds_a_turn_clock_loses_neither_worke
 
     # The clock runs out 6 s after the deal: the overdue turn is applied once, by the alarm or the sweep.
     wait_until(lambda: Hand.objects.get(pk=first.pk).is_finished, 40, "the overdue timeout was never applied")
-    sweeps = len(SWEPT.findall(worker.text()))
-    wait_until(  # two sweeps more, the later begun after the hand ended: none applies it again
-        lambda: len(SWEPT.findall(worker.text())) >= sweeps + 2, 20, f"no more sweeps:\n{worker.text()[-3000:]}"
-    )
+    wait_for_two_more_sweeps([worker])  # none applies it again
     rows = list(HandAction.objects.filter(hand=first).values_list("seat", "is_timeout"))
     assert sorted(rows) == [(1, True), (2, True)]
     beat.stop()
