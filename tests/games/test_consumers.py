@@ -81,6 +81,16 @@ async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
     return comm
 
 
+async def open_lobby(club_id: int, user: User) -> WebsocketCommunicator:
+    """A connected lobby socket, opened once the frames of what was done before have been sent: a deal's
+    ``lobby.changed`` arriving after the connect would be taken for an answer to what the test does next."""
+    await database_sync_to_async(announce_flush)()
+    comm = await communicator(f"/ws/clubs/{club_id}/lobby/", user)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    return comm
+
+
 async def refused_with(path: str, user: User | None) -> tuple[int, str]:
     """Connect and expect an application close: (code, reason)."""
     comm = await communicator(path, user)

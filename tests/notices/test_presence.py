@@ -15,7 +15,7 @@ from games.models import Hand
 from notices.tasks import sweep_due_notices
 from tests.games.async_helpers import piles_turn
 from tests.games.helpers import turn_notice, turn_reminder
-from tests.games.test_consumers import close_worker_thread_connections, communicator, open_table
+from tests.games.test_consumers import close_worker_thread_connections, open_lobby, open_table
 
 __all__ = ["close_worker_thread_connections"]
 
@@ -50,9 +50,7 @@ async def test_the_lobby_counts_as_present_and_the_sweep_sends_after_it_closed(
 ) -> None:
     settings.TURN_NOTICE_GRACE_SECONDS = 0
     hand, player, seat = turn
-    comm = await communicator(f"/ws/clubs/{club_setup.club.pk}/lobby/", player)
-    connected, _ = await comm.connect(timeout=5)
-    assert connected
+    comm = await open_lobby(club_setup.club.pk, player)
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5))["type"] == "pong"
     assert await database_sync_to_async(sweep_due_notices)() == 0
@@ -79,9 +77,7 @@ async def test_another_members_socket_does_not_hold_back_the_players_email(turn,
 async def test_the_lobby_of_another_club_does_not_hold_back_this_clubs_email(turn, mailoutbox) -> None:
     hand, player, seat = turn
     elsewhere = await database_sync_to_async(_other_club_of)(player)
-    comm = await communicator(f"/ws/clubs/{elsewhere}/lobby/", player)
-    connected, _ = await comm.connect(timeout=5)
-    assert connected
+    comm = await open_lobby(elsewhere, player)
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5))["type"] == "pong"
     assert await database_sync_to_async(presence.is_present)(user_id=player.pk, club_id=elsewhere)
