@@ -109,13 +109,23 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
 
     # A push as the push service would hand it to the worker: shown with its title, text and link.
     registrations: list[dict[str, Any]] = []
+    versions: list[dict[str, Any]] = []
     cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+    cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.extend(e["versions"]))
     cdp.send("ServiceWorker.enable")
     deadline = time.monotonic() + WAIT_MS / 1000
-    while not (live := [r for r in registrations if r["scopeURL"] == scope and not r.get("isDeleted")]):
-        assert time.monotonic() < deadline, f"no worker registered at {scope}: {registrations}"
+    # A push reaches a worker once its version is activated: `ready` resolves while it may still be activating.
+    while not (
+        live := [
+            r["registrationId"]
+            for r in registrations
+            if r["scopeURL"] == scope
+            and not r.get("isDeleted")
+            and any(v["registrationId"] == r["registrationId"] and v["status"] == "activated" for v in versions)
+        ]
+    ):
+        assert time.monotonic() < deadline, f"no worker activated at {scope}: {registrations} {versions}"
         page.wait_for_timeout(50)  # the browser's events arrive while Playwright waits
-    registration = live[0]
     payload = {
         "title": "Your turn at Main",
         "body": "Club: the table waits for you.",
@@ -124,7 +134,7 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
     }
     cdp.send(
         "ServiceWorker.deliverPushMessage",
-        {"origin": asgi_server.url, "registrationId": registration["registrationId"], "data": json.dumps(payload)},
+        {"origin": asgi_server.url, "registrationId": live[0], "data": json.dumps(payload)},
     )
     assert shown_notifications(page) == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
     context.close()
