@@ -11,7 +11,6 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -25,6 +24,7 @@ from games.models import Hand
 from games.selectors.hands import hand_committed_positions
 from tests.accounts.factories import MembershipFactory
 from tests.clubdata.test_club_archive import IMPORTED, _statement, _text, busy_club  # noqa: F401 - the fixture
+from tests.games.celery_worker import on_database
 
 pytestmark = pytest.mark.django_db
 
@@ -61,11 +61,6 @@ print("READ-BACK " + json.dumps(out))
 """
 
 
-def _url_for(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path="/" + name))
-
-
 @pytest.mark.skipif(not settings.DATABASES.get("owner"), reason="needs the owner role (DATABASE_OWNER_URL)")
 def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  # noqa: F811
     setup = busy_club
@@ -87,8 +82,8 @@ def test_the_export_comes_back_whole_in_a_fresh_database(busy_club, tmp_path):  
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": _url_for(os.environ["DATABASE_URL"], name),
-        "DATABASE_OWNER_URL": _url_for(os.environ["DATABASE_OWNER_URL"], name),
+        "DATABASE_URL": on_database(os.environ["DATABASE_URL"], name),
+        "DATABASE_OWNER_URL": on_database(os.environ["DATABASE_OWNER_URL"], name),
     }
 
     def manage(*args: str) -> str:

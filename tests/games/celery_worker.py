@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import connection
@@ -45,6 +45,11 @@ def wait_until(condition: Callable[[], object], timeout: float, message: str, in
         time.sleep(interval)
 
 
+def on_database(url: str, name: str) -> str:
+    """``url`` (a server and a role) naming the database ``name`` instead of its own."""
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
 def worker_env(**extra: str) -> dict[str, str]:
     db = connection.settings_dict
     host = quote(str(db.get("HOST") or ""), safe="")
@@ -59,6 +64,10 @@ def worker_env(**extra: str) -> dict[str, str]:
         "PUSH_QUEUE": push_queue_name(),
         "LOG_LEVEL": "INFO",
     }
+    if os.environ.get("DATABASE_OWNER_URL"):
+        # The owner's steps (the run command's migrate) go to this test database as well: left to the inherited
+        # URL they would migrate the embedded development database, which two tests at once then both migrate.
+        env["DATABASE_OWNER_URL"] = on_database(os.environ["DATABASE_OWNER_URL"], db["NAME"])
     env.update(extra)
     return env
 

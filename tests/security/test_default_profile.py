@@ -9,9 +9,10 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.games.celery_worker import on_database
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PRINT = "from django.conf import settings; print('PROFILE', settings.SETTINGS_MODULE, 'DEBUG', settings.DEBUG)"
@@ -54,12 +55,15 @@ def test_the_run_command_runs_the_development_profile() -> None:
     """`scripts/dev.py run` names the development profile before anything imports config (whose Celery app
     sets the production one). Pointed at a database that does not exist, its first step (migrate) must fail
     for want of that database, not for want of a production SECRET_KEY."""
-    url = urlsplit(os.environ["DATABASE_URL"])
-    missing = urlunsplit(url._replace(path="/no_such_database"))
+    missing = on_database(os.environ["DATABASE_URL"], "no_such_database")
+    # Its owner too, so its migrate neither reaches nor races on the embedded development database.
+    owner_url = os.environ.get("DATABASE_OWNER_URL")
+    owner = {"DATABASE_OWNER_URL": on_database(owner_url, "no_such_database")} if owner_url else {}
     # A short pool wait: the missing database's error is logged at the first attempt, not after 10 s.
     done = run(
         ["scripts/dev.py", "run"],
         DATABASE_URL=missing,
+        **owner,
         REDIS_URL=os.environ["REDIS_URL"],
         PORT="8997",
         DB_POOL_TIMEOUT="3",
