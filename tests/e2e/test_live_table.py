@@ -97,6 +97,15 @@ class Player:
     def wait_live(self) -> None:
         expect(self.page.locator("#table-root")).to_have_attribute("data-live", "open", timeout=WAIT_MS)
 
+    def wait_settled(self, hand: Hand, version: int) -> None:
+        """Wait until nothing this page asked for is still on its way: its socket's frame of (hand, version) and
+        the answers to its cuts of the coming deals (static/js/cut.js) are in."""
+        self.page.wait_for_function(
+            f"() => window.__frames.some((f) => f[0] === {hand.pk} && f[1] === {version}) && "
+            "[...document.querySelectorAll('#coming-deals .cut-state')].every((s) => s.textContent.startsWith('you cut it'))",
+            timeout=WAIT_MS,
+        )
+
     def wait_version(self, hand: Hand | int, version: int) -> None:
         hand_id = hand if isinstance(hand, int) else hand.pk
         self.page.wait_for_selector(
@@ -389,6 +398,9 @@ def test_the_offline_banner_goes_when_the_network_is_back_and_the_socket_lived(
         p.open(table)
         p.wait_version(hand, 0)
     banner = pb.page.locator("#live-status")
+    # Offline only once the socket is quiet: a frame still on its way is held while offline and arrives after,
+    # clearing the words (as a frame should) just as the test says "offline" again.
+    pb.wait_settled(hand, 0)
 
     pb.context.set_offline(True)
     expect(banner).to_have_text("Offline, reconnecting…", timeout=WAIT_MS)
