@@ -70,25 +70,27 @@ async def first_frames(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
     return frames
 
 
-async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
-    """A connected table socket, past its first frames. It connects once the frames of what was done before
-    have been sent: a deal's frames arriving after the connect's own render would be one version behind."""
+async def connected_after_what_came_before(path: str, user: User | None) -> WebsocketCommunicator:
+    """A socket connected once this process's publishers have sent the frames of what was done before: a deal's
+    frames arriving after the connect would be one version behind the connect's own, or taken for an answer
+    to what the test does next."""
     await database_sync_to_async(announce_flush)()
-    comm = await communicator(f"/ws/tables/{table_id}/", user)
+    comm = await communicator(path, user)
     connected, _ = await comm.connect(timeout=5)
     assert connected
+    return comm
+
+
+async def open_table(table_id: int, user: User | None) -> WebsocketCommunicator:
+    """A connected table socket, past its first frames."""
+    comm = await connected_after_what_came_before(f"/ws/tables/{table_id}/", user)
     await first_frames(comm)
     return comm
 
 
 async def open_lobby(club_id: int, user: User) -> WebsocketCommunicator:
-    """A connected lobby socket, opened once the frames of what was done before have been sent: a deal's
-    ``lobby.changed`` arriving after the connect would be taken for an answer to what the test does next."""
-    await database_sync_to_async(announce_flush)()
-    comm = await communicator(f"/ws/clubs/{club_id}/lobby/", user)
-    connected, _ = await comm.connect(timeout=5)
-    assert connected
-    return comm
+    """A connected lobby socket."""
+    return await connected_after_what_came_before(f"/ws/clubs/{club_id}/lobby/", user)
 
 
 async def refused_with(path: str, user: User | None) -> tuple[int, str]:
