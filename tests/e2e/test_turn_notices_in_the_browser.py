@@ -113,17 +113,19 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
     cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
     cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.extend(e["versions"]))
     cdp.send("ServiceWorker.enable")
-    deadline = time.monotonic() + WAIT_MS / 1000
-    # A push reaches a worker once its version is activated: `ready` resolves while it may still be activating.
-    while not (
-        live := [
+
+    def activated() -> list[str]:
+        """The site's registrations whose worker is activated: a push reaches a worker only then, and `ready`
+        resolves while it may still be activating."""
+        ready = {v["registrationId"] for v in versions if v["status"] == "activated"}
+        return [
             r["registrationId"]
             for r in registrations
-            if r["scopeURL"] == scope
-            and not r.get("isDeleted")
-            and any(v["registrationId"] == r["registrationId"] and v["status"] == "activated" for v in versions)
+            if r["scopeURL"] == scope and not r.get("isDeleted") and r["registrationId"] in ready
         ]
-    ):
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not (live := activated()):
         assert time.monotonic() < deadline, f"no worker activated at {scope}: {registrations} {versions}"
         page.wait_for_timeout(50)  # the browser's events arrive while Playwright waits
     payload = {
