@@ -169,7 +169,7 @@ def _start_postgres(data_dir: Path) -> tuple[str, str, bool]:
     import pgserver
 
     started = not (_pg_data(data_dir) / "postmaster.pid").exists()
-    # cleanup_mode=None: pgserver's stop-at-exit is unreliable (STACK-NOTES.md); we stop explicitly.
+    # cleanup_mode=None: pgserver's stop-at-exit is unreliable (a kill leaves postgres running); we stop explicitly.
     server = pgserver.get_server(_pg_data(data_dir), cleanup_mode=None)
     info = server.get_postmaster_info()
     host = str(info.socket_dir)

@@ -100,7 +100,7 @@ class PiranhaRules:
     max_raises: int = 3
     nobody_in: str = "carry"
     turn_seconds: int = 86400
-    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (DESIGN.md, the cut)
+    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (docs/design.md, the cut)
 
     game = "piranha"
     min_players = 2
@@ -157,7 +157,7 @@ class PilesRules:
     pig_tie_counts: bool = False
     declare_timeout: str = "fold"
     turn_seconds: int = 86400
-    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (DESIGN.md, the cut)
+    cut_required: bool = False  # the deal waits (one turn clock) for a seated player's cut (docs/design.md, the cut)
 
     game = "piles"
     min_players = 2

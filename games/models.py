@@ -83,7 +83,7 @@ class Table(models.Model):
         help_text="The hand nobody played (every move a timeout); no hand is dealt after it "
         "until a player starts the table again.",
     )
-    # DESIGN.md "Engine contract": a practice table (one member and computer players) never touches the books.
+    # docs/design.md "Engine contract": a practice table (one member and computer players) never touches the books.
     # Set when the table is opened and never changed (PostgreSQL refuses: migration 0012).
     practice = models.BooleanField(default=False, help_text="One member against computer players; no money moves.")
 

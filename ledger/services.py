@@ -342,7 +342,7 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
 def _post_hand_moves(
     *, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User], created_by: User | None
 ) -> list[JournalEntry]:
-    """``ledger_post_hand_events``' writes, in an open transaction. None at a practice table (DESIGN.md "Engine
+    """``ledger_post_hand_events``' writes, in an open transaction. None at a practice table (docs/design.md "Engine
     contract"; PostgreSQL refuses them too: migration 0005)."""
     table, game = _hand_table_and_game(hand)
     if table.practice:

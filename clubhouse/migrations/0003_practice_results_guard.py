@@ -1,4 +1,4 @@
-"""PostgreSQL keeps practice out of the statistics and seasons (DESIGN.md "Engine contract").
+"""PostgreSQL keeps practice out of the statistics and seasons (docs/design.md "Engine contract").
 
 clubhouse_handresult BEFORE INSERT: a row of a hand played at a practice table is not written (the
 trigger that fills results when a hand finishes then adds nothing to the weeks either, which sum only

@@ -1,4 +1,4 @@
-"""The cut (DESIGN.md "Engine contract"): decks committed ahead of their deals, the members' cuts, and
+"""The cut (docs/design.md "Engine contract"): decks committed ahead of their deals, the members' cuts, and
 PostgreSQL's guards over them.
 
 - games_deckahead BEFORE UPDATE: a published root stays bound to its table, deal number, reserved hand id,

@@ -1,6 +1,6 @@
 """Practice tables: one member against computer players (engine/players), and the coach.
 
-DESIGN.md "Engine contract": practice never touches the books. A practice table seats its member and one to
+docs/design.md "Engine contract": practice never touches the books. A practice table seats its member and one to
 five computer players; no money moves (ledger/services.py posts nothing for it), no statistic or season figure
 is kept, no notice is sent, and PostgreSQL refuses each of those too (games 0012, ledger 0005, clubhouse
 0003), as it refuses a second member at a practice table and a computer player at a money table.

@@ -1,4 +1,4 @@
-"""PostgreSQL keeps practice out of the books (not only Python; DESIGN.md "Engine contract").
+"""PostgreSQL keeps practice out of the books (not only Python; docs/design.md "Engine contract").
 
 - ledger_journalentry BEFORE INSERT: no entry of a practice table or of a hand played at one.
 - ledger_account BEFORE INSERT: no account, so no balance, of a computer player.

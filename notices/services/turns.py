@@ -76,7 +76,7 @@ def turn_notice_send(*, hand_id: int, seat: int, since: int, kind: str) -> bool:
     """
     hand = Hand.objects.select_related("table__club").filter(pk=hand_id).first()
     if hand is None or hand.table.practice or not _waiting_turn(hand, seat, since):
-        return False  # practice never sends a notice (DESIGN.md "Engine contract"; PostgreSQL refuses one too)
+        return False  # practice never sends a notice (docs/design.md "Engine contract"; PostgreSQL refuses one too)
     user = hand_seat_users(hand=hand).get(seat)
     if user is None or not user.is_active or user.away:
         return False

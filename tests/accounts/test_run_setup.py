@@ -2,7 +2,7 @@
 migrate and seed_demo run against them, a second seed_demo adds nothing, and both servers stop.
 
 The folder lives inside the checkout (git-ignored .data/) because pgserver, run as root,
-hands it to its `pgserver` OS user, which must be able to reach it (STACK-NOTES.md).
+hands it to its `pgserver` OS user, which must be able to reach it (every parent folder opened to it).
 """
 
 from __future__ import annotations

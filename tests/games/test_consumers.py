@@ -212,7 +212,7 @@ async def test_spectators_watch_only_where_the_house_rules_allow(club_setup) -> 
 
 @pytest.mark.django_db(transaction=True)
 async def test_an_idle_socket_stays_open_and_still_hears_the_next_version(club_setup) -> None:
-    """STACK-NOTES.md: a Redis read timeout once closed quiet sockets after 5-12 s."""
+    """redis-py 8: a Redis read timeout once closed quiet sockets after 5-12 s (docs/settings-and-security.md)."""
     table = await piranha_table(club_setup)
     a = club_setup.members[0]
     comm = await open_table(table.pk, club_setup.members[1])

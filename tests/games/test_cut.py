@@ -1,4 +1,4 @@
-"""The cut (DESIGN.md "Engine contract"): decks committed ahead, cuts from the seated members, and a deal
+"""The cut (docs/design.md "Engine contract"): decks committed ahead, cuts from the seated members, and a deal
 that is the committed deck permuted by the root and every cut received; the proof checks through it."""
 
 from __future__ import annotations
