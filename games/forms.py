@@ -371,11 +371,19 @@ def parse_action(value: str, amount: str | None = None) -> dict[str, Any]:
     elif extra:
         amount = extra
     if amount not in (None, ""):
-        try:
-            action["amount"] = int(str(amount))
-        except ValueError:
-            raise ValueError("The amount must be a whole number of cents.") from None
+        action["amount"] = _cents(str(amount))
     return action
+
+
+def _cents(text: str) -> int:
+    """An amount typed in a form: ASCII digits only. ``int`` would also read other scripts' digits
+    ('２５', '٢٥'), a sign, spaces and underscores: an amount the member did not see as a number."""
+    text = text.strip()
+    if text.isascii() and text.isdigit() and len(text) <= 18:
+        return int(text)
+    if any(c.isdigit() or c.isnumeric() for c in text if not c.isascii()):
+        raise ValueError("The amount must be written with the digits 0 to 9.")
+    raise ValueError("The amount must be a whole number of cents.")
 
 
 @dataclass(frozen=True)

@@ -257,7 +257,7 @@ CACHES = {
     },
 }
 
-# Celery (STACK-NOTES.md: what made timeouts survive a killed worker).
+# Celery: acks late, requeue on a lost worker, one task prefetched: a killed worker's timeouts come back quickly.
 CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6379/0"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
@@ -352,6 +352,10 @@ CELERY_BEAT_SCHEDULE["verify-books"] = {
     "schedule": LEDGER_VERIFY_SECONDS,
     "options": {"expires": LEDGER_VERIFY_SECONDS},
 }
+
+# /healthz says which of PostgreSQL and Redis failed only to these host names (and loopback, always): the
+# proxy's own (docker-compose.yml's service "proxy"). Everyone else reads a bare 200 or 503 (config/health.py).
+HEALTH_DETAIL_HOSTS = env_list("HEALTH_DETAIL_HOSTS", "proxy")
 
 LOGGING = {
     "version": 1,

@@ -12,14 +12,14 @@ pytestmark = pytest.mark.django_db
 
 
 def test_healthz_is_200_when_postgres_and_redis_answer(client):
-    response = client.get("/healthz")
+    response = client.get("/healthz", HTTP_HOST="127.0.0.1:8000")  # the details: loopback only
     assert response.status_code == 200
     assert response.json() == {"ok": True, "postgres": True, "redis": True}
 
 
 def test_healthz_is_503_when_redis_is_down(client, settings):
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    response = client.get("/healthz")
+    response = client.get("/healthz", HTTP_HOST="127.0.0.1:8000")
     assert response.status_code == 503
     assert response.json()["redis"] is False
 
