@@ -157,8 +157,106 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
-def openapi_schema(*, server: str) -> dict[str, Any]:
+def _paths() -> dict[str, Any]:
+    """The API's paths: every one read-only, each answering with one schema of ``SCHEMAS``."""
     before = [_BEFORE]
+    return {
+        "/clubs": {
+            "get": {
+                "summary": "Your clubs",
+                "operationId": "clubs",
+                "responses": _ok("#/components/schemas/Clubs", "Your clubs."),
+            }
+        },
+        "/clubs/{club_id}/balances": {
+            "get": {
+                "summary": "The club's balance sheet",
+                "operationId": "balances",
+                "parameters": [_id("club_id", "A club of yours.")],
+                "responses": _ok("#/components/schemas/Balances", "Every member's balance."),
+            }
+        },
+        "/clubs/{club_id}/statement": {
+            "get": {
+                "summary": "Your statement (organisers: any member's)",
+                "operationId": "statement",
+                "parameters": [
+                    _id("club_id", "A club of yours."),
+                    *before,
+                    {
+                        "name": "member",
+                        "in": "query",
+                        "required": False,
+                        "schema": _INT,
+                        "description": "Organisers only: another member's id.",
+                    },
+                ],
+                "responses": {
+                    **_ok("#/components/schemas/Statement", "Fifty lines a page, newest first."),
+                    "403": {"$ref": "#/components/responses/Forbidden"},
+                },
+            }
+        },
+        "/clubs/{club_id}/tables": {
+            "get": {
+                "summary": "The club's tables",
+                "operationId": "tables",
+                "parameters": [_id("club_id", "A club of yours."), *before],
+                "responses": _ok("#/components/schemas/Tables", "Newest first."),
+            }
+        },
+        "/tables/{table_id}/hands": {
+            "get": {
+                "summary": "A table's finished hands",
+                "operationId": "table_hands",
+                "parameters": [_id("table_id", "A table of one of your clubs."), *before],
+                "responses": {
+                    **_ok("#/components/schemas/Hands", "Newest first, by hand number."),
+                    "403": {"$ref": "#/components/responses/Forbidden"},
+                },
+            }
+        },
+        "/hands/{hand_id}": {
+            "get": {
+                "summary": "One finished hand",
+                "operationId": "hand",
+                "parameters": [_id("hand_id", "A hand of one of your clubs.")],
+                "responses": {
+                    **_ok("#/components/schemas/Hand", "The hand as its page tells it to you."),
+                    "403": {"$ref": "#/components/responses/Forbidden"},
+                    "409": {
+                        "description": "The hand is still being played.",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                    },
+                },
+            }
+        },
+    }
+
+
+def _components() -> dict[str, Any]:
+    """The key scheme, the schemas and the error answers the paths refer to."""
+    return {
+        "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer", "description": "An API key from your profile page."}
+        },
+        "schemas": SCHEMAS,
+        "responses": {
+            name: {
+                "description": text,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            }
+            for name, text in (
+                ("Unauthorized", "No key, or a wrong or revoked key."),
+                ("NotFound", "Not one of your clubs, or no such record."),
+                ("Forbidden", "Organisers only, or the house rules keep spectators out."),
+                ("TooMany", "Too many requests; the Retry-After header says when to try again."),
+            )
+        },
+    }
+
+
+def openapi_schema(*, server: str) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
@@ -171,94 +269,6 @@ def openapi_schema(*, server: str) -> dict[str, Any]:
         },
         "servers": [{"url": server}],
         "security": [{"bearer": []}],
-        "paths": {
-            "/clubs": {
-                "get": {
-                    "summary": "Your clubs",
-                    "operationId": "clubs",
-                    "responses": _ok("#/components/schemas/Clubs", "Your clubs."),
-                }
-            },
-            "/clubs/{club_id}/balances": {
-                "get": {
-                    "summary": "The club's balance sheet",
-                    "operationId": "balances",
-                    "parameters": [_id("club_id", "A club of yours.")],
-                    "responses": _ok("#/components/schemas/Balances", "Every member's balance."),
-                }
-            },
-            "/clubs/{club_id}/statement": {
-                "get": {
-                    "summary": "Your statement (organisers: any member's)",
-                    "operationId": "statement",
-                    "parameters": [
-                        _id("club_id", "A club of yours."),
-                        *before,
-                        {
-                            "name": "member",
-                            "in": "query",
-                            "required": False,
-                            "schema": _INT,
-                            "description": "Organisers only: another member's id.",
-                        },
-                    ],
-                    "responses": {
-                        **_ok("#/components/schemas/Statement", "Fifty lines a page, newest first."),
-                        "403": {"$ref": "#/components/responses/Forbidden"},
-                    },
-                }
-            },
-            "/clubs/{club_id}/tables": {
-                "get": {
-                    "summary": "The club's tables",
-                    "operationId": "tables",
-                    "parameters": [_id("club_id", "A club of yours."), *before],
-                    "responses": _ok("#/components/schemas/Tables", "Newest first."),
-                }
-            },
-            "/tables/{table_id}/hands": {
-                "get": {
-                    "summary": "A table's finished hands",
-                    "operationId": "table_hands",
-                    "parameters": [_id("table_id", "A table of one of your clubs."), *before],
-                    "responses": {
-                        **_ok("#/components/schemas/Hands", "Newest first, by hand number."),
-                        "403": {"$ref": "#/components/responses/Forbidden"},
-                    },
-                }
-            },
-            "/hands/{hand_id}": {
-                "get": {
-                    "summary": "One finished hand",
-                    "operationId": "hand",
-                    "parameters": [_id("hand_id", "A hand of one of your clubs.")],
-                    "responses": {
-                        **_ok("#/components/schemas/Hand", "The hand as its page tells it to you."),
-                        "403": {"$ref": "#/components/responses/Forbidden"},
-                        "409": {
-                            "description": "The hand is still being played.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-                        },
-                    },
-                }
-            },
-        },
-        "components": {
-            "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "description": "An API key from your profile page."}
-            },
-            "schemas": SCHEMAS,
-            "responses": {
-                name: {
-                    "description": text,
-                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-                }
-                for name, text in (
-                    ("Unauthorized", "No key, or a wrong or revoked key."),
-                    ("NotFound", "Not one of your clubs, or no such record."),
-                    ("Forbidden", "Organisers only, or the house rules keep spectators out."),
-                    ("TooMany", "Too many requests; the Retry-After header says when to try again."),
-                )
-            },
-        },
+        "paths": _paths(),
+        "components": _components(),
     }
