@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import ipaddress
 import json
 import logging
 import os
@@ -43,6 +42,7 @@ from urllib3.util.connection import create_connection
 
 from games.live.presence import is_present
 from kernel.errors import DomainError
+from kernel.outbound import OutboundRefused, outbound_addresses
 from kernel.task_ref import TaskRef
 from notices.models import PushChoice, PushSubscription
 
@@ -103,31 +103,6 @@ def vapid_public_key() -> str | None:
 
 # ---- subscriptions -------------------------------------------------------------------------------
 
-_SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT (RFC 6598)
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))  # RFC 6052, RFC 8215
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
-    """The IPv4 addresses an IPv6 address leads to: mapped, 6to4, Teredo (server and client), NAT64."""
-    found = [a for a in (address.ipv4_mapped, address.sixtofour) if a is not None]
-    found.extend(address.teredo or ())
-    if any(address in network for network in _NAT64):
-        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-    return found
-
-
-def address_is_public(address: IPAddress) -> bool:
-    """Whether ``address`` is a global unicast address, as is every IPv4 address it carries: never loopback,
-    private, link-local, carrier-grade NAT (100.64.0.0/10, cloud metadata at 100.100.100.200 included),
-    reserved or multicast, nor 6to4, Teredo or NAT64 of one."""
-    if not address.is_global or address.is_multicast:
-        return False
-    if isinstance(address, ipaddress.IPv4Address):
-        return address not in _SHARED_ADDRESS_SPACE
-    return all(address_is_public(inner) for inner in _embedded_ipv4(address))
-
-
 @dataclass(frozen=True)
 class PushTarget:
     """A checked push endpoint: its URL and the one address the push goes to (the name is not looked up again)."""
@@ -136,26 +111,10 @@ class PushTarget:
     address: str
 
 
-def _addresses(host: str) -> list[IPAddress]:
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return []
-    found: list[IPAddress] = []
-    for info in infos:
-        with contextlib.suppress(ValueError):
-            found.append(ipaddress.ip_address(str(info[4][0]).split("%")[0]))
-    return found
-
-
 def push_target(endpoint: str) -> PushTarget:
     """Where a push to ``endpoint`` goes, or DomainError: https to port 443 of a name (or address) whose every
-    address is public (``address_is_public``), at most ``PushSubscription.ENDPOINT_MAX`` characters. Where
-    ``PUSH_ENDPOINT_ALLOW_LOOPBACK`` is set (development and tests only, never production) a loopback
+    address is public (kernel/outbound.py, the site's one check of outbound addresses), at most
+    ``PushSubscription.ENDPOINT_MAX`` characters. Where ``PUSH_ENDPOINT_ALLOW_LOOPBACK`` is set (development and tests only, never production) a loopback
     address is allowed too, over plain http and on any port, for a local receiver. The name is resolved
     here, once: the push is sent to the address checked here (DNS rebinding cannot move it)."""
     if not isinstance(endpoint, str) or not endpoint or len(endpoint) > PushSubscription.ENDPOINT_MAX:
@@ -167,10 +126,11 @@ def push_target(endpoint: str) -> PushTarget:
         raise DomainError("That push address is not a valid web address.") from None
     if parts.username or parts.password or not host or any(ch.isspace() for ch in endpoint):
         raise DomainError("That push address is not a valid web address.")
-    addresses = _addresses(host)
-    if not addresses:
-        raise DomainError("That push address is not on the public internet.")
-    if settings.PUSH_ENDPOINT_ALLOW_LOOPBACK and all(a.is_loopback for a in addresses):
+    try:
+        addresses = outbound_addresses(host, port or 443, allow_loopback=settings.PUSH_ENDPOINT_ALLOW_LOOPBACK)
+    except OutboundRefused:
+        raise DomainError("That push address is not on the public internet.") from None
+    if all(a.is_loopback for a in addresses):  # only where allowed: a local receiver
         if parts.scheme not in ("http", "https"):
             raise DomainError("A push address must start with https://.")
         return PushTarget(url=endpoint, address=str(addresses[0]))
@@ -178,8 +138,6 @@ def push_target(endpoint: str) -> PushTarget:
         raise DomainError("A push address must start with https://.")
     if port not in (None, 443):
         raise DomainError("A push address must use the standard https port.")
-    if not all(address_is_public(a) for a in addresses):
-        raise DomainError("That push address is not on the public internet.")
     return PushTarget(url=endpoint, address=str(addresses[0]))
 
 
