@@ -136,12 +136,28 @@ class _Reader:
             raise ArchiveError(
                 f"The zip holds {len(self.zip.infolist())} files; a club export holds at most {limits.entries}."
             )
+        if any(_is_zip64(info.extra) or _is_zip64(self._local_extra(info)) for info in self.zip.infolist()):
+            raise ArchiveError(ZIP64_REFUSAL)
         self.where = ""  # "data/hands.jsonl, line 12": the record being read, for a refusal
         self.line = 0  # its line number
         self.rows = 0
 
     def close(self) -> None:
         self.zip.close()
+
+    def _local_extra(self, info: zipfile.ZipInfo) -> bytes:
+        """The extra field of ``info``'s local header, which ``zipfile`` skips (a ZIP64 entry may be marked
+        there only, as Python's own ``force_zip64`` writes it)."""
+        stream = self.zip.fp
+        assert stream is not None
+        stream.seek(info.header_offset)
+        header = stream.read(_LOCAL.size)
+        if len(header) < _LOCAL.size or header[:4] != b"PK\x03\x04":
+            raise ArchiveError("The file is not a zip file.")
+        *_, compressed, size, name_length, extra_length = _LOCAL.unpack(header)
+        stream.seek(name_length, io.SEEK_CUR)
+        extra = stream.read(extra_length)
+        return extra + (b"\x01\x00\x00\x00" if _ZIP64_SIZE in (compressed, size) else b"")
 
     def _chunks(self, name: str, most: int) -> Iterator[bytes]:
         try:
@@ -206,13 +222,29 @@ class _Reader:
 
 
 _END = struct.Struct("<4s4H2LH")  # the zip's end of central directory record (APPNOTE 4.3.16)
+_LOCAL = struct.Struct("<4s5HL2L2H")  # a local file header (APPNOTE 4.3.7)
+_ZIP64_SIZE = 0xFFFFFFFF  # a size field that says "see the ZIP64 extra field"
 DIRECTORY_MAX = 64 * 1024  # an export's directory of about twenty files takes about 2 KB
+#: ZIP64 is for files and archives past 4 GB and 65,535 entries, which an upload (64 MB) never needs; refusing
+#: it keeps to one set of size fields, the ones the limits are checked against.
+ZIP64_REFUSAL = "The zip uses ZIP64 (a format for files larger than 4 GB), which a club export never needs."
+
+
+def _is_zip64(extra: bytes) -> bool:
+    """Whether an extra field holds the ZIP64 record (header id 0x0001, APPNOTE 4.5.3)."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, size = struct.unpack_from("<2H", extra, at)
+        if kind == 0x0001:
+            return True
+        at += 4 + size
+    return False
 
 
 def _check_directory(source: IO[bytes] | str, limits: ImportLimits) -> None:
     """Refuse a zip whose directory is larger than an export's before ``zipfile`` reads it: it keeps an
-    object for every entry listed, and a directory can list millions in a small upload. Also refuses
-    ZIP64 (an export never needs it)."""
+    object for every entry listed, and a directory can list millions in a small upload. Also refuses a
+    ZIP64 end of central directory (``ZIP64_REFUSAL``); ``_Reader`` refuses a ZIP64 entry."""
     with open(source, "rb") if isinstance(source, str) else nullcontext(source) as stream:
         stream.seek(0, io.SEEK_END)
         size = stream.tell()
@@ -227,8 +259,10 @@ def _check_directory(source: IO[bytes] | str, limits: ImportLimits) -> None:
     at = tail.rfind(b"PK\x05\x06")
     if at < 0 or len(tail) - at < _END.size:
         raise ArchiveError("The file is not a zip file.")
+    if at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07":  # the ZIP64 end of central directory locator
+        raise ArchiveError(ZIP64_REFUSAL)
     directory_size = _END.unpack_from(tail, at)[5]
-    if directory_size > DIRECTORY_MAX or (at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07"):
+    if directory_size > DIRECTORY_MAX:
         raise ArchiveError("The zip lists more files than a club export holds.")
 
 
