@@ -61,6 +61,7 @@ def environment(**options: Any) -> Environment:
             "csrf_input": csrf_input,
             "seat_ring": area.seat_ring,
             "advance_panel": area.advance_panel,
+            "piles_helper_words": words.piles_helper_words,
         }
     )
     return env

@@ -204,22 +204,43 @@ def _piles(result: engine.PilesOutcome, *, names: Mapping[int, str], currency: s
             else "Nobody declared low, so the high takes the whole pot."
         )
     elif result.low_winners and not result.high_winners:
-        out.append(_low_takes_all(declared, failed))
+        out.append(_low_takes_all(declared, failed, names))
     if reason == "carry" or (not result.winners and result.next_pot):
+        claimants = _high_claimants(declared, failed)
+        if claimants and not result.high_winners:
+            out.append(f"{_no_high_qualified(claimants, names)}.")
         out.append(
             f"Nobody won a half, so the pot carries: {money(result.next_pot, currency)} goes into the next hand."
         )
     return out
 
 
-def _low_takes_all(declared: Mapping[int, str | None], failed: Sequence[int]) -> str:
+def _low_takes_all(declared: Mapping[int, str | None], failed: Sequence[int], names: Mapping[int, str]) -> str:
     """Why the low took the whole pot: a high was claimed but none qualified (the low variant's full
-    house or better, piles.txt 5.1), only a failed pig claimed it, or nobody did."""
-    if any(d in ("high", "pig") and s not in failed for s, d in declared.items()):
-        return "No high qualified (a high must be a full house or better), so the low takes the whole pot."
+    house or better, piles.txt 5.1: the claimants named), only a failed pig claimed it, or nobody did."""
+    claimants = _high_claimants(declared, failed)
+    if claimants:
+        return f"{_no_high_qualified(claimants, names)}, so the low takes the whole pot."
     if failed:
         return "With the pig out, nobody else claimed the high half, so the low takes the whole pot."
     return "Nobody declared high, so the low takes the whole pot."
+
+
+def _high_claimants(declared: Mapping[int, str | None], failed: Sequence[int]) -> list[int]:
+    """The seats that claimed the high half and were not put out as failed pigs."""
+    return sorted(s for s, d in declared.items() if d in ("high", "pig") and s not in failed)
+
+
+def _no_high_qualified(claimants: Sequence[int], names: Mapping[int, str]) -> str:
+    """Why nobody won the high half although it was claimed: in the low variant a high must be a full house
+    or better (piles.txt 5.1), and no claimant had one."""
+    who = _join([_who(s, names) for s in claimants])
+    needs = "which a high needs in the low variant"
+    if len(claimants) == 1:
+        return f"{who} declared high but has no full house or better, {needs}"
+    if len(claimants) == 2:
+        return f"{who} declared high, but neither has a full house or better, {needs}"
+    return f"{who} declared high, but none of them has a full house or better, {needs}"
 
 
 def match_owed(view: engine.HandView | None, rules: Mapping[str, Any]) -> int | None:

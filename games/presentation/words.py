@@ -12,6 +12,7 @@ from typing import Any
 import engine
 from accounts.money import money
 from engine.cards import Card
+from engine.reach import piles_high_made, piles_reach
 from engine.rules import POT_LIMIT
 
 _UNITS = ((7 * 24 * 3600, "week"), (24 * 3600, "day"), (3600, "hour"), (60, "minute"), (1, "second"))
@@ -290,3 +291,32 @@ def raise_to_label(action: engine.Action, *, current: int | None, currency: str)
     if action.type != "raise" or current is None or action.amount is None:
         return None
     return f"Raise to {money(current + action.amount, currency)}"
+
+
+# ---- the hand helper ----------------------------------------------------------------------------
+
+
+def piles_helper_words(view: engine.HandView) -> tuple[str, str]:
+    """What the hand helper says of the viewer's best legal high and low in Piles, each true at every stage:
+    the hand when one qualifies; "none yet" only while a card still face down could give one; else that
+    none is possible, and in the low variant (piles.txt 5.1) a high that is made but below the full house
+    it needs is named as not qualifying. Empty strings for a view with no Piles hand of its own."""
+    if view.game != "piles" or not isinstance(view.my_hand, engine.HighLow) or not view.my_cards:
+        return "", ""
+    assert isinstance(view.board, engine.PilesBoard)
+    variant = bool(getattr(view.rules, "low_variant", False))
+    reach = piles_reach(view.my_cards, view.board, variant)
+    high, low = view.my_hand.high, view.my_hand.low
+    if high is not None:
+        high_words = high.name
+    elif reach.high:
+        high_words = "none yet"
+    else:
+        made = piles_high_made(view.my_cards, view.board)
+        high_words = (
+            f"none that qualifies (your best is {made}; the low variant needs a full house or better)"
+            if made
+            else "no high possible"
+        )
+    low_words = low.name if low is not None else "none yet" if reach.low else "no low possible"
+    return high_words, low_words

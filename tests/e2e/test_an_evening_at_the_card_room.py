@@ -225,10 +225,10 @@ def _piles_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot: A
     assert ann_g.page.locator("#table-live .felt .board .card.dealt").count() == 0
     play_in_turn(by_seat, hand, "check", olive_g)
 
-    # All thirteen up: the helper says no high is possible (fix 3).
+    # All thirteen up: the helper names Ann's high that cannot qualify (fix 3).
     for g in guests:
         expect(g.page.locator("#table-live .felt .board .card.back")).to_have_count(0)
-    expect(ann_g.page.locator(".my-hand .helper")).to_contain_text("Your best legal high: no high possible")
+    expect(ann_g.page.locator(".my-hand .helper")).to_contain_text("Your best legal high: none that qualifies")
     buttons_in_viewport(olive_g.page, PHONE["height"])  # the declaration, on the phone's screen
     others = [c for s in (1, 2) for c in LOW_HOLES[s]]
     step_back_through_the_hand(olive_g, shot, others, "phone-piles")
@@ -249,7 +249,8 @@ def _piles_to_the_showdown(club: Any, organiser: Any, guests: list[Any], shot: A
     for g in guests:
         previous = g.page.locator("section.previous")
         expect(previous.locator(".reasons")).to_contain_text(
-            "No high qualified (a high must be a full house or better), so the low takes the whole pot."
+            "declared high, but neither has a full house or better, which a high needs in the low variant, so the low "
+            "takes the whole pot."
         )  # fix 2
         expect(previous.locator(".reasons")).not_to_contain_text("Nobody claimed the high half")
         low = '.card.plays[aria-label$="plays in the low"]'

@@ -136,5 +136,18 @@ def test_piles_low_variant_high_claimed_but_none_qualified():
     state = piles.declare(piles.check_down(state), {1: HIGH, 2: HIGH, 3: LOW})
     assert outcome_reasons(result(state), names=NAMES, currency="USD") == [
         "Cy has the best low (4-3-2-2-A low): $0.75.",
-        "No high qualified (a high must be a full house or better), so the low takes the whole pot.",
+        "Ann and Ben declared high, but neither has a full house or better, which a high needs in the low variant, "
+        "so the low takes the whole pot.",
     ]
+
+
+def test_piles_low_variant_nothing_qualifies_so_the_pot_carries_and_says_why():
+    """Nobody declares low and neither high claimant has a full house (piles.txt 5.1): the pot carries, and
+    the reasons say why the high half went to nobody."""
+    state, _ = piles.deal(PilesRules(low_variant=True), hole=("Kd 9s 7s 6s Tc", "Qh Th 8d 6h 4d", "2h 3c 6d Td 9d"))
+    state = piles.declare(piles.check_down(state), {1: HIGH, 2: HIGH, 3: FOLD})
+    reasons = outcome_reasons(result(state), names=NAMES, currency="USD")
+    assert reasons[0] == (
+        "Ann and Ben declared high, but neither has a full house or better, which a high needs in the low variant."
+    )
+    assert reasons[1].startswith("Nobody won a half, so the pot carries")
