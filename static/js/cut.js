@@ -255,9 +255,11 @@
                   String(d.root).slice(0, 16) + "\u2026 under " + d.scheme + ". Tell the organisers.",
                   Object.assign({}, receipt, { "the site's root": d.root, "the site's scheme": d.scheme }),
                   { receipt: r, shown: d });
-              } else if (d.dealt && !(d.cuts || []).some(function (c) { return c.cut === r.cut && c.device === r.device; })) {
+              } else if (!(d.cuts || []).some(function (c) { return c.cut === r.cut && c.device === r.device; })) {
+                // Listed means its list is closed: a cut left out of it is left out of the deal.
                 alarm(tableId, r.deal, "missing", "Warning: the site acknowledged your cut " + r.cut + " of deal " + r.deal +
-                  " (received " + when(r.at) + "), but the deal was dealt without it. Tell the organisers.",
+                  " (received " + when(r.at) + "), but " + (d.dealt ? "the deal was dealt without it" :
+                  "its closed list leaves it out") + ". Tell the organisers.",
                   Object.assign({}, receipt, { "cuts used": (d.cuts || []).map(function (c) { return c.cut; }).join(", ") || "none" }),
                   { receipt: r, shown: d });
               }
@@ -320,13 +322,16 @@
           li.appendChild(el("span", "cut-status", d.status === "open" ? "list open" + (d.closes ? ": closes " + d.closes : "")
             : "list closed"));
           if (seated() || byDeal[d.deal]) {
-            var state = byDeal[d.deal] ? "your browser cut it (receipt kept in this browser)"
-              : refused[d.deal] ? "your cut was refused: " + refused[d.deal]
-              : waiting[d.deal] ? "signing and sending your cut\u2026"
-              : d.status === "open" ? (problem ? "this browser cannot cut: " + problem : "not cut by you yet")
-              : "you did not cut it";
+            // data-state: "cut", "refused", "sending", "cannot" (no key), "open" (not sent yet), "missed"
+            var state = byDeal[d.deal] ? ["cut", "your browser cut it (receipt kept in this browser)"]
+              : refused[d.deal] ? ["refused", "your cut was refused: " + refused[d.deal]]
+              : waiting[d.deal] ? ["sending", "signing and sending your cut\u2026"]
+              : d.status !== "open" || d.scheme !== SCHEME_V2 ? ["missed", "you did not cut it"]
+              : problem ? ["cannot", "this browser cannot cut: " + problem] : ["open", "not cut by you yet"];
             li.appendChild(document.createTextNode(" \u00B7 "));
-            li.appendChild(el("span", "cut-state" + (refused[d.deal] ? " refused" : ""), state));
+            var span = el("span", "cut-state" + (state[0] === "refused" || state[0] === "cannot" ? " refused" : ""), state[1]);
+            span.dataset.state = state[0];
+            li.appendChild(span);
           }
           if (d.status === "closed") {
             var cuts = d.cuts || [];
@@ -358,6 +363,7 @@
         wrap.appendChild(ul);
       }
       list.replaceChildren.apply(list, Array.prototype.slice.call(wrap.childNodes));
+      list.dataset.rendered = "1";
     }
 
     function answered(data) {
@@ -413,6 +419,7 @@
 
     function cutOpenDeals() {
       if (!last || last.user === null || last.user === undefined || !seated() || problem) return;
+      if (!device()) { problem = "the page's key script did not load: reload the page"; render(); return; }
       var mine = {};
       receiptsOf(tableId, last.user).forEach(function (r) { mine[r.deal] = true; });
       var open = (last.deals || []).filter(function (d) {
@@ -504,7 +511,13 @@
           when(r.at) + "), but the hand was dealt without it. Tell the organisers.",
           Object.assign({}, receipt, { "cuts used": (data.cuts || []).map(function (c) { return c.cut; }).join(", ") || "none" }),
           { receipt: r, shown: { hand_id: data.hand_id, root: data.root, scheme: data.scheme, cuts: data.cuts } });
-      } else if (out) {
+      } else {
+        if (!out) {
+          out = el("p");
+          out.id = "cut-check";
+          out.setAttribute("role", "status");
+          alarms().appendChild(out);
+        }
         out.hidden = false;
         out.className = "cut-ok";
         out.textContent = "Your cut was used in this deal.";

@@ -102,7 +102,8 @@ class Player:
         the answers to its cuts of the coming deals (static/js/cut.js) are in."""
         self.page.wait_for_function(
             f"() => window.__frames.some((f) => f[0] === {hand.pk} && f[1] === {version}) && "
-            "[...document.querySelectorAll('#coming-deals .cut-state')].every((s) => s.textContent.startsWith('you cut it'))",
+            "document.querySelector('#cut-deals[data-rendered]') && [...document.querySelectorAll('#coming-deals .cut-state')]"
+            ".every((s) => ['cut', 'refused', 'missed', 'cannot'].includes(s.dataset.state))",
             timeout=WAIT_MS,
         )
 
