@@ -164,23 +164,10 @@
     });
     return dl;
   }
-  // One alarm per (table, deal, kind). ``shown`` is the evidence in words for the page; ``evidence`` what the
-  // complaint carries (the receipt and what the site shows).
-  function alarm(tableId, deal, kind, words, shown, evidence) {
+  // The one-click complaint (protocol 10) about (table, deal, kind): a button, then what the site answered;
+  // a complaint sent is remembered, and said instead of the button on later visits.
+  function complaint(tableId, deal, kind, evidence, label) {
     var key = tableId + ":" + deal + ":" + kind;
-    var box = alarms();
-    if (box.querySelector('[data-alarm="' + key + '"]')) return;
-    // A refusal is often the rule at work (a new device cuts from a later deal on): said plainly, not as an alarm.
-    var div = el("div", kind === "refused" ? "cut-refused" : "cut-alarm");
-    div.dataset.alarm = key;
-    div.dataset.kind = kind;
-    div.setAttribute("role", "alert");
-    div.appendChild(el("p", "cut-alarm-words", words));
-    var details = el("details", "cut-alarm-evidence");
-    details.open = true;
-    details.appendChild(el("summary", "", "The evidence"));
-    details.appendChild(evidenceList(shown));
-    div.appendChild(details);
     var row = el("p", "cut-complaint");
     var sent = readStore(SENT)[key];
     var out = el("span", "cut-complaint-result");
@@ -188,8 +175,7 @@
     if (sent) {
       out.textContent = "You told the organisers on " + when(sent.at) + ": " + sent.message;
     } else {
-      var button = el("button", (kind === "refused" ? "secondary" : "danger") + " cut-complain",
-        kind === "refused" ? "This is wrong: tell the organisers" : "Tell the organisers: send this as a complaint");
+      var button = el("button", (kind === "refused" ? "secondary" : "danger") + " cut-complain", label);
       button.type = "button";
       button.addEventListener("click", function () {
         button.disabled = true;
@@ -211,7 +197,25 @@
       row.appendChild(document.createTextNode(" "));
     }
     row.appendChild(out);
-    div.appendChild(row);
+    return row;
+  }
+  // One alarm per (table, deal, kind). ``shown`` is the evidence in words for the page; ``evidence`` what the
+  // complaint carries (the receipt and what the site shows).
+  function alarm(tableId, deal, kind, words, shown, evidence) {
+    var key = tableId + ":" + deal + ":" + kind;
+    var box = alarms();
+    if (box.querySelector('[data-alarm="' + key + '"]')) return;
+    var div = el("div", "cut-alarm");
+    div.dataset.alarm = key;
+    div.dataset.kind = kind;
+    div.setAttribute("role", "alert");
+    div.appendChild(el("p", "cut-alarm-words", words));
+    var details = el("details", "cut-alarm-evidence");
+    details.open = true;
+    details.appendChild(el("summary", "", "The evidence"));
+    details.appendChild(evidenceList(shown));
+    div.appendChild(details);
+    div.appendChild(complaint(tableId, deal, kind, evidence, "Tell the organisers: send this as a complaint"));
     box.appendChild(div);
   }
   function clearAlarms(kind) {
@@ -289,6 +293,7 @@
     var live = window.tableLive;
     var waiting = {};   // deal -> {cut, device}: signed and sent, no answer yet
     var refused = {};   // deal -> the site's words
+    var refusedEvidence = {}, controls = {};  // deal -> what a complaint of the refusal carries, its control
     var problem = null; // why this browser cannot cut (no key, refused registration, ...)
     var last = null;    // the last answer of GET /tables/ID/cut/
 
@@ -332,6 +337,13 @@
             var span = el("span", "cut-state" + (state[0] === "refused" || state[0] === "cannot" ? " refused" : ""), state[1]);
             span.dataset.state = state[0];
             li.appendChild(span);
+            // A refusal is most often a rule at work (a new device cuts from a later deal on): said plainly in
+            // its row, with the site's reason and a complaint at hand should it be wrong.
+            if (refused[d.deal] && refusedEvidence[d.deal]) {
+              controls[d.deal] = controls[d.deal] || complaint(tableId, d.deal, "refused", refusedEvidence[d.deal],
+                                                               "This is wrong: tell the organisers");
+              li.appendChild(controls[d.deal]);
+            }
           }
           if (d.status === "closed") {
             var cuts = d.cuts || [];
@@ -388,13 +400,9 @@
           var signed = waiting[deal];
           delete waiting[deal];
           refused[deal] = words;
-          alarm(tableId, deal, "refused", "The site refused your cut of deal " + deal + ": " + words,
-            { deal: deal, "the site's reason": words, "your cut": signed.cut, device: short(signed.device), root: signed.root },
-            { signed: signed, error: words });
+          refusedEvidence[deal] = { signed: signed, error: words };
         } else {
           problem = words;
-          alarm(tableId, "?", "refused", "The site refused a cut from this browser: " + words,
-            { "the site's reason": words }, { error: words });
         }
         render();
       } else if (/^(cut|cuts|deals)\b/.test(String(data.type || ""))) {
