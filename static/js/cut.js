@@ -319,13 +319,12 @@
           li.dataset.status = d.status;
           li.appendChild(document.createTextNode("Deal " + d.deal + ": root "));
           li.appendChild(el("code", "hash", d.root));
+          li.appendChild(document.createTextNode(" \u00B7 "));
+          li.appendChild(el("span", "cut-closes", d.closes || (d.status === "open" ? "Its list is open." : "Its list is closed.")));
           if (d.waits_until) {
             li.appendChild(document.createTextNode(" \u00B7 "));
             li.appendChild(el("strong", "cut-wait", "waits for a cut (house rule) until " + when(d.waits_until) + ", then is dealt without one"));
           }
-          li.appendChild(document.createTextNode(" \u00B7 "));
-          li.appendChild(el("span", "cut-status", d.status === "open" ? "list open" + (d.closes ? ": closes " + d.closes : "")
-            : "list closed"));
           if (seated() || byDeal[d.deal]) {
             // data-state: "cut", "refused", "sending", "cannot" (no key), "open" (not sent yet), "missed"
             var state = byDeal[d.deal] ? ["cut", "your browser cut it (receipt kept in this browser)"]
@@ -347,19 +346,19 @@
           }
           if (d.status === "closed") {
             var cuts = d.cuts || [];
+            li.appendChild(document.createTextNode(" "));
             if (!cuts.length) {
-              li.appendChild(el("p", "cut-none", "No member's cut reached this deal: the club's server alone chooses its order."));
+              li.appendChild(el("span", "cut-list-words", "No member's cut reached it: the club's server chose its order."));
             } else {
-              li.appendChild(el("p", "small", "Its closed list, in the order of the cuts' values (" + cuts.length +
-                " cut" + (cuts.length === 1 ? "" : "s") + "):"));
+              li.appendChild(el("span", "cut-list-words", "It is dealt through " + cuts.length + " cut" +
+                (cuts.length === 1 ? "" : "s") + ", in the order of their values:"));
               var ol = el("ol", "cut-list");
               cuts.forEach(function (c) {
                 var item = el("li");
                 item.dataset.cut = c.cut;
                 item.appendChild(el("code", "hash", c.cut));
-                item.appendChild(document.createTextNode(" \u00B7 device "));
+                item.appendChild(document.createTextNode(" by " + c.member + ", device "));
                 item.appendChild(el("code", "fingerprint", short(c.device)));
-                item.appendChild(document.createTextNode(" \u00B7 " + c.member));
                 var r = byDeal[d.deal];
                 if (r && r.cut === c.cut && r.device === c.device) {
                   item.className = "mine";
