@@ -157,3 +157,30 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…) of {self.user}"
+
+
+class DeviceKey(models.Model):
+    """A browser's public key, registered by its member to sign their cuts of the deal (docs/fairness.md).
+
+    The private key never leaves the browser (WebCrypto, not extractable). Never edited or deleted: a device
+    is at most marked retired, and PostgreSQL holds that (accounts migration 0007), as it sets
+    ``registered_at`` by its own clock, checks the fingerprint and keeps at most five active a member."""
+
+    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="device_keys")
+    n = models.CharField(max_length=512, help_text="The RSA modulus, 2048 bits, lowercase hex.")
+    e = models.PositiveIntegerField(default=65537)
+    fingerprint = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the public key, hex.")
+    label = models.CharField(max_length=60, blank=True)
+    registered_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "registered_at"], name="device_key_user_time")]
+
+    def __str__(self) -> str:
+        return f"device {self.fingerprint[:16]} of {self.user}"
+
+    @property
+    def short(self) -> str:
+        """The first 16 hex digits of the fingerprint in four groups, as members compare them."""
+        return " ".join(self.fingerprint[k : k + 4] for k in range(0, 16, 4))

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from . import token_views, views
+from . import device_views, token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -71,6 +71,7 @@ urlpatterns = [
     path("profile/away/", views.away_toggle, name="away_toggle"),
     path("profile/email/", views.email_change, name="email_change"),
     path("profile/email/confirm/<str:token>/", views.email_change_confirm, name="email_change_confirm"),
+    path("profile/devices/", device_views.devices, name="devices"),
     path("profile/api-keys/", token_views.api_key_create, name="api_key_create"),
     path("profile/api-keys/<int:token_id>/revoke/", token_views.api_key_revoke, name="api_key_revoke"),
     path("clubs/new/", views.club_new, name="club_new"),

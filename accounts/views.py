@@ -22,6 +22,7 @@ from kernel.errors import PermissionDenied as NotAllowed
 
 from . import selectors, services, throttle
 from .access import club_access, membership_of
+from .devices import device_list
 from .forms import (
     INVITATION_VALIDITY_CHOICES,
     ClubForm,
@@ -395,6 +396,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             "form": form,
             "title": "Your profile",
             "api_tokens": selectors.api_token_list(user=user),
+            "devices": device_list(user=user),
             "intro": "Tables may wait hours between turns: set when your turn clock stands still, "
             "and how you hear that it is your turn.",
         },

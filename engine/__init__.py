@@ -4,7 +4,8 @@ Public API (others code against these names):
 
 cards       Card, parse_cards, format_cards, shuffled_deck, deck_commitment,
             new_salt, verify_commitment (the whole-deck commitment of older hands)
-commitment  merkle_root, cut_order, deck_dealt, is_cut_value, openings, Opening, verify_opening, opened_positions, check_salts, leaf_hex
+commitment  merkle_root, cut_order, deck_dealt, is_cut_value, the signed cut (cut_message,
+            rsa_signature_holds, cut_of_signature, device_fingerprint), deal_layout, openings, Opening, verify_opening, opened_positions, check_salts, leaf_hex
             (one salted leaf per deck position; the encoding is in verify.py)
 evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
@@ -43,16 +44,25 @@ from .cards import (
 )
 from .commitment import (
     SCHEME_CUT,
+    SCHEME_CUT_V2,
     SCHEME_DECK,
     SCHEME_MERKLE,
+    SCHEMES_CUT,
     Opening,
     check_salts,
+    cut_message,
+    cut_of_signature,
     cut_order,
+    deal_layout,
     deck_dealt,
+    device_fingerprint,
     is_cut_value,
+    is_device_modulus,
     leaf_hex,
     merkle_root,
     openings,
+    rsa_signature_holds,
+    short_fingerprint,
     verify_opening,
 )
 from .commitment import positions_shown as _positions_shown
@@ -283,11 +293,20 @@ __all__ = [
     "result_to_json",
     "view_to_json",
     "SCHEME_CUT",
+    "SCHEME_CUT_V2",
     "SCHEME_DECK",
     "SCHEME_MERKLE",
+    "SCHEMES_CUT",
+    "cut_message",
+    "cut_of_signature",
     "cut_order",
+    "deal_layout",
     "deck_dealt",
+    "device_fingerprint",
     "is_cut_value",
+    "is_device_modulus",
+    "rsa_signature_holds",
+    "short_fingerprint",
     "Action",
     "Card",
     "CardError",

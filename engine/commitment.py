@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import FULL_DECK
+from .common import clockwise_from_button
 from .errors import EngineError
 
 # The encoding of scheme "merkle-sha256-v1", documented byte for byte in verify.py. That module is
@@ -29,6 +30,19 @@ from .errors import EngineError
 SCHEME_MERKLE = "merkle-sha256-v1"
 SCHEME_CUT = "merkle-sha256-cut-v1"  # the same leaves, committed ahead; dealt through the players' cuts
 CUT_TAG = b"home-club/cut-v1"
+# docs/fairness.md: leaves of their own tag (a v2 root never opens as an older scheme), cuts signed by the
+# members' device keys, bound to the table and the deal, and ordered by value.
+SCHEME_CUT_V2 = "merkle-sha256-cut-v2"
+CUT_TAG_V2 = b"home-club/cut-v2"
+TAG_V2 = b"home-club/deal-v2"
+SCHEMES_CUT = frozenset({SCHEME_CUT, SCHEME_CUT_V2})
+DEVICE_TAG = "home-club/device-v1"
+RSA_BITS = 2048
+RSA_E = 65537
+# The DER prefix of a SHA-256 DigestInfo (RFC 8017 9.2, note 1).
+SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+_SIGNATURE = re.compile(r"^[0-9a-f]{512}$")
+_MODULUS = re.compile(r"^[89a-f][0-9a-f]{511}$")  # exactly 2048 bits, no leading zero
 CUT_BYTES = 16  # 128 bits a cut
 _CUT = re.compile(r"^[0-9a-f]{32}$")
 SCHEME_DECK = "deck-sha256"  # older hands: one SHA-256 of the whole deck order and one salt
@@ -36,6 +50,10 @@ TAG = b"home-club/deal-v1"
 DECK_SIZE = 52
 DEPTH = 6  # 64 leaves: the 52 positions, then empty slots
 EMPTY_LEAF = hashlib.sha256(b"\x02" + TAG).digest()
+
+
+def _empty_leaf(tag: bytes) -> bytes:
+    return hashlib.sha256(b"\x02" + tag).digest()
 _CODES = frozenset(FULL_DECK)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 SALT_BYTES = 16  # 128 bits a position
@@ -43,12 +61,17 @@ _SALT = re.compile(r"^[0-9a-f]{32}$")
 SALT_OF_CLOSED = "0" * 32  # stands for the salt of a closed position in the salts' check only
 
 
-def leaf_hash(hand_id: int, position: int, card: str, salt: str) -> bytes:
+def leaf_tag(scheme: str) -> bytes:
+    """The leaves' tag of ``scheme``: version 2 has its own, every older Merkle scheme shares version 1's."""
+    return TAG_V2 if scheme == SCHEME_CUT_V2 else TAG
+
+
+def leaf_hash(hand_id: int, position: int, card: str, salt: str, tag: bytes = TAG) -> bytes:
     """SHA-256(0x00 | tag | hand_id: 8 bytes big-endian | position: 1 byte | card: 2 ASCII | salt: 16 bytes)."""
     if not 0 <= hand_id < 2**64 or not 0 <= position < DECK_SIZE or card not in _CODES or not _SALT.match(salt):
         raise EngineError("Cannot commit to this deal: a hand id, position, card or salt is out of its form")
     return hashlib.sha256(
-        b"\x00" + TAG + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii") + bytes.fromhex(salt)
+        b"\x00" + tag + hand_id.to_bytes(8, "big") + bytes([position]) + card.encode("ascii") + bytes.fromhex(salt)
     ).digest()
 
 
@@ -59,6 +82,16 @@ def node_hash(left: bytes, right: bytes) -> bytes:
 
 __all__ = [
     "CUT_BYTES",
+    "SCHEMES_CUT",
+    "SCHEME_CUT_V2",
+    "cut_message",
+    "cut_of_signature",
+    "deal_layout",
+    "device_fingerprint",
+    "is_device_modulus",
+    "leaf_tag",
+    "rsa_signature_holds",
+    "short_fingerprint",
     "DECK_SIZE",
     "SALT_BYTES",
     "SCHEME_CUT",
@@ -99,7 +132,11 @@ def check_salts(salts: Sequence[str]) -> tuple[str, ...]:
 
 
 def _levels(
-    hand_id: int, deck: Sequence[str], salts: Sequence[str], closed: Mapping[int, str] | None = None
+    hand_id: int,
+    deck: Sequence[str],
+    salts: Sequence[str],
+    closed: Mapping[int, str] | None = None,
+    scheme: str = SCHEME_MERKLE,
 ) -> list[list[bytes]]:
     """Every level of the tree, leaves first (64 of them: 52 positions, then empty slots).
 
@@ -111,10 +148,12 @@ def _levels(
     if not all(0 <= i < DECK_SIZE and isinstance(h, str) and _HEX64.match(h) for i, h in closed.items()):
         raise EngineError("A closed position's leaf is 64 lowercase hex digits")
     check_salts([SALT_OF_CLOSED if i in closed else s for i, s in enumerate(salts)])
+    tag = leaf_tag(scheme)
     level = [
-        bytes.fromhex(closed[i]) if i in closed else leaf_hash(hand_id, i, deck[i], salts[i]) for i in range(DECK_SIZE)
+        bytes.fromhex(closed[i]) if i in closed else leaf_hash(hand_id, i, deck[i], salts[i], tag)
+        for i in range(DECK_SIZE)
     ]
-    level += [EMPTY_LEAF] * (2**DEPTH - DECK_SIZE)
+    level += [_empty_leaf(tag)] * (2**DEPTH - DECK_SIZE)
     levels = [level]
     while len(level) > 1:
         level = [node_hash(level[k], level[k + 1]) for k in range(0, len(level), 2)]
@@ -123,15 +162,19 @@ def _levels(
 
 
 def merkle_root(
-    hand_id: int, deck: Sequence[str], salts: Sequence[str], closed: Mapping[int, str] | None = None
+    hand_id: int,
+    deck: Sequence[str],
+    salts: Sequence[str],
+    closed: Mapping[int, str] | None = None,
+    scheme: str = SCHEME_MERKLE,
 ) -> str:
     """The root published at the deal, as 64 lowercase hex digits; raises EngineError on bad input."""
-    return _levels(hand_id, deck, salts, closed)[-1][0].hex()
+    return _levels(hand_id, deck, salts, closed, scheme)[-1][0].hex()
 
 
-def leaf_hex(hand_id: int, position: int, card: str, salt: str) -> str:
+def leaf_hex(hand_id: int, position: int, card: str, salt: str, scheme: str = SCHEME_MERKLE) -> str:
     """The leaf of one position as 64 lowercase hex digits: what a club export keeps of a closed card."""
-    return leaf_hash(hand_id, position, card, salt).hex()
+    return leaf_hash(hand_id, position, card, salt, leaf_tag(scheme)).hex()
 
 
 def openings(
@@ -140,10 +183,11 @@ def openings(
     salts: Sequence[str],
     positions: Iterable[int],
     closed: Mapping[int, str] | None = None,
+    scheme: str = SCHEME_MERKLE,
 ) -> list[Opening]:
     """The openings of ``positions`` (in increasing order, each once); raises EngineError on bad input,
     and for a position of ``closed`` (only its leaf is held: it cannot be opened)."""
-    levels = _levels(hand_id, deck, salts, closed)
+    levels = _levels(hand_id, deck, salts, closed, scheme)
     out = []
     for i in sorted(set(positions)):
         if not 0 <= i < DECK_SIZE:
@@ -155,7 +199,7 @@ def openings(
     return out
 
 
-def verify_opening(root: str, hand_id: int, opening: Opening) -> bool:
+def verify_opening(root: str, hand_id: int, opening: Opening, scheme: str = SCHEME_MERKLE) -> bool:
     """True when ``opening`` proves its card at its position under ``root``; False for a false or
     malformed opening."""
     path = opening.path
@@ -167,7 +211,7 @@ def verify_opening(root: str, hand_id: int, opening: Opening) -> bool:
     ):
         return False
     try:
-        node = leaf_hash(hand_id, opening.position, opening.card, opening.salt)
+        node = leaf_hash(hand_id, opening.position, opening.card, opening.salt, leaf_tag(scheme))
     except EngineError:
         return False
     for level, sibling in enumerate(bytes.fromhex(h) for h in path):
@@ -195,32 +239,42 @@ def is_cut_value(value: object) -> bool:
     return isinstance(value, str) and _CUT.match(value) is not None
 
 
-def _cut_stream(root: str, cuts: Sequence[str]) -> Iterable[int]:
-    """The public shuffle's 32-bit words: SHA-256 in counter mode over the seed of root and cuts."""
+def _cut_stream(root: str, cuts: Sequence[str], scheme: str, table_id: int, deal: int) -> Iterable[int]:
+    """The public shuffle's 32-bit words: SHA-256 in counter mode over the seed of root and cuts (version 2
+    also binds the table and the deal)."""
     if (
         not isinstance(root, str)
         or not _HEX64.match(root)
         or not all(is_cut_value(c) for c in cuts)
         or len(cuts) >= 2**16
+        or not 0 <= table_id < 2**64
+        or not 0 <= deal < 2**32
     ):
         raise EngineError("Cannot cut this deal: the root or a cut is out of its form")
+    tag = CUT_TAG_V2 if scheme == SCHEME_CUT_V2 else CUT_TAG
+    bound = struct.pack(">QI", table_id, deal) if scheme == SCHEME_CUT_V2 else b""
     seed = hashlib.sha256(
         bytes([3])
-        + CUT_TAG
+        + tag
         + bytes.fromhex(root)
+        + bound
         + struct.pack(">H", len(cuts))
         + b"".join(bytes.fromhex(c) for c in cuts)
     ).digest()
     for counter in itertools.count():
-        yield from struct.unpack(
-            ">8I", hashlib.sha256(bytes([4]) + CUT_TAG + seed + struct.pack(">I", counter)).digest()
-        )
+        yield from struct.unpack(">8I", hashlib.sha256(bytes([4]) + tag + seed + struct.pack(">I", counter)).digest())
 
 
-def cut_order(root: str, cuts: Sequence[str]) -> tuple[int, ...]:
+def cut_order(
+    root: str, cuts: Sequence[str], *, scheme: str = SCHEME_CUT, table_id: int = 0, deal: int = 0
+) -> tuple[int, ...]:
     """The committed position of each card in the order it is dealt: a Fisher-Yates shuffle of the 52
-    positions driven by ``_cut_stream``, each draw unbiased by rejection (verify.py has the bytes)."""
-    words = iter(_cut_stream(root, cuts))
+    positions driven by ``_cut_stream``, each draw unbiased by rejection (verify.py has the bytes).
+
+    Scheme "merkle-sha256-cut-v2" takes the cuts sorted by value (never by arrival, which is the server's
+    word) and binds ``table_id`` and ``deal``; version 1 took them as received."""
+    ordered = sorted(cuts) if scheme == SCHEME_CUT_V2 else list(cuts)
+    words = iter(_cut_stream(root, ordered, scheme, table_id, deal))
     order = list(range(DECK_SIZE))
     for top in reversed(range(1, DECK_SIZE)):
         span = top + 1
@@ -230,6 +284,72 @@ def cut_order(root: str, cuts: Sequence[str]) -> tuple[int, ...]:
     return tuple(order)
 
 
-def deck_dealt(committed: Sequence[str], root: str, cuts: Sequence[str]) -> tuple[str, ...]:
+def deck_dealt(
+    committed: Sequence[str],
+    root: str,
+    cuts: Sequence[str],
+    *,
+    scheme: str = SCHEME_CUT,
+    table_id: int = 0,
+    deal: int = 0,
+) -> tuple[str, ...]:
     """The order in which the ``committed`` deck (root ``root``) is dealt after ``cuts``."""
-    return tuple(committed[p] for p in cut_order(root, cuts))
+    return tuple(committed[p] for p in cut_order(root, cuts, scheme=scheme, table_id=table_id, deal=deal))
+
+
+# ---- the members' device keys and their signed cuts (docs/fairness.md "Protocol" 1-4) ----------------
+
+
+def is_device_modulus(n_hex: object) -> bool:
+    """Whether ``n_hex`` is an RSA modulus of exactly 2048 bits, written as lowercase hex without leading zeros."""
+    return isinstance(n_hex, str) and _MODULUS.match(n_hex) is not None and int(n_hex, 16) % 2 == 1
+
+
+def device_fingerprint(n_hex: str, e: int) -> str:
+    """SHA-256 of "home-club/device-v1\n" + n + "\n" + e, as 64 lowercase hex digits."""
+    return hashlib.sha256(f"{DEVICE_TAG}\n{n_hex}\n{e}".encode()).hexdigest()
+
+
+def short_fingerprint(fingerprint: str) -> str:
+    """The first 16 hex digits in four groups of four, as shown to people ("a1b2 c3d4 e5f6 0718")."""
+    return " ".join(fingerprint[k : k + 4] for k in range(0, 16, 4))
+
+
+def cut_message(*, scheme: str, table_id: int, deal: int, root: str) -> bytes:
+    """The bytes a device signs to cut one deal: its scheme, table, deal number and root, one per line."""
+    return "\n".join(["home-club/cut-v2", scheme, str(table_id), str(deal), root]).encode()
+
+
+def rsa_signature_holds(n_hex: str, e: int, message: bytes, signature_hex: str) -> bool:
+    """RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8017 8.2.2): ``signature_hex`` (512 lowercase hex digits) signs
+    ``message`` under the public key (n, e). Modular exponentiation and the fixed encoding, nothing else."""
+    if not is_device_modulus(n_hex) or e != RSA_E:
+        return False
+    if not isinstance(signature_hex, str) or not _SIGNATURE.match(signature_hex):
+        return False
+    n, s = int(n_hex, 16), int(signature_hex, 16)
+    if s >= n:
+        return False
+    size = RSA_BITS // 8
+    digest = SHA256_DIGEST_INFO + hashlib.sha256(message).digest()
+    expected = b"\x00\x01" + b"\xff" * (size - 3 - len(digest)) + b"\x00" + digest
+    return hmac.compare_digest(pow(s, e, n).to_bytes(size, "big"), expected)
+
+
+def cut_of_signature(signature_hex: str) -> str:
+    """A signed cut's value: the first 16 bytes of SHA-256 of the signature's bytes, as 32 lowercase hex."""
+    return hashlib.sha256(bytes.fromhex(signature_hex)).hexdigest()[: 2 * CUT_BYTES]
+
+
+def deal_layout(
+    *, seats: Sequence[int], button: int, hole_cards: int, dealt: int
+) -> tuple[str, int | None]:
+    """What the card dealt ``dealt``-th (0 first) becomes: ("hole", seat number) or ("board", None).
+
+    piranha.txt 2.2, piles.txt 2.1: hole cards one at a time clockwise from the first seat after the
+    button, ``hole_cards`` rounds; every card after them goes to the board."""
+    ring = sorted(seats)
+    order = [ring[k] for k in clockwise_from_button(ring, button)]
+    if 0 <= dealt < hole_cards * len(order):
+        return "hole", order[dealt % len(order)]
+    return "board", None

@@ -152,6 +152,7 @@ class Hand(models.Model):
             ("deck-sha256", "One commitment of the whole deck"),
             ("merkle-sha256-v1", "One commitment per card (Merkle root)"),
             ("merkle-sha256-cut-v1", "Committed ahead, dealt through the players' cuts"),
+            ("merkle-sha256-cut-v2", "Committed ahead, dealt through cuts signed by the members' devices"),
         ],
     )
     salt = models.CharField(max_length=64, blank=True)
@@ -172,6 +173,8 @@ class Hand(models.Model):
     # Scheme "merkle-sha256-cut-v1": ``deck`` and ``salts`` are the deck as committed ahead (DeckAhead); the
     # order dealt is that deck permuted by the root and these cuts (engine/verify.py), each
     # {"cut": 32 hex digits, "by": user id, "at": ISO instant} in the order received. Empty: dealt without a cut.
+    # Scheme "merkle-sha256-cut-v2" (docs/fairness.md): the deal's closed list (CutList), each
+    # {"cut", "device" (fingerprint), "member_id", "signature"}, sorted by cut; PostgreSQL holds them equal.
     cuts = models.JSONField(default=list, blank=True, help_text="The cuts this hand was dealt through.")
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
@@ -376,6 +379,12 @@ class DeckAhead(models.Model):
     deck = models.JSONField(help_text="The committed order; never shown before its hand ends.")
     salts = models.JSONField(help_text="One 128-bit salt per position; opened only by right.")
     root = models.CharField(max_length=64)
+    scheme = models.CharField(
+        max_length=20,
+        default="merkle-sha256-cut-v2",
+        help_text="The scheme its leaves and cuts follow (decks committed before version 2 keep version 1).",
+    )
+    # Set by PostgreSQL's clock at the INSERT (migration 0016): a device cuts only decks committed after it.
     created_at = models.DateTimeField(auto_now_add=True)
     dealt_at = models.DateTimeField(null=True, blank=True, help_text="Cuts close when the deck is dealt.")
     wait_until = models.DateTimeField(
@@ -404,3 +413,67 @@ class DealCut(models.Model):
 
     def __str__(self) -> str:
         return f"cut {self.value[:8]} of {self.deck}"
+
+
+class DeviceCut(models.Model):
+    """A member's cut of a coming deal, signed by one of their registered devices (docs/fairness.md).
+
+    ``value`` is SHA-256 of ``signature`` cut to 16 bytes. PostgreSQL refuses one whose signature does not
+    verify under the device's key over the deal's message, one from a device not the member's, retired, or
+    registered after the deck was committed, one for a closed list, and any UPDATE or DELETE (migration 0016).
+    """
+
+    deck = models.ForeignKey(DeckAhead, on_delete=models.PROTECT, related_name="device_cuts")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.ForeignKey("accounts.DeviceKey", on_delete=models.PROTECT, related_name="cuts")
+    signature = models.CharField(max_length=512)
+    value = models.CharField(max_length=32)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "user"], name="device_cut_one_per_member"),
+            models.UniqueConstraint(fields=["deck", "value"], name="device_cut_value_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"signed cut {self.value[:8]} of {self.deck}"
+
+
+class CutList(models.Model):
+    """The closed list of a deal's cuts, shown before its deal (docs/fairness.md "Protocol" 6).
+
+    PostgreSQL writes ``cuts`` itself at the INSERT from the deal's DeviceCut rows, sorted by value, refuses
+    any cut after it, any UPDATE or DELETE, and a hand of the deal dealt through other cuts (migration 0016)."""
+
+    deck = models.OneToOneField(DeckAhead, on_delete=models.PROTECT, related_name="cut_list")
+    closed_at = models.DateTimeField(auto_now_add=True)
+    closed_by = models.CharField(max_length=40, help_text="The public moment it closed: previous-deal or own-deal.")
+    cuts = models.JSONField(default=list, help_text="[{cut, device, member_id, signature}] sorted by cut.")
+
+    def __str__(self) -> str:
+        return f"cuts of {self.deck}: {len(self.cuts or [])}"
+
+
+class CutComplaint(models.Model):
+    """A member's browser's complaint about a deal it cut, with its evidence (docs/fairness.md "Protocol" 10).
+    Never edited or deleted (migration 0016); the organisers read it on the hand's page."""
+
+    class Kind(models.TextChoices):
+        MISSING = "missing", "My acknowledged cut is missing from the deal's cuts"
+        UNKNOWN_DEVICE = "unknown-device", "A cut in my name came from a device my browsers do not know"
+        OTHER_ROOT = "other-root", "The deal used another deck or scheme than the one I cut"
+        REFUSED = "refused", "My cut was refused"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="cut_complaints")
+    deal = models.PositiveIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    evidence = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "deal"], name="cut_complaint_deal")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} complaint on {self.table} deal {self.deal}"

@@ -328,7 +328,7 @@ def hand_record(*, hand: Hand, user: User) -> dict[str, Any]:
         "voided": hand.voided_at is not None,
         "commitment": hand.commitment,
         "scheme": hand.scheme,
-        "cuts": hand_cuts_named(hand=hand) if hand.scheme == engine.SCHEME_CUT else [],
+        "cuts": hand_cuts_named(hand=hand) if hand.scheme in engine.SCHEMES_CUT else [],
         "players": [{"seat": seat, "name": name} for seat, name in sorted(names.items())],
         "your_seat": mine,
         "view": engine.view_to_json(view),

@@ -27,6 +27,7 @@ from games.models import Hand
 from games.presentation.presenters import TIMEOUT_MARK, action_label, piles_board
 from games.presentation.reasons import ShownRow, showdown_rows
 from games.presentation.words import event_words
+from games.selectors.cuts import hand_cut_summary
 from games.selectors.hands import (
     hand_actions,
     hand_card_seat,
@@ -135,15 +136,14 @@ def _picture(view: engine.HandView, *, result: bool) -> engine.HandView:
 
 
 def _cut_lines(hand: Hand) -> list[dict[str, Any]]:
-    """The cut of a hand dealt through one (scheme "merkle-sha256-cut-v1"): who cut, or that nobody did."""
-    if hand.scheme != engine.SCHEME_CUT:
+    """What the deal of a hand dealt from a deck committed ahead rests on: whose cuts, or that none reached it."""
+    if hand.scheme not in engine.SCHEMES_CUT:
         return []
-    cutters = list(dict.fromkeys(c["by"] for c in hand_cuts_named(hand=hand)))
-    text = (
-        f"The sealed deck was cut by {', '.join(cutters)} before the deal."
-        if cutters
-        else "Dealt without a cut: nobody's browser cut this deal."
-    )
+    named = hand_cuts_named(hand=hand)
+    cutters = list(dict.fromkeys(c.get("member") or c.get("by") for c in named))
+    text = hand_cut_summary(hand=hand)["words"]
+    if cutters:
+        text += f" The sealed deck was cut by {', '.join(str(c) for c in cutters)} before the deal."
     return [{"text": text, "timeout": False}]
 
 

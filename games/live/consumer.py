@@ -323,12 +323,19 @@ class TableConsumer(_JsonConsumer):
         )
 
     async def on_cut(self, message: dict[str, Any]) -> None:
-        """A seated member's cut of a coming deal (games/services/cuts.py); answered with its receipt."""
+        """A seated member's cut of a coming deal, signed by their device (games/services/cuts.py, docs/fairness.md
+        "Protocol" 5); answered with its receipt, or refused in words."""
         if not await self.still_allowed():
             return
         deal = message.get("deal")
         try:
-            receipt = await _db(cut_take)(table_id=self.table_id, user=self.user, number=deal, value=message.get("cut"))
+            receipt = await _db(cut_take)(
+                table_id=self.table_id,
+                user=self.user,
+                number=deal,
+                device=message.get("device"),
+                signature=message.get("signature"),
+            )
         except DomainError as exc:
             await self.send_json(
                 {"type": "cut.refused", "deal": deal if type(deal) is int else None, "error": str(exc)}

@@ -69,16 +69,25 @@ def hand_closed_positions(*, hand: Hand) -> dict[int, str]:
 
 
 def hand_cut_values(*, hand: Hand) -> list[str]:
-    """The cuts ``hand`` was dealt through, in the order received (none for a hand of an older scheme)."""
+    """The cuts ``hand`` was dealt through, as its scheme orders them (none for a hand of an older scheme)."""
     return [str(c["cut"]) for c in hand.cuts or []]
 
 
 def hand_deck_dealt(*, hand: Hand) -> list[str]:
-    """The order ``hand``'s cards were dealt in: its committed deck cut by root and cuts (scheme
-    "merkle-sha256-cut-v1", engine/verify.py); older schemes committed the dealt order itself."""
-    if hand.scheme != engine.SCHEME_CUT:
+    """The order ``hand``'s cards were dealt in: its committed deck cut by root and cuts (the cut's schemes,
+    engine/verify.py); older schemes committed the dealt order itself."""
+    if hand.scheme not in engine.SCHEMES_CUT:
         return list(hand.deck)
-    return list(engine.deck_dealt(hand.deck, hand.commitment, hand_cut_values(hand=hand)))
+    return list(
+        engine.deck_dealt(
+            hand.deck,
+            hand.commitment,
+            hand_cut_values(hand=hand),
+            scheme=hand.scheme,
+            table_id=hand.table_id,
+            deal=hand.number,
+        )
+    )
 
 
 def hand_committed_positions(*, hand: Hand, state: engine.State, seat: int | None) -> set[int]:

@@ -16,6 +16,7 @@ from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
 from games.services.decks import (
+    cut_list_close_next,
     deal_waits_for_cut,
     deck_ahead_deal,
     deck_ahead_set_aside,
@@ -148,14 +149,19 @@ def hand_deal_to(
         hand_id = deck_ahead_set_aside(table=table, number=number) or hand_id
         cuts: list[dict[str, Any]] = []
         committed, salts, cards = fixed, deal_salts(), fixed
+        scheme = engine.SCHEME_MERKLE
     elif deal_waits_for_cut(table=table, number=number, rules=rules):  # house rule: the deal waits for a cut
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
         return None
     else:
         ahead, cuts = deck_ahead_deal(table=table, number=number)
-        hand_id, committed, salts = ahead.hand_id, list(ahead.deck), list(ahead.salts)
-        cards = list(engine.deck_dealt(committed, ahead.root, [c["cut"] for c in cuts]))
+        hand_id, committed, salts, scheme = ahead.hand_id, list(ahead.deck), list(ahead.salts), ahead.scheme
+        cards = list(
+            engine.deck_dealt(
+                committed, ahead.root, [c["cut"] for c in cuts], scheme=ahead.scheme, table_id=table.pk, deal=number
+            )
+        )
     try:
         state, events = engine.new_hand(
             rules, seats=numbers, button=button, deck=cards, carry_pot=table.carry_pot, hand_number=number
@@ -174,9 +180,9 @@ def hand_deal_to(
         button=button,
         carry_in=table.carry_pot,
         deck=committed,
-        scheme=engine.SCHEME_MERKLE if fixed is not None else engine.SCHEME_CUT,
+        scheme=scheme,
         salts=salts,
-        commitment=engine.merkle_root(hand_id, committed, salts),
+        commitment=engine.merkle_root(hand_id, committed, salts, scheme=scheme),
         cuts=cuts,
         state=engine.state_to_json(state),
         deal_events=event_dicts,
@@ -191,6 +197,7 @@ def hand_deal_to(
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
     decks_ahead_fill(table=table, first=number + 1, spare_id=fresh_id if hand_id != fresh_id else None)
+    cut_list_close_next(table=table, number=number + 1, rules=rules)  # its public moment (docs/fairness.md)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state

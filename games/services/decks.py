@@ -1,7 +1,11 @@
 """The decks committed ahead of their deals (docs/design.md "Engine contract"): a table keeps ``DECKS_AHEAD``
 decks drawn ahead, each bound to its deal number and to the id its hand will take (every leaf binds it), with
-only its Merkle root published; the deal closes its deck to cuts and reads the cuts received
-(games/services/cuts.py takes them). Under the house rule ``cut_required`` a deal waits for a cut.
+only its Merkle root published; games/services/cuts.py takes the members' signed cuts.
+
+docs/fairness.md "Protocol" 6: a deal's list of cuts closes in public, when the hand before it is dealt (the
+first deal's at its own deal), and the deal uses exactly that closed list (PostgreSQL writes it and holds the
+hand to it). Under the house rule ``cut_required`` a list still empty then stays open, and its deal waits for
+a cut (one turn clock) and closes it at the deal.
 
 Lock order: the table row (the deal holds it), then the deck's row.
 """
@@ -18,7 +22,7 @@ from django.utils import timezone
 
 import engine
 from games.errors import TableRefused
-from games.models import DealCut, DeckAhead, Table
+from games.models import CutList, DealCut, DeckAhead, DeviceCut, Table
 from games.services.proof import deal_salts
 from kernel.task_ref import TaskRef
 
@@ -72,8 +76,8 @@ def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -
 
 
 _INSERT_DECK = (
-    'INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "created_at") '
-    'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING'
+    'INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "scheme", "created_at") '
+    'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING'
 )
 
 
@@ -89,32 +93,46 @@ def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
                 hand_id,
                 json.dumps(deck),
                 json.dumps(salts),
-                engine.merkle_root(hand_id, deck, salts),
-                timezone.now(),
+                engine.merkle_root(hand_id, deck, salts, scheme=engine.SCHEME_CUT_V2),
+                engine.SCHEME_CUT_V2,
+                timezone.now(),  # PostgreSQL sets its own clock's time (games migration 0016)
             ],
         )
 
 
 _CLOSE_DECK = (
     'UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
-    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root"'
+    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root", "scheme"'
 )
+
+CLOSED_BY_PREVIOUS = "previous-deal"  # when the hand before it was dealt
+CLOSED_BY_OWN = "own-deal"  # at its own deal: the table's first, or a deal that waited for a cut
 
 
 def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
-    """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and every cut
-    received for it, in the order received; closes its cuts. Expects the table row locked.
+    """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and the cuts it is
+    dealt through: its closed list (closed now if it was still open), sorted by value; for a deck committed
+    before signed cuts, its cuts in the order received. Marks the deck dealt. Expects the table row locked.
 
-    The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut: the cuts are read
-    after it, in a statement of their own (a fresh snapshot), so each cut is either read here or refused."""
+    The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut, and the closed list
+    is written by PostgreSQL from the cuts in its own statement after it: each cut is in it or refused."""
     row = _deck_close(table=table, number=number)
     if row is None:  # none was drawn for it: drawn now, so nobody could cut it
         _deck_draw(table=table, number=number)
         row = _deck_close(table=table, number=number)
         assert row is not None, f"deal {number} of table {table.pk} was dealt already"
     ahead = DeckAhead(
-        pk=row[0], table=table, number=number, hand_id=row[1], deck=_json(row[2]), salts=_json(row[3]), root=row[4]
+        pk=row[0],
+        table=table,
+        number=number,
+        hand_id=row[1],
+        deck=_json(row[2]),
+        salts=_json(row[3]),
+        root=row[4],
+        scheme=row[5],
     )
+    if ahead.scheme == engine.SCHEME_CUT_V2:
+        return ahead, cut_list_close(deck_id=ahead.pk, closed_by=CLOSED_BY_OWN)
     cuts = [
         {"cut": value, "by": by, "at": at.isoformat()}
         for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
@@ -122,6 +140,29 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
         .values_list("value", "user_id", "received_at")
     ]
     return ahead, cuts
+
+
+def cut_list_close(*, deck_id: int, closed_by: str) -> list[dict[str, Any]]:
+    """Close the list of cuts of the deck ``deck_id`` (PostgreSQL writes it from the cuts received, sorted by
+    value) unless it is closed already; its cuts. Expects the table row locked."""
+    CutList.objects.get_or_create(deck_id=deck_id, defaults={"closed_by": closed_by})
+    return list(CutList.objects.filter(deck_id=deck_id).values_list("cuts", flat=True).get())
+
+
+def cut_list_close_next(*, table: Table, number: int, rules: engine.Rules) -> None:
+    """At the deal of the hand before it, close the list of cuts of deal ``number`` (docs/fairness.md: the
+    public moment). Under the house rule ``cut_required`` a list still without a cut stays open: its deal waits
+    for one and closes it then. Expects the table row locked."""
+    ahead = (
+        DeckAhead.objects.filter(table=table, number=number, dealt_at__isnull=True, scheme=engine.SCHEME_CUT_V2)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if ahead is None:
+        return
+    if rules.cut_required and not table.practice and not DeviceCut.objects.filter(deck_id=ahead).exists():
+        return
+    cut_list_close(deck_id=ahead, closed_by=CLOSED_BY_PREVIOUS)
 
 
 def _deck_close(*, table: Table, number: int) -> Any:
@@ -142,7 +183,12 @@ def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> dat
     if not rules.cut_required:
         return None
     ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
-    if ahead is None or DealCut.objects.filter(deck=ahead).exists():
+    if (
+        ahead is None
+        or DeviceCut.objects.filter(deck=ahead).exists()
+        or DealCut.objects.filter(deck=ahead).exists()
+        or CutList.objects.filter(deck=ahead).exists()  # closed (empty) already: no cut can come
+    ):
         return None
     now = timezone.now()
     if ahead.wait_until is None:

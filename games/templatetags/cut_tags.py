@@ -1,5 +1,5 @@
-"""{% coming_deals %}: the roots of a table's coming deals, with the cut form for a seated member (works
-without JavaScript; static/js/cut.js cuts from the browser's random generator)."""
+"""{% coming_deals %}: a table's coming deals with their roots and, once closed, their lists of cuts
+(static/js/cut.js signs the open ones with the browser's device key; there is no cut without JavaScript)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from games.selectors.cuts import cuts_made, decks_coming
+from games.selectors.cuts import decks_coming
 from games.selectors.seating import seat_of
 
 register = template.Library()
@@ -18,10 +18,9 @@ def coming_deals(context: Any, form: bool = True) -> dict[str, Any]:
     table = context["table"]
     user = context["request"].user
     seated = form and user.is_authenticated and seat_of(table=table, user=user) is not None
-    made = cuts_made(table=table, user=user) if seated else {}
     return {
         "table": table,
-        "decks": [{**d, "cut": made.get(d["deal"], 0)} for d in decks_coming(table=table)],
+        "decks": decks_coming(table=table),
         "seated": seated,
         "csrf_token": context.get("csrf_token"),
     }

@@ -16,6 +16,7 @@ from games.forms import act_request_parse
 from games.history.story import hand_story
 from games.presentation.presenters import piles_board
 from games.presentation.reasons import showdown_rows
+from games.selectors.cuts import complaints_for
 from games.selectors.hands import (
     hand_exports,
     hand_get,
@@ -117,6 +118,8 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
             "proof": proof,
             "proof_data": proof.export(),
             "exports": hand_exports(hand=hand),
+            # docs/fairness.md "Protocol" 10: the members' complaints about this deal, for its organisers
+            "cut_complaints": complaints_for(table=table, deal=hand.number) if access.is_organiser else [],
             "deck_text": " ".join(hand.deck) if proof.deck_shown else "",
             "voiding": ledger_selectors.hand_voiding(hand_id=hand.pk) if hand.voided_at else None,
             "title": f"{table.name}: hand {hand.number}",

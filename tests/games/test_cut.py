@@ -1,8 +1,10 @@
-"""The cut (docs/design.md "Engine contract"): decks committed ahead, cuts from the seated members, and a deal
-that is the committed deck permuted by the root and every cut received; the proof checks through it."""
+"""The cut, version 2 (docs/fairness.md): decks committed ahead, cuts signed by the members' own device keys and
+bound to one deal, every cut of a list that closes in public used in the order of the cuts' values, and a proof
+that binds the table. Older schemes keep their order and keep verifying."""
 
 from __future__ import annotations
 
+import html as html_text
 import json
 import secrets
 import subprocess
@@ -13,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,192 +22,353 @@ from hypothesis import strategies as st
 import engine
 from engine import verify
 from games import services
-from games.models import DealCut, DeckAhead, Hand
-from games.services.cuts import CUTS_PER_MEMBER, CutRefused, cut_take
+from games.models import CutComplaint, CutList, DeckAhead, DeviceCut, Hand
+from games.services.cuts import CutRefused, cut_take
 from games.services.decks import DealWaitsForCut
 from games.tasks import deal_after_cut_wait
+from tests.games.cut_keys import new_device, registered
 from tests.games.helpers import make_table, post_action, proof_in, race
 
 VERIFY = Path(verify.__file__)  # runs on its own, with the standard library alone
 ROOTS = st.binary(min_size=32, max_size=32).map(bytes.hex)
 CUTS = st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), max_size=12)
+V2 = engine.SCHEME_CUT_V2
 
 
 # --- the public shuffle ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
-@given(ROOTS, CUTS)
-def test_the_cut_is_a_bijection_and_both_implementations_agree(root, cuts) -> None:
-    order = engine.cut_order(root, cuts)
+@settings(max_examples=200, deadline=None)
+@given(ROOTS, CUTS, st.integers(0, 2**40), st.integers(1, 2**31 - 1))
+def test_the_cut_is_a_bijection_and_both_implementations_agree(root, cuts, table_id, deal) -> None:
+    order = engine.cut_order(root, cuts, scheme=V2, table_id=table_id, deal=deal)
     assert sorted(order) == list(range(52))
-    assert list(order) == verify.cut_order(root, cuts)
+    assert list(order) == verify.cut_order(root, sorted(cuts), scheme=V2, table_id=table_id, deal=deal)
+    assert list(engine.cut_order(root, cuts)) == verify.cut_order(root, cuts)  # version 1 as it was
 
 
-def test_every_cut_and_its_place_change_the_deal() -> None:
+def test_the_order_of_arrival_changes_nothing_but_every_cut_the_table_and_the_deal_do() -> None:
     root, a, b = secrets.token_hex(32), secrets.token_hex(16), secrets.token_hex(16)
-    orders = {engine.cut_order(root, cuts) for cuts in ([], [a], [b], [a, b], [b, a])}
-    assert len(orders) == 5
-    assert engine.cut_order(root, [a]) != engine.cut_order(secrets.token_hex(32), [a])
+    order = partial(engine.cut_order, scheme=V2, table_id=5, deal=9)
+    assert order(root, [a, b]) == order(root, [b, a])  # by value, never by arrival (the server's word)
+    assert len({order(root, c) for c in ([], [a], [b], [a, b])}) == 4
+    assert order(root, [a]) != engine.cut_order(root, [a], scheme=V2, table_id=6, deal=9)
+    assert order(root, [a]) != engine.cut_order(root, [a], scheme=V2, table_id=5, deal=10)
 
 
 def test_a_cut_out_of_its_form_is_refused_by_both() -> None:
     root = secrets.token_hex(32)
     for cuts in (["ab"], ["G" * 32], [secrets.token_hex(16).upper()]):
         with pytest.raises(engine.EngineError):
-            engine.cut_order(root, cuts)
+            engine.cut_order(root, cuts, scheme=V2, table_id=1, deal=1)
         with pytest.raises(verify.ProofError):
-            verify.cut_order(root, cuts)
+            verify.cut_order(root, cuts, scheme=V2, table_id=1, deal=1)
 
 
-# --- the table's decks and cuts ----------------------------------------------------------------------
+def test_a_signed_cut_is_one_value_per_device_and_deal() -> None:
+    device, other = new_device(0), new_device(1)
+    message = engine.cut_message(scheme=V2, table_id=3, deal=4, root="ab" * 32)
+    signature = device.sign(message)
+    assert device.sign(message) == signature  # deterministic: the member cannot pick another
+    assert engine.rsa_signature_holds(device.n, 65537, message, signature)
+    assert verify.rsa_signature_holds(device.n, 65537, message, signature)
+    assert not engine.rsa_signature_holds(other.n, 65537, message, signature)
+    assert not engine.rsa_signature_holds(device.n, 65537, message.replace(b"\n4\n", b"\n5\n"), signature)
+    assert engine.cut_of_signature(signature) != engine.cut_of_signature(device.sign(message + b"0"))
+
+
+# --- the table's decks and signed cuts -------------------------------------------------------------------
 
 
 @pytest.fixture
-def table(club_setup):
+def devices(club_setup):
+    """Members a and b each with a registered browser, registered before any table's deck is committed."""
+    a, b, _c = club_setup.members
+    return {a.pk: registered(a, 0)[0], b.pk: registered(b, 1)[0]}
+
+
+@pytest.fixture
+def table(club_setup, devices):
     a, b, _c = club_setup.members
     return make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b])
 
 
+def send(table, user, device, deal: int) -> Any:
+    cut = device.cut_of(table, deal)
+    return cut_take(table_id=table.pk, user=user, number=deal, device=cut["device"], signature=cut["signature"])
+
+
 @pytest.mark.django_db
-def test_a_table_commits_its_first_decks_before_anyone_can_cut(table) -> None:
+def test_a_table_commits_its_first_decks_under_version_2_before_anyone_can_cut(table) -> None:
     decks = list(DeckAhead.objects.filter(table=table).order_by("number"))
     assert [d.number for d in decks] == [1, 2]
     for d in decks:
-        assert d.root == engine.merkle_root(d.hand_id, d.deck, d.salts) and d.dealt_at is None
+        assert d.scheme == V2 and d.dealt_at is None
+        assert d.root == engine.merkle_root(d.hand_id, d.deck, d.salts, scheme=V2)
+        assert d.root != engine.merkle_root(d.hand_id, d.deck, d.salts)  # leaves of their own tag
 
 
 @pytest.mark.django_db
-def test_the_deal_uses_every_cut_received_and_verifies(table, club_setup, client_for, tmp_path) -> None:
+def test_the_deal_uses_every_signed_cut_in_order_of_value_and_verifies(
+    table, club_setup, devices, client_for, tmp_path
+) -> None:
     a, b, _ = club_setup.members
     ahead = DeckAhead.objects.get(table=table, number=1)
-    cuts = [cut_take(table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)).cut for u in (a, b, a)]
+    receipts = [send(table, u, devices[u.pk], 1) for u in (b, a)]
+    assert send(table, a, devices[a.pk], 1) == receipts[1]  # sent again: the same receipt, nothing new
+    assert (
+        receipts[0].root == ahead.root and receipts[0].scheme == V2 and receipts[0].device == devices[b.pk].fingerprint
+    )
     hand = services.table_start(table_id=table.pk, user=a)
-    assert hand.pk == ahead.hand_id and hand.scheme == engine.SCHEME_CUT and hand.commitment == ahead.root
-    assert [c["cut"] for c in hand.cuts] == cuts and [c["by"] for c in hand.cuts] == [a.pk, b.pk, a.pk]
+    values = sorted(r.cut for r in receipts)
+    assert hand.pk == ahead.hand_id and hand.scheme == V2 and hand.commitment == ahead.root
+    assert [c["cut"] for c in hand.cuts] == values
+    assert hand.cuts == CutList.objects.get(deck=ahead).cuts
     state = engine.state_from_json(hand.state)
-    assert list(state.deck) == [ahead.deck[p] for p in engine.cut_order(ahead.root, cuts)]
-    # The cuts closed at the deal; the next deals' roots are published already.
+    dealt = engine.cut_order(ahead.root, values, scheme=V2, table_id=table.pk, deal=1)
+    assert list(state.deck) == [ahead.deck[p] for p in dealt]
     with pytest.raises(CutRefused, match="not coming"):
-        cut_take(table_id=table.pk, user=b, number=1, value=secrets.token_hex(16))
-    assert set(DeckAhead.objects.filter(table=table, dealt_at__isnull=True).values_list("number", flat=True)) == {2, 3}
+        send(table, b, devices[b.pk], 1)
     for who in (a, b):
         post_action(client_for(who), hand, "in")
         hand.refresh_from_db()
     assert hand.is_finished
-    html = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
+    html = html_text.unescape(client_for(a).get(f"/hands/{hand.pk}/").content.decode())
+    assert "Dealt through 2 cuts from 2 members' devices." in html
     proof = proof_in(html)
-    assert [c["cut"] for c in proof["cuts"]] == cuts and proof["cuts"][1]["by"] == b.shown_name
+    assert [c["cut"] for c in proof["cuts"]] == values and {c["member"] for c in proof["cuts"]} == {
+        a.shown_name,
+        b.shown_name,
+    }
+    assert proof["table_id"] == table.pk and proof["button"] == hand.button
+    assert {s["seat"] for s in proof["seats"]} == {1, 2}
     assert verify.check_export(proof) == [] and len(proof["openings"]) >= 9
-    assert "dealt without a cut" not in html and b.shown_name in html
-    deal_step = client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"]
-    assert "The sealed deck was cut by" in deal_step and b.shown_name in deal_step
-    # The standalone checker, run on its own as a member would, says the deal went through the cuts.
+    assert {o["opened_as"] for o in proof["openings"]} == {"board", "hole"}
+    replay = html_text.unescape(client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"])
+    assert "Dealt through 2 cuts from 2 members' devices." in replay
     proof_file = tmp_path / "hand.json"
     proof_file.write_text(json.dumps(proof))
     run = subprocess.run([sys.executable, str(VERIFY), str(proof_file)], capture_output=True, text=True, check=False)
-    assert run.returncode == 0 and "dealt through 3 cut(s)" in run.stdout, run.stdout + run.stderr
-    mine = client_for(a).get("/account/data/download.json").json()["cuts"]  # a member's own data: their cuts
-    assert [(c["deal"], c["cut"]) for c in mine] == [(1, cuts[0]), (1, cuts[2])]
-    # A card claimed at another dealt place fails, though its leaf still matches the root.
-    moved = dict(proof, openings=[dict(proof["openings"][0], dealt=(proof["openings"][0]["dealt"] + 1) % 52)])
-    assert verify.check_export(moved) != []
+    assert run.returncode == 0 and "dealt through 2 signed cut(s)" in run.stdout, run.stdout + run.stderr
 
 
 @pytest.mark.django_db
-def test_a_hand_nobody_cut_says_so(table, club_setup, client_for) -> None:
+def test_a_hand_nobody_cut_says_the_server_chose_its_order(table, club_setup, client_for) -> None:
     a, b, _ = club_setup.members
     hand = services.table_start(table_id=table.pk, user=a)
-    assert hand.cuts == [] and hand.scheme == engine.SCHEME_CUT
+    assert hand.cuts == [] and hand.scheme == V2
     for who in (a, b):
         post_action(client_for(who), hand, "in")
         hand.refresh_from_db()
-    html = client_for(a).get(f"/hands/{hand.pk}/").content.decode()
-    assert "This hand was dealt without a cut" in html
-    assert "Dealt without a cut" in client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"]
-    assert verify.check_export(proof_in(html)) == []
+    html = html_text.unescape(client_for(a).get(f"/hands/{hand.pk}/").content.decode())
+    assert "No member's cut reached this deal: the club's server chose its order." in html
+    assert "neither the club nor any one player" not in html
+    replay = html_text.unescape(client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"])
+    assert "the club's server chose its order" in replay
+    proof = proof_in(html)
+    assert verify.check_export(proof) == []
 
 
 @pytest.mark.django_db
-def test_only_seated_members_cut_only_coming_deals_a_few_times_each(table, club_setup) -> None:
-    a, _b, c = club_setup.members
+def test_cuts_are_refused_with_words(table, club_setup, devices) -> None:
+    a, b, c = club_setup.members
+    good = devices[a.pk].cut_of(table, 1)
+    take = partial(cut_take, table_id=table.pk)
     with pytest.raises(CutRefused, match="seated"):
-        cut_take(table_id=table.pk, user=c, number=1, value=secrets.token_hex(16))
-    with pytest.raises(CutRefused, match="seated"):
-        cut_take(table_id=table.pk, user=club_setup.outsider, number=1, value=secrets.token_hex(16))
-    for bad in ("0" * 31, "0" * 33, "Z" * 32, 12, None, "A" * 32, "0" * 10_000):
-        with pytest.raises(CutRefused, match="128"):
-            cut_take(table_id=table.pk, user=a, number=1, value=bad)
+        take(user=c, number=1, device=good["device"], signature=good["signature"])
+    with pytest.raises(CutRefused, match="not registered in your name"):  # a's device, sent as b
+        take(user=b, number=1, device=good["device"], signature=good["signature"])
+    with pytest.raises(CutRefused, match="does not verify"):  # deal 1's signature sent for deal 2
+        take(user=a, number=2, device=good["device"], signature=good["signature"])
+    with pytest.raises(CutRefused, match="does not verify"):
+        take(user=a, number=1, device=good["device"], signature="0" * 512)
+    for bad in ("0" * 511, "Z" * 512, 12, None, "A" * 512):
+        with pytest.raises(CutRefused, match="512 hex"):
+            take(user=a, number=1, device=good["device"], signature=bad)
+    for bad in (None, "ab", good["device"].upper()):
+        with pytest.raises(CutRefused, match="fingerprint"):
+            take(user=a, number=1, device=bad, signature=good["signature"])
     for number in (0, 3, 10**12, True, "1", None):
         with pytest.raises(CutRefused):
-            cut_take(table_id=table.pk, user=a, number=number, value=secrets.token_hex(16))
-    for _ in range(CUTS_PER_MEMBER):
-        cut_take(table_id=table.pk, user=a, number=2, value=secrets.token_hex(16))
-    with pytest.raises(CutRefused, match="already"):
-        cut_take(table_id=table.pk, user=a, number=2, value=secrets.token_hex(16))
-    assert DealCut.objects.filter(user=a).count() == CUTS_PER_MEMBER
+            take(user=a, number=number, device=good["device"], signature=good["signature"])
+    # One cut per member per deal: a second device of the same member is refused, naming the first.
+    second, row = registered(a, 5, label="Phone")
+    with pytest.raises(CutRefused, match="registered after deal 1's deck"):  # and it came after the root
+        send(table, a, second, 1)
+    send(table, a, devices[a.pk], 1)
+    assert DeviceCut.objects.filter(user=a).count() == 1
 
 
 @pytest.mark.django_db
-def test_postgres_keeps_a_published_deck_and_its_closed_cuts(table, club_setup) -> None:
-    a = club_setup.members[0]
-    ahead = DeckAhead.objects.get(table=table, number=1)
-    swapped = [ahead.deck[1], ahead.deck[0], *ahead.deck[2:]]
-    with pytest.raises(IntegrityError), transaction.atomic():
-        DeckAhead.objects.filter(pk=ahead.pk).update(deck=swapped)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        DeckAhead.objects.filter(pk=ahead.pk).update(number=7)
-    cut_take(table_id=table.pk, user=a, number=1, value=secrets.token_hex(16))
-    with pytest.raises(IntegrityError), transaction.atomic():
-        DealCut.objects.filter(deck=ahead).update(value="0" * 32)
+def test_one_cut_per_member_per_deal_names_the_device_whose_cut_stands(club_setup, devices) -> None:
+    a, b, _ = club_setup.members
+    phone, _row = registered(a, 6, label="Phone")
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b])
+    send(table, a, phone, 1)
+    with pytest.raises(CutRefused, match=f"from device {engine.short_fingerprint(phone.fingerprint)}"):
+        send(table, a, devices[a.pk], 1)
+
+
+@pytest.mark.django_db
+def test_a_list_closes_when_the_hand_before_it_is_dealt_and_is_shown_before_its_deal(
+    table, club_setup, devices, client_for
+) -> None:
+    a, b, _ = club_setup.members
+    early = send(table, b, devices[b.pk], 2)
+    listed = client_for(a).get(f"/tables/{table.pk}/cut/").json()
+    assert listed["user"] == a.pk
+    assert [(d["deal"], d["status"], d["cuts"]) for d in listed["deals"]] == [(1, "open", []), (2, "open", [])]
+    assert "Open until this table's first deal" in listed["deals"][0]["closes"]
     hand = services.table_start(table_id=table.pk, user=a)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        DealCut.objects.create(deck=ahead, user=a, value=secrets.token_hex(16))
-    with pytest.raises(IntegrityError), transaction.atomic():
-        Hand.objects.filter(pk=hand.pk).update(cuts=[])
-
-
-def test_a_deck_changed_after_its_root_fails_the_proof() -> None:
-    hand_id, deck, salts = 77, list(engine.shuffled_deck()), [secrets.token_hex(16) for _ in range(52)]
-    root = engine.merkle_root(hand_id, deck, salts)
-    cuts = [secrets.token_hex(16)]
-    order = engine.cut_order(root, cuts)
-    changed = [deck[1], deck[0], *deck[2:]]  # the site swaps two cards after publishing the root
-    for committed, expect_ok in ((deck, True), (changed, False)):
-        openings = [
-            {**o.to_dict(), "dealt": list(order).index(o.position)}
-            for o in engine.openings(hand_id, committed, salts, [0, 1, 5])
-        ]
-        problems = verify.check_export(
-            {
-                "scheme": verify.SCHEME_CUT,
-                "hand_id": hand_id,
-                "root": root,
-                "cuts": [{"cut": c, "by": "A", "at": ""} for c in cuts],
-                "openings": openings,
-            }
-        )
-        assert (problems == []) is expect_ok
+    # Deal 2's list closed at deal 1, in public; a cut now is refused and the closed list is on the table.
+    with pytest.raises(CutRefused, match="closed"):
+        send(table, a, devices[a.pk], 2)
+    listed = client_for(a).get(f"/tables/{table.pk}/cut/").json()
+    two = next(d for d in listed["deals"] if d["deal"] == 2)
+    assert two["status"] == "closed" and "when the hand before it was dealt" in two["closes"]
+    assert two["cuts"] == [
+        {"cut": early.cut, "device": early.device, "member": b.shown_name, "signature": two["cuts"][0]["signature"]}
+    ]
+    assert "deck" not in json.dumps(listed) and "salt" not in json.dumps(listed)
+    page = html_text.unescape(client_for(a).get(f"/tables/{table.pk}/").content.decode())
+    assert early.cut in page and "It is dealt through 1 cut" in page
+    # Deal 3 is open, and cut from the members' devices registered before its deck.
+    send(table, a, devices[a.pk], 3)
+    for who in (a, b):
+        post_action(client_for(who), hand, "in")
+    second = Hand.objects.get(table=table, number=2)
+    assert [c["cut"] for c in second.cuts] == [early.cut]
+    history = client_for(b).get(f"/tables/{table.pk}/cuts/?since=1").json()
+    assert [(d["deal"], d["dealt"], len(d["cuts"])) for d in history["deals"]] == [
+        (1, True, 0),
+        (2, True, 1),
+        (3, False, 1),
+    ]
+    assert history["deals"][1]["hand_id"] == second.pk and history["deals"][1]["root"] == second.commitment
+    assert history["deals"][1]["cuts"][0]["member_id"] == b.pk
 
 
 @pytest.mark.django_db
-def test_the_plain_form_cuts_without_javascript(table, club_setup, client_for) -> None:
+def test_the_no_javascript_form_is_gone_and_the_page_says_a_cut_needs_the_browsers_key(
+    table, club_setup, client_for
+) -> None:
     a = club_setup.members[0]
     response = client_for(a).post(f"/tables/{table.pk}/cut/", {"deal": "1", "cut": "the cat sat on the mat"})
-    assert response.status_code == 302
-    cut = DealCut.objects.get(user=a)
-    assert cut.deck.number == 1 and engine.is_cut_value(cut.value)
-    listed = client_for(a).get(f"/tables/{table.pk}/cut/").json()
-    assert [d["deal"] for d in listed["deals"]] == [1, 2] and "deck" not in str(listed)
+    assert response.status_code == 400 and response.json()["type"] == "cut.refused"
+    assert not DeviceCut.objects.exists()
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
-    assert DeckAhead.objects.get(table=table, number=2).root in page and "you cut it" in page
+    assert 'name="cut"' not in page and "needs JavaScript" in page
+
+
+@pytest.mark.django_db
+def test_a_cut_posted_as_json_gets_the_sockets_answer(table, club_setup, devices, client_for) -> None:
+    a = club_setup.members[0]
+    cut = devices[a.pk].cut_of(table, 1)
+    client = client_for(a)
+    got = client.post(f"/tables/{table.pk}/cut/", json.dumps(cut), content_type="application/json")
+    assert got.status_code == 200 and got.json()["type"] == "cut.ok"
+    receipt = got.json()["receipt"]
+    assert set(receipt) == {"table", "deal", "scheme", "root", "device", "cut", "at", "id"}
+    assert receipt["cut"] == engine.cut_of_signature(str(cut["signature"]))
+    refused = client.post(f"/tables/{table.pk}/cut/", "[", content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["error"]
+
+
+# --- devices -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_member_registers_devices_and_is_mailed_and_sees_them(
+    club_setup, client_for, mailoutbox, django_capture_on_commit_callbacks
+) -> None:
+    a, b, _ = club_setup.members
+    device = new_device(2)
+    client = client_for(a)
+    body = {"n": device.n, "e": 65537, "label": "Kitchen laptop"}
+    with django_capture_on_commit_callbacks(execute=True):
+        got = client.post("/profile/devices/", json.dumps(body), content_type="application/json")
+    assert got.status_code == 201 and got.json()["fingerprint"] == device.fingerprint
+    assert client.post("/profile/devices/", json.dumps(body), content_type="application/json").status_code == 200
+    assert len(mailoutbox) == 1 and mailoutbox[0].to == [a.email]
+    assert engine.short_fingerprint(device.fingerprint) in mailoutbox[0].body and "Kitchen laptop" in mailoutbox[0].body
+    assert "tell your organisers" in mailoutbox[0].body
+    listed = client.get("/profile/devices/").json()
+    assert listed["user"] == a.pk and [d["fingerprint"] for d in listed["devices"]] == [device.fingerprint]
+    assert listed["devices"][0]["n"] == device.n and listed["devices"][0]["e"] == 65537
+    assert client_for(b).get("/profile/devices/").json()["devices"] == []  # a member's own only
+    page = html_text.unescape(client.get("/profile/").content.decode())
+    assert engine.short_fingerprint(device.fingerprint) in page and "Kitchen laptop" in page
+    taken = client_for(b).post("/profile/devices/", json.dumps(body), content_type="application/json")
+    assert taken.status_code == 400 and "another member" in taken.json()["error"]
+    for bad in (
+        {"n": device.n[:-2], "e": 65537},  # 2040 bits
+        {"n": "0" + device.n[1:], "e": 65537},
+        {"n": device.n, "e": 3},
+        {"n": device.n.upper(), "e": 65537},
+        {"n": device.n, "e": 65537, "label": "x" * 61},
+    ):
+        refused = client.post("/profile/devices/", json.dumps(bad), content_type="application/json")
+        assert refused.status_code == 400 and refused.json()["error"], bad
+    assert client.post("/profile/devices/", "nope", content_type="application/json").status_code == 400
+
+
+@pytest.mark.django_db
+def test_a_member_has_at_most_five_active_devices(club_setup, client_for) -> None:
+    a = club_setup.members[0]
+    for k in range(5):
+        registered(a, k)
+    sixth = new_device(7)
+    got = client_for(a).post(
+        "/profile/devices/",
+        json.dumps({"n": sixth.n, "e": 65537, "label": "One more"}),
+        content_type="application/json",
+    )
+    assert got.status_code == 400 and "5 devices" in got.json()["error"]
+
+
+# --- complaints -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_complaint_is_kept_and_shown_to_the_organisers_beside_the_ruling(table, club_setup, client_for) -> None:
+    a, b, _ = club_setup.members
+    hand = services.table_start(table_id=table.pk, user=a)
+    for who in (a, b):
+        post_action(client_for(who), hand, "in")
+    evidence = {"receipt": {"deal": 1, "cut": "ab" * 16}, "shown": {"cuts": []}}
+    got = client_for(b).post(
+        f"/tables/{table.pk}/cut-complaints/",
+        json.dumps({"deal": 1, "kind": "missing", "evidence": evidence}),
+        content_type="application/json",
+    )
+    assert got.status_code == 201 and "organisers" in got.json()["message"]
+    row = CutComplaint.objects.get(pk=got.json()["id"])
+    assert row.user == b and row.kind == "missing" and row.evidence == evidence
+    organiser_page = client_for(club_setup.organiser).get(f"/hands/{hand.pk}/").content.decode()
+    assert "complaints about this deal" in organiser_page and "Open the whole hand by a ruling" in organiser_page
+    assert "complaints about this deal" not in client_for(a).get(f"/hands/{hand.pk}/").content.decode()
+    for bad in (
+        {"deal": 1, "kind": "bored", "evidence": {}},
+        {"deal": "1", "kind": "missing", "evidence": {}},
+        {"deal": 1, "kind": "missing", "evidence": {"x": "y" * 20_000}},
+    ):
+        refused = client_for(b).post(
+            f"/tables/{table.pk}/cut-complaints/", json.dumps(bad), content_type="application/json"
+        )
+        assert refused.status_code == 400, bad
+    outsider = client_for(club_setup.outsider).post(
+        f"/tables/{table.pk}/cut-complaints/",
+        json.dumps({"deal": 1, "kind": "missing", "evidence": {}}),
+        content_type="application/json",
+    )
+    assert outsider.status_code == 404
 
 
 # --- house rule: a deal waits for a cut ------------------------------------------------------------------
 
 
 @pytest.fixture
-def cut_table(club_setup):
+def cut_table(club_setup, devices):
     a, b, _c = club_setup.members
     rules = engine.PiranhaRules(ante=25, cut_required=True, turn_seconds=600)
     return make_table(club_setup.club, club_setup.organiser, rules, players=[a, b])
@@ -214,7 +376,7 @@ def cut_table(club_setup):
 
 @pytest.mark.django_db
 def test_a_required_cut_makes_the_deal_wait_and_a_cut_deals_it(
-    cut_table, club_setup, client_for, django_capture_on_commit_callbacks
+    cut_table, club_setup, devices, client_for, django_capture_on_commit_callbacks
 ) -> None:
     a, b, _ = club_setup.members
     with pytest.raises(DealWaitsForCut, match="require a cut before each deal"):
@@ -225,13 +387,16 @@ def test_a_required_cut_makes_the_deal_wait_and_a_cut_deals_it(
     page = client_for(a).get(f"/tables/{cut_table.pk}/").content.decode()
     assert "waits for a cut (house rule)" in page
     with django_capture_on_commit_callbacks(execute=True):
-        receipt = cut_take(table_id=cut_table.pk, user=b, number=1, value=secrets.token_hex(16))
+        receipt = send(cut_table, b, devices[b.pk], 1)
     hand = Hand.objects.get(table=cut_table, number=1)
     assert [c["cut"] for c in hand.cuts] == [receipt.cut] and hand.pk == ahead.hand_id
+    # Deal 2 had no cut when deal 1 was dealt: under the house rule its list stays open for its own deal.
+    assert not CutList.objects.filter(deck__table=cut_table, deck__number=2).exists()
+    send(cut_table, a, devices[a.pk], 2)
 
 
 @pytest.mark.django_db
-def test_a_required_cut_waits_one_clock_then_deals_without_one(cut_table, club_setup) -> None:
+def test_a_required_cut_waits_one_clock_then_deals_without_one(cut_table, club_setup, client_for) -> None:
     a = club_setup.members[0]
     with pytest.raises(DealWaitsForCut):
         services.table_start(table_id=cut_table.pk, user=a)
@@ -240,32 +405,34 @@ def test_a_required_cut_waits_one_clock_then_deals_without_one(cut_table, club_s
     assert deal_after_cut_wait(cut_table.pk, 1) is True
     assert deal_after_cut_wait(cut_table.pk, 1) is False  # twice: the second changes nothing
     hand = Hand.objects.get(table=cut_table)
-    assert hand.cuts == [] and hand.scheme == engine.SCHEME_CUT
-
-
-def test_the_house_rule_is_stored_only_when_agreed() -> None:
-    assert "cut_required" not in engine.PiranhaRules().to_dict()
-    assert engine.PilesRules(cut_required=True).to_dict()["cut_required"] is True
-    assert engine.rules_from_dict(engine.PilesRules(cut_required=True).to_dict()).cut_required is True
-    assert engine.PiranhaRules(cut_required="yes").validate() == ["Requiring a cut must be yes or no"]  # type: ignore[arg-type]
+    assert hand.cuts == [] and hand.scheme == V2
+    assert CutList.objects.get(deck__table=cut_table, deck__number=1).closed_by == "own-deal"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_cuts_racing_the_deal_are_either_in_it_or_refused(club_setup) -> None:
+def test_cuts_racing_the_close_are_either_in_the_list_or_refused(club_setup) -> None:
     a, b, c = club_setup.members
+    keys = {u.pk: registered(u, k)[0] for k, u in enumerate((a, b, c))}
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b, c])
+    signed = {u.pk: keys[u.pk].cut_of(table, 2) for u in (a, b, c)}
     calls: list[tuple[object, Any]] = [("deal", partial(services.table_start, table_id=table.pk, user=a))]
     calls += [
-        ((u.pk, n), partial(cut_take, table_id=table.pk, user=u, number=1, value=secrets.token_hex(16)))
+        (
+            u.pk,
+            partial(
+                cut_take,
+                table_id=table.pk,
+                user=u,
+                number=2,
+                device=signed[u.pk]["device"],
+                signature=signed[u.pk]["signature"],
+            ),
+        )
         for u in (a, b, c)
-        for n in range(3)
     ]
     done = race(calls)
     assert done.errors == [] and "deal" in done.went_through
-    assert all("not coming" in r for r in done.refused)
-    hand = Hand.objects.get(table=table, number=1)
-    recorded = list(
-        DealCut.objects.filter(deck__table=table, deck__number=1).order_by("pk").values_list("value", flat=True)
-    )
-    assert [c["cut"] for c in hand.cuts] == recorded  # every cut received before the deal, and no other
+    assert all("closed" in r for r in done.refused)
+    recorded = sorted(DeviceCut.objects.filter(deck__table=table, deck__number=2).values_list("value", flat=True))
+    assert [x["cut"] for x in CutList.objects.get(deck__table=table, deck__number=2).cuts] == recorded
     assert len(recorded) == len(done.went_through) - 1
