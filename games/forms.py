@@ -456,7 +456,9 @@ class VoidHandForm(forms.Form):
         hand_field = self.fields["hand"]
         assert isinstance(hand_field, forms.ModelChoiceField)
         hand_field.queryset = (
-            Hand.objects.filter(table__club=club, voided_at__isnull=True, finished_at__isnull=False)
+            Hand.objects.filter(
+                table__club=club, table__practice=False, voided_at__isnull=True, finished_at__isnull=False
+            )
             .select_related("table")
             .order_by("-pk")
         )

@@ -96,7 +96,10 @@ class StatementFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         table_field = self.fields["table"]
         assert isinstance(table_field, forms.ModelChoiceField)
-        table_field.queryset = _related(JournalEntry, "table")._default_manager.filter(club=club).order_by("name", "pk")
+        # Practice tables move no money (docs/design.md "Engine contract"): no statement lists them.
+        table_field.queryset = (
+            _related(JournalEntry, "table")._default_manager.filter(club=club, practice=False).order_by("name", "pk")
+        )
         game_field = self.fields["game"]
         assert isinstance(game_field, forms.ChoiceField)
         game_field.choices = [("", "Any game"), *_game_choices()]

@@ -253,6 +253,7 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
             out["piles_board"] = piles_board(view)
     out["previous"] = _previous_hand(snapshot=snapshot, names=names)
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
+    out["closed"] = table.status == Table.Status.FINISHED and not seats  # closed for good: nobody sits there
     rules = table.rule_version.rules
     out["seat_money"] = snapshot.seat_money
     out["public_clocks"] = turn_clocks_for(snapshot=snapshot, user=None)

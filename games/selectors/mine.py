@@ -1,4 +1,4 @@
-"""My tables: every running or open table of the member's clubs where they sit, what needs them first, and
+"""My tables: every table of the member's clubs where they sit (a finished game's too, until they leave), what needs them first, and
 those whose hand waits for them (the header's count, the "Next turn" link)."""
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ class MyTableRow:
 
 
 def my_tables(*, user: User) -> list[MyTableRow]:
-    """The tables of the member's clubs (memberships now) where they hold a seat, not finished: those awaiting
+    """The tables of the member's clubs (memberships now) where they hold a seat: those awaiting
     them first (soonest clock first), then the others (latest activity first). Four queries (tables, hands, last
     actions, names), whatever the number of tables."""
     clubs = Membership.objects.filter(user=user).values("club_id")
     tables = list(
+        # A finished game stays while they sit there: a seated player deals the next one at the same table.
         Table.objects.filter(club_id__in=clubs, seats__user=user, seats__left_at__isnull=True)
-        .exclude(status=Table.Status.FINISHED)
         .select_related("club")
         .distinct()
     )

@@ -20,8 +20,8 @@ def table_get(*, table_id: int) -> Table | None:
 def table_may_watch(*, table: Table, user: User, hand: Hand | None = None) -> bool:
     """Who sees a table (pages and sockets alike): anyone in the club where the house rules allow
     spectators; otherwise its seated players and those dealt into ``hand``."""
-    if table.practice:  # its member's alone
-        return seat_of(table=table, user=user) is not None
+    if table.practice:  # its member's alone, closed or not
+        return table.created_by_id == user.pk
     if table.rule_version.spectators_allowed:
         return True
     if seat_of(table=table, user=user) is not None:

@@ -35,6 +35,8 @@ def table_close(*, table_id: int, user: User, reason: str) -> Ruling:
         table = Table.objects.select_for_update(of=("self",)).select_related("club").filter(pk=table_id).first()
         if table is None:
             raise TableRefused("There is no such table.")
+        if table.practice:  # no ruling, account or pot: its member closes it (games/services/practice.py)
+            raise TableRefused("A practice table is its member's own: only they can close it.")
         if not Membership.objects.filter(club=table.club, user=user, role=Membership.Role.ORGANISER).exists():
             raise TableRefused("Only the club's organisers can close a table.")
         if table.status == Table.Status.FINISHED and not table.carry_pot and live is None:

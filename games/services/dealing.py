@@ -150,7 +150,8 @@ def hand_deal_to(
         cuts: list[dict[str, Any]] = []
         committed, salts, cards = fixed, deal_salts(), fixed
         scheme = engine.SCHEME_MERKLE
-    elif deal_waits_for_cut(table=table, number=number, rules=rules):  # house rule: the deal waits for a cut
+    # House rule: the deal waits for a cut. Never at a practice table: no browser may be there to cut it.
+    elif not table.practice and deal_waits_for_cut(table=table, number=number, rules=rules):
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
         return None
@@ -164,7 +165,7 @@ def hand_deal_to(
         )
     try:
         state, events = engine.new_hand(
-            rules, seats=numbers, button=button, deck=cards, carry_pot=table.carry_pot, hand_number=number
+            rules, seats=numbers, button=button, deck=cards, carry_pot=table.carry_pot, hand_number=_in_game(table)
         )
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
@@ -196,11 +197,19 @@ def hand_deal_to(
     table.stopped_at_hand = None
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
-    decks_ahead_fill(table=table, first=number + 1, spare_id=fresh_id if hand_id != fresh_id else None)
+    # The id taken from the sequence goes to a later deal only when it is newer than this hand's: hand ids
+    # grow with the deals (the pages order frames by them, docs/live.md).
+    decks_ahead_fill(table=table, first=number + 1, spare_id=fresh_id if hand_id < fresh_id else None)
     cut_list_close_next(table=table, number=number + 1, rules=rules)  # its public moment (docs/fairness.md)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state
+
+
+def _in_game(table: Table) -> int:
+    """The next hand's number in the game being played (1: a game's first hand, whose ante piranha.txt's
+    house rule may make the only one): a table deals game after game, ``hands_played`` counts the game's."""
+    return table.hands_played + 1
 
 
 def _fields(*names: str, also: Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -23,12 +24,14 @@ from django.utils import timezone
 import engine
 from accounts.access import is_member
 from accounts.models import Club, User
+from accounts.money import money
 from engine import players
-from games.live.publish import lobby_announce
+from games.live.publish import lobby_announce, table_changed_publish
 from games.models import ComputerPlayer, Game, Hand, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_current, hand_seat_of, hand_view_for
 from games.selectors.states import hand_state
 from games.services.computer_turns import computer_seats, computer_turns_schedule
+from games.services.decks import decks_ahead_fill
 from games.services.hands import hand_act
 from games.services.rulesets import MAX_PLAYERS, rule_set_create, rule_version_freeze
 from games.services.tables import table_start
@@ -37,6 +40,7 @@ from kernel.errors import DomainError
 log = logging.getLogger(__name__)
 
 MAX_COMPUTERS = 5
+MAX_OPEN = 5  # practice tables a member sits at, at most: each deals and plays on while open
 STRENGTHS = tuple(p.strength for p in players.PLAYERS)  # beginner, solid, strong
 DEFAULTS_NAME = "Defaults"
 # Five names per strength, so a table of five computers of one strength has five people at it.
@@ -122,6 +126,12 @@ def practice_open(
         )
     machines = [_computer_user(strength, i) for i in range(computers)]
     with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()  # one member's opens one after another
+        if practice_open_count(user=user) >= MAX_OPEN:
+            raise PracticeRefused(
+                f"You have {MAX_OPEN} practice tables open, the most at once: close one (the button on its page) "
+                "or play on there."
+            )
         version = RuleSetVersion.objects.select_for_update().get(pk=version.pk)
         rule_version_freeze(version=version)
         table = Table.objects.create(
@@ -134,9 +144,39 @@ def practice_open(
                 for n, u in enumerate([user, *machines], start=1)
             ]
         )
+        decks_ahead_fill(table=table, first=1)  # as at a money table: the deals' hand ids follow their numbers
     table_start(table_id=table.pk, user=user)
     transaction.on_commit(lambda: lobby_announce(club.pk))
     table.refresh_from_db()
+    return table
+
+
+def practice_open_count(*, user: User) -> int:
+    """How many practice tables ``user`` sits at (open, or between games): closed ones count no more."""
+    return Seat.objects.filter(user=user, left_at__isnull=True, table__practice=True).count()
+
+
+def practice_close(*, table_id: int, user: User) -> Table:
+    """Close ``user``'s own practice table for good: its hand in play stops (nobody won it; no money ever moved),
+    every seat is left, and it deals no more. Returns the table; closing it again changes nothing. Raises
+    PracticeRefused for any other table or member (an organiser's ruling has no place here: games/services/
+    closing.py refuses). Opens the durable transaction; locks the hand in play, then the table (the hands' order)."""
+    with transaction.atomic(durable=True):
+        live_id = Hand.objects.filter(table_id=table_id, finished_at__isnull=True).values_list("pk", flat=True).first()
+        live = Hand.objects.select_for_update().filter(pk=live_id).first() if live_id else None
+        table = Table.objects.select_for_update().filter(pk=table_id, practice=True).first()
+        if table is None or table.created_by_id != user.pk:
+            raise PracticeRefused("Only the member who opened a practice table can close it.")
+        now = timezone.now()
+        if live is not None and live.finished_at is None:
+            Hand.objects.filter(pk=live.pk).update(finished_at=now, voided_at=now, deadline=None, clocks={})
+        if table.status != Table.Status.FINISHED or table.seats.filter(left_at__isnull=True).exists():
+            table.seats.filter(left_at__isnull=True).update(left_at=now)
+            if table.status != Table.Status.FINISHED:
+                table.status, table.finished_at = Table.Status.FINISHED, now
+            table.carry_pot = 0
+            table.save(update_fields=["status", "finished_at", "carry_pot"])
+            transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
     return table
 
 
@@ -164,13 +204,34 @@ def computer_act(*, hand_id: int, version: int, seat: int) -> bool:
     if machine is None:
         return False
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    action = players.player(machine.strength).act(engine.view(state, seat), rules, random.Random())  # noqa: S311
+    player = players.player(machine.strength)
+    reads = _table_reads(hand=hand, user_id=machine.user.pk) if player is players.STRONG else None
+    action = player.act(engine.view(state, seat), rules, random.Random(), reads)  # noqa: S311
     try:
         hand_act(hand_id=hand.pk, table_id=hand.table_id, user=machine.user, action=action, version=hand.version)
     except DomainError as exc:  # another task or the member moved first; their commit schedules what is due
         log.info("Computer seat %s of hand %s did not act: %s", seat, hand_id, exc)
         return False
     return True
+
+
+READS_HANDS = 60  # the hands before this one a computer player remembers of its table
+
+
+def _table_reads(*, hand: Hand, user_id: int) -> players.TableReads:
+    """What the computer player ``user_id`` has seen of the others at ``hand``'s table: its own seat's view of
+    each finished hand it played there (the latest READS_HANDS), nothing else (engine/players/reads.py)."""
+    views = []
+    earlier = (
+        Hand.objects.filter(table_id=hand.table_id, number__lt=hand.number, finished_at__isnull=False)
+        .order_by("-number")
+        .values_list("state", "players")[:READS_HANDS]
+    )
+    for state, seated in earlier:
+        seat = next((int(s) for s, uid in seated.items() if int(uid) == user_id), None)
+        if seat is not None:
+            views.append(engine.view(engine.state_from_json(state), seat))
+    return players.reads_from(views)
 
 
 def _turn_still(hand: Hand, state: engine.State, seat: int, version: int) -> bool:
@@ -197,7 +258,7 @@ def practice_coach(*, table_id: int, user: User) -> Coaching:
     """For the decision in front of ``user`` at practice table ``table_id``: their equity (high and low apart in
     Piles), what the strong player would do and why. Reads only the member's own view of the hand. Raises
     CoachRefused at a money table, or when it is not their turn."""
-    table = Table.objects.select_related("rule_version__rule_set").filter(pk=table_id).first()
+    table = Table.objects.select_related("rule_version__rule_set", "club").filter(pk=table_id).first()
     if table is None or not table.practice:
         raise CoachRefused("The coach helps at practice tables only.")
     hand = hand_current(table=table)
@@ -207,4 +268,6 @@ def practice_coach(*, table_id: int, user: User) -> Coaching:
     if not view.legal_actions:
         raise CoachRefused("It is not your turn: the coach speaks when you have a decision to make.")
     rules = engine.rules_from_dict(hand.rule_version.rules)
-    return Coaching(advice=players.advise(view, rules, random.Random()), game=table.game)  # noqa: S311
+    # Seeded by the position (the member's own view), so a reload says the same; money in the club's currency.
+    advice = players.advise(view, rules, money=partial(money, currency=table.club.currency))
+    return Coaching(advice=advice, game=table.game)

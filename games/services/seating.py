@@ -6,19 +6,22 @@ Each function opens its own transaction and locks the table row first.
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+import engine
 from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
 from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
+from games.services.after_commit import on_commit_work
+from games.services.dealing import hand_deal
 from games.services.decks import decks_ahead_fill
+from games.services.hands import hand_settle
 from games.services.rulesets import rule_version_freeze
 from kernel.text import text_problem
 from ledger.services import balance_of
@@ -160,36 +163,47 @@ def seat_leave(*, table_id: int, user: User) -> Seat:
         return seat
 
 
-def _next_game_name(name: str) -> str:
-    """ "Main" -> "Main, game 2" -> "Main, game 3"."""
-    match = re.fullmatch(r"(.*), game (\d+)", name)
-    base, number = (match.group(1), int(match.group(2)) + 1) if match else (name, 2)
-    suffix = f", game {number}"
-    return base[: 80 - len(suffix)] + suffix
-
-
 def table_new_game(*, table_id: int, user: User) -> Table:
-    """A player of a finished game opens the next one: a new table under the same rule version, with
-    them in their old seat. The others are not seated for them (each accepts the rules by sitting
-    down); the finished table links to the new one. Returns the new table (the one already opened,
-    when another player was first). Raises SeatRefused/TableRefused/BelowCreditLimit.
-    """
-    with transaction.atomic():
-        old = _locked_table(table_id)
-        if old.practice:
-            raise TableRefused("Open another practice table from the lobby.")
-        if old.status != Table.Status.FINISHED:
+    """A player of a finished game deals the next one at the same table ("Deal a new game"): everyone still
+    seated stays seated, having agreed to the table's house-rules version, and is dealt in unless sitting out
+    (so a member may stand up between games, or sit out); the game's hands count from 1 again. Returns the
+    table. With fewer than two playing, the table waits for players (anyone seated starts it). A member below
+    the club's credit limit sits out of the new game (they come back once within it).
+
+    Opens the durable transaction and locks the table row (then, dealing, the deck's).
+    Raises TableRefused (nothing changed) while the game goes on, at a closed table, for anyone not seated
+    there; BelowCreditLimit for a dealer below the club's credit limit."""
+    with transaction.atomic(durable=True):
+        table = _locked_table(table_id)
+        if table.status != Table.Status.FINISHED:
             raise TableRefused("This game is still going on.")
-        if old.next_game_id is not None:
-            return Table.objects.get(pk=old.next_game_id)
-        seat = old.seats.filter(user=user, left_at__isnull=True).first()
-        if seat is None:
-            raise TableRefused("Only a player of this game can start the next one.")
-        new = table_create(
-            club=old.club, user=user, name=_next_game_name(old.name), rule_version_id=old.rule_version_id
-        )
-        seat_take(table_id=new.pk, user=user, number=seat.number, version_id=new.rule_version_id)
-        old.next_game = new
-        old.save(update_fields=["next_game"])
-        transaction.on_commit(partial(table_changed_publish, old.pk, old.club_id))
-        return new
+        seats = list(table.seats.filter(left_at__isnull=True).select_related("user"))
+        if not seats:
+            raise TableRefused("This table is closed: open a new one from the lobby.")
+        if not any(s.user_id == user.pk for s in seats):
+            raise TableRefused("Only a player seated at this table can deal its next game.")
+        if not table.practice:
+            _check_credit(table.club, user)
+            for seat in seats:
+                # Seated under another version of the rules (never, as a table keeps its version): not dealt in.
+                if seat.accepted_version_id != table.rule_version_id:
+                    seat.left_at, seat.sitting_out = timezone.now(), True
+                    seat.save(update_fields=["left_at", "sitting_out"])
+                elif not seat.sitting_out and seat.user_id != user.pk and _below_limit(table.club, seat.user):
+                    seat.sitting_out = True
+                    seat.save(update_fields=["sitting_out"])
+        table.status, table.finished_at, table.hands_played, table.stopped_at_hand = Table.Status.OPEN, None, 0, None
+        table.save(update_fields=["status", "finished_at", "hands_played", "stopped_at_hand"])
+        hand = hand_deal(table=table, created_by=user)
+        if hand is not None:
+            on_commit_work(hand_settle(hand=hand, state=engine.state_from_json(hand.state), created_by=user, after=-1))
+        transaction.on_commit(partial(table_changed_publish, table.pk, table.club_id))
+    return table
+
+
+def _below_limit(club: Club, user: User) -> bool:
+    try:
+        _check_credit(club, user)
+    except BelowCreditLimit:
+        return True
+    return False

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from games.errors import TableRefused
 from games.live.publish import table_changed_publish
 from games.models import Hand, Table
 from ledger.models import JournalEntry
@@ -23,12 +24,15 @@ def hand_void(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
     """Void a finished hand by ruling; returns the reversing entries (``hand.voided_at`` is set).
 
     Locks the hand row, then the table row, then (in the ledger) the accounts: the lock order of
-    games/services/hands.py. Raises LedgerError (a DomainError) when the ruler is not an organiser,
-    the reason is blank, the hand is still being played, already voided, or a later hand built on it.
+    games/services/hands.py. Raises TableRefused for a practice hand; LedgerError (a DomainError) when the
+    ruler is not an organiser, the reason is blank, the hand is still being played, already voided, or a
+    later hand built on it.
     """
     with transaction.atomic():
         locked = Hand.objects.select_for_update(of=("self",)).get(pk=hand.pk)
         table = Table.objects.select_for_update(of=("self",)).select_related("club").get(pk=locked.table_id)
+        if table.practice:  # DESIGN.md "Engine contract": practice never touches the books, rulings included
+            raise TableRefused("A practice hand moved no money: there is nothing to void.")
         entries = ledger_reverse_hand(hand=locked, table=table, reason=reason, ruled_by=ruled_by)
         now = timezone.now()
         Hand.objects.filter(pk=locked.pk).update(voided_at=now)

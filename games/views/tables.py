@@ -42,7 +42,8 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
             "finished": table_list_finished(club=access.club, user=member(request)),
             "form": form,
             "title": "Tables",
-            "practice_form": PracticeForm(club_id=access.club.pk),
+            # Its own element ids: the page's other form has a rule_version select too, and each label names its own.
+            "practice_form": PracticeForm(club_id=access.club.pk, auto_id="practice_%s"),
             **_my_tables_context(request),
         },
     )
@@ -52,6 +53,11 @@ def _my_tables_context(request: HttpRequest) -> dict[str, Any]:
     """The My tables block's rows, and the clubs whose lobby sockets tell it when to re-fetch."""
     rows = my_tables(user=member(request))
     return {"my_rows": rows, "my_club_ids": " ".join(sorted({str(r.table.club_id) for r in rows}))}
+
+
+def tables_waiting(request: HttpRequest) -> int:
+    """The header's count (games/presentation/context.py reads the same selector)."""
+    return len(tables_my_turn(user=member(request)))
 
 
 @login_required
@@ -64,8 +70,13 @@ def my_tables_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def my_tables_block(request: HttpRequest) -> HttpResponse:
-    """The My tables block alone: static/js/lobby.js re-fetches it when a lobby socket says a table changed."""
-    return render(request, "games/_my_tables.html", _my_tables_context(request))
+    """The My tables block and the header's count of tables waiting: static/js/lobby.js re-fetches them when a
+    lobby socket says a table changed, static/js/table.js when the table shown moves."""
+    return render(
+        request,
+        "games/my_tables_block.html",
+        {**_my_tables_context(request), "tables_waiting": tables_waiting(request)},
+    )
 
 
 @login_required
@@ -130,23 +141,26 @@ def table_start(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @login_required
 def table_new_game(request: HttpRequest, table_id: int) -> HttpResponse:
-    """A player of a finished game opens the next one and sits in their old seat."""
+    """A player of a finished game deals the next one at the same table, everyone seated staying seated."""
     table, _access = table_access(request, table_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     try:
-        new = services.table_new_game(table_id=table.pk, user=member(request))
+        services.table_new_game(table_id=table.pk, user=member(request))
     except DomainError as exc:
         messages.error(request, str(exc), extra_tags=settle_up_tag(exc))
         return redirect("games:table", table_id=table.pk)
-    messages.success(request, f"{new.name} is open. The others can take their seats from the old table's page.")
-    return redirect("games:table", table_id=new.pk)
+    messages.success(request, "A new game is dealt: everyone seated plays on.")
+    return redirect("games:table", table_id=table.pk)
 
 
 @login_required
 def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
-    """An organiser closes a table: a page that says who gets the pot back, then the ruling."""
+    """An organiser closes a table: a page that says who gets the pot back, then the ruling. A practice table
+    is its member's own: they close it with one post (no ruling, nothing to give back); nobody else may."""
     table, access = table_access(request, table_id)
+    if table.practice:
+        return _practice_close(request, table)
     if not access.is_organiser:
         raise PermissionDenied("Only the club's organisers can close a table.")
     error = ""
@@ -178,6 +192,20 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
         },
         status=400 if error else 200,
     )
+
+
+def _practice_close(request: HttpRequest, table: Table) -> HttpResponse:
+    if table.created_by_id != member(request).pk:
+        raise PermissionDenied("A practice table is its member's own: only they can close it.")
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        practice.practice_close(table_id=table.pk, user=member(request))
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        return redirect("games:table", table_id=table.pk)
+    messages.success(request, f"{table.name} is closed.")
+    return redirect("games:lobby", club_id=table.club_id)
 
 
 @login_required

@@ -1,28 +1,33 @@
-/* The live lobby and My tables: on {"type": "lobby.changed"} from a club's lobby socket, re-fetch the
- * blocks fed by that club and swap them: #lobby-live (from the lobby page itself, so lobby.html stays
- * the one place that renders it) and #my-tables-live (from its data-source, for the clubs in its
- * data-club-ids). At most MAX_SOCKETS lobby sockets (the member's socket cap is shared with their
- * tables); the clubs beyond them are re-fetched every minute instead. Reconnects with capped,
- * jittered exponential backoff; re-renders after a reconnect. Close codes: docs/live.md. */
+/* The live lobby, My tables and the header's count: on {"type": "lobby.changed"} from a club's lobby socket,
+ * re-fetch the blocks fed by that club and swap them: #lobby-live (from the lobby page itself, so lobby.html
+ * stays the one place that renders it), #my-tables-live (from its data-source, for the clubs in its
+ * data-club-ids) and the header's #my-tables-link (the same source: one fetch brings both). On a table page
+ * (#table-root) the header alone follows that table's club, one socket beside the table's own. At most
+ * MAX_SOCKETS lobby sockets (the member's socket cap is shared with their tables); the clubs beyond them are
+ * re-fetched every minute instead. Reconnects with capped, jittered exponential backoff; re-renders after a
+ * reconnect. Close codes: docs/live.md. */
 (function () {
   "use strict";
   if (!("WebSocket" in window) || !window.fetch || !window.DOMParser) return;
   var FINAL = { 4401: true, 4403: true, 4404: true };
   var MAX_SOCKETS = 3;
-  var blocks = [];  // {id, source, clubs: {id: true}, busy, again}
+  var blocks = [];  // {ids: [element ids], source, clubs: {id: true}, busy, again}
 
-  function block(id, source, clubs) {
-    var el = document.getElementById(id);
-    if (!el) return;
+  function block(ids, source, clubs) {
+    ids = ids.filter(function (id) { return document.getElementById(id); });
+    if (!ids.length) return;
     var set = {};
     clubs.forEach(function (c) { if (c) set[c] = true; });
-    blocks.push({ id: id, source: source, clubs: set, busy: false, again: false });
+    blocks.push({ ids: ids, source: source, clubs: set, busy: false, again: false });
   }
   var lobby = document.getElementById("lobby-live");
-  if (lobby) block("lobby-live", window.location.pathname, [lobby.dataset.clubId]);
   var mine = document.getElementById("my-tables-live");
-  if (mine) block("my-tables-live", mine.dataset.source, (mine.dataset.clubIds || "").split(" ")
-    .concat(lobby ? [lobby.dataset.clubId] : []));
+  var header = document.getElementById("my-tables-link");
+  var table = document.getElementById("table-root");
+  var mineClubs = mine ? (mine.dataset.clubIds || "").split(" ") : [];
+  if (lobby) block(["lobby-live"], window.location.pathname, [lobby.dataset.clubId]);
+  if (mine || header) block(["my-tables-live", "my-tables-link"], (mine || header).dataset.source,
+    mineClubs.concat(lobby ? [lobby.dataset.clubId] : [], table ? [table.dataset.clubId] : []));
 
   function refresh(b) {
     if (b.busy) { b.again = true; return; }
@@ -30,9 +35,12 @@
     fetch(b.source, { credentials: "same-origin", headers: { "X-Requested-With": "lobby.js" } })
       .then(function (r) { if (!r.ok || r.redirected) throw new Error(String(r.status)); return r.text(); })
       .then(function (html) {
-        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(b.id);
-        var current = document.getElementById(b.id);
-        if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        b.ids.forEach(function (id) {
+          var fresh = doc.getElementById(id), current = document.getElementById(id);
+          if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+        });
+        document.dispatchEvent(new CustomEvent("lobby:fresh", { detail: { ids: b.ids } }));
       })
       .catch(function () { /* the next change or reconnect tries again */ })
       .then(function () { b.busy = false; if (b.again) { b.again = false; refresh(b); } });
@@ -75,11 +83,13 @@
 
   var clubs = [];
   if (lobby) clubs.push(lobby.dataset.clubId);
-  if (mine) (mine.dataset.clubIds || "").split(" ").forEach(function (c) {
-    if (c && clubs.indexOf(c) < 0) clubs.push(c);
-  });
-  clubs.slice(0, MAX_SOCKETS).forEach(connect);
-  if (clubs.length > MAX_SOCKETS && mine) {
-    setInterval(function () { blocks.forEach(function (b) { if (b.id === "my-tables-live") refresh(b); }); }, 60000);
+  if (table) clubs.push(table.dataset.clubId);
+  mineClubs.forEach(function (c) { if (c && clubs.indexOf(c) < 0) clubs.push(c); });
+  var most = table ? 1 : MAX_SOCKETS;
+  clubs.slice(0, most).forEach(connect);
+  if (clubs.length > most && (mine || header)) {
+    setInterval(function () {
+      blocks.forEach(function (b) { if (b.ids.indexOf("my-tables-link") >= 0) refresh(b); });
+    }, 60000);
   }
 })();

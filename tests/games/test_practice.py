@@ -135,11 +135,11 @@ def test_the_computers_sealed_drops_stay_sealed_to_the_member_until_the_reveal(c
 
 
 @pytest.mark.django_db
-def test_a_practice_table_seats_no_second_member_and_has_no_next_game(club_setup) -> None:
+def test_a_practice_table_seats_no_second_member_and_deals_a_new_game_only_once_one_is_over(club_setup) -> None:
     table = _open(club_setup, "piles", computers=1)
     with pytest.raises(SeatRefused, match="practice"):
         seat_take(table_id=table.pk, user=club_setup.members[1], number=4, version_id=table.rule_version_id)
-    with pytest.raises(TableRefused, match="practice"):
+    with pytest.raises(TableRefused, match="still going on"):
         table_new_game(table_id=table.pk, user=club_setup.members[0])
     with pytest.raises(SeatRefused, match="computers wait for you"):  # they would play on by themselves
         seat_sit_out(table_id=table.pk, user=club_setup.members[0])

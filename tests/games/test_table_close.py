@@ -144,26 +144,32 @@ def _finished_piranha_game(club_setup, fixed_decks) -> Table:
     return table
 
 
-def test_a_player_of_a_finished_game_starts_the_next_one(club_setup, client_for, fixed_decks) -> None:
+def test_a_player_of_a_finished_game_deals_the_next_one_at_the_same_table(club_setup, client_for, fixed_decks) -> None:
     table = _finished_piranha_game(club_setup, fixed_decks)
-    ann, ben, _ = club_setup.members
+    ann, ben, cat = club_setup.members
     page = client_for(ben).get(f"/tables/{table.pk}/").content.decode()
-    assert "Start a new game" in page and "Sit out from the next hand" not in page
+    assert "Deal a new game" in page and "Sit out from the next hand" not in page
+    services.seat_leave(table_id=table.pk, user=cat)  # a member may stand up between games
+    before = Table.objects.count()
 
     response = client_for(ben).post(f"/tables/{table.pk}/new-game/")
     table.refresh_from_db()
-    new = table.next_game
-    assert new is not None and response["Location"] == f"/tables/{new.pk}/"
-    assert new.name == "Test table, game 2" and new.rule_version_id == table.rule_version_id
-    assert list(new.seats.values_list("user_id", "number")) == [(ben.pk, 2)], "only the one who asked is seated"
-    # A second player asking is sent to the same new table; the old page links it.
-    assert services.table_new_game(table_id=table.pk, user=ann).pk == new.pk
-    assert "Go to the next game" in client_for(ann).get(f"/tables/{table.pk}/").content.decode()
+    assert response["Location"] == f"/tables/{table.pk}/" and Table.objects.count() == before
+    assert table.status == Table.Status.RUNNING and table.next_game_id is None
+    hand = current_hand(table)
+    assert sorted(hand.players.values()) == sorted([ann.pk, ben.pk]), "everyone still seated is dealt in"
+    assert set(table.seats.filter(left_at__isnull=True).values_list("accepted_version", flat=True)) == {
+        table.rule_version_id
+    }
+    # The game's first hand again: each antes (piranha.txt, the ante of a game's first hand).
+    assert engine.state_from_json(hand.state).hand_number == 1 and hand.number == 2
+    with pytest.raises(DomainError, match="still going on"):
+        services.table_new_game(table_id=table.pk, user=ann)
 
 
-def test_only_a_player_of_the_finished_game_may_start_the_next(club_setup, client_for, fixed_decks) -> None:
+def test_only_a_player_of_the_finished_game_may_deal_the_next(club_setup, client_for, fixed_decks) -> None:
     table = _finished_piranha_game(club_setup, fixed_decks)
-    with pytest.raises(DomainError, match="Only a player of this game"):
+    with pytest.raises(DomainError, match="Only a player seated at this table"):
         services.table_new_game(table_id=table.pk, user=club_setup.organiser)
     running = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=club_setup.members)
     with pytest.raises(DomainError, match="still going on"):
