@@ -13,6 +13,7 @@ from clubdata.archive import club_export
 from games import services
 from games.models import DeckAhead
 from games.services.cuts import cut_take
+from tests.games.cut_keys import registered
 from tests.games.helpers import make_table, post_action
 
 pytestmark = pytest.mark.django_db
@@ -20,9 +21,11 @@ pytestmark = pytest.mark.django_db
 
 def test_no_salt_or_order_of_a_coming_deck_leaves_the_database(club_setup, client_for) -> None:
     a, b, c = club_setup.members
+    device, _ = registered(b, 0)
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)
-    cut_take(table_id=table.pk, user=b, number=2, value="ab" * 16)
+    signed = device.cut_of(table, 3)  # deal 2's list closed at deal 1; deal 3's is open
+    cut_take(table_id=table.pk, user=b, number=3, device=signed["device"], signature=signed["signature"])
     for user, choice in ((a, "in"), (b, "out")):  # one in: the game is over, deals 2 and 3 never dealt
         post_action(client_for(user), hand, choice)
         hand.refresh_from_db()
@@ -38,6 +41,7 @@ def test_no_salt_or_order_of_a_coming_deck_leaves_the_database(club_setup, clien
     paths = [
         f"/tables/{table.pk}/",
         f"/tables/{table.pk}/cut/",
+        f"/tables/{table.pk}/cuts/?since=1",
         f"/tables/{table.pk}/hands/",
         f"/hands/{hand.pk}/",
         f"/hands/{hand.pk}/proof.json",
@@ -62,4 +66,4 @@ def test_no_salt_or_order_of_a_coming_deck_leaves_the_database(club_setup, clien
     everything = "".join(archive.read(name).decode(errors="replace") for name in archive.namelist())
     assert [s for s in secrets_of if s in everything] == []
     for d in coming:  # the roots are public
-        assert d.root in client_for(c).get(f"/tables/{table.pk}/").content.decode()
+        assert d.root in client_for(c).get(f"/tables/{table.pk}/cut/").content.decode()
