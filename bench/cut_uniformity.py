@@ -1,8 +1,11 @@
 """Uniformity of the cut's public shuffle (engine/verify.py ``cut_order``): a benchmark, not a test.
 
-Deals N permutations from random roots and one to three random cuts each, counts where each committed
+Deals N permutations of scheme "merkle-sha256-cut-v2" (docs/fairness.md) from random roots, table ids and deal
+numbers, each with zero to three cuts that are SHA-256 of random 256-byte signatures (a cut's value is the hash of
+its signature: random bytes stand in for the signatures of keys nobody knows), counts where each committed
 position was dealt (a 52 x 52 table), and prints Pearson's chi-squared statistic beside its 99% bound for
-(52 - 1) * (52 - 1) = 2601 degrees of freedom (both margins fixed) (Wilson-Hilferty), and the same for the engine's implementation.
+(52 - 1) * (52 - 1) = 2601 degrees of freedom (both margins fixed) (Wilson-Hilferty). The engine's own
+implementation is checked to deal the same order on the first permutations.
 
     python bench/cut_uniformity.py [N]   (default 100000)
 """
@@ -17,6 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import hashlib  # noqa: E402
+
+import engine  # noqa: E402
 from engine import verify  # noqa: E402
 
 DECK = 52
@@ -31,9 +37,14 @@ def chi_squared_bound(dof: int, z: float = Z99) -> float:
 def main(n: int) -> None:
     counts = [[0] * DECK for _ in range(DECK)]  # committed position -> dealt index
     started = time.perf_counter()
-    for _ in range(n):
-        cuts = [secrets.token_hex(16) for _ in range(1 + secrets.randbelow(3))]
-        for dealt, position in enumerate(verify.cut_order(secrets.token_hex(32), cuts)):
+    for k in range(n):
+        cuts = sorted(hashlib.sha256(secrets.token_bytes(256)).hexdigest()[:32] for _ in range(secrets.randbelow(4)))
+        root, table_id, deal = secrets.token_hex(32), secrets.randbelow(2**20), 1 + secrets.randbelow(2**20)
+        order = verify.cut_order(root, cuts, verify.SCHEME_CUT_V2, table_id, deal)
+        if k < 1000:
+            same = engine.cut_order(root, cuts, scheme=engine.SCHEME_CUT_V2, table_id=table_id, deal=deal)
+            assert list(same) == order, "engine and verify.py disagree"
+        for dealt, position in enumerate(order):
             counts[position][dealt] += 1
     seconds = time.perf_counter() - started
     expected = n / DECK
