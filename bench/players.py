@@ -1,23 +1,34 @@
-"""Computer players benchmark: each strength against the others and against a random player.
+"""Computer players benchmark: the strong player against five others at tables of six, in each game.
 
-    .venv/bin/python bench/players.py                 # the default run (about eight minutes on one core)
-    .venv/bin/python bench/players.py --hands 2000    # hands per game
-    .venv/bin/python bench/players.py --seed 7
+    .venv/bin/python bench/players.py                       # every game, the default sizes
+    .venv/bin/python bench/players.py --sessions 60         # sessions per game (each played six times)
+    .venv/bin/python bench/players.py --game piranha-bet --seed 7
+    .venv/bin/python bench/players.py --coach               # the coach's stability instead
 
-Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of
-four: the strong, the solid and the beginner player (engine/players) and the random one,
-the button moving each hand. Each decision is the player's policy on its seat's view. A Piranha
-game runs until one player alone stays in (the pot carries from hand to hand, piranha.txt 3.3,
-4.3); a Piles game is one hand (more while the pot carries). Each deal is played in duplicate:
-four games from the same seed (the same cards hand by hand), the players' order around the table
-rotated so each sits in each seat once. Decks are shuffled from a seeded source, so a run can be
-repeated.
+Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of six: the
+strong, the solid and the beginner player (engine/players) and three opponents of this bench's own, each
+one way people play: a calling station (stays in, calls, never raises), a maniac (stays in, bets and raises
+at every chance) and a tight rule-based player (in with three of a kind or two pair of queens and up; bets
+only a straight or better; in Piles it plays on with a straight or a seven-low). Each decision is the
+player's policy on its seat's view; the strong player is also given what its seat has seen of the others at
+this table so far (engine/players/reads.py: built from its own views of the hands before, nothing else).
 
-Prints each player's net per hand (cents) with a 95% interval, and the strong player's margin
-over the beginner and over the random player (the interval must not cross zero), from the deals
-as independent samples (the net of a deal over its hands, a ratio estimate with its delta-method
-standard error). Then the CPU time of one decision at each strength, mean and 95th percentile
-(the strong player must stay under 50 ms). Not a timed test.
+A session is HANDS hands at one table, the button moving each hand; when a Piranha game ends (one player
+alone in) the next hand starts a new game at the same table (the reads kept). A pot still carrying when the
+session stops is shared equally (the odd cents to the first seats), so chips are conserved. Each session is
+played in duplicate: six times from the same seed (the same cards hand by hand), the players' order around
+the table rotated so each sits in each seat once.
+
+Games: Piranha with a 5.00 cap, with and without its betting round, and Piles with the default rules. Prints
+each player's net per hand (cents) with a 95% interval, and the strong player's margin over each other
+player (the interval must lie above zero), from the sessions as independent samples (the net of a six-fold
+session over its hands, a ratio estimate with its delta-method standard error). Then the CPU time of one
+decision at each strength (the strong player must stay under 50 ms). Not a timed test.
+
+``--coach``: the coach's stability. For a fixed set of positions (seeded hands stopped at a decision of each
+kind), asks for the advice RELOADS times as a page reload does, and prints the share of reloads whose advice
+is the position's usual one, overall and on the positions whose two best choices differ by more than the
+estimate's error (the target there: 100%).
 """
 
 from __future__ import annotations
@@ -33,27 +44,106 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import PilesRules, PiranhaRules, Rules, apply, is_over, new_hand, result, to_act, view  # noqa: E402
-from engine.cards import FULL_DECK  # noqa: E402
-from engine.players import PLAYERS, RANDOM, Player  # noqa: E402
+from engine import (  # noqa: E402
+    HandView,
+    PilesRules,
+    PiranhaRules,
+    Rules,
+    apply,
+    is_over,
+    new_hand,
+    result,
+    to_act,
+    view,
+)
+from engine.actions import Action  # noqa: E402
+from engine.cards import FULL_DECK, card  # noqa: E402
+from engine.evaluate import PAIR, STRAIGHT, TRIPS, TWO_PAIR, best_any_key  # noqa: E402
+from engine.players import BEGINNER, SOLID, STRONG, Player, TableReads  # noqa: E402
+from engine.players import piles as piles_players  # noqa: E402
+from engine.players.moves import aggressive, cautious, declaration, first_legal, passive  # noqa: E402
 
-SEED = 20261202
-TABLE: tuple[Player, ...] = (*reversed(PLAYERS), RANDOM)  # strong, solid, beginner, random
-#: Piranha with a 5.00 cap on what a loser pays: without one a pot multiplies by the losers each hand
+SEED = 20261206
+HANDS = 12  # hands per session at one table
 GAMES: dict[str, Rules] = {
     "piranha": PiranhaRules(match_cap=500),
+    "piranha-bet": PiranhaRules(match_cap=500, betting_round=True),
     "piles": PilesRules(),
 }
-# Piranha's edge of the strong player over the beginner is about 0.11 a hand (one sealed decision a hand against a
-# sound rule of thumb): 4,000 hands left its interval about +-0.13 wide, which crossed zero on some seeds; 12,000
-# narrow it to about +-0.08 (bench/RESULTS.md, "Computer players").
-DEFAULT_HANDS = {"piranha": 12000, "piles": 1500}
+DEFAULT_SESSIONS = {"piranha": 120, "piranha-bet": 120, "piles": 30}
 LIMIT_MS = 50.0
+
+
+# ---- this bench's own opponents ----------------------------------------------------------------
+
+
+def _piranha_key(v: HandView) -> int:
+    hole = [card(c) for c in v.my_cards or ()]
+    return best_any_key(hole + [card(c) for c in v.board_cards if c is not None])[0]
+
+
+def _piles_declare(v: HandView, pig: bool) -> Action:
+    high, low = piles_players.face_value(v)
+    if low is not None and (pig or high is None or high.key < STRAIGHT << 20):
+        return declaration(v, "pig" if pig and high is not None else "low")
+    return declaration(v, "high")
+
+
+def station(v: HandView, rules: Rules, rng: random.Random, reads: TableReads | None = None) -> Action:
+    """Stays in, checks and calls, never raises; declares low with any low, else high."""
+    if v.phase == "drop":
+        return first_legal(v, "in")
+    if v.phase == "declare":
+        return _piles_declare(v, pig=False)
+    return passive(v)
+
+
+def maniac(v: HandView, rules: Rules, rng: random.Random, reads: TableReads | None = None) -> Action:
+    """Stays in, bets and raises at every chance; declares pig with any low, else high."""
+    if v.phase == "drop":
+        return first_legal(v, "in")
+    if v.phase == "declare":
+        return _piles_declare(v, pig=True)
+    return aggressive(v)
+
+
+def tight(v: HandView, rules: Rules, rng: random.Random, reads: TableReads | None = None) -> Action:
+    """Piranha: in with three of a kind, or two pair of queens and up; bets a straight or better, calls with
+    what it would stay in with, else folds. Piles: bets a straight or a six-low, plays on with two pair or a
+    seven-low, else checks or folds; declares as the beginner does."""
+    if v.game == "piranha":
+        key = _piranha_key(v)
+        category, top = key >> 20, (key >> 16) & 15
+        good = category >= TRIPS or (category == TWO_PAIR and top >= 12)
+        if v.phase == "drop":
+            return first_legal(v, "in" if good else "out")
+        if category >= STRAIGHT:
+            return aggressive(v)
+        return passive(v) if good else cautious(v)
+    if v.phase == "declare":
+        return _piles_declare(v, pig=False)
+    high, low = piles_players.face_value(v)
+    strong_high = high is not None and high.key >= STRAIGHT << 20
+    strong_low = low is not None and low.ranks[0] <= 6
+    if strong_high or strong_low:
+        return aggressive(v)
+    decent = (high is not None and high.key >= TWO_PAIR << 20) or (low is not None and low.ranks[0] <= 7)
+    early = (v.stage or 0) <= 2 and (high is None or high.key >= PAIR << 20)
+    return passive(v) if decent or early else cautious(v)
+
+
+STATION = Player("station", "Cal", "Calls everything.", station, station)
+MANIAC = Player("maniac", "Max", "Bets everything.", maniac, maniac)
+TIGHT = Player("tight", "Tim", "Plays only strong hands.", tight, tight)
+TABLE: tuple[Player, ...] = (STRONG, SOLID, BEGINNER, STATION, MANIAC, TIGHT)
+
+
+# ---- playing -----------------------------------------------------------------------------------
 
 
 @dataclass
 class Tally:
-    """Per player: the net and the hands of each deal (four games); the CPU time of each decision."""
+    """Per player: the net of each six-fold session; the hands of each; the CPU time of each decision."""
 
     nets: dict[str, list[int]] = field(default_factory=dict)
     hands: list[int] = field(default_factory=list)
@@ -66,26 +156,25 @@ def shuffled(rng: random.Random) -> list[str]:
     return deck
 
 
-def play_game(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict[str, int], int, dict[str, list[int]]]:
-    """One game with the players seated in ``order``: hands until the pot no longer carries
-    (Piranha: until one player alone is in). The decks, the first button and the players' sources
-    of randomness all come from ``seed``. Returns each player's net, the hands played and the CPU
-    nanoseconds of each decision by strength."""
+def play_session(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """HANDS hands with the players seated in ``order``; each seat keeps its reads of the others from its
+    own views of the hands played. Returns each player's net and the CPU nanoseconds of each decision."""
     rng = random.Random(seed)
     seats = list(range(1, len(order) + 1))
     at = dict(zip(seats, order, strict=True))
     rngs = {s: random.Random(rng.getrandbits(64)) for s in seats}
+    reads = {s: TableReads() for s in seats}
     net = {p.strength: 0 for p in order}
     cpu: dict[str, list[int]] = {p.strength: [] for p in order}
     carry, number, button = 0, 1, rng.choice(seats)
-    while True:
+    for _ in range(HANDS):
         state, _ = new_hand(rules, seats=seats, button=button, deck=shuffled(rng), carry_pot=carry, hand_number=number)
         while not is_over(state):
             seat = to_act(state)[0]
             player = at[seat]
             seen = view(state, seat)
             start = time.process_time_ns()
-            action = player.act(seen, rules, rngs[seat])
+            action = player.act(seen, rules, rngs[seat], reads[seat])
             cpu[player.strength].append(time.process_time_ns() - start)
             state, _ = apply(state, seat, action)
         outcome = result(state)
@@ -93,38 +182,37 @@ def play_game(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict[st
         paid_out = {p.seat: p.amount for p in outcome.payouts}
         for k, seat in enumerate(state.seats):
             net[at[seat].strength] += paid_out.get(seat, 0) - state.paid[k]
-        carry = outcome.next_pot
-        if outcome.game_over or not carry:
-            break
-        number += 1
+            reads[seat] = reads[seat].adding(view(state, seat))
+        carry = 0 if outcome.game_over else outcome.next_pot
+        number = 1 if outcome.game_over else number + 1
         button = seats[(seats.index(button) + 1) % len(seats)]
-    assert sum(net.values()) == 0, "chips are conserved over a game"
-    return net, number, cpu
+    share, odd = divmod(carry, len(seats))  # what still carries, shared so that chips are conserved
+    for k, seat in enumerate(seats):
+        net[at[seat].strength] += share + (1 if k < odd else 0)
+    assert sum(net.values()) == 0, "chips are conserved over a session"
+    return net, cpu
 
 
-def play_deal(rules: Rules, rng: random.Random, tally: Tally) -> None:
-    """One deal played in duplicate: the same cards (the same seed) once with each player in
-    each seat, the players' order around the table rotated; the four games count as one sample,
-    so the luck of the cards largely cancels out of the differences between players."""
+def play_six(rules: Rules, rng: random.Random, tally: Tally) -> None:
+    """One session played six times from the same seed, the order around the table rotated: the six count
+    as one sample, so the luck of the cards largely cancels out of the differences between players."""
     order = list(TABLE)
     rng.shuffle(order)
     seed = rng.getrandbits(64)
     nets = {p.strength: 0 for p in order}
-    hands = 0
     for turn in range(len(order)):
-        net, played, cpu = play_game(rules, order[turn:] + order[:turn], seed)
-        hands += played
+        net, cpu = play_session(rules, order[turn:] + order[:turn], seed)
         for strength, value in net.items():
             nets[strength] += value
             tally.cpu_ns.setdefault(strength, []).extend(cpu[strength])
-    tally.hands.append(hands)
+    tally.hands.append(HANDS * len(order))
     for strength, value in nets.items():
         tally.nets.setdefault(strength, []).append(value)
 
 
 def per_hand(nets: Sequence[float], hands: Sequence[int]) -> tuple[float, float]:
-    """Net per hand over the deals and the half-width of its 95% interval (ratio estimate,
-    delta method: the deals are the independent samples)."""
+    """Net per hand over the sessions and the half-width of its 95% interval (ratio estimate, delta method:
+    the six-fold sessions are the independent samples)."""
     n = len(nets)
     ratio = sum(nets) / sum(hands)
     mean_hands = sum(hands) / n
@@ -139,11 +227,9 @@ def p95(values: Sequence[int]) -> float:
 
 
 def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
-    """Print the game's table; True when the strong player's margins are both above zero."""
+    """Print the game's table; True when every margin of the strong player is above zero."""
     total = sum(tally.hands)
-    print(
-        f"\n## {game.capitalize()}: {total:,} hands in {len(tally.hands):,} deals of four games, {seconds:.0f} s of CPU"
-    )
+    print(f"\n## {game}: {total:,} hands in {len(tally.hands):,} sessions of six tables, {seconds:.0f} s of CPU")
     print(f"rules: {rules.to_dict()}\n")
     print(f"{'player':<22}{'net per hand (cents)':>22}{'95% interval':>24}")
     for p in TABLE:
@@ -151,16 +237,14 @@ def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
         print(f"{p.strength + ' (' + p.name + ')':<22}{ratio:>22.1f}{f'[{ratio - half:.1f}, {ratio + half:.1f}]':>24}")
     ok = True
     print()
-    for other in ("beginner", "random", "solid"):
-        diffs = [a - b for a, b in zip(tally.nets["strong"], tally.nets[other], strict=True)]
+    for other in TABLE[1:]:
+        diffs = [a - b for a, b in zip(tally.nets["strong"], tally.nets[other.strength], strict=True)]
         ratio, half = per_hand(diffs, tally.hands)
         above = ratio - half > 0
-        if other != "solid":
-            ok = ok and above
-        verdict = "above zero" if above else "CROSSES ZERO" if other != "solid" else "not separated"
+        ok = ok and above
         print(
-            f"strong over {other:<10}{ratio:>+12.1f} cents per hand, 95% [{ratio - half:+.1f}, {ratio + half:+.1f}]"
-            f"  {verdict}"
+            f"strong over {other.strength:<10}{ratio:>+12.1f} cents per hand, 95% [{ratio - half:+.1f}, "
+            f"{ratio + half:+.1f}]  {'above zero' if above else 'NOT CLEAR'}"
         )
     print(f"\n{'CPU per decision':<22}{'decisions':>12}{'mean ms':>10}{'p95 ms':>10}")
     for p in TABLE:
@@ -175,24 +259,28 @@ def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--hands",
+        "--sessions",
         type=int,
-        help="hands per game (default: " + ", ".join(f"{g} {n:,}" for g, n in DEFAULT_HANDS.items()) + ")",
+        help="six-fold sessions per game (default: " + ", ".join(f"{g} {n}" for g, n in DEFAULT_SESSIONS.items()) + ")",
     )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="one game only (repeatable)")
+    parser.add_argument("--coach", action="store_true", help="the coach's stability instead of the games")
     args = parser.parse_args()
+    if args.coach:
+        from bench.coach_stability import main as coach_main
+
+        sys.exit(0 if coach_main(args.seed) else 1)
     ok = True
     for game in args.game or list(GAMES):
         rules = GAMES[game]
         rng = random.Random(f"{args.seed}:{game}")
         tally = Tally()
-        target = args.hands or DEFAULT_HANDS[game]
         start = time.process_time()
-        while sum(tally.hands) < target:
-            play_deal(rules, rng, tally)
+        for _ in range(args.sessions or DEFAULT_SESSIONS[game]):
+            play_six(rules, rng, tally)
         ok = report(game, rules, tally, time.process_time() - start) and ok
-    print("\nall margins above zero and the strong player fast enough" if ok else "\nFAILED: see above")
+    print("\nevery margin above zero and the strong player fast enough" if ok else "\nFAILED: see above")
     sys.exit(0 if ok else 1)
 
 

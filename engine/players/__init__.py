@@ -7,7 +7,8 @@ another seat's hidden cards. Like the rest of the engine it reads no clock and n
 
 Strengths (``PLAYERS``): a beginner that plays its hand's face value by rules of thumb, a solid
 player and a strong one that simulate the rest of the hand over the unseen cards (the strong one
-with four times the samples). ``RANDOM`` picks any legal action, the yardstick. ``advise`` says
+with four times the samples, and in Piranha modelling each opponent by how often it has been seen to
+stay in and call at this table: ``reads_from`` the seat's own views of the hands played). ``RANDOM`` picks any legal action, the yardstick. ``advise`` says
 what the strong player would do and why, in one sentence with the equity.
 
     action = STRONG.act(engine.view(state, seat), rules, random.Random())
@@ -24,6 +25,7 @@ from ..rules import Rules
 from . import piles, piranha
 from .advice import Advice, advise
 from .moves import Policy, random_action
+from .reads import TableReads, reads_from
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +39,11 @@ class Player:
     piranha: Policy
     piles: Policy
 
-    def act(self, view: HandView, rules: Rules, rng: Random) -> Action:
-        """One of ``view.legal_actions``; raises IllegalAction when the view offers none."""
+    def act(self, view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
+        """One of ``view.legal_actions``; ``reads``: what this seat has seen of the others at this table
+        (players/reads.py; only the strong player uses them). Raises IllegalAction when the view offers none."""
         policy = self.piranha if view.game == "piranha" else self.piles
-        return policy(view, rules, rng)
+        return policy(view, rules, rng, reads)
 
 
 BEGINNER = Player(
@@ -61,7 +64,7 @@ STRONG = Player(
     strength="strong",
     name="Ada",
     character="Works out what every card still hidden could do, then plays the pot and the cap.",
-    piranha=piranha.simulating(piranha.SAMPLES["strong"]),
+    piranha=piranha.simulating(piranha.SAMPLES["strong"], learns=True),
     piles=piles.simulating(piles.BUDGET["strong"]),
 )
 RANDOM = Player(
@@ -82,4 +85,17 @@ def player(strength: str) -> Player:
     return found[strength]
 
 
-__all__ = ["BEGINNER", "PLAYERS", "RANDOM", "SOLID", "STRONG", "Advice", "Player", "Policy", "advise", "player"]
+__all__ = [
+    "BEGINNER",
+    "PLAYERS",
+    "RANDOM",
+    "SOLID",
+    "STRONG",
+    "Advice",
+    "Player",
+    "Policy",
+    "TableReads",
+    "advise",
+    "player",
+    "reads_from",
+]

@@ -5,11 +5,12 @@ hands, the cards face down, the undealt deck) is alike to it. Each sample deals 
 cards at random from a ``random.Random`` the caller passes in, and plays the hand out with
 ``evaluate.py``. Nothing here reads a state: only what a ``HandView`` shows.
 
-The others are modelled simply. In Piranha an opponent stays in with two pair or better on the
-three up cards (about two hands in five), and without it now and then, more often as the pot
-grows past the cap (which matches how often the players here stay in, as bench/players.py
-plays them); in Piles an opponent declares low with a qualifying low of seven or better and a
-high below a flush, else high.
+The others are modelled simply. In Piranha, with no reads of the table, an opponent stays in with
+two pair or better on the three up cards (about two hands in five), and without it now and then,
+more often as the pot grows past the cap; with reads (players/reads.py: how often each opponent
+stayed in and called at this table, as this seat saw it) each opponent stays in with its best hands
+in the share it has been seen to stay in. In Piles an opponent declares low with a qualifying low of
+seven or better and a high below a flush, else high.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from dataclasses import dataclass
 from ..cards import FULL_DECK, Card, card
 from ..common import match_within_limit
 from ..evaluate import FLUSH, TWO_PAIR, HandValue, LowValue, best_any_key, piles_best_high, piles_best_low
+from ..events import Bet
 from ..hand_view import HandView, PilesBoard
 from ..rules import PilesRules, PiranhaRules
+from .reads import TableReads
 
 ALL_CARDS: tuple[Card, ...] = tuple(card(c) for c in FULL_DECK)
 
@@ -63,29 +66,63 @@ class PiranhaEstimate:
     win: the share of the showdowns this hand wins (a tie counts its share) against the hands that
     stay in; alone: the chance that no other seat stays in (the pot is then won uncontested);
     stay_value: the expected cents staying in gains over dropping (which costs nothing more), with
-    a fair share of what goes into the next pot counted back.
+    a fair share of what goes into the next pot counted back; stay_error: the half-width of its 95%
+    interval; showdowns: the deals that went to a showdown (what ``win`` rests on).
     """
 
     samples: int
     win: float
     alone: float
     stay_value: float
+    stay_error: float = 0.0
+    showdowns: int = 0
 
 
-def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> PiranhaEstimate:
+#: opponents' hands dealt to find where each one's staying-in share begins
+RANGE_SAMPLES = 300
+
+
+def stays_in_from(view: HandView, reads: TableReads, pool: Sequence[Card], rng: random.Random) -> list[int]:
+    """For each other active seat (in seat order), the weakest hand key it stays in with: its best hands
+    in the share it has been seen to stay in (``reads``); when it called or raised in this hand's betting
+    round, the share among the hands it goes on with (folding there is dropping out); when it bet or
+    raised, no more than the share of rounds it has been seen to bet in."""
+    up = [card(c) for c in view.board_cards if c is not None]
+    keys = sorted(best_any_key(rng.sample(pool, 4) + up)[0] for _ in range(RANGE_SAMPLES))
+    called = {e.seat for e in view.events if isinstance(e, Bet) and e.action == "call"}
+    raised = {e.seat for e in view.events if isinstance(e, Bet) and e.action in ("raise", "bet")}
+    out = []
+    for s in view.seats:
+        if s.seat == view.you or s.status != "active":
+            continue
+        seen = reads.of(s.seat)
+        share = seen.stay_rate
+        if s.seat in raised:  # it bets with its best hands, in the share of rounds it has been seen to bet in
+            share = min(share, seen.bet_rate)
+        elif s.seat in called:
+            share = min(1.0, share / max(seen.call_rate, share))
+        out.append(-1 if share >= 1.0 else keys[min(len(keys) - 1, int((1.0 - share) * len(keys)))])
+    return out
+
+
+def piranha_estimate(
+    view: HandView, samples: int, rng: random.Random, reads: TableReads | None = None
+) -> PiranhaEstimate:
     """Stay in or drop (piranha.txt 3, 4): the winner takes the pot; every loser pays the pot up to
-    the agreed cap (4.3, ``common.match_within_limit``); one player alone in takes it (3.3)."""
+    the agreed cap (4.3, ``common.match_within_limit``); one player alone in takes it (3.3). ``reads``:
+    what this seat has seen of the others at this table (None: the fixed model)."""
     hole = my_cards(view)
     up = [card(c) for c in view.board_cards if c is not None]
     opponents = rivals(view)
     cap = view.rules.match_cap if isinstance(view.rules, PiranhaRules) else None
     pool = unseen(hole + up)
     down = 5 - len(up)
+    thresholds = stays_in_from(view, reads, pool, rng) if reads is not None else None
     # what a seat pays, or leaves in the pot by dropping when nobody stays in, goes into the next
     # pot, of which it may expect its share back
     comeback = 1 / (opponents + 1)
     loose = looser_in(view.pot, cap)
-    total = 0.0
+    values: list[float] = []
     won = 0.0
     showdowns = 0
     alone = 0
@@ -93,25 +130,46 @@ def piranha_estimate(view: HandView, samples: int, rng: random.Random) -> Piranh
         dealt = rng.sample(pool, down + 4 * opponents)
         board = up + dealt[:down]
         hands = [dealt[k : k + 4] for k in range(down, len(dealt), 4)]
-        ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM or rng.random() < loose]
+        if thresholds is None:
+            ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM or rng.random() < loose]
+        else:
+            ins = [h for h, t in zip(hands, thresholds, strict=True) if best_any_key(h + up)[0] >= t]
         if not ins:
             alone += 1
-            total += view.pot * (1 - comeback)
+            values.append(view.pot * (1 - comeback))
             continue
         showdowns += 1
         mine = best_any_key(hole + board)[0]
         keys = [best_any_key(h + board)[0] for h in ins]
         best = max(keys)
         if mine < best:
-            total -= match_within_limit(view.pot, cap, len(ins) + 1 - keys.count(best)) * (1 - comeback)
+            values.append(-match_within_limit(view.pot, cap, len(ins) + 1 - keys.count(best)) * (1 - comeback))
             continue
         winners = 1 + keys.count(mine)
         share = 1.0 / winners
         won += share
-        total += view.pot * share
+        values.append(view.pot * share)
+    mean, error = mean_and_error(values)
     return PiranhaEstimate(
-        samples=samples, win=won / showdowns if showdowns else 1.0, alone=alone / samples, stay_value=total / samples
+        samples=samples,
+        win=won / showdowns if showdowns else 1.0,
+        alone=alone / samples,
+        stay_value=mean,
+        stay_error=error,
+        showdowns=showdowns,
     )
+
+
+def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``values`` and the half-width of its 95% interval (normal approximation)."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 0.0
+    mean = sum(values) / n
+    if n == 1:
+        return mean, float("inf")
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, 1.96 * (variance / n) ** 0.5
 
 
 # ---- Piles -----------------------------------------------------------------------------------
@@ -125,6 +183,10 @@ class PilesEstimate:
     would claim it, a tie counting its share (0 when no low of its can qualify); declare_high,
     declare_low, declare_pig: the expected share of the pot each declaration wins against the
     others' modelled declarations (piles.txt 4.2-4.4; a pig must win both halves, 4.3).
+    high_outright / low_outright: the chance of winning that half alone, no tie; pig_wins: the chance
+    a pig wins, both halves outright (docs/design.md; with the house rule that a tie counts, both
+    won or tied). declare_error: the half-width of the 95% interval of how much the best
+    declaration beats the next best by (paired over the same deals).
     """
 
     samples: int
@@ -133,6 +195,10 @@ class PilesEstimate:
     declare_high: float
     declare_low: float
     declare_pig: float
+    high_outright: float = 0.0
+    low_outright: float = 0.0
+    pig_wins: float = 0.0
+    declare_error: float = 0.0
 
     @property
     def equity(self) -> float:
@@ -185,6 +251,8 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
     variant = isinstance(rules, PilesRules) and rules.low_variant
     ties_count = isinstance(rules, PilesRules) and rules.pig_tie_counts
     sums = [0.0] * 5
+    outright = [0, 0, 0]
+    declared: list[tuple[float, float, float]] = []
     for _ in range(samples):
         dealt = rng.sample(pool, down + 5 * opponents)
         sq1, sq2, row = _board_with(view.board, dealt[:down])
@@ -207,10 +275,26 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
         sums[0] += high_half
         sums[1] += low_half
         # a half with no qualifying claimant goes to the other half (docs/design.md)
-        sums[2] += high_half * (0.5 if other_low else 1.0)
-        sums[3] += low_half * (0.5 if other_high else 1.0)
-        sums[4] += _pig_share(high_half, low_half, ties_count)
-    return PilesEstimate(samples, *(s / samples for s in sums))
+        each = (
+            high_half * (0.5 if other_low else 1.0),
+            low_half * (0.5 if other_high else 1.0),
+            _pig_share(high_half, low_half, ties_count),
+        )
+        declared.append(each)
+        for k, value in enumerate(each):
+            sums[2 + k] += value
+        outright[0] += high_half == 1.0
+        outright[1] += low_half == 1.0
+        outright[2] += (high_half > 0 and low_half > 0) if ties_count else (high_half == 1.0 and low_half == 1.0)
+    means = [s / samples for s in sums]
+    order = sorted(range(3), key=lambda k: means[2 + k], reverse=True)
+    _, error = mean_and_error([d[order[0]] - d[order[1]] for d in declared])
+    return PilesEstimate(
+        samples,
+        *means,
+        *(n / samples for n in outright),
+        declare_error=error,  # type: ignore[misc]
+    )
 
 
 def _pig_share(high_half: float, low_half: float, ties_count: bool) -> float:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from random import Random
+from typing import Protocol
 
 from ..actions import Action
 from ..errors import IllegalAction
 from ..hand_view import HandView
 from ..rules import Rules
+from .reads import TableReads
 
-#: a computer player: what it may see of the hand, the house rules and a source of randomness
-#: in, one of the view's legal actions out
-Policy = Callable[[HandView, Rules, Random], Action]
+
+class Policy(Protocol):
+    """A computer player: what it may see of the hand, the house rules, a source of randomness and what
+    its seat has seen of the others at this table (None: nothing kept) in, one of the view's legal
+    actions out."""
+
+    def __call__(self, view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action: ...
 
 
 def require_turn(view: HandView) -> None:
@@ -55,7 +60,7 @@ def declaration(view: HandView, choice: str) -> Action:
     raise IllegalAction("Piles: you declare after the ninth betting round")
 
 
-def random_action(view: HandView, rules: Rules, rng: Random) -> Action:
+def random_action(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
     """Any legal action, each as likely: the yardstick the players are measured against."""
     require_turn(view)
     return rng.choice(view.legal_actions)

@@ -16,6 +16,7 @@ from ..hand_view import HandView
 from ..rules import Rules
 from .estimate import PiranhaEstimate, my_cards, piranha_estimate
 from .moves import Policy, aggressive, cautious, first_legal, passive, require_turn
+from .reads import TableReads
 
 #: deals of the unseen cards each simulating strength uses per decision
 SAMPLES = {"solid": 150, "strong": 600}
@@ -28,7 +29,7 @@ def face_value(view: HandView) -> int:
     return best_any_key(my_cards(view) + [card(c) for c in view.board_cards if c is not None])[0]
 
 
-def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
+def beginner(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
     """In with two pair or better, or a pair of queens or better; bets three of a kind."""
     key = face_value(view)
     category, top = key >> 20, (key >> 16) & 15
@@ -40,14 +41,21 @@ def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
     return passive(view) if good else cautious(view)
 
 
-def decide(view: HandView, samples: int, rng: Random) -> tuple[Action, PiranhaEstimate]:
-    """The simulating players' choice and the estimate it rests on; raises IllegalAction when the
-    view offers its seat no action."""
+def decide(
+    view: HandView, samples: int, rng: Random, reads: TableReads | None = None
+) -> tuple[Action, PiranhaEstimate]:
+    """The simulating players' choice and the estimate it rests on; ``reads``: what the seat has seen of
+    the others at this table (None: the fixed model of them). Raises IllegalAction when the view offers
+    its seat no action."""
     require_turn(view)
-    estimate = piranha_estimate(view, samples, rng)
+    estimate = piranha_estimate(view, samples, rng, reads)
     staying_pays = estimate.stay_value > 0
     if view.phase == "drop":
         return first_legal(view, "in" if staying_pays else "out"), estimate
+    if reads is not None and view.betting is not None and view.betting.to_call:
+        # a call is lost unless the hand goes on to win: it must pay for itself as well
+        winning = estimate.alone + (1 - estimate.alone) * estimate.win
+        staying_pays = estimate.stay_value > view.betting.to_call * (1 - winning)
     # the betting round: a bigger pot is worth more to a hand that expects to win it, and costs
     # more to one that would drop anyway (folding here is dropping out)
     if staying_pays and estimate.win >= VALUE_BET_WIN:
@@ -55,10 +63,11 @@ def decide(view: HandView, samples: int, rng: Random) -> tuple[Action, PiranhaEs
     return (passive(view) if staying_pays else cautious(view)), estimate
 
 
-def simulating(samples: int) -> Policy:
-    """A player that decides from ``samples`` deals of the unseen cards."""
+def simulating(samples: int, learns: bool = False) -> Policy:
+    """A player that decides from ``samples`` deals of the unseen cards; one that ``learns`` models the
+    others by what it has seen of them at this table (the reads it is given)."""
 
-    def policy(view: HandView, rules: Rules, rng: Random) -> Action:
-        return decide(view, samples, rng)[0]
+    def policy(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
+        return decide(view, samples, rng, reads if learns else None)[0]
 
     return policy
