@@ -16,6 +16,7 @@ from ..hand_view import HandView, PilesBoard
 from ..rules import PilesRules, Rules
 from .estimate import PilesEstimate, my_cards, piles_estimate, rivals
 from .moves import Policy, aggressive, cautious, declaration, passive, require_turn
+from .reads import TableReads
 
 #: hands evaluated per decision by each simulating strength (each deal evaluates every hand in)
 BUDGET = {"solid": 50, "strong": 200}
@@ -23,7 +24,8 @@ BUDGET = {"solid": 50, "strong": 200}
 MIN_SAMPLES = 10
 #: bet for value with this many fair shares of the pot (a fair share: one over the hands still in)
 VALUE_SHARE = 1.25
-#: a pig only when each half is more likely won than not (the rule of thumb "both likely")
+#: a pig only when it wins at least as often as two halves each more likely won than not (the rule of thumb
+#: "both likely"): PIG_NEEDS squared
 PIG_NEEDS = 0.5
 
 
@@ -42,7 +44,7 @@ def _low_cards(view: HandView) -> int:
     return sum(1 for c in my_cards(view) if c.rank <= 8 or c.rank == 14)
 
 
-def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
+def beginner(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
     """Bets a straight or a seven-low, plays any pair or low, goes pig when both look good."""
     high, low = face_value(view)
     strong_high = high is not None and high.key >= STRAIGHT << 20
@@ -59,12 +61,13 @@ def beginner(view: HandView, rules: Rules, rng: Random) -> Action:
 
 
 def declare_choice(estimate: PilesEstimate) -> str:
-    """High, low or pig: the most of the pot, a pig only when both halves are likely."""
+    """High, low or pig: the most of the pot, a pig only when both halves are likely won as a pig must
+    win them (outright, unless the house rule counts a tie: then ``pig_wins`` counts ties too)."""
     choice = "high"
     if estimate.declare_low > estimate.declare_high:
         choice = "low"
     best = max(estimate.declare_high, estimate.declare_low)
-    if estimate.declare_pig > best and estimate.high >= PIG_NEEDS and estimate.low >= PIG_NEEDS:
+    if estimate.declare_pig > best and estimate.pig_wins >= PIG_NEEDS * PIG_NEEDS:
         choice = "pig"
     return choice
 
@@ -114,7 +117,7 @@ def betting_plan(view: HandView, equity: float) -> str:
 def simulating(budget: int) -> Policy:
     """A player that decides from about ``budget`` hands evaluated."""
 
-    def policy(view: HandView, rules: Rules, rng: Random) -> Action:
+    def policy(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
         return decide(view, budget, rng)[0]
 
     return policy

@@ -289,7 +289,7 @@ def test_piles_strong_declarations_over_random_hands_claim_only_what_can_qualify
 def test_advice_in_piranha_names_the_strong_choice_and_the_equity():
     state = piranha_deal(NUTS, UP, players=4)
     advice = advise(view(state, 1), state.rules, random.Random(3))
-    assert advice.action.type == "in" and advice.equity == 1.0
+    assert advice.action.type == "in" and advice.equity > 0.999  # a royal flush on the board ties, rarely
     assert advice.high is None and advice.low is None
     assert advice.sentence.startswith("Stay in: your royal flush wins about 100% of showdowns")
 
@@ -299,8 +299,8 @@ def test_advice_in_piles_gives_the_high_and_the_low_apart():
     advice = advise(view(state, 1), state.rules, random.Random(3))
     assert advice.action == PIG
     assert advice.high is not None and advice.high > 0.8 and advice.low is not None and advice.low > 0.8
-    assert advice.sentence.startswith("Declare pig: you win the high half about")
-    assert advice.sentence.count("%") == 3
+    assert advice.sentence.startswith("Declare pig: you win the high half outright")
+    assert "a pig, which must win both halves outright, wins" in advice.sentence
 
 
 def test_advice_while_betting_says_why_in_one_sentence():
