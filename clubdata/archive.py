@@ -451,9 +451,10 @@ def hand_row_closed(*, hand: Hand, row: dict[str, Any], unopened: dict[int, Hand
     closed = [i for i in range(len(hand.deck)) if i not in opened or i in held]
     hidden = {hand.deck[i] for i in closed}
     row["cuts"] = list(hand.cuts or [])  # the cut: every cut the deal used, and who made it (a user id)
-    if hand.scheme in (engine.SCHEME_MERKLE, engine.SCHEME_CUT):
+    if hand.scheme in (engine.SCHEME_MERKLE, *engine.SCHEMES_CUT):
         row["closed_leaves"] = {
-            str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i]) for i in closed
+            str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i], scheme=hand.scheme)
+            for i in closed
         }
         row["salts"] = [None if i in closed else salt for i, salt in enumerate(hand.salts)]
     else:

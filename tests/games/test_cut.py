@@ -436,3 +436,25 @@ def test_cuts_racing_the_close_are_either_in_the_list_or_refused(club_setup) -> 
     recorded = sorted(DeviceCut.objects.filter(deck__table=table, deck__number=2).values_list("value", flat=True))
     assert [x["cut"] for x in CutList.objects.get(deck__table=table, deck__number=2).cuts] == recorded
     assert len(recorded) == len(done.went_through) - 1
+
+
+@pytest.mark.django_db
+def test_a_club_export_keeps_a_signed_cut_hands_leaves_under_its_own_tag(table, club_setup, client_for) -> None:
+    import io
+    import zipfile
+
+    from clubdata.archive import club_export
+
+    a, b, _ = club_setup.members
+    hand = services.table_start(table_id=table.pk, user=a)
+    for who, choice in ((a, "in"), (b, "out")):  # one in: the game is over, nothing is being played
+        post_action(client_for(who), hand, choice)
+    out = io.BytesIO()
+    club_export(club=club_setup.club, out=out, reason="Checking the leaves of a signed-cut hand")
+    rows = zipfile.ZipFile(io.BytesIO(out.getvalue())).read("data/hands.jsonl").decode().splitlines()
+    row = next(r for r in map(json.loads, rows) if r["id"] == hand.pk)
+    assert row["scheme"] == V2 and len(row["closed_leaves"]) > 0
+    closed = {int(i): leaf for i, leaf in row["closed_leaves"].items()}
+    deck = [c if c is not None else hand.deck[i] for i, c in enumerate(row["deck"])]  # stand-ins, as an import has
+    salts = [s if s is not None else "0" * 32 for s in row["salts"]]
+    assert engine.merkle_root(hand.pk, deck, salts, closed, scheme=V2) == hand.commitment
