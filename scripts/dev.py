@@ -5,8 +5,10 @@
                                   # run web server + Celery workers (clocks, pushes) + beat; Ctrl-C stops all
     python3 scripts/dev.py test   # set up, start embedded services, ruff, mypy, pytest
     python3 scripts/dev.py manage ARGS   # manage.py ARGS on the development profile (beside `run`)
+    python3 scripts/dev.py deploy-check  # the production stack on a real container engine (scripts/deploy_check.py)
 
-Set-up creates `.venv` and installs `requirements.lock` (pinned; with uv, else pip) when it changed.
+Set-up creates `.venv` and installs `requirements.lock` (pinned; with uv, else pip) when it or the production pins it
+includes (`requirements/production.lock`) changed.
 When DATABASE_URL / REDIS_URL are set, those servers are used instead of the embedded ones.
 """
 
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 LOCK = ROOT / "requirements.lock"
+PRODUCTION_LOCK = ROOT / "requirements" / "production.lock"  # included by LOCK; the production image's alone
 STAMP = VENV / ".requirements.sha256"
 INSTALLER = "uv==0.13.8"
 
@@ -35,7 +38,7 @@ def say(message: str) -> None:
 
 def ensure_venv() -> None:
     """Create the virtual environment and install the pinned packages if the lock changed."""
-    wanted = hashlib.sha256(LOCK.read_bytes()).hexdigest()
+    wanted = hashlib.sha256(LOCK.read_bytes() + PRODUCTION_LOCK.read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == wanted and VENV_PYTHON.exists():
         return
     if not VENV_PYTHON.exists():
@@ -310,7 +313,7 @@ def test(pytest_args: list[str]) -> int:
 
 def main() -> int:
     args = sys.argv[1:]
-    if not args or args[0] not in {"run", "test", "setup", "manage"}:
+    if not args or args[0] not in {"run", "test", "setup", "manage", "deploy-check"}:
         print(__doc__)
         return 2
     if args[0] in {"run", "manage"}:
@@ -326,6 +329,11 @@ def main() -> int:
         return run(int(os.environ.get("PORT", "8000")))
     if args[0] == "manage":
         return manage_local(args[1:])
+    if args[0] == "deploy-check":
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from deploy_check import deploy_check
+
+        return deploy_check(args[1:])
     return test(args[1:])
 
 
