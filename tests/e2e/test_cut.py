@@ -179,6 +179,7 @@ def test_a_cut_forged_in_a_members_name_is_flagged_and_sent_in_one_click(asgi_se
     register_held_key(victim, forged, label="Chromium on Linux")
     first = services.table_start(table_id=table.pk, user=a)  # deal 3's deck is committed now
     signed_cut(victim, forged, table, 3)
+    wait_until(lambda: 3 in receipts_of(pages[a.pk][0], table), 60, "the other member did not cut deal 3", 0.2)
     play_out(first, [a, victim])
     second = next_hand(table, 2, a)
     play_out(second, [a, victim])
@@ -207,6 +208,7 @@ def test_a_cut_forged_in_a_members_name_is_flagged_and_sent_in_one_click(asgi_se
     assert alarm.locator("button.cut-complain").count() == 0 and "You told the organisers" in alarm.inner_text()
     assert CutComplaint.objects.filter(table=table, user=victim).count() == 1
     # The other member's browser, which knows its own devices, sees nothing wrong.
+    third = play_out(third, [a, victim])
     other, _ = watched(contexts[a.pk], asgi_server, f"/hands/{third.pk}/")
     other.wait_for_function("() => /Your cut was used/.test(document.getElementById('cut-check')?.textContent || '')")
     assert other.locator("#cut-alarms .cut-alarm").count() == 0

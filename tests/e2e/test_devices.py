@@ -13,10 +13,11 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 import engine
-from accounts.models import DeviceKey, User
+from accounts.models import DeviceKey, Membership, User
 from engine import verify
 from games.models import DeckAhead, DeviceCut, Table
 from tests.accounts.factories import ClubFactory, MembershipFactory
+from tests.games.helpers import make_table
 from tests.games.test_consumers import session_cookie
 
 pytestmark = pytest.mark.e2e
@@ -108,6 +109,10 @@ def test_the_browser_key_signs_as_the_engine_checks(asgi_server, browser) -> Non
     # The page shows it in short, in four groups of four.
     assert engine.short_fingerprint(fingerprint) in page.inner_text("#this-browser")
 
+    # Signing on a table's page, which carries the cut's script (the member only watches this table).
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).user
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25))
+    page.goto(f"{asgi_server.url}/tables/{table.pk}/")
     for _ in range(3):
         table_id, deal, root = secrets.randbelow(10**6) + 1, secrets.randbelow(500) + 1, secrets.token_hex(32)
         signed = page.evaluate(
