@@ -177,10 +177,10 @@ def ensure_engine() -> None:
 
 
 def standin_source() -> str:
-    """A digest of deploy/standins/: a cached stand-in whose label differs is built again."""
+    """A digest of deploy/standins/ (its notes aside): a cached stand-in whose label differs is built again."""
     digest = hashlib.sha256()
     for path in sorted(STANDINS.rglob("*")):
-        if path.is_file():
+        if path.is_file() and path.suffix != ".md":
             digest.update(path.relative_to(STANDINS).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
