@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
@@ -19,7 +20,7 @@ from accounts.access import club_access
 from accounts.models import User
 from games.selectors.hands import club_exports_recent
 
-from . import archive, importing, leaving, member
+from . import archive, importing, jobs, leaving, member
 
 
 def _me(request: HttpRequest) -> User:
@@ -31,6 +32,7 @@ def _club_data_page(
     request: HttpRequest, club_id: int, *, error: str = "", status: int = 200, reason: str = ""
 ) -> HttpResponse:
     access = club_access(request, club_id, organiser=True)
+    job = jobs.club_import_latest(club=access.club)
     return render(
         request,
         "clubdata/club_data.html",
@@ -45,6 +47,9 @@ def _club_data_page(
             "reason": reason,
             "reason_max": archive.REASON_MAX,
             "exports": club_exports_recent(club=access.club),
+            "job": job,
+            "budget_minutes": f"{settings.CLUB_IMPORT_BUDGET_SECONDS / 60:g}",
+            "job_rows": jobs.club_import_progress(job=job) if job and job.state == job.State.RUNNING else None,
         },
         status=status,
     )
@@ -81,8 +86,8 @@ def club_data_export(request: HttpRequest, club_id: int) -> HttpResponseBase:
 @login_required
 @require_POST
 def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
-    """An upload speaks for its uploader only (clubdata/importing.py): the others in the file come in as named
-    placeholders and the file's members with an address are invited."""
+    """Store the upload and queue its import (clubdata/jobs.py); the page shows its progress and result. What
+    is quick to refuse (not a zip, ZIP64, not a club export, a club that is not empty) is refused here."""
     access = club_access(request, club_id, organiser=True)
     most = importing.UPLOAD_LIMITS.upload_bytes
     too_large = f"That file is larger than {most // importing.MB} MB, more than this site imports."
@@ -93,31 +98,16 @@ def club_data_import(request: HttpRequest, club_id: int) -> HttpResponse:
         return _club_data_page(request, club_id, error="Choose the zip file of a club export.", status=400)
     if upload.size and upload.size > most:
         return _club_data_page(request, club_id, error=too_large, status=413)
-    me = _me(request)
     try:
-        result = importing.club_import_upload(source=upload, into=access.club, by=me)
+        importing.upload_check(source=upload)
+        jobs.club_import_queue(
+            club=access.club, by=_me(request), source=upload, site_url=request.build_absolute_uri("/")
+        )
+    except jobs.ImportUnderWay as exc:
+        return _club_data_page(request, club_id, error=str(exc), status=409)
     except archive.ArchiveError as exc:
         return _club_data_page(request, club_id, error=str(exc), status=400)
-    imported = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in result.counts.items() if n)
-    messages.success(request, f"Imported: {imported}.")
-    if result.placeholders:
-        messages.info(
-            request,
-            f"The others named in the file came in as named placeholders, not as anyone's "
-            f"account: {', '.join(result.placeholders[:20])}"
-            f"{' and more' if len(result.placeholders) > 20 else ''}.",
-        )
-    invited, skipped = importing.import_invitations_send(
-        club=access.club, by=me, emails=result.invite, site_url=request.build_absolute_uri("/")
-    )
-    if invited:
-        messages.info(
-            request,
-            f"{invited} member{'s' if invited != 1 else ''} of the file "
-            f"{'were' if invited != 1 else 'was'} invited to join, at their own address.",
-        )
-    if skipped:
-        messages.warning(request, "Not invited: " + "; ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else ""))
+    messages.info(request, "The file is uploaded and its import has begun: this page shows how it goes.")
     return redirect("clubdata:club_data", club_id=access.club.pk)
 
 

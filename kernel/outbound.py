@@ -28,7 +28,7 @@ from kernel.errors import DomainError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-_V4 = {
+_V4: dict[str, str | tuple[str, ...]] = {
     "this network": "0.0.0.0/8",
     "private": ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"),
     "carrier-grade NAT": "100.64.0.0/10",
@@ -41,7 +41,7 @@ _V4 = {
     "multicast": "224.0.0.0/4",
     "reserved": "240.0.0.0/4",  # 255.255.255.255 (broadcast) included
 }
-_V6 = {
+_V6: dict[str, str | tuple[str, ...]] = {
     "unspecified": "::/128",
     "loopback": "::1/128",
     "IPv4-mapped": "::ffff:0:0/96",

@@ -159,8 +159,8 @@ def run(port: int) -> int:
             "threads",
             "--concurrency",
             "4",
-            "--queues",
-            env.get("CELERY_QUEUE", "celery"),
+            "--queues",  # and the club imports, at most CLUB_IMPORTS_AT_ONCE at a time (clubdata/jobs.py)
+            f"{env.get('CELERY_QUEUE', 'celery')},{env.get('CLUB_IMPORT_QUEUE', 'imports')}",
             "--hostname",
             "worker@%h",
             "--loglevel",

@@ -327,6 +327,14 @@ CELERY_BEAT_SCHEDULE = {
     "send-daily-digests": {"task": "games.tasks.send_daily_digests", "schedule": 3600.0, "options": {"expires": 3000}},
 }
 
+# Club imports (clubdata/jobs.py): an organiser's upload is imported by a task on a queue of its own, which the
+# clocks' worker also reads (docker-compose.yml "worker", scripts/dev.py run); at most CLUB_IMPORTS_AT_ONCE run
+# at a time, so the worker's other threads stay free for clocks. One import that runs past
+# CLUB_IMPORT_BUDGET_SECONDS stops, is rolled back and says why.
+CLUB_IMPORT_QUEUE = os.environ.get("CLUB_IMPORT_QUEUE", "imports")
+CLUB_IMPORT_BUDGET_SECONDS = float(os.environ.get("CLUB_IMPORT_BUDGET_SECONDS", "600"))
+CLUB_IMPORTS_AT_ONCE = int(os.environ.get("CLUB_IMPORTS_AT_ONCE", "2"))
+
 # Backups (operations/backup.py): the nightly one at BACKUP_HOUR UTC keeps the newest BACKUP_KEEP.
 BACKUP_DIR = os.environ.get("BACKUP_DIR", str(BASE_DIR / ".data" / "backups"))
 BACKUP_KEEP = int(os.environ.get("BACKUP_KEEP", "14"))

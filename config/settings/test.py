@@ -18,6 +18,9 @@ from .base import CACHES, CHANNEL_LAYERS, LOGGING, STORAGES  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+if os.environ.get("EMAIL_FILE_PATH"):  # a worker a test starts writes its mails where the test reads them
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 WHITENOISE_USE_FINDERS = True
 LOGGING["root"]["level"] = LOGGING["loggers"]["django"]["level"] = "WARNING"
@@ -50,6 +53,7 @@ if "owner" in DATABASES:  # noqa: F405
 # to the queue of a development worker sharing the embedded Redis.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", f"test-{os.getpid()}-{_worker}")
 PUSH_QUEUE = os.environ.get("PUSH_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-push")
+CLUB_IMPORT_QUEUE = os.environ.get("CLUB_IMPORT_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-imports")
 
 # Web Push: a VAPID key generated into .data on first use; endpoints on loopback allowed (notices/webpush.py).
 VAPID_KEY_FILE = os.environ.get("VAPID_KEY_FILE") or str(BASE_DIR / ".data" / "vapid-private-key")  # noqa: F405

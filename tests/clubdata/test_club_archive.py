@@ -26,6 +26,7 @@ from ledger import services as ledger_services
 from ledger.models import Account, JournalEntry, Posting
 from ledger.verify import ledger_problems
 from tests.accounts.factories import ClubFactory, MembershipFactory
+from tests.clubdata.import_jobs import run_queued_imports
 from tests.games.helpers import make_table
 
 pytestmark = pytest.mark.django_db
@@ -301,11 +302,14 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
         {"file": SimpleUploadedFile("x.zip", b"not a zip", content_type="application/zip")},
     )
     assert refused.status_code == 400 and "not a zip file" in refused.content.decode()
-    done = newcomer.post(
+    queued = newcomer.post(
         f"/clubs/{empty.pk}/data/import/",
         {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
         follow=True,
     )
+    assert queued.status_code == 200 and "Waiting for its turn" in queued.content.decode()
+    assert [job.state for job in run_queued_imports()] == ["done"]  # as the imports worker runs it
+    done = newcomer.get(f"/clubs/{empty.pk}/data/")
     assert done.status_code == 200 and "Imported:" in done.content.decode()
     assert ledger_problems(club_id=empty.pk)[0] == []
     assert Hand.objects.filter(table__club=empty).count() == Hand.objects.filter(table__club=busy_club.club).count()

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Every task the site registered before the notices moved out of games (commit a2c0763).
 NAMES = {
+    "clubdata.tasks.club_import_run",  # added later: an organiser's club import, on its own queue
     "games.tasks.computer_turn",
     "games.tasks.deal_after_cut_wait",
     "games.tasks.hand_alarm",

@@ -18,13 +18,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from accounts.models import Membership
 from clubdata.importing import UPLOAD_LIMITS
+from clubdata.models import ClubImport
 from games.models import Hand
 from tests.accounts.factories import PASSWORD, ClubFactory, MembershipFactory, UserFactory
+from tests.clubdata.import_jobs import run_queued_imports
 from tests.clubdata.test_club_archive import busy_club  # noqa: F401 - the fixture
+from tests.games.celery_worker import start_worker, wait_until
 
 from .club_files import export_of, log_in, rewritten, upload
 from .site import running_site
@@ -73,21 +77,33 @@ def test_a_small_zip_with_a_200_mb_line_is_refused_within_the_web_process_memory
     bomb = _memory_bomb()
     assert len(bomb) < 0.5 * MB
     club_id = _organiser_of_an_empty_club()
-    with running_site(tmp_path) as site:
+    with running_site(tmp_path, CLUB_IMPORT_QUEUE=settings.CLUB_IMPORT_QUEUE) as site:
         browser = log_in(site.port, "dan", PASSWORD)
         status, _, _ = upload(browser, club_id, export_free := b"not a zip")  # warms the import's code path
         assert status == 400 and export_free
         before = _memory(site.process.pid)
-        status, _, page = upload(browser, club_id, bomb)
+        status, _, page = upload(browser, club_id, bomb)  # stored and queued: the imports worker reads it
         after = _memory(site.process.pid)
+        assert status == 302, page[:500]
+        worker = start_worker(tmp_path, queue=settings.CLUB_IMPORT_QUEUE)
+        try:
+            job = ClubImport.objects.get(club_id=club_id)
+            wait_until(lambda: ClubImport.objects.get(pk=job.pk).finished, 120, "the import did not finish")
+            read = _memory(worker.popen.pid)
+        finally:
+            worker.stop()
+        job.refresh_from_db()
+        _, _, page = browser.request("GET", f"/clubs/{club_id}/data/")
     grew = after["VmHWM"] - before["VmRSS"]
     print(
-        f"web process: {before['VmRSS'] / MB:.0f} MB before, peak {after['VmHWM'] / MB:.0f} MB, grew {grew / MB:.0f} MB"
+        f"web process: {before['VmRSS'] / MB:.0f} MB before, peak {after['VmHWM'] / MB:.0f} MB, grew {grew / MB:.0f} MB;"
+        f" the worker that read it peaked at {read['VmHWM'] / MB:.0f} MB"
     )
-    assert status == 400, page[:500]
-    assert "data/members.jsonl, line 1: longer than 1,024 KB" in page
+    assert job.state == ClubImport.State.FAILED
+    assert "data/members.jsonl, line 1: longer than 1,024 KB" in job.message and "longer than 1,024 KB" in page
     assert grew < 64 * MB, grew / MB  # was about 1.2 GB
     assert after["VmHWM"] < 512 * MB  # docker-compose.yml caps the web service at 512 MB
+    assert read["VmHWM"] < 512 * MB  # and the worker too
 
 
 def test_a_hand_with_a_huge_id_takes_a_new_one_and_the_sequence_stays_where_it_was(busy_club, tmp_path):  # noqa: F811
@@ -113,7 +129,9 @@ def test_a_hand_with_a_huge_id_takes_a_new_one_and_the_sequence_stays_where_it_w
         with running_site(tmp_path) as site:
             started = time.monotonic()
             status, _, page = upload(log_in(site.port, "dan", PASSWORD), club_id, forged, timeout=60)
+            jobs = run_queued_imports()  # as the imports worker runs it
             took = time.monotonic() - started
+            assert [job.state for job in jobs] == ["done"], [job.message for job in jobs]
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE %s AND pid <> pg_backend_pid()",

@@ -22,6 +22,7 @@ from games.models import ChatMessage, Hand
 from ledger.models import Account, Posting, Ruling, Settlement
 from ledger.verify import ledger_problems
 from tests.accounts.factories import PASSWORD, ClubFactory, MembershipFactory, UserFactory
+from tests.clubdata.import_jobs import run_queued_imports
 from tests.clubdata.test_club_archive import busy_club  # noqa: F401 - the fixture
 
 from .club_files import export_of, log_in, rewritten, upload
@@ -98,6 +99,7 @@ def test_a_genuine_export_imported_into_another_organisers_club_enrols_nobody(bu
         f"/clubs/{club_id}/data/import/", {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")}
     )
     assert response.status_code == 302
+    assert [job.state for job in run_queued_imports()] == ["done"]  # as the imports worker runs it
     assert list(Membership.objects.filter(club_id=club_id).values_list("user", flat=True)) == [dan.pk]
     for user in people:
         assert references(user) == before[user.pk], user.username
@@ -123,6 +125,9 @@ def test_the_uploader_claims_only_their_own_line(busy_club, client_for):  # noqa
         {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
         follow=True,
     )
+    assert response.status_code == 200 and "Waiting for its turn" in response.content.decode()
+    run_queued_imports()
+    response = client_for(organiser).get(f"/clubs/{new_club.pk}/data/")
     assert response.status_code == 200 and "named placeholders" in response.content.decode()
     mine = Ruling.objects.filter(club=new_club, ruled_by=organiser)
     assert mine.count() == Ruling.objects.filter(club=busy_club.club, ruled_by=organiser).count() > 0
