@@ -7,7 +7,8 @@ from typing import Any
 
 from django import template
 
-from games.selectors.cuts import decks_coming
+from games.models import Hand
+from games.selectors.cuts import decks_coming, hand_cut_summary
 from games.selectors.seating import seat_of
 
 register = template.Library()
@@ -24,3 +25,9 @@ def coming_deals(context: Any, form: bool = True) -> dict[str, Any]:
         "seated": seated,
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.filter
+def deal_claim(hand: Hand) -> str:
+    """What ``hand``'s deal rests on, in the one sentence every page uses (docs/fairness.md)."""
+    return str(hand_cut_summary(hand=hand)["words"])

@@ -157,12 +157,16 @@ def test_a_hand_nobody_cut_says_the_server_chose_its_order(table, club_setup, cl
     a, b, _ = club_setup.members
     hand = services.table_start(table_id=table.pk, user=a)
     assert hand.cuts == [] and hand.scheme == V2
+    table_page = html_text.unescape(client_for(b).get(f"/tables/{table.pk}/").content.decode())
+    assert "Hand 1: No member's cut reached this deal: the club's server chose its order." in table_page
     for who in (a, b):
         post_action(client_for(who), hand, "in")
         hand.refresh_from_db()
     html = html_text.unescape(client_for(a).get(f"/hands/{hand.pk}/").content.decode())
     assert "No member's cut reached this deal: the club's server chose its order." in html
     assert "neither the club nor any one player" not in html
+    history = html_text.unescape(client_for(b).get(f"/tables/{table.pk}/hands/").content.decode())
+    assert "No member's cut reached this deal" in history
     replay = html_text.unescape(client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"])
     assert "the club's server chose its order" in replay
     proof = proof_in(html)
