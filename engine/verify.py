@@ -142,7 +142,7 @@ def opening_holds(
 def _whole(value: Any, what: str, bound: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < bound:
         raise ProofError(f"{what} must be a whole number from 0 to {bound - 1}")
-    return value
+    return int(value)
 
 
 def cut_seed(root: str, cuts: Sequence[str], scheme: str = SCHEME_CUT, table_id: int = 0, deal: int = 0) -> bytes:

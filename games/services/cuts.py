@@ -183,7 +183,7 @@ def cut_complaint_file(*, table_id: int, user: User, deal: object, kind: object,
     the member may watch the table). Raises CutRefused for a malformed one."""
     if type(deal) is not int or not 0 < deal < 2**31:
         raise CutRefused("Name the deal the complaint is about.")
-    if kind not in COMPLAINT_KINDS:
+    if not isinstance(kind, str) or kind not in COMPLAINT_KINDS:
         raise CutRefused("A complaint is one of: missing, unknown-device, other-root, refused.", deal=deal)
     if not isinstance(evidence, dict) or len(json.dumps(evidence)) > EVIDENCE_MAX:
         raise CutRefused(f"The evidence is a JSON object of at most {EVIDENCE_MAX // 1024} KB.", deal=deal)
