@@ -376,6 +376,30 @@ class Stack:
         return done.stdout + done.stderr
 
 
+def listeners(ports: set[int]) -> list[str]:
+    """The host's listening sockets (TCP and UDP, IPv4 and IPv6) on these ports, as "proto address:port"."""
+    found = []
+    for proto in ("tcp", "tcp6", "udp", "udp6"):
+        table = Path("/proc/net") / proto
+        if not table.exists():
+            continue
+        for line in table.read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, port = local.split(":")
+            if int(port, 16) in ports and state in ("0A", "07"):  # TCP LISTEN; UDP unconnected
+                found.append(f"{proto} {address}:{int(port, 16)}")
+    return found
+
+
+def loopback_only(ports: set[int]) -> None:
+    """The published ports listen on 127.0.0.1 alone: nothing of the check is reachable from the network."""
+    loopback = ("0100007F:", "00000000000000000000000001000000:")
+    found = listeners(ports)
+    outside = [entry for entry in found if not entry.split()[1].startswith(loopback)]
+    if outside or not found:
+        raise CheckFailed(f"the proxy's ports should listen on 127.0.0.1 only; listening: {found}", ["proxy"])
+
+
 def write_env(workdir: Path, https_port: int, http_port: int) -> tuple[Path, dict[str, str], bool]:
     """The throwaway settings: `.env` in the checkout when there is none (so the image check proves the build
     leaves it out), else a file of its own; either way removed at the end."""
@@ -775,41 +799,53 @@ class Check:
         webs = self.stack.containers("web")
         if len(webs) != 2:
             raise CheckFailed(f"{len(webs)} web containers after scaling to two", ["web"])
-        names = ["olive", "ann"]
-        sockets: list[TableSocket] = []
         table_id = self.tables[0]
-        path = f"/ws/tables/{table_id}/"
+        accepted = re.compile(r"WebSocket /ws/tables/" + str(table_id) + r"/.{0,40}accepted")
 
-        def holders() -> set[str]:
-            held = set()
+        def sockets_accepted() -> dict[str, int]:
+            counts = {}
             for container in webs:
                 done = run([self.stack.docker, "logs", container], timeout=30, what="docker logs", check=False)
-                if re.search(
-                    re.escape(path) + r".*(accepted|101)|WebSocket " + re.escape(path), done.stdout + done.stderr
-                ):
-                    held.add(container)
-            return held
+                counts[container] = len(accepted.findall(done.stdout + done.stderr))
+            return counts
 
+        async def open_and_locate(name: str) -> tuple[TableSocket, str | None]:
+            """A socket through the proxy, and the replica whose log says it accepted it."""
+            before = await asyncio.to_thread(sockets_accepted)
+            sock = TableSocket(self.members[name], table_id, self.tls)
+            await sock.open()
+            after = await asyncio.to_thread(sockets_accepted)
+            took = [container for container in webs if after[container] > before[container]]
+            return sock, (took[0] if len(took) == 1 else None)
+
+        kept: dict[str, TableSocket] = {}  # one socket on each replica
+        probes = 0
         try:
             began = time.monotonic()
-            # Caddy looks the replicas up every 10 s; least_conn sends a new socket to the emptier one.
-            while len(holders()) < 2:
-                if time.monotonic() - began > 60 or len(sockets) >= 24:
+            # Caddy looks the replicas up every 10 s; least_conn then sends a new socket to the emptier one. A
+            # socket that lands where one is kept is closed again, so no member nears the per-member cap.
+            while len(kept) < 2:
+                if time.monotonic() - began > 90:
                     raise CheckFailed(
-                        f"{len(sockets)} sockets through the proxy all reached one web replica", ["proxy", "web"]
+                        f"{probes} sockets through the proxy in 90 s: none reached the second web replica",
+                        ["proxy", "web"],
                     )
-                sock = TableSocket(self.members[names[len(sockets) % 2]], table_id, self.tls)
-                await sock.open()
-                sockets.append(sock)
-                await asyncio.sleep(1)
+                sock, container = await open_and_locate(("olive", "ann")[len(kept)])
+                probes += 1
+                if container is not None and container not in kept:
+                    kept[container] = sock
+                else:
+                    await sock.close()
+                    await asyncio.sleep(1)
+            sockets = list(kept.values())
             line = f"two replicas {secrets.token_hex(4)}"
             await sockets[-1].send({"type": "chat", "text": line})
             await wait_for(
-                lambda: all(line in s.frames.chat for s in sockets), 20, "the chat line on every socket", ["web"]
+                lambda: all(line in s.frames.chat for s in sockets), 20, "the chat line on both sockets", ["web"]
             )
-            return len(sockets)
+            return probes
         finally:
-            for sock in sockets:
+            for sock in kept.values():
                 await sock.close()
 
 
@@ -852,6 +888,7 @@ def deploy_check(args: Sequence[str]) -> int:
             stack.compose("up", "-d", "--no-build", timeout=300, what="docker-compose up", services=list(SERVICES))
             stack.wait_healthy(["postgres", "redis", "web"], timeout=240)
             check.trust_the_proxy()
+            loopback_only({https_port, http_port})
         with stages.stage("first organiser by create_club's link; log in"):
             check.first_organiser()
             check.set_up_table()
@@ -873,8 +910,8 @@ def deploy_check(args: Sequence[str]) -> int:
             if "Exit 0" not in migrated:
                 raise CheckFailed(f"migrate did not end with 0:\n{migrated}", ["migrate"])
         with stages.stage("web scaled to two: chat reaches both"):
-            count = asyncio.run(check.chat_across_two_replicas())
-            say(f"chat reached {count} sockets over both replicas")
+            probes = asyncio.run(check.chat_across_two_replicas())
+            say(f"a chat line reached sockets on both replicas ({probes} sockets opened to find them)")
         with stages.stage("Redis and PostgreSQL restarted mid-hand"):
             before = check.timeouts_applied()
             times = asyncio.run(check.play_hand(check.tables[1], restart_after_first_action=True))
