@@ -35,10 +35,20 @@ def duration(seconds: Any) -> str:
 def card(code: str | None, plays: str = "") -> SafeString:
     """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back.
 
-    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, raised,
-    outlined and marked ▲ by css/cards.css, and said in its name: "seven of clubs, plays in the high".
+    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, marked by
+    css/cards.css after the half it plays in (``_PLAYS_CLASS``: the high raised, solid outline and ▲; the low
+    lowered, dashed outline and ▼; both, a double outline and ▲▼) and said in its name: "seven of clubs,
+    plays in the high".
     """
     return _card_html(str(code) if code else "", str(plays or ""))
+
+
+# Piles shows a card's half by shape and mark, not by its name alone (or by colour alone).
+_PLAYS_CLASS = {
+    "plays in the high": "plays plays-high",
+    "plays in the low": "plays plays-low",
+    "plays in the high and the low": "plays plays-both",
+}
 
 
 @functools.lru_cache(maxsize=512)  # 52 cards, each plain or playing in a few ways, a back: each built once
@@ -52,8 +62,9 @@ def _card_html(code: str, plays: str = "") -> SafeString:
     if plays:
         said = f"{c.label}, {plays}"
         return format_html(
-            '<span class="card suit-{} plays" role="img" aria-label="{}" title="{}">{}</span>',
+            '<span class="card suit-{} {}" role="img" aria-label="{}" title="{}">{}</span>',
             c.suit,
+            _PLAYS_CLASS.get(plays, "plays"),
             said,
             said,
             c.pretty,
