@@ -1,18 +1,21 @@
 """How often a stranger may try: log-ins, password-reset mails, invitation mails.
 
-Log-ins have three tiers, all counted over the failures django-axes records (its AccessAttempt rows,
-one per username, address and browser, each with the time of its last failure):
+Log-in failures are counted per account and per network: an IPv4 address, or an IPv6 address's /64 (one
+household or machine gets a whole /64, so address by address would give a guesser unlimited tries). Three
+tiers, over the failures django-axes records (its AccessAttempt rows, one per username, network and
+browser, each with the time of its last failure):
 
-- django-axes itself locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
-- `login_refusal` locks an address after LOGIN_ADDRESS_FAILURE_LIMIT failures for any usernames;
-- and slows a username down after LOGIN_SLOWDOWN_AFTER failures from any addresses: one try per
+- django-axes itself locks a (username, network) pair after AXES_FAILURE_LIMIT failures;
+- `login_refusal` locks a network after LOGIN_ADDRESS_FAILURE_LIMIT failures for any usernames;
+- and slows a username down after LOGIN_SLOWDOWN_AFTER failures from any networks: one try per
   delay (5 s, doubling up to LOGIN_SLOWDOWN_MAX_SECONDS).
 
-A browser that logged in to that account before (it carries a signed "known device" cookie naming it) is
-neither held by the address lock nor slowed, so guessers behind the same address (a household, a
-carrier's NAT) or anywhere cannot keep the member out; it still counts its own failures, and django-axes'
-(username, address) lock still stops a guesser who has that browser. A new browser waits at most the
-longest delay, or until the address lock expires.
+A spared browser is held by none of them, so nobody else's failures (a household, a carrier's NAT, a
+guesser at the member's own username) can keep the member out: one that logged in to that account before
+(a signed "known device" cookie naming it), or one that opened a one-time log-in link mailed to the
+account's address (accounts/login_pass.py; a signed cookie naming it, for LOGIN_PASS_SECONDS). It counts
+its own failures: after AXES_FAILURE_LIMIT of them it is spared no more (a thief holding it is treated as
+anyone else). A new browser waits at most the longest delay or until the locks expire, or asks for a link.
 
 The address is REMOTE_ADDR: the connecting peer, or the client a trusted proxy named (the web server
 believes forwarded headers only from FORWARDED_ALLOW_IPS; config/serve.py). Never a raw header.
@@ -23,8 +26,10 @@ Mail limits are fixed-window counters in the cache (Redis), shared by every web 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 from datetime import datetime, timedelta
+from typing import Any
 
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -36,12 +41,30 @@ from .models import User
 
 DEVICE_COOKIE = "club_device"
 _DEVICE_SALT = "accounts.throttle.device"
+LINK_COOKIE = "club_login_pass"  # set by a one-time log-in link (accounts/login_pass.py)
+_LINK_SALT = "accounts.throttle.login-pass"
 
 
 def client_address(request: HttpRequest) -> str | None:
-    """The client's address as the web server computed it (django-axes' AXES_CLIENT_IP_CALLABLE)."""
+    """The client's network as the web server computed its address (django-axes' AXES_CLIENT_IP_CALLABLE): an
+    IPv4 address itself (/32), an IPv6 address's /64, which one household or one machine is given whole
+    (keyed address by address, a /64 would give a guesser 2^64 fresh addresses)."""
     address = request.META.get("REMOTE_ADDR")
-    return str(address) if address else None
+    return network_key(str(address)) if address else None
+
+
+def network_key(address: str) -> str:
+    """``address``'s network as failures are counted: "192.0.2.7" -> itself, "2001:db8:1:2:a:b:c:d" ->
+    "2001:db8:1:2::", an IPv4-mapped IPv6 address -> its IPv4 address. Anything else is kept as given."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False).network_address)
+    return str(ip)
 
 
 def _window() -> timedelta:
@@ -70,7 +93,7 @@ def login_refusal(*, request: HttpRequest, username: str, now: datetime) -> str 
     Reads the recorded failures (no write): an attempt refused here is not a failure, so it neither
     extends an address lock nor a username's delay.
     """
-    if username and is_known_device(request=request, username=username):
+    if username and browser_spared(request=request, username=username):
         return None  # the member's own browser: a household or carrier NAT full of guessers can't lock it out
     since = now - _window()
     address = client_address(request)
@@ -106,6 +129,61 @@ def is_known_device(*, request: HttpRequest, username: str) -> bool:
     return User.objects.filter(pk=int(value) if value.isdigit() else 0, username=username).exists()
 
 
+def has_login_pass(*, request: HttpRequest, username: str) -> bool:
+    """Whether this browser opened a one-time log-in link mailed to `username` (accounts/login_pass.py) lately."""
+    value = request.get_signed_cookie(
+        LINK_COOKIE, default=None, salt=_LINK_SALT, max_age=timedelta(seconds=settings.LOGIN_PASS_SECONDS)
+    )
+    if not value:
+        return False
+    return User.objects.filter(pk=int(value) if value.isdigit() else 0, username=username).exists()
+
+
+def set_login_pass(*, response: HttpResponse, user: User) -> None:
+    response.set_signed_cookie(
+        LINK_COOKIE,
+        str(user.pk),
+        salt=_LINK_SALT,
+        max_age=int(settings.LOGIN_PASS_SECONDS),
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+
+
+def _own_failures_key(request: HttpRequest, username: str) -> str:
+    """The browser's own failures at `username`: keyed by its cookies (each signed, so each names it alone)."""
+    cookies = f"{request.COOKIES.get(DEVICE_COOKIE, '')}|{request.COOKIES.get(LINK_COOKIE, '')}"
+    return _key("login-own", f"{username}|{cookies}")
+
+
+def browser_spared(*, request: HttpRequest, username: str) -> bool:
+    """Whether this browser is held only by its own failures at `username`, never by others': it logged in
+    to that account before (a known device) or opened a one-time link mailed to it, and it has failed
+    fewer than AXES_FAILURE_LIMIT times itself (a thief holding it is then treated as anyone else)."""
+    if not (is_known_device(request=request, username=username) or has_login_pass(request=request, username=username)):
+        return False
+    return int(cache.get(_own_failures_key(request, username)) or 0) < int(settings.AXES_FAILURE_LIMIT)
+
+
+def spared_browser_failed(*, request: HttpRequest, username: str) -> None:
+    """Count a failure of a spared browser against itself (django-axes records none for it)."""
+    hit(
+        kind="login-own",
+        value="",
+        limit=0,
+        window_seconds=int(_window().total_seconds()),
+        key=_own_failures_key(request, username),
+    )
+
+
+def axes_spares(request: HttpRequest, credentials: dict[str, Any] | None) -> bool:
+    """django-axes' AXES_WHITELIST_CALLABLE: a spared browser (``browser_spared``) is neither held by the
+    (username, network) lock nor recorded in it; its own failures are counted by ``spared_browser_failed``."""
+    username = str((credentials or {}).get("username") or request.POST.get("username") or "")
+    return bool(username) and browser_spared(request=request, username=username)
+
+
 def remember_device(*, response: HttpResponse, user: User) -> None:
     """Mark this browser as one that logged in to `user`, exempting it from the username slowdown."""
     response.set_signed_cookie(
@@ -129,12 +207,12 @@ def _key(kind: str, value: str) -> str:
     return f"{settings.RATE_LIMIT_PREFIX}:{kind}:{digest}"
 
 
-def hit(*, kind: str, value: str, limit: int, window_seconds: int = _HOUR) -> bool:
-    """Count one use of `kind` by `value` in the current window; False once it is over `limit`.
+def hit(*, kind: str, value: str, limit: int, window_seconds: int = _HOUR, key: str = "") -> bool:
+    """Count one use of `kind` by `value` (or under `key`) in the current window; False once it is over `limit`.
 
     The window starts at the first use (the key's lifetime), so a burst cannot straddle two windows.
     """
-    key = _key(kind, value)
+    key = key or _key(kind, value)
     cache.add(key, 0, timeout=window_seconds)
     try:
         count = cache.incr(key)

@@ -1,11 +1,13 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from . import device_views, token_views, views
+from . import device_views, login_pass, token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("login/", views.LoginView.as_view(), name="login"),
+    path("login/link/", login_pass.login_link_request, name="login_link_request"),
+    path("login/link/<str:token>/", login_pass.login_link_open, name="login_link_open"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/change/",

@@ -71,6 +71,9 @@ class LoginView(auth_views.LoginView):
         return response
 
     def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        username = str(form.data.get("username") or "")
+        if not form.throttled and username and throttle.browser_spared(request=self.request, username=username):
+            throttle.spared_browser_failed(request=self.request, username=username)  # its own failures count
         response = super().form_invalid(form)
         if form.throttled:
             response.status_code = 429

@@ -30,10 +30,10 @@ class PermissionsPolicyMiddleware:
 
 
 # Paths that carry a secret: an invitation token, a password-reset token (the reset view swaps it for
-# "set-password" at once), an email-change confirmation. Matched raw or percent-encoded (in ?next=).
+# "set-password" at once), an email-change confirmation, a one-time log-in link. Matched raw or percent-encoded (in ?next=).
 _SLASH = r"(?:/|%2F)"
 _SECRET_PATHS = re.compile(
-    rf"(?P<head>(?:invite|password{_SLASH}reset{_SLASH}[A-Za-z0-9_-]+|profile{_SLASH}email{_SLASH}confirm){_SLASH})"
+    rf"(?P<head>(?:invite|password{_SLASH}reset{_SLASH}[A-Za-z0-9_-]+|profile{_SLASH}email{_SLASH}confirm|login{_SLASH}link){_SLASH})"
     r"(?!set-password\b)[A-Za-z0-9_:.%-]+",
     re.IGNORECASE,
 )

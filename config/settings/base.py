@@ -165,9 +165,10 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# Failed logins (accounts/throttle.py). Three tiers over the failures of the last AXES_COOLOFF_TIME:
-# - django-axes locks a (username, address) pair after AXES_FAILURE_LIMIT failures;
-# - an address is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures, whatever the usernames;
+# Failed logins (accounts/throttle.py). Three tiers over the failures of the last AXES_COOLOFF_TIME, an
+# address counted by its network (IPv4 /32, IPv6 /64):
+# - django-axes locks a (username, network) pair after AXES_FAILURE_LIMIT failures;
+# - a network is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures, whatever the usernames;
 # - a username with LOGIN_SLOWDOWN_AFTER failures from anywhere takes one try per growing delay
 #   (at most LOGIN_SLOWDOWN_MAX_SECONDS).
 # A browser that logged in to that account before is neither held by the address lock nor slowed, so
@@ -185,6 +186,12 @@ LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", 
 LOGIN_SLOWDOWN_AFTER = int(os.environ.get("LOGIN_SLOWDOWN_AFTER", "10"))
 LOGIN_SLOWDOWN_MAX_SECONDS = int(os.environ.get("LOGIN_SLOWDOWN_MAX_SECONDS", "60"))
 LOGIN_DEVICE_COOKIE_DAYS = 180
+# A browser that logged in to an account before, or opened a one-time log-in link mailed to it, is held only by
+# its own failures there (accounts/throttle.py): django-axes neither locks nor records it.
+AXES_WHITELIST_CALLABLE = "accounts.throttle.axes_spares"
+LOGIN_LINK_SECONDS = int(os.environ.get("LOGIN_LINK_SECONDS", "1800"))  # a mailed link is good this long, once
+LOGIN_PASS_SECONDS = int(os.environ.get("LOGIN_PASS_SECONDS", "3600"))  # and spares its browser this long
+LOGIN_LINKS_PER_HOUR = int(os.environ.get("LOGIN_LINKS_PER_HOUR", "3"))  # mails an account gets
 
 # Mails a stranger can trigger: password resets (per address and per client address) and
 # invitations (per organiser), counted in the cache over an hour.
