@@ -1,6 +1,6 @@
 """One-time log-in links: a member whose new browser is held by someone else's failed log-ins (the network's
 lock, the account's slowdown; accounts/throttle.py) asks for a link by email; opening it marks that browser
-as spared for that account (a signed cookie, LOGIN_PASS_SECONDS), and the password still decides.
+as spared for that account (a signed cookie, LOGIN_LINK_SPARES_SECONDS), and the password still decides.
 
 The link is good once and for LOGIN_LINK_SECONDS; it carries a random nonce kept in the cache, deleted when
 used. Opening it is a button press (a mail scanner's GET uses nothing). Asking never says whether the

@@ -13,7 +13,7 @@ browser, each with the time of its last failure):
 A spared browser is held by none of them, so nobody else's failures (a household, a carrier's NAT, a
 guesser at the member's own username) can keep the member out: one that logged in to that account before
 (a signed "known device" cookie naming it), or one that opened a one-time log-in link mailed to the
-account's address (accounts/login_pass.py; a signed cookie naming it, for LOGIN_PASS_SECONDS). It counts
+account's address (accounts/login_pass.py; a signed cookie naming it, for LOGIN_LINK_SPARES_SECONDS). It counts
 its own failures: after AXES_FAILURE_LIMIT of them it is spared no more (a thief holding it is treated as
 anyone else). A new browser waits at most the longest delay or until the locks expire, or asks for a link.
 
@@ -132,7 +132,7 @@ def is_known_device(*, request: HttpRequest, username: str) -> bool:
 def has_login_pass(*, request: HttpRequest, username: str) -> bool:
     """Whether this browser opened a one-time log-in link mailed to `username` (accounts/login_pass.py) lately."""
     value = request.get_signed_cookie(
-        LINK_COOKIE, default=None, salt=_LINK_SALT, max_age=timedelta(seconds=settings.LOGIN_PASS_SECONDS)
+        LINK_COOKIE, default=None, salt=_LINK_SALT, max_age=timedelta(seconds=settings.LOGIN_LINK_SPARES_SECONDS)
     )
     if not value:
         return False
@@ -144,7 +144,7 @@ def set_login_pass(*, response: HttpResponse, user: User) -> None:
         LINK_COOKIE,
         str(user.pk),
         salt=_LINK_SALT,
-        max_age=int(settings.LOGIN_PASS_SECONDS),
+        max_age=int(settings.LOGIN_LINK_SPARES_SECONDS),
         httponly=True,
         samesite="Lax",
         secure=settings.SESSION_COOKIE_SECURE,

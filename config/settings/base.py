@@ -190,7 +190,7 @@ LOGIN_DEVICE_COOKIE_DAYS = 180
 # its own failures there (accounts/throttle.py): django-axes neither locks nor records it.
 AXES_WHITELIST_CALLABLE = "accounts.throttle.axes_spares"
 LOGIN_LINK_SECONDS = int(os.environ.get("LOGIN_LINK_SECONDS", "1800"))  # a mailed link is good this long, once
-LOGIN_PASS_SECONDS = int(os.environ.get("LOGIN_PASS_SECONDS", "3600"))  # and spares its browser this long
+LOGIN_LINK_SPARES_SECONDS = int(os.environ.get("LOGIN_LINK_SPARES_SECONDS", "3600"))  # and spares its browser this long
 LOGIN_LINKS_PER_HOUR = int(os.environ.get("LOGIN_LINKS_PER_HOUR", "3"))  # mails an account gets
 
 # Mails a stranger can trigger: password resets (per address and per client address) and
