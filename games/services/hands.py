@@ -83,7 +83,7 @@ def _record_step(
         previous=engine.to_act(before),
         current=hand.clocks,
     )
-    hand.deadline = earliest_deadline(hand.clocks)
+    hand.deadline = _hand_deadline(hand.clocks, state)
     hand.private_marks = marks_after(
         hand.private_marks or {}, private_changed(before, state, seat), hand.players, hand.version
     )
@@ -155,8 +155,9 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
     an awaited seat of a member who is away, or who is no longer a member of the club (``players.removed``),
-    takes the default action at once (logged as a timeout). Advance actions whose assumption broke are
-    cancelled first, after every step. ``players``: read in this transaction with the hand row locked.
+    takes the default action at once (logged as a timeout); in a sealed decision only once no awaited seat may
+    still decide (each is away, removed or out of time), with every seat whose clock ran out, so that no
+    default shows by its moment. Advance actions whose assumption broke are cancelled first, after every step. ``players``: read in this transaction with the hand row locked.
     Expects the hand row locked in an open transaction.
     """
     seat_users, removed = players.seat_users, players.removed
@@ -172,13 +173,25 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
         if engine.is_over(state):
             break
         step: tuple[int, engine.Action, bool] | None = None
-        for seat in engine.to_act(state):
+        awaited = engine.to_act(state)
+        defaults = [
+            seat
+            for seat in awaited
+            if seat in removed or (away_counts and (user := seat_users.get(seat)) is not None and user.away)
+        ]
+        if engine.is_sealed(state):
+            # Sealed decisions open together, and a default taken before the rest have decided would show by its
+            # moment (docs/design.md): defaults wait until no awaited seat may still decide itself.
+            now = timezone.now()
+            out_of_time = {s for s in awaited if (c := hand.clocks.get(str(s))) and clock_deadline(c) <= now}
+            due = set(defaults) | out_of_time
+            defaults = sorted(due) if set(awaited) <= due else []
+        for seat in awaited:
             chosen = advance.take_due(state=state, seat=seat, rows=pending) if pending else None
             if chosen is not None:
                 step = (seat, chosen, False)
                 break
-            user = seat_users.get(seat)
-            if seat in removed or (away_counts and user is not None and user.away):
+            if seat in defaults:
                 step = (seat, engine.timeout_action(state, seat), True)
                 break
         if step is None:
@@ -357,6 +370,16 @@ def hand_act(
         return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
+def _hand_deadline(clocks: Mapping[str, Any], state: Any) -> datetime | None:
+    """The hand's next due moment (``Hand.deadline``): its earliest clock; in a sealed decision, the latest of
+    the awaited seats' clocks, when the decisions open by the clock. Until then a seat whose clock ran out
+    keeps "waiting" like any other (its default is taken when every clock has run out or the others have
+    decided), so the moment its clock ran out tells nobody that it timed out."""
+    if clocks and engine.is_sealed(state):
+        return max(clock_deadline(c) for c in clocks.values())
+    return earliest_deadline(clocks)
+
+
 def _due_seats(hand: Hand, awaited: Sequence[int], now: datetime) -> list[int]:
     """Awaited seats whose clock has run out: their own deadline passed, or they hold the hand's
     earliest clock (which ``hand.deadline`` marks). Seats without a clock of their own are due."""
@@ -385,9 +408,18 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
         if hand.deadline is None or hand.deadline > now:
             return False
         state = hand_state(hand)
+        awaited = engine.to_act(state)
+        due = _due_seats(hand, awaited, now)
+        if engine.is_sealed(state) and set(due) != set(awaited):
+            # A sealed decision whose other seats still have time (quiet hours make clocks differ): nothing
+            # happens now; the alarm waits for the last clock (``_hand_deadline``).
+            hand.deadline = _hand_deadline(hand.clocks, state)
+            hand.save(update_fields=["deadline"])
+            on_commit_work([(hand, hand.version)])  # the alarm for it; no new version, nothing anyone sees
+            return False
         rules = engine.rules_from_dict(hand.rule_version.rules)
         seat_users = hand_seat_users(hand=hand)
-        for seat in _due_seats(hand, engine.to_act(state), now):
+        for seat in due:
             if engine.is_over(state) or seat not in engine.to_act(state):
                 continue
             action = engine.timeout_action(state, seat)

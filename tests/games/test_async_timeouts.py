@@ -73,15 +73,17 @@ def test_each_seat_of_a_sealed_decision_has_its_own_clock(club_setup) -> None:
     hand.refresh_from_db()
     assert {int(s) for s in hand.clocks} == {sb, sc} and clock_deadline(hand.clocks[str(sc)]) == clocks[sc]
     expire(hand, [sb])
-    assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is True
+    # b's default waits while c may still decide: taken now, it would show by its moment that b timed out.
+    assert services.hand_apply_timeout(hand_id=hand.pk, version=1) is False
     hand.refresh_from_db()
-    assert awaited(hand) == [sc] and hand.deadline == clocks[sc]
-    timeouts = list(HandAction.objects.filter(hand=hand, is_timeout=True).values_list("seat", "action"))
-    assert timeouts == [(sb, {"type": "out"})]
-    # c decides in time: two in, the showdown.
-    services.hand_act(hand_id=hand.pk, user=c, action={"type": "in"}, version=2)
+    assert awaited(hand) == sorted([sb, sc]) and hand.deadline == clocks[sc] and hand.version == 1
+    assert not HandAction.objects.filter(hand=hand, is_timeout=True).exists()
+    # c decides in time: b's default (out) is taken with it, then two in, the showdown.
+    services.hand_act(hand_id=hand.pk, user=c, action={"type": "in"}, version=1)
     hand.refresh_from_db()
     assert hand.is_finished
+    timeouts = list(HandAction.objects.filter(hand=hand, is_timeout=True).values_list("seat", "action"))
+    assert timeouts == [(sb, {"type": "out"})]
 
 
 @pytest.mark.django_db
@@ -109,15 +111,16 @@ def test_an_away_member_takes_the_default_at_once(club_setup, client_for) -> Non
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=b)
     sa = seat_of(hand, a)
-    for _ in range(30):  # b plays checks; a's turns never wait
+    sb = seat_of(hand, b)
+    for _ in range(30):  # b plays checks; a's turns never wait (but a sealed declaration opens together)
         seats = awaited(hand)
         if not seats:
             break
-        assert seats == [seat_of(hand, b)]
+        assert seats == [sb] or (engine.is_sealed(engine.state_from_json(hand.state)) and seats == sorted([sa, sb]))
         services.hand_act(
             hand_id=hand.pk,
             user=b,
-            action=engine.legal_actions(engine.state_from_json(hand.state), seats[0])[0].to_dict(),
+            action=engine.legal_actions(engine.state_from_json(hand.state), sb)[0].to_dict(),
             version=hand.version,
         )
     rows = HandAction.objects.filter(hand=hand, seat=sa)

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 import engine
 from games import services
@@ -56,3 +57,66 @@ def test_a_timed_out_fold_is_marked_on_its_own_line_and_the_migration_finds_the_
         cursor.execute(fill)
     hand.refresh_from_db()
     assert hand.timeouts == [[len(hand.deal_events) + 1, "fold"]]
+
+
+def _public(hand: Hand) -> dict:
+    snapshot = table_snapshot_read(table_id=hand.table_id, hand_id=hand.pk)
+    assert snapshot is not None
+    return json.loads(public_frame(snapshot))
+
+
+def _public_text(hand: Hand) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", _public(hand)["html"]).split())
+
+
+@pytest.mark.django_db
+def test_a_drop_whose_clock_ran_out_keeps_waiting_until_the_decisions_open_together(club_setup) -> None:
+    """Piranha's drop (piranha.txt 3.1; docs/design.md: a timed-out drop is "out"). Seat 1's clock runs out while
+    the others still have time (quiet hours make clocks differ): nothing changes at that moment, in the state,
+    the version, the frames or the log, so nobody can tell it timed out. Its default is taken when the last of
+    the others decides, and only then is the log's line marked."""
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    assert sorted(awaited(hand)) == [1, 2, 3]
+    before = (hand.version, _public(hand)["html"], hand.private_marks)
+    expire(hand, [1])
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False
+    hand.refresh_from_db()
+    assert (hand.version, _public(hand)["html"], hand.private_marks) == before
+    assert sorted(awaited(hand)) == [1, 2, 3] and hand.timeouts == []
+    assert hand.deadline > timezone.now()  # the alarm waits for the last clock, not the one that ran out
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False  # the sweep again: still nothing
+
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action={"type": "in"}, version=hand.version)
+    hand.refresh_from_db()
+    text = _public_text(hand)
+    assert sorted(awaited(hand)) == [1, 3] and f"{user_at(hand, 2).shown_name} has decided." in text
+    assert f"{user_at(hand, 1).shown_name} has decided." not in text
+    assert engine.view(engine.state_from_json(hand.state), None).seat_view(1).decision == "waiting"
+
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, 3), action={"type": "in"}, version=hand.version)
+    hand.refresh_from_db()
+    state = engine.state_from_json(hand.state)
+    assert state.phase != "drop"  # opened together, seat 1 out by default
+    assert state.decisions[0] == "out"
+    lines = _log(hand)
+    assert any(
+        line.startswith(f"{user_at(hand, 1).shown_name} has decided.") and TIMEOUT_MARK in line for line in lines
+    )
+
+
+@pytest.mark.django_db
+def test_when_every_clock_of_a_sealed_decision_has_run_out_the_defaults_open_together(club_setup) -> None:
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
+    hand = services.table_start(table_id=table.pk, user=a)
+    services.hand_act(hand_id=hand.pk, user=user_at(hand, 2), action={"type": "in"}, version=hand.version)
+    expire(hand, [1])
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False
+    expire(hand, [1, 3])
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
+    hand.refresh_from_db()
+    state = engine.state_from_json(hand.state)
+    assert state.decisions[0] == "out" and state.decisions[2] == "out"  # seat 2 alone in: it takes the pot
+    assert hand.is_finished

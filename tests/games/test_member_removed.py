@@ -30,15 +30,17 @@ def test_a_member_removed_mid_hand_does_not_stall_it_and_is_not_dealt_the_next(c
     assert c_balance < 0  # the first hand's ante
     remove(club_setup, c)
     hand.refresh_from_db()
-    # c's sealed drop took the default (out) at once, logged as a timeout; the others still decide.
-    row = HandAction.objects.get(hand=hand)
-    assert (row.seat, row.action, row.is_timeout) == (c_seat, {"type": "out"}, True)
-    assert c_seat not in engine.to_act(engine.state_from_json(hand.state))
+    # c's sealed drop waits like any undecided seat while the others still decide (a default taken at once would
+    # show by its moment); it takes the default (out) as soon as they have, logged as a timeout.
+    assert not HandAction.objects.filter(hand=hand).exists()
+    assert c_seat in engine.to_act(engine.state_from_json(hand.state))
     seat = Seat.objects.get(table=table, user=c)
     assert seat.sitting_out and seat.left_at is None  # dealt into the hand being played
     services.hand_act(hand_id=hand.pk, user=a, action={"type": "out"}, version=hand.version)
     hand.refresh_from_db()
     services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=hand.version)
+    row = HandAction.objects.get(hand=hand, seat=c_seat)
+    assert (row.action, row.is_timeout) == ({"type": "out"}, True)
     # Nobody in: the pot carries to a fresh deal, without c and without charging c an ante.
     following = Hand.objects.get(table=table, number=2)
     assert str(c_seat) not in following.players and set(following.players.values()) == {a.pk, b.pk}
