@@ -54,12 +54,14 @@ from accounts.models import Club, Membership, User
 from clubhouse.models import Season
 from engine.cards import FULL_DECK
 from games.models import ChatMessage, ClubExport, Hand, HandAction, HandDispute, RuleSet, RuleSetVersion, Seat, Table
+from games.selectors.cuts import devices_of
 from games.selectors.hands import (
     HIDDEN_DECISION,
     hand_action_shown,
     hand_closed_positions,
     hand_committed_positions,
     hand_sealed_open,
+    hand_signed_table,
     sealed_action_hidden,
 )
 from kernel.errors import DomainError
@@ -451,6 +453,15 @@ def hand_row_closed(*, hand: Hand, row: dict[str, Any], unopened: dict[int, Hand
     closed = [i for i in range(len(hand.deck)) if i not in opened or i in held]
     hidden = {hand.deck[i] for i in closed}
     row["cuts"] = list(hand.cuts or [])  # the cut: every cut the deal used, and who made it (a user id)
+    if hand.scheme == engine.SCHEME_CUT_V2:  # each cut's device key and the table they signed travel with it
+        keys = devices_of(fingerprints={c["device"] for c in row["cuts"]})
+        row["cuts"] = [
+            {**c, "n": c.get("n") or keys[c["device"]].n, "e": c.get("e") or keys[c["device"]].e}
+            if c.get("n") or c["device"] in keys
+            else c
+            for c in row["cuts"]
+        ]
+        row["signed_table"] = hand_signed_table(hand=hand)
     if hand.scheme in (engine.SCHEME_MERKLE, *engine.SCHEMES_CUT):
         row["closed_leaves"] = {
             str(i): held.get(i) or engine.leaf_hex(hand.pk, i, hand.deck[i], hand.salts[i], scheme=hand.scheme)
@@ -505,11 +516,23 @@ def hand_values_closed(*, values: dict[str, Any], row: dict[str, Any]) -> None:
     values["salts"] = [salt or "" for salt in row["salts"] or []]
     state = dict(row["state"])
     try:
-        order = (
-            values["deck"]
-            if values["scheme"] != engine.SCHEME_CUT
-            else engine.deck_dealt(values["deck"], values["commitment"], [c["cut"] for c in row.get("cuts") or []])
-        )
+        cuts = [c["cut"] for c in row.get("cuts") or []]
+        if values["scheme"] == engine.SCHEME_CUT_V2:  # bound to the table it was dealt at, where it was dealt
+            values["signed_table"] = int(row["signed_table"])
+            order = engine.deck_dealt(
+                values["deck"],
+                values["commitment"],
+                cuts,
+                scheme=engine.SCHEME_CUT_V2,
+                table_id=values["signed_table"],
+                deal=int(row["number"]),
+            )
+        else:
+            order = (
+                values["deck"]
+                if values["scheme"] != engine.SCHEME_CUT
+                else engine.deck_dealt(values["deck"], values["commitment"], cuts)
+            )
         dealt, _ = engine.new_hand(
             engine.rules_from_dict(state["rules"]),
             seats=state["seats"],
@@ -518,7 +541,7 @@ def hand_values_closed(*, values: dict[str, Any], row: dict[str, Any]) -> None:
             carry_pot=state["carry_pot"],
             hand_number=state["hand_number"],
         )
-    except (engine.EngineError, KeyError, TypeError) as exc:
+    except (engine.EngineError, KeyError, TypeError, ValueError) as exc:
         raise ArchiveError(f"Hand #{row['id']} cannot be dealt again from its file: the file is damaged.") from exc
     again = engine.state_to_json(dealt)
     for name in DEALT_FIELDS:

@@ -400,7 +400,7 @@ def _check_deck(values: dict[str, Any]) -> None:
         raise ValueError("the deck must list 52 cards")
     if len(set(to_cards(deck))) != 52:
         raise ValueError("the deck must hold each card once")
-    merkle = values["scheme"] in (engine.SCHEME_MERKLE, engine.SCHEME_CUT)
+    merkle = values["scheme"] in (engine.SCHEME_MERKLE, *engine.SCHEMES_CUT)
     closed = _closed_positions(values.get("closed_leaves"), merkle=merkle)
     if merkle:
         salts = values["salts"]
@@ -874,7 +874,11 @@ def _record(
             raise ValueError(str(exc)) from exc
         _check_hand(values)
         values["players"] = {str(int(seat)): _user(ids, uid) for seat, uid in row["players"].items()}
-        values["cuts"] = _cuts(row.get("cuts"), ids, cut=values["scheme"] == engine.SCHEME_CUT)
+        values["cuts"] = (
+            _signed_cuts(row.get("cuts"), ids)
+            if values["scheme"] == engine.SCHEME_CUT_V2
+            else _cuts(row.get("cuts"), ids, cut=values["scheme"] == engine.SCHEME_CUT)
+        )
     if kind.name == "tables" and row.get("next_game_id") is not None:
         _check_id(row["next_game_id"], "next_game_id")
     obj = kind.model(**values)
@@ -901,6 +905,42 @@ def _cuts(cuts: Any, ids: dict[str, dict[int, int]], *, cut: bool) -> list[dict[
         ):
             raise ValueError("a cut is {cut: 32 hex digits, by: a member, at: an instant}")
         out.append({"cut": c["cut"], "by": _user(ids, c.get("by")), "at": c["at"]})
+    return out
+
+
+_HEX512 = re.compile(r"[0-9a-f]{512}")
+
+
+def _signed_cuts(cuts: Any, ids: dict[str, dict[int, int]]) -> list[dict[str, Any]]:
+    """A signed-cut hand's cuts (docs/fairness.md), each {cut, device, member_id, signature, n, e} with its
+    member's id mapped; the public keys come with them, so the hand's proof still checks every signature."""
+    if not cuts:
+        return []
+    if not isinstance(cuts, list) or len(cuts) > MAX_CUTS:
+        raise ValueError("a hand's cuts are a list of at most a few hundred")
+    out = []
+    for c in cuts:
+        if (
+            not isinstance(c, dict)
+            or not engine.is_cut_value(c.get("cut"))
+            or not isinstance(c.get("device"), str)
+            or not _HEX64.fullmatch(c["device"])
+            or not isinstance(c.get("signature"), str)
+            or not _HEX512.fullmatch(c["signature"])
+            or not engine.is_device_modulus(c.get("n"))
+            or c.get("e") != 65537
+        ):
+            raise ValueError("a signed cut is {cut, device, member_id, signature, n, e}, each of its form")
+        out.append(
+            {
+                "cut": c["cut"],
+                "device": c["device"],
+                "member_id": _user(ids, c.get("member_id")),
+                "signature": c["signature"],
+                "n": c["n"],
+                "e": 65537,
+            }
+        )
     return out
 
 

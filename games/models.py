@@ -176,6 +176,11 @@ class Hand(models.Model):
     # Scheme "merkle-sha256-cut-v2" (docs/fairness.md): the deal's closed list (CutList), each
     # {"cut", "device" (fingerprint), "member_id", "signature"}, sorted by cut; PostgreSQL holds them equal.
     cuts = models.JSONField(default=list, blank=True, help_text="The cuts this hand was dealt through.")
+    signed_table = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="A signed-cut hand read from a club export: the table id its cuts were signed for (its own else).",
+    )
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)

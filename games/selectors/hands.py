@@ -84,10 +84,16 @@ def hand_deck_dealt(*, hand: Hand) -> list[str]:
             hand.commitment,
             hand_cut_values(hand=hand),
             scheme=hand.scheme,
-            table_id=hand.table_id,
+            table_id=hand_signed_table(hand=hand),
             deal=hand.number,
         )
     )
+
+
+def hand_signed_table(*, hand: Hand) -> int:
+    """The table id a signed-cut hand's cuts and shuffle are bound to: its own, or, for a hand read from a club
+    export, the table it was dealt at on the site that dealt it."""
+    return hand.signed_table or hand.table_id
 
 
 def hand_committed_positions(*, hand: Hand, state: engine.State, seat: int | None) -> set[int]:

@@ -15,6 +15,7 @@ from games.selectors.hands import (
     hand_cut_values,
     hand_player_names,
     hand_seat_of,
+    hand_signed_table,
 )
 
 
@@ -56,7 +57,7 @@ class HandProof:
         if self.scheme == engine.SCHEME_CUT:
             out["cuts"] = self.cuts or []
         if self.scheme == engine.SCHEME_CUT_V2:  # docs/fairness.md "Protocol" 11: the proof binds the table
-            out["table_id"] = hand.table_id
+            out["table_id"] = hand_signed_table(hand=hand)
             out["button"] = hand.button
             out["seats"] = [{"seat": int(seat), "member": name} for seat, name in sorted(_seat_names(hand).items())]
             out["cuts"] = self.cuts or []
@@ -133,7 +134,11 @@ def hand_proof_for(*, hand: Hand, user: User, is_organiser: bool) -> HandProof:
 def _order(hand: Hand) -> tuple[int, ...]:
     """The committed position of each card in the order ``hand`` was dealt (the cut's public shuffle)."""
     return engine.cut_order(
-        hand.commitment, hand_cut_values(hand=hand), scheme=hand.scheme, table_id=hand.table_id, deal=hand.number
+        hand.commitment,
+        hand_cut_values(hand=hand),
+        scheme=hand.scheme,
+        table_id=hand_signed_table(hand=hand),
+        deal=hand.number,
     )
 
 
@@ -156,8 +161,9 @@ def hand_cuts_named(*, hand: Hand) -> list[dict[str, Any]]:
             {
                 "cut": c["cut"],
                 "device": c["device"],
-                "n": keys[c["device"]].n if c["device"] in keys else None,
-                "e": keys[c["device"]].e if c["device"] in keys else None,
+                # a hand read from a club export carries its devices' public keys in its cuts
+                "n": c.get("n") or (keys[c["device"]].n if c["device"] in keys else None),
+                "e": c.get("e") or (keys[c["device"]].e if c["device"] in keys else None),
                 "signature": c["signature"],
                 "member": names.get(c["member_id"], "a former member"),
             }

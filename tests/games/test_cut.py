@@ -462,3 +462,31 @@ def test_a_club_export_keeps_a_signed_cut_hands_leaves_under_its_own_tag(table, 
     deck = [c if c is not None else hand.deck[i] for i, c in enumerate(row["deck"])]  # stand-ins, as an import has
     salts = [s if s is not None else "0" * 32 for s in row["salts"]]
     assert engine.merkle_root(hand.pk, deck, salts, closed, scheme=V2) == hand.commitment
+
+
+@pytest.mark.django_db
+def test_a_signed_cut_hand_read_from_a_club_export_still_verifies(table, club_setup, devices, client_for) -> None:
+    import io
+
+    from clubdata.archive import club_export
+    from clubdata.importing import club_import
+    from games.selectors.proof import hand_proof_for
+
+    a, b, _ = club_setup.members
+    send(table, a, devices[a.pk], 1)
+    hand = services.table_start(table_id=table.pk, user=a)
+    for who, choice in ((a, "in"), (b, "out")):
+        post_action(client_for(who), hand, choice)
+    out = io.BytesIO()
+    club_export(club=club_setup.club, out=out, reason="Moving the club")
+    club = club_import(source=io.BytesIO(out.getvalue())).club
+    copy = Hand.objects.get(table__club=club, number=1)
+    assert copy.table_id != table.pk and copy.signed_table == table.pk and copy.scheme == V2
+    assert [c["cut"] for c in copy.cuts] == [c["cut"] for c in hand.cuts]
+    proof = hand_proof_for(hand=copy, user=club_setup.organiser, is_organiser=True).export()
+    assert proof["table_id"] == table.pk and proof["cuts"][0]["n"] == devices[a.pk].n
+    # The cuts check where they were signed: the devices' keys and the table came with the hand. (Its openings
+    # name its new id here, on the same site, as every hand read back on the site that wrote it does.)
+    assert verify.check_export(dict(proof, openings=[])) == []
+    moved = dict(proof, openings=[], table_id=copy.table_id)
+    assert any("does not verify" in p for p in verify.check_export(moved))
