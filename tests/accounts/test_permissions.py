@@ -153,6 +153,8 @@ def test_an_unknown_club_is_404_even_for_an_organiser_elsewhere(world, client_fo
 NOT_CLUB_URLS = {
     "home",
     "login",
+    "login_link_request",
+    "login_link_open",
     "logout",
     "password_change",
     "password_change_done",
