@@ -274,6 +274,26 @@
         }
       });
     }
+    // The page's list of the member's devices was drawn before this one was registered: it joins it.
+    function listNew(record) {
+      if (document.querySelector('[data-fingerprint="' + record.fingerprint + '"]')) return;
+      var list = document.getElementById("device-list");
+      if (!list) return;
+      if (list.tagName !== "UL") {
+        var ul = document.createElement("ul");
+        ul.className = "device-list";
+        ul.id = "device-list";
+        list.replaceWith(ul);
+        list = ul;
+      }
+      var li = document.createElement("li");
+      li.dataset.fingerprint = record.fingerprint;
+      var code = document.createElement("code");
+      code.textContent = short(record.fingerprint);
+      li.appendChild(code);
+      li.appendChild(document.createTextNode(" " + (record.label || label()) + " \u00B7 registered just now"));
+      list.appendChild(li);
+    }
     function show(record) {
       section.dataset.fingerprint = record.fingerprint;
       say("This browser's key: " + short(record.fingerprint) + (record.registered ? ", registered as one of your devices."
@@ -295,6 +315,7 @@
           button.disabled = true;
           say("Making and registering this browser's key\u2026", "");
           ready(seen.user).then(function (made) {
+            listNew(made);
             show(made);
             document.dispatchEvent(new CustomEvent("devices:registered", { detail: made.fingerprint }));
           }).catch(function (err) { button.disabled = false; say("Not registered: " + err.message, "bad"); });

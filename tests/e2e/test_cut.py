@@ -215,3 +215,55 @@ def test_a_cut_forged_in_a_members_name_is_flagged_and_sent_in_one_click(asgi_se
     assert problems == []
     for context in contexts.values():
         context.close()
+
+
+# Change a receipt this browser keeps: {deal: {field: value}}.
+CHANGE_RECEIPTS = """([table, changes]) => {
+  const all = JSON.parse(localStorage.getItem("home-club-cuts-v2"));
+  for (const [deal, fields] of Object.entries(changes)) Object.assign(all[table + ":" + deal], fields);
+  localStorage.setItem("home-club-cuts-v2", JSON.stringify(all));
+}"""
+
+
+def test_a_deal_that_does_not_match_its_receipt_is_flagged_on_the_hand_page_and_the_history(
+    asgi_server, browser, screenshots
+) -> None:
+    """What the site shows of a deal is checked against the receipt this browser kept when it cut it. The
+    database refuses to drop a cut or deal another deck once a deal is cut, so here the receipts are changed
+    instead: the same disagreement, seen from the browser."""
+    club = ClubFactory()
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).user
+    a, b = (MembershipFactory(club=club).user for _ in range(2))
+    context = member_context(browser, asgi_server, a)
+    register_this_browser(context, asgi_server)
+    table = make_table(club, organiser, engine.PiranhaRules(ante=25), players=[a, b])
+    page, problems = watched(context, asgi_server, f"/tables/{table.pk}/")
+    wait_until(lambda: receipts_of(page, table) == {1, 2}, 60, "the browser did not cut", 0.2)
+    first = play_out(services.table_start(table_id=table.pk, user=a), [a, b])  # deal 2's list closes too
+    page.close()
+
+    other_root = "ab" * 32
+    page, problems = watched(context, asgi_server, f"/hands/{first.pk}/")
+    page.wait_for_function("() => /Your cut was used/.test(document.getElementById('cut-check')?.textContent || '')")
+    page.evaluate(CHANGE_RECEIPTS, [table.pk, {"1": {"root": other_root}, "2": {"cut": "cd" * 16}}])
+    page.reload()
+    wrong = page.locator('#cut-alarms .cut-alarm[data-kind="other-root"]')
+    wrong.wait_for()
+    assert "was not dealt from the deal you cut" in wrong.inner_text() and other_root in wrong.inner_text()
+    screenshots(page, "other-root")
+
+    page.goto(f"{asgi_server.url}/tables/{table.pk}/hands/")
+    page.locator('#cut-alarms .cut-alarm[data-kind="other-root"]').wait_for()
+    missing = page.locator('#cut-alarms .cut-alarm[data-kind="missing"]')
+    missing.wait_for()
+    words = missing.inner_text()  # deal 2 may be dealt already (the game goes on) or only its list closed
+    assert f"your cut {'cd' * 16} of deal 2" in words
+    assert "the deal was dealt without it" in words or "its closed list leaves it out" in words
+    missing.locator("button.cut-complain").click()
+    page.wait_for_function(
+        "() => /^Sent: /.test(document.querySelector('#cut-alarms [data-kind=\"missing\"] .cut-complaint-result').textContent)"
+    )
+    assert CutComplaint.objects.get(table=table, deal=2, user=a).kind == "missing"
+    screenshots(page, "missing-on-history")
+    assert problems == []
+    context.close()

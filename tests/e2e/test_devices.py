@@ -106,8 +106,11 @@ def test_the_browser_key_signs_as_the_engine_checks(asgi_server, browser) -> Non
     assert kept["fingerprint"] == fingerprint == engine.device_fingerprint(kept["n"], 65537)
     assert engine.is_device_modulus(kept["n"])
     assert DeviceKey.objects.get(user=member).fingerprint == fingerprint
-    # The page shows it in short, in four groups of four.
+    # The page shows it in short, in four groups of four, and marks it in the site's list of the member's devices.
     assert engine.short_fingerprint(fingerprint) in page.inner_text("#this-browser")
+    mine = page.locator(f'#device-list li[data-fingerprint="{fingerprint}"]')
+    assert mine.locator(".this-browser-tag").inner_text().strip() == "(this browser)"
+    assert engine.short_fingerprint(fingerprint) in mine.inner_text()
 
     # Signing on a table's page, which carries the cut's script (the member only watches this table).
     organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).user
