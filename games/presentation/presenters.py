@@ -219,6 +219,8 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     # these means the seat took the default the house rules fix (see turn_clocks_for).
     sealed = hand_sealed_open(hand=hand)
     by_number = {s.number: s for s in seats}
+    # piranha.txt: a loser's match goes into the next hand's pot; the engine counts it in the seat's "paid".
+    matched = {p.seat: p.amount for p in getattr(view.result if view else None, "match_payments", ())}
     awaited = set(snapshot.to_act())  # nobody once the hand is finished (closed or voided mid-hand too)
     rows = []
     for n in sorted(set(by_number) | set(by_seat)):
@@ -233,6 +235,7 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
                 "is_me": False,
                 "is_button": view is not None and view.button == n,
                 "to_act": n in awaited,
+                "matched": matched.get(n, 0),
                 **_seat_state(seat, masked=sealed and v is not None),
             }
         )

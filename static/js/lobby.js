@@ -57,7 +57,7 @@
     function wire() {
       ws.onopen = function () {
         attempts = 0;
-        if (opened) changed(clubId);  // changes made while we were away
+        changed(clubId);  // changes made while we were away, or between the page's render and this open
         opened = true;
         document.body.dataset.lobbyLive = "open";
         // Keeps the member counted as present (no "your turn" email while the page is open).

@@ -36,6 +36,8 @@ def test_my_tables_shows_the_table_waiting_live_and_is_accessible(asgi_server, b
     expect(row.locator(".badge.turn")).to_have_text("Your turn", timeout=WAIT_MS)
     expect(row).to_contain_text(f"Waiting for {second.shown_name}")
     expect(row.locator(".countdown")).to_contain_text("(in ", timeout=WAIT_MS)  # static/js/clock.js
+    # The header's count follows the same socket, with no reload, and says what a fresh load says.
+    expect(page.locator("#tables-waiting")).to_have_text("1 waiting", timeout=WAIT_MS)
     page.reload()
     expect(page.locator("#tables-waiting")).to_have_text("1 waiting")
     for scheme in ("light", "dark"):

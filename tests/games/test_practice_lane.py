@@ -194,3 +194,31 @@ def test_a_closed_money_table_shows_no_coming_deal_nor_the_stopped_hands_stage(c
     page = client_for(players[0]).get(f"/tables/{table.pk}/").content.decode()
     assert "Home time" in page
     assert "of 9" not in page and "· bet" not in page and 'id="coming-deals"' not in page
+
+
+@pytest.mark.django_db
+def test_a_finished_hand_says_what_each_seat_paid_into_it_and_the_match_apart(club_setup, client_for) -> None:
+    # piranha.txt: each loser pays the match into the next hand's pot; it was counted in "paid" of this hand.
+    a, b, c = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, c])
+    from games.services.seating import seat_sit_out
+    from games.services.tables import table_start
+
+    table_start(table_id=table.pk, user=a)
+    seat_sit_out(table_id=table.pk, user=b)
+    seat_sit_out(table_id=table.pk, user=c)  # no next hand: the finished one stays on the table
+    hand = Hand.objects.get(table=table)
+    users = {int(s): u for s, u in hand.players.items()}
+    for seat, choice in ((1, "in"), (2, "in"), (3, "out")):
+        hand.refresh_from_db()
+        user = next(u for u in (a, b, c) if u.pk == users[seat])
+        hand_act(hand_id=hand.pk, table_id=table.pk, user=user, action={"type": choice}, version=hand.version)
+    hand.refresh_from_db()
+    outcome = engine.result(hand_state(hand))
+    assert hand.is_finished and outcome is not None and outcome.match_payments
+    loser = outcome.match_payments[0]
+    page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
+    rows = re.findall(r'<li class="seat[^"]*" data-seat="(\d)">(.*?)</li>', page, re.S)
+    paid = {int(n): re.sub(r"\s+", " ", re.search(r'<span class="chips"[^>]*>(.*?)</span>', row, re.S)[1]) for n, row in rows}
+    assert paid[loser.seat] == f"paid $0.25 · matched ${loser.amount / 100:.2f} into the next pot", paid
+    assert [paid[s] for s in sorted(paid) if s != loser.seat] == ["paid $0.25", "paid $0.25"], paid
