@@ -198,23 +198,23 @@ def image_label(docker: str, image: str) -> str | None:
     return done.stdout.strip().replace("<no value>", "")
 
 
-def debian_mirror() -> str:
-    """The Debian mirror apt uses on this machine (registries only are reachable), for debootstrap."""
-    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
+def debian_mirror(apt: Path = Path("/etc/apt")) -> str:
+    """The Debian mirror apt uses on this machine (the registries alone are reachable), for debootstrap."""
+    for path in [apt / "sources.list", *sorted((apt / "sources.list.d").glob("*"))]:
         if not path.is_file():
             continue
-        text = path.read_text(errors="replace")
-        for match in re.finditer(
-            r"^(?:deb\s+(?:\[[^\]]*\]\s+)?|URIs:\s*)(\S+/debian)/?\s*$|^deb\s+(?:\[[^\]]*\]\s+)?(\S+/debian)/?\s",
-            text,
-            re.M,
-        ):
-            return match.group(1) or match.group(2)
+        for line in path.read_text(errors="replace").splitlines():
+            words = line.split()
+            if words[:1] in (["deb"], ["URIs:"]):  # one-line and deb822 sources
+                for word in words[1:]:
+                    if word.rstrip("/").endswith("/debian"):
+                        return word.rstrip("/")
     return "http://deb.debian.org/debian"
 
 
-def ensure_images(docker: str, stages: Stages) -> str:
-    """Every image the stack and the Dockerfile name, present locally. Returns what was used, for the report."""
+def ensure_images(docker: str, stages: Stages, build_site: Callable[[], None]) -> str:
+    """Every image the stack and the Dockerfile name, present locally, and the site's image built (`build_site`:
+    as soon as its base is there, beside the other stand-ins' builds). Returns what was used, for the report."""
     source = standin_source()
     needed: list[str] = []
     used: dict[str, str] = {}
@@ -235,10 +235,20 @@ def ensure_images(docker: str, stages: Stages) -> str:
         if image_label(docker, BASE_IMAGE) != source:
             with stages.stage("debootstrap bookworm (stand-ins' base)"):
                 import_base(docker, source)
-        with stages.stage(f"build {len(needed)} stand-ins"), ThreadPoolExecutor(max_workers=len(needed)) as pool:
-            for future in [pool.submit(build_standin, docker, image, source) for image in needed]:
+        with (
+            stages.stage(f"build {len(needed)} stand-ins and the site's image"),
+            ThreadPoolExecutor(max_workers=len(needed) + 1) as pool,
+        ):
+            builds = {image: pool.submit(build_standin, docker, image, source) for image in needed}
+            if "python:3.11-slim" in builds:
+                builds["python:3.11-slim"].result()
+            site = pool.submit(build_site)
+            for future in [*builds.values(), site]:
                 future.result()
         used.update(dict.fromkeys(needed, "stand-in"))
+    else:
+        with stages.stage("build the site's image"):
+            build_site()
     return ", ".join(f"{image} {how}" for image, how in used.items())
 
 
@@ -863,23 +873,26 @@ def deploy_check(args: Sequence[str]) -> int:
         with stages.stage("container engine ready"):
             ensure_engine()
         docker = docker_program()
-        used = ensure_images(docker, stages)
-        say(f"images: {used}")
         https_port, http_port = free_port(), free_port()
         workdir = Path(tempfile.mkdtemp(prefix="clubcheck-"))
+        # Before the build: the image check then proves that the build leaves the checkout's .env out.
         env_file, settings, wrote = write_env(workdir, https_port, http_port)
         stack = Stack(docker, workdir, env_file, settings, wrote, https_port)
         # Anything left by an interrupted check goes first.
         stack.compose(
             "down", "-v", "--remove-orphans", timeout=180, what="removing an earlier check's stack", check=False
         )
-        with stages.stage("build the site's image"):
+
+        def build_site() -> None:
             run(
                 [docker, "build", "-q", "-t", f"home-club:{IMAGE_TAG}", str(ROOT)],
                 timeout=900,
                 what="building the site's image",
                 env={**os.environ, "DOCKER_BUILDKIT": "0"},
             )
+
+        used = ensure_images(docker, stages, build_site)
+        say(f"images: {used}")
         check = Check(stack, stages)
         with stages.stage("image: no secret, .git or test tool; size"):
             size, user = check.look_inside_the_image()
@@ -891,6 +904,7 @@ def deploy_check(args: Sequence[str]) -> int:
             loopback_only({https_port, http_port})
         with stages.stage("first organiser by create_club's link; log in"):
             check.first_organiser()
+        with stages.stage("a member and two tables (manage.py shell)"):
             check.set_up_table()
         with stages.stage("a hand over the websockets; the worker's clock"):
             before = check.timeouts_applied()
