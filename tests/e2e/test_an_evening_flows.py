@@ -1,7 +1,8 @@
 """An evening that flows, in real browsers (Debian's chromium): a practice table plays hand after hand in one page;
 a member keeps two money tables and a practice table open at once (a page each, and the lobby), a Piranha game
-ends and is dealt again at the same table with everyone still seated, and the header's count and My tables follow
-the sockets throughout, each checked against a fresh load; no ledger screen shows practice."""
+ends and is dealt again at the same table with everyone still seated, a Piles hand under the low variant shows its
+words and the low's marks, and the header's count and My tables follow the sockets throughout, each checked
+against a fresh load; no ledger screen shows practice."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from games.models import Hand, Table
 from games.selectors.states import hand_state
 from tests.e2e.test_live_table import DESKTOP, WAIT_MS, Player, club_with_players
 from tests.games.celery_worker import start_worker, wait_until
-from tests.games.helpers import make_table
+from tests.games.helpers import fixed_deck, make_table
+from tests.games.test_piles_low_variant_words import HOLES as LOW_HOLES
+from tests.games.test_piles_low_variant_words import ROW, SQUARE1, SQUARE2
 
 pytestmark = [pytest.mark.e2e, pytest.mark.celery]
 
 PLAIN = ("check", "call", "in", "declare")
+LOW_BOARD = SQUARE1 + SQUARE2 + ROW  # nobody can make the full house a high needs; Cat's low is 4-3-2-2-A
 
 
 class Tab(Player):
@@ -58,7 +62,7 @@ def _my_seat(hand: Hand, user: Any) -> int | None:
     return next((int(s) for s, u in hand.players.items() if int(u) == user.pk), None)
 
 
-def _page_at_least(player: Player, hand: Hand) -> None:
+def page_at_least(player: Player, hand: Hand) -> None:
     """Wait until the page shows ``hand`` at its version or later, or a later hand (hand ids grow)."""
     player.page.wait_for_function(
         """([hand, version]) => {
@@ -96,7 +100,7 @@ def _play_practice_hand(player: Player, table: Table) -> Hand:
         if hand.is_finished or _my_seat(hand, player.user) not in engine.to_act(state):
             time.sleep(0.2)
             continue
-        _page_at_least(player, hand)
+        page_at_least(player, hand)
         if _current(table).pk != hand.pk:
             continue  # the hand ended meanwhile (the member's own sealed decision was its last)
         ready = "#table-live form.actions button.act:not([disabled])"  # the member's own part is in
@@ -168,7 +172,7 @@ def _numbers_right(player: Player, pages: list[Any]) -> None:
 
 def _act(player: Player, table: Table, kind: str) -> None:
     hand = _current(table)
-    _page_at_least(player, hand)
+    page_at_least(player, hand)
     player.page.click(f"#table-live form.actions button.act-{kind}:not([disabled])")
     wait_until(lambda: _acted(table, hand, player.user), 30, "the member's move was not applied")
 
@@ -233,6 +237,48 @@ def test_an_evening_with_two_money_tables_and_a_practice_table(asgi_server, brow
         _numbers_right(host, pages)
     _play_practice_hand(practice, table_practice)
     _numbers_right(host, pages)
+
+    # A Piles hand under the low variant (piles.txt 5.1), in a tab of its own (the practice tab closed, for the
+    # member's socket cap): the hand helper's words once no full house can be made, and after the declarations
+    # the result's reason and the low's cards marked as the low's (▼, dashed), none as the high's.
+    practice.page.close()
+    pages.remove(practice.page)
+    low = make_table(club, organiser, engine.PilesRules(low_variant=True), players=[ann, ben, cat])
+    users = {1: ann, 2: ben, 3: cat}
+    hand = services.table_start(table_id=low.pk, user=ann, deck=fixed_deck(LOW_HOLES, LOW_BOARD, button=1))
+    tab = Tab(host)
+    tab.open(low)
+    pages.append(tab.page)
+    helper = tab.page.locator("#table-live p.helper")
+    while engine.state_from_json(_current(low).state).phase == "betting":
+        hand = _current(low)
+        state = hand_state(hand)
+        if state.stage == 4:
+            page_at_least(tab, hand)
+            expect(helper).to_contain_text("Your best legal high: no high possible.", timeout=WAIT_MS)
+        seat = engine.to_act(state)[0]
+        services.hand_act(hand_id=hand.pk, user=users[seat], action={"type": "check"}, version=hand.version)
+    _numbers_right(host, pages)
+    _act(tab, low, "declare[value='declare:high']")
+    for seat, choice in ((2, "high"), (3, "low")):
+        hand = _current(low)
+        services.hand_act(
+            hand_id=hand.pk, user=users[seat], action={"type": "declare", "choice": choice}, version=hand.version
+        )
+    played = Hand.objects.get(table=low, number=1)
+    assert played.is_finished
+    expect(tab.page.locator("#table-live")).to_contain_text(
+        f"{ann.shown_name} and {ben.shown_name} declared high, but neither has a full house or better, "
+        "which a high needs in the low variant, so the low takes the whole pot.",
+        timeout=WAIT_MS,
+    )
+    assert tab.not_reloaded()
+    _numbers_right(host, pages)
+    tab.page.goto(f"{asgi_server.url}/hands/{played.pk}/")
+    lows = tab.page.locator('.shown-hands .makes .card.plays-low[aria-label$=", plays in the low"]')
+    assert lows.count() >= 5 and tab.page.locator(".shown-hands .card.plays-high").count() == 0
+    mark = lows.first.evaluate("(e) => [getComputedStyle(e, '::after').content, getComputedStyle(e).outlineStyle]")
+    assert "▼" in mark[0] and mark[1] == "dashed", mark
 
     # No ledger screen shows practice: the organiser's journal, statements and rulings, and Ann's statement.
     boss = Player(browser, asgi_server, organiser, DESKTOP)

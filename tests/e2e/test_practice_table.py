@@ -14,6 +14,7 @@ from clubhouse.models import HandResult
 from games.models import Hand, Table
 from games.selectors.states import hand_state
 from ledger.models import Account, JournalEntry
+from tests.e2e.test_an_evening_flows import page_at_least
 from tests.e2e.test_live_table import DESKTOP, WAIT_MS, Player, club_with_players
 from tests.games.celery_worker import start_worker
 
@@ -56,7 +57,10 @@ def test_a_member_practises_a_whole_hand_with_the_coach_and_the_books_are_unchan
         if mine not in engine.to_act(hand_state(hand)):
             time.sleep(0.2)
             continue
-        player.wait_version_from(hand, hand.version)
+        page_at_least(player, hand)  # the hand may end meanwhile (the member's sealed decision was its last)
+        hand.refresh_from_db()
+        if hand.is_finished:
+            break
         if not coached:
             page.click("#ask-coach")
             expect(page.locator(".messages")).to_contain_text("Coach: ", timeout=WAIT_MS)
@@ -64,10 +68,10 @@ def test_a_member_practises_a_whole_hand_with_the_coach_and_the_books_are_unchan
             coached = True
             player.wait_live()
             continue
-        buttons = page.locator("#table-live form.actions button.act")
+        ready = "#table-live form.actions button.act:not([disabled])"  # the member's own part is in
+        page.wait_for_selector(ready, timeout=WAIT_MS)
         chosen = next(
-            (b for kind in PLAIN for b in [page.locator(f"#table-live form.actions button.act-{kind}")] if b.count()),
-            buttons,
+            (b for kind in PLAIN for b in [page.locator(f"{ready}.act-{kind}")] if b.count()), page.locator(ready)
         )
         chosen.first.click()
         page.wait_for_timeout(300)
