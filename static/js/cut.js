@@ -471,7 +471,8 @@
     var shownHand = null;
     document.addEventListener("table:area", function (event) {
       var hand = event.detail ? event.detail.hand : null;
-      if (hand !== shownHand) { shownHand = hand; refresh(); }
+      // (and a list that closed may now be checked against this browser's receipts)
+      if (hand !== shownHand) { var first = shownHand === null; shownHand = hand; refresh(); if (!first) checkTable(tableId); }
       else if (seated() && last && (last.deals || []).some(function (d) { return d.status === "open" && !receiptsOf(tableId, last.user).some(function (r) { return r.deal === d.deal; }); })) cutOpenDeals();
     });
     document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
