@@ -14,12 +14,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from games.selectors.cuts import HISTORY_MAX, cut_history, decks_coming
 from games.selectors.tables import table_may_watch
 from games.services.cuts import EVIDENCE_MAX, CutRefused, cut_complaint_file, cut_take
-from games.views.common import member, table_access
+from games.views.common import SPECTATORS_OUT, member, table_access
 from kernel.errors import DomainError
 
 BODY_MAX = 2 * 1024  # a cut: a deal number, a fingerprint and a 512-digit signature
 COMPLAINT_BODY_MAX = EVIDENCE_MAX + 1024
-PLAYERS_ONLY = "Only the table's players may see its cuts."
+PLAYERS_ONLY = SPECTATORS_OUT
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:

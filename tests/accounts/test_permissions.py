@@ -170,6 +170,7 @@ NOT_CLUB_URLS = {
     "email_change_confirm",
     "api_key_create",
     "api_key_revoke",
+    "devices",  # a member's own device keys (tests/games/test_cut.py)
 }
 
 

@@ -92,7 +92,12 @@ MATRIX = [
     ("get", "/tables/{t}/hands/", {MEMBER: 200, PLAYER: 200}),
     ("get", "/tables/{t}/cut/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     ("get", "/tables/{ct}/cut/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
-    ("post", "/tables/{t}/cut/", {MEMBER: 302, PLAYER: 302}),
+    # A cut is JSON signed by a device key (docs/fairness.md): a form's post is refused in words.
+    ("post", "/tables/{t}/cut/", {MEMBER: 400, PLAYER: 400}),
+    ("get", "/tables/{t}/cuts/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
+    ("get", "/tables/{ct}/cuts/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
+    ("post", "/tables/{t}/cut-complaints/", {MEMBER: 400, PLAYER: 400}),
+    ("post", "/tables/{ct}/cut-complaints/", {MEMBER: 403, PLAYER: 400}),
     ("get", "/hands/{h}/", {MEMBER: 200, ORGANISER: 200, PLAYER: 200}),
     # Spectators not allowed: the players see it, other members get 403.
     ("get", "/tables/{ct}/", {MEMBER: 403, ORGANISER: 403, PLAYER: 200}),
