@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
 
-from .devices import DeviceRefused, device_list, device_register, device_to_dict
+from .devices import DeviceRefused, device_list, device_register, device_retire, device_to_dict
 from .models import User
 
 BODY_MAX = 4096  # a 2048-bit key and a label fit many times over
@@ -38,3 +41,18 @@ def devices(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": str(exc)}, status=400)
     body = {k: v for k, v in device_to_dict(done.device).items() if k in ("fingerprint", "label", "registered_at")}
     return JsonResponse(body, status=201 if done.new else 200)
+
+
+@login_required
+@require_POST
+def device_retire_view(request: HttpRequest) -> HttpResponse:
+    """The profile page's button: retire one of my devices (it cuts no more; it stays listed)."""
+    user = request.user
+    assert isinstance(user, User)
+    try:
+        device = device_retire(user=user, fingerprint=request.POST.get("fingerprint", "")[:64])
+    except DeviceRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Device {device.short} is retired: it no longer cuts your deals.")
+    return redirect("/profile/#devices")

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 import engine
 from kernel.errors import DomainError
@@ -70,8 +71,8 @@ def device_register(*, user: User, n: object, e: object, label: object) -> Regis
             raise DeviceRefused("That key is registered for another member: make a new one in this browser.")
         if DeviceKey.objects.filter(user=user, retired_at__isnull=True).count() >= MAX_ACTIVE:
             raise DeviceRefused(
-                f"You have {MAX_ACTIVE} devices registered already: ask your organisers to retire one you no "
-                "longer use."
+                f"You have {MAX_ACTIVE} devices registered already: retire one you no longer use on your profile "
+                "page first."
             )
         try:
             with transaction.atomic():
@@ -83,6 +84,19 @@ def device_register(*, user: User, n: object, e: object, label: object) -> Regis
         device.refresh_from_db(fields=["registered_at"])  # the database's clock dated it
         transaction.on_commit(lambda: device_mail(device=device))
     return Registered(device=device, new=True)
+
+
+def device_retire(*, user: User, fingerprint: str) -> DeviceKey:
+    """Mark ``user``'s device retired: it cuts no more deals, and stays listed (never removed). Retiring it again
+    changes nothing. Raises DeviceRefused for a device that is not theirs."""
+    with transaction.atomic(durable=True):
+        device = DeviceKey.objects.select_for_update().filter(user=user, fingerprint=fingerprint).first()
+        if device is None:
+            raise DeviceRefused("That device is not one of yours.")
+        if device.retired_at is None:
+            device.retired_at = timezone.now()
+            device.save(update_fields=["retired_at"])
+    return device
 
 
 def device_mail(*, device: DeviceKey) -> None:

@@ -74,6 +74,7 @@ urlpatterns = [
     path("profile/email/", views.email_change, name="email_change"),
     path("profile/email/confirm/<str:token>/", views.email_change_confirm, name="email_change_confirm"),
     path("profile/devices/", device_views.devices, name="devices"),
+    path("profile/devices/retire/", device_views.device_retire_view, name="device_retire"),
     path("profile/api-keys/", token_views.api_key_create, name="api_key_create"),
     path("profile/api-keys/<int:token_id>/revoke/", token_views.api_key_revoke, name="api_key_revoke"),
     path("clubs/new/", views.club_new, name="club_new"),

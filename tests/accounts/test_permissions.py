@@ -171,6 +171,7 @@ NOT_CLUB_URLS = {
     "api_key_create",
     "api_key_revoke",
     "devices",  # a member's own device keys (tests/games/test_cut.py)
+    "device_retire",
 }
 
 

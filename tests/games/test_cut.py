@@ -490,3 +490,19 @@ def test_a_signed_cut_hand_read_from_a_club_export_still_verifies(table, club_se
     assert verify.check_export(dict(proof, openings=[])) == []
     moved = dict(proof, openings=[], table_id=copy.table_id)
     assert any("does not verify" in p for p in verify.check_export(moved))
+
+
+@pytest.mark.django_db
+def test_a_member_retires_a_device_which_then_cuts_no_more_and_stays_listed(table, club_setup, devices, client_for):
+    a = club_setup.members[0]
+    device = devices[a.pk]
+    client = client_for(a)
+    assert client.post("/profile/devices/retire/", {"fingerprint": device.fingerprint}).status_code == 302
+    listed = client.get("/profile/devices/").json()["devices"]
+    assert [d["retired_at"] is not None for d in listed] == [True]
+    with pytest.raises(CutRefused, match="retired"):
+        send(table, a, device, 1)
+    other = client_for(club_setup.members[1]).post("/profile/devices/retire/", {"fingerprint": device.fingerprint})
+    assert other.status_code == 302 and DeviceCut.objects.count() == 0
+    page = html_text.unescape(client.get("/profile/").content.decode())
+    assert "retired" in page and engine.short_fingerprint(device.fingerprint) in page
