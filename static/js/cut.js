@@ -225,6 +225,21 @@
   }
 
   // ---- the checks (protocol 9): every deal this browser cut, against what the site shows now ----
+  // The closed lists from deal ``since`` on, page after page (the site answers at most ``max`` a time).
+  function cutHistory(tableId, since) {
+    var all = [];
+    function page(from, left) {
+      return fetch("/tables/" + tableId + "/cuts/?since=" + from, { credentials: "same-origin", cache: "no-store" })
+        .then(function (r) { if (!r.ok) throw new Error("history " + r.status); return r.json(); })
+        .then(function (data) {
+          var deals = data.deals || [];
+          all = all.concat(deals);
+          var more = data.max && deals.length >= data.max && left > 1;
+          return more ? page(deals[deals.length - 1].deal + 1, left - 1) : all;
+        });
+    }
+    return page(since, 50);
+  }
   function checkTable(tableId) {
     var dev = device();
     if (!dev || !window.fetch) return Promise.resolve(null);
@@ -233,12 +248,9 @@
       var mine = receiptsOf(tableId, user);
       if (!mine.length) return { user: user, deals: [], receipts: [] };
       return dev.current(user).then(function (record) {
-        var since = mine[0].deal;
-        return fetch("/tables/" + tableId + "/cuts/?since=" + since, { credentials: "same-origin", cache: "no-store" })
-          .then(function (r) { if (!r.ok) throw new Error("history " + r.status); return r.json(); })
-          .then(function (history) {
+        return cutHistory(tableId, mine[0].deal).then(function (deals) {
             var own = record ? record.fingerprint : null;
-            var deals = history.deals || [], byDeal = {}, last = 0;
+            var byDeal = {}, last = 0;
             deals.forEach(function (d) { byDeal[d.deal] = d; last = Math.max(last, d.deal); });
             clearAlarms("unknown-device");
             mine.forEach(function (r) {
