@@ -106,9 +106,15 @@
     try { window.localStorage.setItem(name, JSON.stringify(all)); } catch (e) { /* storage full or off */ }
   }
   function stored() { return readStore(STORE); }
+  var KEEP_MAX = 1000;  // receipts kept: the oldest go first (each was checked on the visits since it was kept)
   function keep(receipt, user) {
     var all = stored();
     all[receipt.table + ":" + receipt.deal] = Object.assign({}, receipt, { user: user });
+    var keys = Object.keys(all);
+    if (keys.length > KEEP_MAX) {
+      keys.sort(function (a, b) { return String(all[a].at) < String(all[b].at) ? -1 : 1; });
+      keys.slice(0, keys.length - KEEP_MAX).forEach(function (k) { delete all[k]; });
+    }
     writeStore(STORE, all);
   }
   function receiptsOf(tableId, user) {
