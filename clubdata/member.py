@@ -15,8 +15,9 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 import engine
-from accounts.models import Membership, User
-from games.models import ChatMessage, DealCut, Hand, HandAction
+from accounts.devices import device_to_dict
+from accounts.models import DeviceKey, Membership, User
+from games.models import ChatMessage, DealCut, DeviceCut, Hand, HandAction
 from games.selectors.hands import hand_view_for
 from ledger.models import Account, Posting, Settlement
 
@@ -158,6 +159,20 @@ def member_data(*, user: User) -> dict[str, Any]:
         }
         for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")
     ]
+    cuts += [  # cuts signed by the member's devices (docs/fairness.md), with the device that signed each
+        {
+            "club": c.deck.table.club.name,
+            "table": c.deck.table.name,
+            "deal": c.deck.number,
+            "root": c.deck.root,
+            "cut": c.value,
+            "at": _plain(c.received_at),
+            "dealt": c.deck.dealt_at is not None,
+            "device": c.device.fingerprint,
+        }
+        for c in DeviceCut.objects.filter(user=user).select_related("deck__table__club", "device").order_by("pk")
+    ]
+    devices = [device_to_dict(d) for d in DeviceKey.objects.filter(user=user).order_by("pk")]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -178,4 +193,5 @@ def member_data(*, user: User) -> dict[str, Any]:
         "chat": chat,
         "settlements": settlements,
         "cuts": cuts,
+        "devices": devices,
     }

@@ -146,6 +146,9 @@ def test_the_deal_uses_every_signed_cut_in_order_of_value_and_verifies(
     assert {o["opened_as"] for o in proof["openings"]} == {"board", "hole"}
     replay = html_text.unescape(client_for(b).get(f"/hands/{hand.pk}/replay.json").json()["steps"][0]["html"])
     assert "Dealt through 2 cuts from 2 members' devices." in replay
+    mine = client_for(a).get("/account/data/download.json").json()  # a member's own data: their cuts, devices
+    assert [(c["deal"], c["device"]) for c in mine["cuts"]] == [(1, devices[a.pk].fingerprint)]
+    assert [d["fingerprint"] for d in mine["devices"]] == [devices[a.pk].fingerprint]
     proof_file = tmp_path / "hand.json"
     proof_file.write_text(json.dumps(proof))
     run = subprocess.run([sys.executable, str(VERIFY), str(proof_file)], capture_output=True, text=True, check=False)
