@@ -31,7 +31,7 @@ def hand_void(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
     with transaction.atomic():
         locked = Hand.objects.select_for_update(of=("self",)).get(pk=hand.pk)
         table = Table.objects.select_for_update(of=("self",)).select_related("club").get(pk=locked.table_id)
-        if table.practice:  # DESIGN.md "Engine contract": practice never touches the books, rulings included
+        if table.practice:  # docs/design.md "Engine contract": practice never touches the books, rulings included
             raise TableRefused("A practice hand moved no money: there is nothing to void.")
         entries = ledger_reverse_hand(hand=locked, table=table, reason=reason, ruled_by=ruled_by)
         now = timezone.now()
