@@ -323,6 +323,7 @@ HOLD_AREAS = """(function () {
   window.__hold = false; window.__held = []; window.__acks = [];
   function Held(url, protocols) {
     var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    if (String(url).indexOf("/ws/tables/") === -1) return ws;  // the page's lobby socket (the header's count)
     var handler = null;
     Object.defineProperty(ws, "onmessage", { get: function () { return handler; },
                                              set: function (h) { handler = h; } });
