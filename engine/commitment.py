@@ -50,15 +50,16 @@ TAG = b"home-club/deal-v1"
 DECK_SIZE = 52
 DEPTH = 6  # 64 leaves: the 52 positions, then empty slots
 EMPTY_LEAF = hashlib.sha256(b"\x02" + TAG).digest()
-
-
-def _empty_leaf(tag: bytes) -> bytes:
-    return hashlib.sha256(b"\x02" + tag).digest()
 _CODES = frozenset(FULL_DECK)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 SALT_BYTES = 16  # 128 bits a position
 _SALT = re.compile(r"^[0-9a-f]{32}$")
 SALT_OF_CLOSED = "0" * 32  # stands for the salt of a closed position in the salts' check only
+
+
+def _empty_leaf(tag: bytes) -> bytes:
+    """SHA-256(0x02 | tag): the leaf of each slot past the 52 positions."""
+    return hashlib.sha256(b"\x02" + tag).digest()
 
 
 def leaf_tag(scheme: str) -> bytes:
@@ -341,9 +342,7 @@ def cut_of_signature(signature_hex: str) -> str:
     return hashlib.sha256(bytes.fromhex(signature_hex)).hexdigest()[: 2 * CUT_BYTES]
 
 
-def deal_layout(
-    *, seats: Sequence[int], button: int, hole_cards: int, dealt: int
-) -> tuple[str, int | None]:
+def deal_layout(*, seats: Sequence[int], button: int, hole_cards: int, dealt: int) -> tuple[str, int | None]:
     """What the card dealt ``dealt``-th (0 first) becomes: ("hole", seat number) or ("board", None).
 
     piranha.txt 2.2, piles.txt 2.1: hole cards one at a time clockwise from the first seat after the
