@@ -183,10 +183,12 @@ def deal_waits_for_cut(*, table: Table, number: int, rules: engine.Rules) -> dat
     if not rules.cut_required:
         return None
     ahead = DeckAhead.objects.select_for_update().filter(table=table, number=number, dealt_at__isnull=True).first()
+    if ahead is None:
+        return None
+    signed = ahead.scheme == engine.SCHEME_CUT_V2
     if (
-        ahead is None
-        or DeviceCut.objects.filter(deck=ahead).exists()
-        or DealCut.objects.filter(deck=ahead).exists()
+        (signed and DeviceCut.objects.filter(deck=ahead).exists())
+        or (not signed and DealCut.objects.filter(deck=ahead).exists())  # a deck committed before signed cuts
         or CutList.objects.filter(deck=ahead).exists()  # closed (empty) already: no cut can come
     ):
         return None
