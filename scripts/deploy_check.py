@@ -426,6 +426,9 @@ def write_env(workdir: Path, https_port: int, http_port: int) -> tuple[Path, dic
         "HTTP_PORT": str(http_port),
         "HTTPS_PORT": str(https_port),
         "IMAGE_TAG": IMAGE_TAG,
+        # An edge network of its own, beside a stack of the operator's on the default one.
+        "EDGE_SUBNET": "172.30.89.0/24",
+        "PROXY_ADDRESS": "172.30.89.10",
     }
     text = ENV_MARK + "\n"
     text += "".join(f"{key}={value}\n" for key, value in settings.items())
