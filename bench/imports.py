@@ -56,7 +56,8 @@ def _baseline_module() -> ModuleType:
 def _empty_club(n: int):  # noqa: ANN202 - (Club, User)
     from accounts.models import Club, Membership, User
 
-    by = User.objects.create(username=f"organiser-{n}-{time.monotonic_ns()}", email=f"o{n}@example.com")
+    stamp = time.monotonic_ns()
+    by = User.objects.create(username=f"organiser-{n}-{stamp}", email=f"o{n}-{stamp}@example.com")
     club = Club.objects.create(name=f"Bench club {time.monotonic_ns()}", currency="EUR")
     Membership.objects.create(club=club, user=by, role=Membership.Role.ORGANISER)
     return club, by
