@@ -291,9 +291,15 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEst
     _, error = mean_and_error([d[order[0]] - d[order[1]] for d in declared])
     return PilesEstimate(
         samples,
-        *means,
-        *(n / samples for n in outright),
-        declare_error=error,  # type: ignore[misc]
+        means[0],
+        means[1],
+        means[2],
+        means[3],
+        means[4],
+        high_outright=outright[0] / samples,
+        low_outright=outright[1] / samples,
+        pig_wins=outright[2] / samples,
+        declare_error=error,
     )
 
 
