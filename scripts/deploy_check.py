@@ -901,7 +901,7 @@ def deploy_check(args: Sequence[str]) -> int:
             size, user = check.look_inside_the_image()
             say(f"image home-club:{IMAGE_TAG}: {size / 1e6:.0f} MB, runs as uid {user}")
         with stages.stage("stack up, web healthy behind the proxy"):
-            stack.compose("up", "-d", "--no-build", timeout=300, what="docker-compose up", services=list(SERVICES))
+            stack.compose("up", "-d", "--no-build", timeout=600, what="docker-compose up", services=list(SERVICES))
             stack.wait_healthy(["postgres", "redis", "web"], timeout=240)
             check.trust_the_proxy()
             loopback_only({https_port, http_port})
