@@ -100,22 +100,40 @@ def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
         )
 
 
-_CLOSE_DECK = (
-    'UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
-    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root", "scheme"'
-)
-
 CLOSED_BY_PREVIOUS = "previous-deal"  # when the hand before it was dealt
 CLOSED_BY_OWN = "own-deal"  # at its own deal: the table's first, or a deal that waited for a cut
+
+# The deal marks its deck dealt and, for a deck of signed cuts, closes its list of cuts unless the hand before
+# closed it (PostgreSQL writes the list from the cuts received: games migration 0016), then returns the deck
+# and the closed list, in one statement. The INSERT's trigger takes the deck's row lock, which ``cut_take``
+# holds while it records a cut, and reads the cuts in a snapshot of its own: each cut is in the list or refused.
+_CLOSE_DECK = (
+    'WITH d AS (UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
+    'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root", "scheme"), '
+    'closed AS (INSERT INTO "games_cutlist" ("deck_id", "closed_at", "closed_by", "cuts") '
+    "SELECT d.\"id\", %s, 'own-deal', '[]'::jsonb FROM d WHERE d.\"scheme\" = 'merkle-sha256-cut-v2' "
+    'ON CONFLICT ("deck_id") DO NOTHING RETURNING "cuts") '
+    'SELECT d."id", d."hand_id", d."deck", d."salts", d."root", d."scheme", '
+    'COALESCE((SELECT "cuts" FROM closed), (SELECT c."cuts" FROM "games_cutlist" c WHERE c."deck_id" = d."id")) '
+    "FROM d"
+)
+
+# At a deal, the list of the deal after it closes (its public moment), unless the house rule ``cut_required``
+# keeps an empty one open (never at a practice table), in one statement.
+_CLOSE_NEXT = (
+    'INSERT INTO "games_cutlist" ("deck_id", "closed_at", "closed_by", "cuts") '
+    "SELECT d.\"id\", %s, 'previous-deal', '[]'::jsonb FROM \"games_deckahead\" d "
+    'WHERE d."table_id" = %s AND d."number" = %s AND d."dealt_at" IS NULL '
+    "AND d.\"scheme\" = 'merkle-sha256-cut-v2' "
+    'AND (NOT %s OR EXISTS (SELECT 1 FROM "games_devicecut" c WHERE c."deck_id" = d."id")) '
+    'ON CONFLICT ("deck_id") DO NOTHING'
+)
 
 
 def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
     """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and the cuts it is
     dealt through: its closed list (closed now if it was still open), sorted by value; for a deck committed
-    before signed cuts, its cuts in the order received. Marks the deck dealt. Expects the table row locked.
-
-    The UPDATE takes the deck's row lock, which ``cut_take`` holds while it records a cut, and the closed list
-    is written by PostgreSQL from the cuts in its own statement after it: each cut is in it or refused."""
+    before signed cuts, its cuts in the order received. Marks the deck dealt. Expects the table row locked."""
     row = _deck_close(table=table, number=number)
     if row is None:  # none was drawn for it: drawn now, so nobody could cut it
         _deck_draw(table=table, number=number)
@@ -132,7 +150,7 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
         scheme=row[5],
     )
     if ahead.scheme == engine.SCHEME_CUT_V2:
-        return ahead, cut_list_close(deck_id=ahead.pk, closed_by=CLOSED_BY_OWN)
+        return ahead, list(_json(row[6]))
     cuts = [
         {"cut": value, "by": by, "at": at.isoformat()}
         for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
@@ -142,33 +160,21 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
     return ahead, cuts
 
 
-def cut_list_close(*, deck_id: int, closed_by: str) -> list[dict[str, Any]]:
-    """Close the list of cuts of the deck ``deck_id`` (PostgreSQL writes it from the cuts received, sorted by
-    value) unless it is closed already; its cuts. Expects the table row locked."""
-    CutList.objects.get_or_create(deck_id=deck_id, defaults={"closed_by": closed_by})
-    return list(CutList.objects.filter(deck_id=deck_id).values_list("cuts", flat=True).get())
-
-
 def cut_list_close_next(*, table: Table, number: int, rules: engine.Rules) -> None:
     """At the deal of the hand before it, close the list of cuts of deal ``number`` (docs/fairness.md: the
     public moment). Under the house rule ``cut_required`` a list still without a cut stays open: its deal waits
     for one and closes it then. Expects the table row locked."""
-    ahead = (
-        DeckAhead.objects.filter(table=table, number=number, dealt_at__isnull=True, scheme=engine.SCHEME_CUT_V2)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if ahead is None:
-        return
-    if rules.cut_required and not table.practice and not DeviceCut.objects.filter(deck_id=ahead).exists():
-        return
-    cut_list_close(deck_id=ahead, closed_by=CLOSED_BY_PREVIOUS)
+    keep_empty_open = bool(rules.cut_required and not table.practice)
+    with connection.cursor() as cursor:
+        cursor.execute(_CLOSE_NEXT, [timezone.now(), table.pk, number, keep_empty_open])
 
 
 def _deck_close(*, table: Table, number: int) -> Any:
-    """Close deal ``number``'s deck to cuts; its row (id, hand id, deck, salts, root), or None if none was drawn."""
+    """Close deal ``number``'s deck and its list of cuts; its row (id, hand id, deck, salts, root, scheme, the
+    closed list or None), or None if none was drawn."""
+    now = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(_CLOSE_DECK, [timezone.now(), table.pk, number])
+        cursor.execute(_CLOSE_DECK, [now, table.pk, number, now])
         return cursor.fetchone()
 
 
