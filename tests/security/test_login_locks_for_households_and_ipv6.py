@@ -139,3 +139,10 @@ def test_a_link_spares_only_its_own_account_and_asking_tells_nothing(settings) -
     assert log_in(fresh, member.username, PASSWORD, HOUSE_V4) == 302
     bad = Client().post("/login/link/forged-token/", REMOTE_ADDR=HOUSE_V4)
     assert bad.status_code == 400
+
+
+def test_a_log_in_link_never_reaches_a_log() -> None:
+    from config.security import redact_secrets
+
+    line = '127.0.0.1 - "POST /login/link/eyJ1IjoxLCJuIjoiYWJjIn0:1tQ:AbC-d_e/ HTTP/1.1" 302'
+    assert redact_secrets(line) == '127.0.0.1 - "POST /login/link/[redacted]/ HTTP/1.1" 302'
