@@ -109,7 +109,13 @@ def _play_practice_hand(player: Player, table: Table) -> Hand:
             (b for kind in PLAIN for b in [page.locator(f"{ready}.act-{kind}")] if b.count()), page.locator(ready)
         )
         chosen.first.click()
-        wait_until(lambda h=hand: _acted(table, h, player.user), 30, "the member's move was not applied")
+        try:
+            wait_until(lambda h=hand: _acted(table, h, player.user), 15, "the member's move was not applied")
+        except AssertionError:
+            # The click was not taken (the page shows why in #live-error; seen about once in five runs under load,
+            # once as "That hand is not being played at this table." from a form of an earlier hand): a member
+            # clicks again, and so does this. The hands must still follow one another in this page.
+            print("clicked again:", page.locator("#live-error").inner_text(), hand.number, hand.version)
     assert hand.number > number, f"hand {number} was not followed by another"
     player.wait_version_from(hand, 0)  # the next hand's area, pushed to the page that stayed open
     assert player.not_reloaded()
