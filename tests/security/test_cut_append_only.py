@@ -58,6 +58,7 @@ def test_the_web_role_cannot_change_or_remove_a_cut_a_closed_list_or_a_complaint
     assert "never changes" in refused(
         'UPDATE "games_deckahead" SET "created_at" = now() - interval \'1 day\' WHERE "id" = %s', [deck.pk]
     )
+    assert "never changes" in refused('UPDATE "games_hand" SET "signed_table" = 999 WHERE "number" = 1')
     for table in ("games_devicecut", "games_cutlist", "accounts_devicekey", "games_cutcomplaint"):
         assert "must be owner" in refused(f'ALTER TABLE "{table}" DISABLE TRIGGER ALL')
         assert "permission denied" in refused(f'TRUNCATE "{table}" CASCADE')
