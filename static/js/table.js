@@ -182,6 +182,16 @@
     send({ type: "sync" });
   }
 
+  // A refusal asks for one full render, at most one a few seconds: a refusal for too many messages answered by
+  // another message would be refused in turn, each time, until the server closes the socket for flooding.
+  var SYNC_AFTER_ERROR_MS = 3000, errorSyncAt = 0;
+  function syncAfterError() {
+    var now = Date.now();
+    if (now - errorSyncAt < SYNC_AFTER_ERROR_MS) return;
+    errorSyncAt = now;
+    send({ type: "sync" });
+  }
+
   function versionOnly(key) { return { hand: key.hand, version: key.version, at: 0 }; }
 
   function onPublic(msg) {
@@ -322,7 +332,7 @@
       switch (msg.type) {
         case "table.public": onPublic(msg); break;
         case "table.private": onPrivate(msg); break;
-        case "error": showError(msg.message); unlockForms(); send({ type: "sync" }); break;
+        case "error": showError(msg.message); unlockForms(); syncAfterError(); break;
         case "action.ok": onAck(msg); break;
         case "chat.history": chatReplace(msg.messages); break;
         case "chat.message": chatAdd(msg.message); break;

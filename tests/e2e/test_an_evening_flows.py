@@ -295,3 +295,38 @@ def test_an_evening_with_two_money_tables_and_a_practice_table(asgi_server, brow
     assert "Practice" not in lobby.locator("main").inner_text()
     for player in (host, guest, boss):
         player.context.close()
+
+
+COUNT_SENT = r"""(function () {
+  window.__sent = [];
+  var Native = window.WebSocket;
+  function Counted(url, protocols) {
+    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    if (String(url).indexOf("/ws/tables/") === -1) return ws;
+    var send = ws.send.bind(ws);
+    ws.send = function (data) { window.__sent.push([JSON.parse(data).type, Date.now()]); return send(data); };
+    return ws;
+  }
+  Counted.prototype = Native.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach(function (k) { Counted[k] = Native[k]; });
+  window.WebSocket = Counted;
+})();"""
+
+
+def test_a_refusal_for_too_many_messages_is_not_answered_until_the_socket_closes(asgi_server, browser) -> None:
+    # Each refusal asked for a sync, which was refused in turn, until the server closed the socket (4429).
+    club, organiser, (ann, ben, _c) = club_with_players()
+    table = make_table(club, organiser, engine.PiranhaRules(), players=[ann, ben])
+    services.table_start(table_id=table.pk, user=ann)
+    player = Player(browser, asgi_server, ann, DESKTOP)
+    player.context.add_init_script(COUNT_SENT)
+    player.open(table)
+    page = player.page
+    page.evaluate("for (let i = 0; i < 21; i++) window.tableLive.send({type: 'sync'})")  # one over the limit
+    expect(page.locator("#live-error")).to_have_text("Too many messages: slow down.", timeout=WAIT_MS)
+    page.wait_for_timeout(2000)  # what the page sends in answer has been sent
+    sent = page.evaluate("window.__sent.filter((m) => m[0] !== 'ping').length")
+    assert sent <= 23, f"{sent} messages: the refusals were answered again and again"
+    expect(page.locator("#table-root")).to_have_attribute("data-live", "open")
+    assert player.not_reloaded()
+    player.context.close()
