@@ -559,7 +559,9 @@ def _placeholder(reader: _Reader, club: Club, row: dict[str, Any]) -> User:
         # set_unusable_password's, without its 40 draws from the system's random source one character each
         password=UNUSABLE_PASSWORD_PREFIX + secrets.token_urlsafe(30),
     )
-    _checked(reader, partial(user.clean_fields, exclude=["password", "username"]))
+    # The one value made of the file's: its name was checked as the profile form checks it (``_member_row``);
+    # the field's own validators (its length) here, not every field's of a model built of constants.
+    _checked(reader, partial(User._meta.get_field("display_name").clean, user.display_name, user))
     return user
 
 
