@@ -104,8 +104,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
         """Put a fresh connection from the pool in place of the dead one, keeping Django's own state of the
         transaction (``connect`` would reset it), and in its autocommit mode."""
         dead = self.connection
+        pool = getattr(dead, "_pool", None)
         with contextlib.suppress(Exception):
-            dead.close()  # pooled: back to the pool, which drops a broken connection
+            # Pooled: given back (as Django's own close does), so the pool drops it and counts it no more as
+            # lent; closing it would leave the pool one connection short for good.
+            pool.putconn(dead) if pool is not None else dead.close()
         self.connection = self.get_new_connection(self.get_connection_params())
         self.init_connection_state()
         if not self.autocommit:
