@@ -57,18 +57,22 @@ def test_quiet_hours_longer_than_twelve_hours_or_half_given_are_refused(
 
 
 @pytest.mark.django_db
-def test_going_away_takes_the_default_for_the_turn_waiting_now_and_coming_back_stops_it(club_setup, client_for) -> None:
+def test_going_away_takes_the_drops_default_when_it_opens_and_coming_back_stops_it(club_setup, client_for) -> None:
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
     hand = services.table_start(table_id=table.pk, user=a)  # the sealed drop waits for both
     response = client_for(a).post(reverse("away_toggle"), {"away": "1", "next": f"/tables/{table.pk}/"}, follow=True)
     assert "You are away" in response.content.decode()
-    row = HandAction.objects.get(hand=hand)
-    assert row.user_id == a.pk and row.is_timeout and row.action == {"type": "out"}
-    # The drop is still closed: b learns only that a decided, not that a is away (which would tell the default).
+    # a's default (out) waits for b, like a clock that ran out in a sealed drop: taken at once, its moment would
+    # tell b that a is away and so what a chose. b sees no sign of it.
+    assert not HandAction.objects.filter(hand=hand).exists()
     page = client_for(b).get(f"/tables/{table.pk}/").content.decode()
     assert 'class="badge away"' not in page
     assert 'class="badge away"' in client_for(a).get(f"/tables/{table.pk}/").content.decode()  # a sees their own
+    hand.refresh_from_db()
+    services.hand_act(hand_id=hand.pk, user=b, action={"type": "in"}, version=hand.version)
+    row = HandAction.objects.get(hand=hand, user=a)
+    assert row.is_timeout and row.action == {"type": "out"}
     client_for(a).post(reverse("away_toggle"), {"away": "0"})
     a.refresh_from_db()
     assert not a.away

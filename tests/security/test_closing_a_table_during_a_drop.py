@@ -2,8 +2,9 @@
 so no view may tell them afterwards, not the choice ("Ann stays in.", ``{"type": "in"}``) and not a "clock
 ran out" mark (a timeout takes the house rules' default, so the mark tells the choice too).
 
-The scene (``test_side_doors_of_hidden_cards.scene``): seat 1 chose "in" by a click, seat 2's clock ran out
-(the default, "out"), seat 3 had not decided, then the organiser closed the table.
+The scene (``test_side_doors_of_hidden_cards.scene``): seat 1 chose "in" by a click, seat 2's clock ran out (its
+default waits for the opening, so nothing showed) and it then chose "out", seat 3 had not decided, then the
+organiser closed the table.
 """
 
 from __future__ import annotations

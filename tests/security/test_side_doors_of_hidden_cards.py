@@ -59,7 +59,7 @@ BOARD_2 = ["Qc", "Qd", "Qh", "Kc", "7c"]
 @dataclass
 class Scene:
     folded: Hand  # seats 1 and 2 show down; seat 3 drops
-    stopped: Hand  # seat 1 "in" by a click, seat 2 by its clock running out, seat 3 undecided: then closed
+    stopped: Hand  # seat 1 "in" by a click, seat 2 "out" after its clock ran out, seat 3 undecided: then closed
     table: Table
     dropper: User  # seat 3 of both hands
     organiser: User
@@ -76,14 +76,19 @@ def next_deck(fixed_decks) -> None:  # noqa: F811
 @pytest.fixture
 def scene(club_setup, client_for, next_deck, played: Played) -> Scene:  # noqa: F811
     """``played`` (seats 1 and 2 show down, seat 3 drops), then the next hand's drop: seat 1 "in" by a click,
-    seat 2 by its clock running out, seat 3 undecided, and the organiser closes the table."""
+    seat 2 "out" by a click after its clock ran out, seat 3 undecided, and the organiser closes the table."""
     a, b, c = (played.players[n] for n in (1, 2, 3))
     folded, table = played.hand, played.hand.table
     stopped = table.hands.get(finished_at__isnull=True)
     assert stopped.state["phase"] == "drop" and stopped.deck[:12] == fixed_deck(HOLES_2, BOARD_2, button=2)[:12]
     post_action(client_for(a), stopped, "in")
     expire(stopped, [seat_of(stopped, b)])
-    assert hand_apply_timeout(hand_id=stopped.pk, version=stopped.version) is True
+    # b's clock ran out while c may still decide: its default waits for the opening (taken now, its moment would
+    # tell it), so nothing is recorded and b may still choose, which b does.
+    assert hand_apply_timeout(hand_id=stopped.pk, version=stopped.version) is False
+    stopped.refresh_from_db()
+    assert sorted(stopped.state["decisions"]) == ["", "", "in"]
+    post_action(client_for(b), stopped, "out")
     stopped.refresh_from_db()
     assert sorted(stopped.state["decisions"]) == ["", "in", "out"]
     mail.outbox.clear()
