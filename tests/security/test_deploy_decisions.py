@@ -108,6 +108,7 @@ def test_under_that_policy_a_full_redis_keeps_every_queued_task(services, tmp_pa
 
 def test_pushes_have_a_worker_of_their_own(services) -> None:
     worker, push = services["worker"]["command"], services["push"]["command"]
-    assert _flag(worker, "--queues") == "celery" and _flag(push, "--queues") == "push"
+    # The clocks' worker also takes the club imports (at most two of its threads; clubdata/jobs.py), never a push.
+    assert _flag(worker, "--queues") == "celery,imports" and _flag(push, "--queues") == "push"
     dev = "".join((ROOT / "scripts" / "dev.py").read_text().split())  # as the formatter lays it out, or not
     assert '"push":[*celery,"-A","config","worker"' in dev
