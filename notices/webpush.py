@@ -103,6 +103,7 @@ def vapid_public_key() -> str | None:
 
 # ---- subscriptions -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PushTarget:
     """A checked push endpoint: its URL and the one address the push goes to (the name is not looked up again)."""

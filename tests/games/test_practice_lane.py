@@ -219,6 +219,9 @@ def test_a_finished_hand_says_what_each_seat_paid_into_it_and_the_match_apart(cl
     loser = outcome.match_payments[0]
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
     rows = re.findall(r'<li class="seat[^"]*" data-seat="(\d)">(.*?)</li>', page, re.S)
-    paid = {int(n): re.sub(r"\s+", " ", re.search(r'<span class="chips"[^>]*>(.*?)</span>', row, re.S)[1]) for n, row in rows}
+    paid = {
+        int(n): re.sub(r"\s+", " ", re.search(r'<span class="chips"[^>]*>(.*?)</span>', row, re.S)[1])
+        for n, row in rows
+    }
     assert paid[loser.seat] == f"paid $0.25 · matched ${loser.amount / 100:.2f} into the next pot", paid
     assert [paid[s] for s in sorted(paid) if s != loser.seat] == ["paid $0.25", "paid $0.25"], paid
