@@ -16,6 +16,7 @@ from games.selectors.tables import table_may_watch
 from games.services.cuts import EVIDENCE_MAX, CutRefused, cut_complaint_file, cut_take
 from games.views.common import SPECTATORS_OUT, member, table_access
 from kernel.errors import DomainError
+from kernel.query import BadQuery, query_key
 
 BODY_MAX = 2 * 1024  # a cut: a deal number, a fingerprint and a 512-digit signature
 COMPLAINT_BODY_MAX = EVIDENCE_MAX + 1024
@@ -71,10 +72,12 @@ def deal_cuts_history(request: HttpRequest, table_id: int) -> HttpResponse:
         return HttpResponse(status=405, headers={"Allow": "GET"})
     if not table_may_watch(table=table, user=member(request)):
         return _no_store(JsonResponse({"error": PLAYERS_ONLY}, status=403))
-    raw = request.GET.get("since", "1")[:12]
-    since = int(raw) if raw.isdigit() else 1
+    try:
+        since = query_key(request, "since", message="?since= takes a deal number.") or 1
+    except BadQuery as exc:
+        return _no_store(JsonResponse({"error": str(exc)}, status=400))
     return _no_store(
-        JsonResponse({"table": table.pk, "max": HISTORY_MAX, "deals": cut_history(table=table, since=max(since, 1))})
+        JsonResponse({"table": table.pk, "max": HISTORY_MAX, "deals": cut_history(table=table, since=since)})
     )
 
 
