@@ -39,6 +39,9 @@ from tests.games.test_consumers import close_worker_thread_connections, communic
 
 RULES = engine.PiranhaRules(betting_round=True)  # a betting round first, so a drop can be set in advance
 WAYS = ["click", "advance", "timeout", "away", "removal"]
+# Ways in which x makes no choice: its default (out) waits for the opening, so nothing may change for the others
+# at that moment (docs/design.md): compared with a twin table where x does nothing at all.
+SILENT = {"timeout", "away", "removal"}
 # Marks that must never reach another member while the drop is closed.
 TELLING = ["clock ran out", "badge away", "sitting out", "left the table"]
 
@@ -94,16 +97,17 @@ def decide(club_setup: Any, way: str, hand_id: int) -> None:
         post_action(client_for(actor), hand, "check")
     elif way == "timeout":
         expire(hand, [seat_of(hand, x)])
-        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False
     elif way == "away":
         response = client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"})
         assert response.status_code == 302
-    else:
+    elif way == "removal":
         membership = Membership.objects.get(club=club_setup.club, user=x)
         membership_remove(club_id=club_setup.club.pk, membership_id=membership.pk, by=club_setup.organiser)
     hand.refresh_from_db()
-    assert _phase(hand) == "drop" and seat_of(hand, x) not in awaited(hand)
-    assert {user_at(hand, s).pk for s in awaited(hand)} == {u.pk for u in club_setup.members[:2]}
+    still = club_setup.members if way in SILENT | {"nothing"} else club_setup.members[:2]
+    assert _phase(hand) == "drop"
+    assert {user_at(hand, s).pk for s in awaited(hand)} == {u.pk for u in still}
 
 
 def _text(html: str) -> str:
@@ -130,15 +134,17 @@ class Seen:
     lobby_rows: dict[int, str]
 
 
-async def drain(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
-    """Every frame up to a quiet half second (at least one must come)."""
-    frames = [await comm.receive_output(timeout=10)]
+async def drain(comm: WebsocketCommunicator, *, some: bool = True) -> list[dict[str, Any]]:
+    """Every frame up to a quiet half second (``some``: at least one must come)."""
+    frames = [await comm.receive_output(timeout=10)] if some else []
     while not await comm.receive_nothing(timeout=0.5):
         frames.append(await comm.receive_output(timeout=1))
     return frames
 
 
-def check_pages(club_setup: Any, table_id: int, hand_id: int, observers: list[User]) -> tuple[dict, dict]:
+def check_pages(
+    club_setup: Any, table_id: int, hand_id: int, observers: list[User], *, decided: bool = True
+) -> tuple[dict, dict]:
     """The table and lobby pages each observer gets now, checked; returns x's seat row and the lobby row."""
     x = club_setup.members[2]
     hand = Hand.objects.get(pk=hand_id)
@@ -149,7 +155,7 @@ def check_pages(club_setup: Any, table_id: int, hand_id: int, observers: list[Us
         for mark in TELLING:
             assert mark not in html, (user, mark)
         row = seat_row(html, x_seat)
-        assert "decided" in row and "away" not in row, row
+        assert ("decided" in row) is decided and "away" not in row, row
         # The club balance is compared apart: the twin table played first already holds each member's
         # ante, so the balance differs between the twins by that much; the net of this sitting (this
         # table only) stays in the compared row, and a sealed decision posts nothing to either.
@@ -168,7 +174,7 @@ def check_pages(club_setup: Any, table_id: int, hand_id: int, observers: list[Us
     return rows, lobby_rows
 
 
-def check_frames(frames: list[dict[str, Any]], x_seat: int) -> None:
+def check_frames(frames: list[dict[str, Any]], x_seat: int, *, decided: bool = True) -> None:
     for frame in frames:
         assert frame["type"] == "websocket.send", frame
         text = frame.get("text") or ""
@@ -178,7 +184,8 @@ def check_frames(frames: list[dict[str, Any]], x_seat: int) -> None:
         view = message.get("view")
         if isinstance(view, dict):
             entry = next(s for s in view["seats"] if s["seat"] == x_seat)
-            assert entry["decision"] == "decided" and entry["last_action"] == "decided", entry
+            assert (entry["decision"] == "decided") is decided, entry
+            assert not decided or entry["last_action"] == "decided", entry
             assert all(e.get("kind") in {"ante", "check", "decided"} for e in view["events"] if e.get("seat") == x_seat)
 
 
@@ -197,13 +204,16 @@ async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
     mail.outbox.clear()
     await database_sync_to_async(decide)(club_setup, way, hand_id)
     x_seat = await database_sync_to_async(lambda: seat_of(Hand.objects.get(pk=hand_id), x))()
-    table_frames = {pk: await drain(comm) for pk, comm in tables.items()}
-    lobby_frames = {pk: await drain(comm) for pk, comm in lobbies.items()}
+    decided = way not in SILENT | {"nothing"}
+    table_frames = {pk: await drain(comm, some=decided) for pk, comm in tables.items()}
+    lobby_frames = {pk: await drain(comm, some=decided) for pk, comm in lobbies.items()}
     for frames in [*table_frames.values(), *lobby_frames.values()]:
-        check_frames(frames, x_seat)
+        check_frames(frames, x_seat, decided=decided)
     for comm in [*tables.values(), *lobbies.values()]:
         await comm.disconnect()
-    rows, lobby_rows = await database_sync_to_async(check_pages)(club_setup, table_id, hand_id, observers)
+    rows, lobby_rows = await database_sync_to_async(check_pages)(
+        club_setup, table_id, hand_id, observers, decided=decided
+    )
     for message in mail.outbox:  # nobody else hears how x decided
         if set(message.to) & {u.email for u in observers}:
             assert x.shown_name not in message.body and "clock ran out" not in message.body
@@ -219,8 +229,12 @@ async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
 @pytest.mark.parametrize("way", WAYS)
 async def test_others_learn_only_decided_until_the_drop_is_opened(club_setup, way: str) -> None:
     # The twin table: x clicks "in"; where x's drop comes in the step that ends the betting round (an
-    # advance action), x set "in" in advance there (the round's end changes every seat's buttons alike).
-    baseline = await watch(club_setup, "advance", "in") if way == "advance" else await watch(club_setup, "click")
+    # advance action), x set "in" in advance there (the round's end changes every seat's buttons alike); where x
+    # makes no choice (a clock, going away, removal), x does nothing at all there.
+    if way in SILENT:
+        baseline = await watch(club_setup, "nothing")
+    else:
+        baseline = await watch(club_setup, "advance", "in") if way == "advance" else await watch(club_setup, "click")
     seen = baseline if way == "click" else await watch(club_setup, way)
     assert seen.rows == baseline.rows
     assert seen.lobby_rows == baseline.lobby_rows
@@ -235,7 +249,7 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b, x])
     hand = services.table_start(table_id=table.pk, user=a)
     expire(hand, [seat_of(hand, x)])
-    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
+    assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False  # the default waits for a and b
     hand.refresh_from_db()
     page = client_for(a).get(f"/tables/{table.pk}/").content.decode()
     assert "clock ran out" not in page
@@ -252,7 +266,7 @@ def test_a_timed_out_drop_is_marked_in_the_log_once_the_drop_is_opened(club_setu
 @pytest.mark.parametrize("way", ["timeout", "away"])
 def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> None:
     """Piles' declaration (default: fold) is sealed like the drop: a seat that timed out or went away
-    shows others only "decided", and no other seat's clock is listed."""
+    shows others nothing new (its default waits for the opening), and no other seat's clock is listed."""
     a, b, x = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b, x])
     hand = services.table_start(table_id=table.pk, user=a)
@@ -262,13 +276,13 @@ def test_a_piles_declaration_stays_sealed_the_same_way(club_setup, way: str) -> 
     assert _phase(hand) == "declare"
     if way == "timeout":
         expire(hand, [seat_of(hand, x)])
-        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False
     else:
         assert client_for(x).post(reverse("away_toggle"), {"away": "1", "next": "/"}).status_code == 302
     hand.refresh_from_db()
-    assert _phase(hand) == "declare" and seat_of(hand, x) not in awaited(hand)
-    rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser])
-    assert all("decided" in row for row in rows.values())
+    assert _phase(hand) == "declare" and seat_of(hand, x) in awaited(hand)
+    rows, _ = check_pages(club_setup, table.pk, hand.pk, [a, b, club_setup.organiser], decided=False)
+    assert not any("decided" in row for row in rows.values())
 
 
 _IDS = [
