@@ -85,19 +85,21 @@ def _cards_and_ids_out(html: str) -> str:
 
 
 def seen(club_setup: Any, way: str) -> dict[str, list[str]]:
-    """x decides by ``way``; then every step a (still deciding) and a spectator see, cards and ids aside."""
+    """x decides by ``way`` ("in", "out"), or its clock runs out ("timeout": the default waits for the opening), or
+    x does "nothing"; then every step a (still deciding) and a spectator see, cards and ids aside."""
     a, b, x = club_setup.members
     _table_id, hand_id = prepare(club_setup, "click")
     hand = Hand.objects.get(pk=hand_id)
-    if way == "timeout":  # the house rules' default: out
+    chose = way in ("in", "out")
+    if way == "timeout":
         expire(hand, [seat_of(hand, x)])
-        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is True
-    else:
+        assert hand_apply_timeout(hand_id=hand.pk, version=hand.version) is False
+    elif chose:
         post_action(client_for(x), hand, way)
     hand.refresh_from_db()
-    assert hand.state["phase"] == "drop" and seat_of(hand, x) not in awaited(hand)
+    assert hand.state["phase"] == "drop" and (seat_of(hand, x) in awaited(hand)) is not chose
     own = steps_html(x, hand_id)[-1]  # x's own step tells x's own choice
-    assert "Your sealed decision" in own
+    assert ("Your sealed decision" in own) is chose
     out = {}
     for name, viewer in (("member", a), ("spectator", club_setup.organiser)):
         pages = steps_html(viewer, hand_id)
@@ -106,14 +108,14 @@ def seen(club_setup: Any, way: str) -> dict[str, list[str]]:
             for mark in TELLING:
                 assert mark not in html, (name, mark)
         out[name] = [_cards_and_ids_out(html) for html in pages]
-    assert f"{x.shown_name} has decided." in out["member"][-1]
+    assert (f"{x.shown_name} has decided." in out["member"][-1]) is chose
     return out
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("way", ["out", "timeout"])
-def test_a_drop_shows_only_as_decided(club_setup, way: str) -> None:
-    assert seen(club_setup, way) == seen(club_setup, "in")
+@pytest.mark.parametrize(("way", "twin"), [("out", "in"), ("timeout", "nothing")])
+def test_a_drop_shows_only_as_decided_and_a_clock_that_ran_out_not_at_all(club_setup, way: str, twin: str) -> None:
+    assert seen(club_setup, way) == seen(club_setup, twin)
 
 
 @pytest.mark.django_db

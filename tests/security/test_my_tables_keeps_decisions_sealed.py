@@ -1,6 +1,6 @@
-"""My tables during a sealed decision (Piranha's drop): another seat's decision, however it was made (a
-click, its clock running out, going away), shows there exactly as a click "in" at a twin table does: no
-choice, no "clock ran out", and no clock but the viewer's own."""
+"""My tables during a sealed decision (Piranha's drop): another seat's decision shows only as decided, and a
+seat that makes none (its clock running out, going away: its default waits for the opening) shows exactly as a
+seat that has done nothing at a twin table: no choice, no "clock ran out", and no clock but the viewer's own."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def seen(club_setup, way: str) -> dict[int, str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("way", ["timeout", "away"])
-def test_my_tables_shows_a_drop_only_as_decided(club_setup, way: str) -> None:
-    assert seen(club_setup, way) == seen(club_setup, "click")
+def test_my_tables_shows_a_timed_out_or_away_drop_as_a_seat_still_deciding(club_setup, way: str) -> None:
+    assert seen(club_setup, way) == seen(club_setup, "nothing")
 
 
 @pytest.mark.django_db
@@ -54,8 +54,8 @@ def test_my_tables_shows_no_other_seats_clock_during_a_drop(club_setup) -> None:
     from tests.games.helpers import post_action
 
     a, b, x = club_setup.members
-    table_id, hand_id = prepare(club_setup, "timeout")
-    decide(club_setup, "timeout", hand_id)
+    table_id, hand_id = prepare(club_setup, "click")
+    decide(club_setup, "click", hand_id)
     hand = Hand.objects.get(pk=hand_id)
     post_action(client_for(b), hand, "out")
     hand.refresh_from_db()
