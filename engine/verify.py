@@ -291,12 +291,7 @@ def check_export(data: Mapping[str, Any]) -> list[str]:
             raise ProofError("an opening's dealt index is a whole number from 0 to 51")
         if order is not None and isinstance(dealt, int) and order[dealt] != position:
             problems.append(f"position {position} ({card}) was not dealt at {item['dealt']} by the cut")
-        if position in positions:
-            problems.append(f"position {position} is opened twice")
-        if card in cards:
-            problems.append(f"card {card} is opened at two positions")
-        positions.add(position)
-        cards.add(card)
+        problems += _opened_once(position, card, positions, cards)
     return problems
 
 
@@ -354,12 +349,19 @@ def _check_v2(data: Mapping[str, Any]) -> list[str]:
             shown = f"a hole card of seat {item.get('seat')}" if item.get("opened_as") == "hole" else "the board"
             was = f"a hole card of seat {seat}" if made == "hole" else "the board"
             problems.append(f"position {position} ({card}) is shown as {shown}, but the deal made it {was}")
-        if position in positions:
-            problems.append(f"position {position} is opened twice")
-        if card in cards:
-            problems.append(f"card {card} is opened at two positions")
-        positions.add(position)
-        cards.add(card)
+        problems += _opened_once(position, card, positions, cards)
+    return problems
+
+
+def _opened_once(position: int, card: str, positions: set[int], cards: set[str]) -> list[str]:
+    """Each position and each card may be opened once; records this opening in ``positions`` and ``cards``."""
+    problems = []
+    if position in positions:
+        problems.append(f"position {position} is opened twice")
+    if card in cards:
+        problems.append(f"card {card} is opened at two positions")
+    positions.add(position)
+    cards.add(card)
     return problems
 
 
