@@ -320,6 +320,7 @@
             document.dispatchEvent(new CustomEvent("devices:registered", { detail: made.fingerprint }));
           }).catch(function (err) { button.disabled = false; say("Not registered: " + err.message, "bad"); });
         });
+        button.disabled = false;  // disabled in the page until now: a click before the listener did nothing
       });
     });
   }

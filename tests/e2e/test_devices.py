@@ -74,9 +74,15 @@ def register_this_browser(context: Any, server: Any) -> str:
     """Register the browser's key from the profile page's "This browser" section; its full fingerprint."""
     page, problems = watched(context, server, "/profile/")
     page.click("#this-browser button.this-browser-register")
-    page.wait_for_function(
-        "() => /registered as one of your devices/.test(document.querySelector('#this-browser .this-browser-state').textContent)"
-    )
+    # A 2048-bit key is made in the browser: seconds on a loaded two-core machine, so more than the usual wait.
+    try:
+        page.wait_for_function(
+            "() => /registered as one of your devices/.test(document.querySelector('#this-browser .this-browser-state').textContent)",
+            timeout=90_000,
+        )
+    except Exception as exc:
+        said = page.locator("#this-browser .this-browser-state").inner_text()
+        raise AssertionError(f"this browser was not registered; the page says: {said!r}; problems: {problems}") from exc
     fingerprint = str(page.get_attribute("#this-browser", "data-fingerprint"))
     assert problems == []
     page.close()
