@@ -47,6 +47,20 @@ def hands_dealt_to(*, user: User) -> Any:
     )
 
 
+def _cut_row(cut: DealCut | DeviceCut) -> dict[str, Any]:
+    """One cut of the member's, older or signed: the deal it cut and when it was received."""
+    deck = cut.deck
+    return {
+        "club": deck.table.club.name,
+        "table": deck.table.name,
+        "deal": deck.number,
+        "root": deck.root,
+        "cut": cut.value,
+        "at": _plain(cut.received_at),
+        "dealt": deck.dealt_at is not None,
+    }
+
+
 def member_data(*, user: User) -> dict[str, Any]:
     """Everything the site holds about ``user``, for them to download."""
     profile_fields = (
@@ -147,29 +161,9 @@ def member_data(*, user: User) -> dict[str, Any]:
         .select_related("club", "payer", "payee")
         .order_by("pk")
     ]
-    cuts = [
-        {
-            "club": c.deck.table.club.name,
-            "table": c.deck.table.name,
-            "deal": c.deck.number,
-            "root": c.deck.root,
-            "cut": c.value,
-            "at": _plain(c.received_at),
-            "dealt": c.deck.dealt_at is not None,
-        }
-        for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")
-    ]
+    cuts = [_cut_row(c) for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")]
     cuts += [  # cuts signed by the member's devices (docs/fairness.md), with the device that signed each
-        {
-            "club": c.deck.table.club.name,
-            "table": c.deck.table.name,
-            "deal": c.deck.number,
-            "root": c.deck.root,
-            "cut": c.value,
-            "at": _plain(c.received_at),
-            "dealt": c.deck.dealt_at is not None,
-            "device": c.device.fingerprint,
-        }
+        {**_cut_row(c), "device": c.device.fingerprint}
         for c in DeviceCut.objects.filter(user=user).select_related("deck__table__club", "device").order_by("pk")
     ]
     devices = [device_to_dict(d) for d in DeviceKey.objects.filter(user=user).order_by("pk")]
