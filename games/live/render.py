@@ -16,7 +16,7 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import User
-from games.live.frames import PRIVATE, PUBLIC, encode
+from games.live.frames import Clock, Parts, TablePrivate, TablePublic
 from games.presentation.area import AREA, jinja_template, seat_row_html
 from games.presentation.presenters import member_context, public_context
 from games.selectors.snapshot import TableSnapshot
@@ -76,21 +76,18 @@ def public_frame(snapshot: TableSnapshot, *, at: int = 0, full: bool = False) ->
         html = jinja_template(AREA).render(values)
     marks = hand.private_marks or {} if hand is not None else {}
     clocks = [
-        {"seat": c["seat"], "deadline": c["deadline"].isoformat() if c["deadline"] else None}
+        Clock(seat=c["seat"], deadline=c["deadline"].isoformat() if c["deadline"] else None)
         for c in values["public_clocks"]
     ]
-    return encode(
-        {
-            "type": PUBLIC,
-            **order_key(snapshot, at),
-            "finished": bool(hand and hand.is_finished),
-            "full": full or hand is None or hand.is_finished,
-            "to_act": snapshot.to_act(),
-            "clocks": clocks,
-            "marks": {seat: int(marks.get(seat, 0)) for seat in (hand.players if hand else {})},
-            "html": html,
-        }
-    )
+    return TablePublic(
+        **order_key(snapshot, at),
+        finished=bool(hand and hand.is_finished),
+        full=full or hand is None or hand.is_finished,
+        to_act=snapshot.to_act(),
+        clocks=clocks,
+        marks={seat: int(marks.get(seat, 0)) for seat in (hand.players if hand else {})},
+        html=html,
+    ).encoded()
 
 
 def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
@@ -100,21 +97,18 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
     with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
         values = _member_values(snapshot, user)
         view = values["view"]
-        parts = {
-            name: jinja_template(f"games/area/{name}.jinja").render(values)
-            for name in PARTS
-            if name != "own_hand" or view is not None
-        }
+        own_hand = None if view is None else jinja_template("games/area/own_hand.jinja").render(values)
+        seat_actions = jinja_template("games/area/seat_actions.jinja").render(values)
+        parts: Parts = (  # no own hand while they hold no cards
+            {"seat_actions": seat_actions} if own_hand is None else {"own_hand": own_hand, "seat_actions": seat_actions}
+        )
         own = values["own_rows"][0] if values["own_rows"] else None
         if own is not None:
             parts["row"] = seat_row_html(values, own, values["clocks"])
-    return encode(
-        {
-            "type": PRIVATE,
-            **order_key(snapshot, at),
-            "seat": own["number"] if own else None,
-            "your_turn": values["your_turn"],
-            "acted": values["acted"],
-            "parts": parts,
-        }
-    )
+    return TablePrivate(
+        **order_key(snapshot, at),
+        seat=own["number"] if own else None,
+        your_turn=values["your_turn"],
+        acted=values["acted"],
+        parts=parts,
+    ).encoded()

@@ -6,11 +6,11 @@ public frame, each encoded. Runs in a worker thread; reads the table afresh.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import cast
 
 import engine
 from accounts.models import User
-from games.live.frames import encode
+from games.live.frames import ChatHistory, ChatLine, HandView
 from games.live.publish import members_with_parts
 from games.live.render import private_frame, public_frame
 from games.models import Table
@@ -21,9 +21,10 @@ from games.selectors.snapshot import table_snapshot_read
 
 def everything(table: Table, user: User, *, chat: bool) -> list[str]:
     """The frames of the full render of ``table`` for ``user``, in the order they are sent."""
-    out = [encode(view_payload(table, user))]
+    out = [view_payload(table, user).encoded()]
     if chat:
-        out.append(encode({"type": "chat.history", "messages": [chat_payload(m) for m in chat_recent(table=table)]}))
+        lines = [chat_payload(m) for m in chat_recent(table=table)]
+        out.append(ChatHistory(messages=cast(list[ChatLine], lines)).encoded())  # checked: test_frames_schema.py
     snapshot = table_snapshot_read(table_id=table.pk)
     if snapshot is not None:
         at = time.time_ns()
@@ -33,28 +34,20 @@ def everything(table: Table, user: User, *, chat: bool) -> list[str]:
     return out
 
 
-def view_payload(table: Table, user: User) -> dict[str, Any]:
+def view_payload(table: Table, user: User) -> HandView:
     """``hand.view``: this user's JSON view of the hand being played (or the last one)."""
     hand = hand_current(table=table)
     if hand is None:
-        return {
-            "type": "hand.view",
-            "table": table.pk,
-            "hand": None,
-            "number": None,
-            "version": None,
-            "finished": False,
-            "your_turn": False,
-            "view": None,
-        }
+        return HandView(
+            table=table.pk, hand=None, number=None, version=None, finished=False, your_turn=False, view=None
+        )
     view = hand_view_for(hand=hand, user=user)
-    return {
-        "type": "hand.view",
-        "table": table.pk,
-        "hand": hand.pk,
-        "number": hand.number,
-        "version": hand.version,
-        "finished": hand.is_finished,
-        "your_turn": not hand.is_finished and view.you is not None and view.you in view.to_act,
-        "view": engine.view_to_json(view),
-    }
+    return HandView(
+        table=table.pk,
+        hand=hand.pk,
+        number=hand.number,
+        version=hand.version,
+        finished=hand.is_finished,
+        your_turn=not hand.is_finished and view.you is not None and view.you in view.to_act,
+        view=engine.view_to_json(view),
+    )
