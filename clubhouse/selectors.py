@@ -20,7 +20,8 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import Club, Membership, User
-from games.models import ChatMessage, Game, Hand, Table
+from games.models import ChatMessage, Game, Table
+from games.selectors.mine import hands_waiting_for
 from games.selectors.tables import table_may_watch
 from ledger.selectors import Transfer, balances_as_of, settle_up_left, settle_up_plan
 
@@ -343,22 +344,7 @@ def summary_since(*, club: Club, user: User, since: datetime, chat_lines: int = 
             [club.pk, user.pk, since, club.pk],
         )
         hands, won, lost, net = cursor.fetchone()
-    # A hand keeps a clock for each seat whose decision it awaits (games/timing/turn_clock.py).
-    waiting = []
-    for hand in (
-        Hand.objects.filter(
-            table__club=club,
-            finished_at__isnull=True,
-            voided_at__isnull=True,
-            table__seats__user=user,
-            table__seats__left_at__isnull=True,
-        )
-        .select_related("table")
-        .only("players", "clocks", "table__name")
-        .order_by("deadline")
-    ):
-        if any(int(uid) == user.pk and seat in (hand.clocks or {}) for seat, uid in hand.players.items()):
-            waiting.append(hand.table)
+    waiting = [w.hand.table for w in hands_waiting_for(user=user, club=club)]
     missed = ChatMessage.objects.filter(table__club=club, created_at__gte=since, hidden_at__isnull=True).exclude(
         user=user
     )

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import engine
-from accounts.models import Membership, User
+from accounts.models import Club, Membership, User
 from games.models import Hand, HandAction, Seat, Table
 from games.presentation.words import event_words
-from games.selectors.hands import hand_sealed_open, hand_seat_of, hand_to_act
+from games.selectors.hands import hand_sealed_open, hand_seat_of
 from games.selectors.states import hand_state
 from games.timing.turn_clock import clock_deadline
 
@@ -105,20 +105,39 @@ def _deadline(hand: Hand, seat: int) -> datetime | None:
     return clock_deadline(entry) if entry else hand.deadline
 
 
+@dataclass(frozen=True)
+class HandWaiting:
+    hand: Hand  # with its table and the table's club
+    seat: int  # the member's seat in it
+    deadline: datetime  # the member's own clock
+
+
+def hands_waiting_for(*, user: User, club: Club | None = None, practice: bool = True) -> list[HandWaiting]:
+    """The hands in play that await ``user``'s decision, at tables of the member's clubs (memberships now;
+    only ``club``'s when given) where they sit: the soonest hand's clock first (then the oldest table). A
+    hand keeps a clock for each seat whose decision it awaits (games/services/clocks.py ``turn_clocks``), so
+    the member's clock says it waits for them. ``practice=False`` leaves out practice tables. One query."""
+    hands = Hand.objects.filter(
+        finished_at__isnull=True,
+        voided_at__isnull=True,
+        table__club_id__in=Membership.objects.filter(user=user).values("club_id"),
+        table__seats__user=user,
+        table__seats__left_at__isnull=True,
+    )
+    if club is not None:
+        hands = hands.filter(table__club=club)
+    if not practice:
+        hands = hands.filter(table__practice=False)
+    out = []
+    for hand in hands.select_related("table__club").distinct().order_by("deadline", "table_id"):
+        seat = hand_seat_of(hand=hand, user=user)
+        entry = (hand.clocks or {}).get(str(seat))
+        if seat is not None and entry:
+            out.append(HandWaiting(hand=hand, seat=seat, deadline=clock_deadline(entry)))
+    return out
+
+
 def tables_my_turn(*, user: User) -> list[Table]:
     """Tables of the member's clubs whose hand in play awaits their decision, the soonest clock first (then
     the oldest table)."""
-    clubs = Membership.objects.filter(user=user).values("club_id")
-    hands = (
-        Hand.objects.filter(
-            finished_at__isnull=True,
-            voided_at__isnull=True,
-            table__club_id__in=clubs,
-            table__seats__user=user,
-            table__seats__left_at__isnull=True,
-        )
-        .select_related("table")
-        .distinct()
-        .order_by("deadline", "table_id")
-    )
-    return [hand.table for hand in hands if hand_seat_of(hand=hand, user=user) in hand_to_act(hand=hand)]
+    return [waiting.hand.table for waiting in hands_waiting_for(user=user)]

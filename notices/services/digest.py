@@ -15,8 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Hand
-from games.timing.turn_clock import clock_deadline
+from games.selectors.mine import hands_waiting_for
 from notices.services.turns import header_safe, local_time, table_url
 from notices.webpush import PushMessage, push_enqueue, push_wanted
 
@@ -31,33 +30,18 @@ class WaitingTable:
 
 
 def tables_waiting_for(*, user: User) -> list[WaitingTable]:
-    """Tables whose current hand waits for ``user``'s decision, soonest clock first."""
-    hands = (
-        Hand.objects.filter(
-            finished_at__isnull=True,
-            voided_at__isnull=True,
-            deadline__isnull=False,
-            table__practice=False,
-            table__seats__user=user,
-            table__seats__left_at__isnull=True,
+    """Tables whose current hand waits for ``user``'s decision (practice tables left out), soonest of their
+    clocks first."""
+    out = [
+        WaitingTable(
+            table_id=waiting.hand.table_id,
+            table_name=waiting.hand.table.name,
+            club_name=waiting.hand.table.club.name,
+            deadline=local_time(waiting.deadline, user),
+            url=table_url(waiting.hand.table_id),
         )
-        .select_related("table__club")
-        .distinct()
-    )
-    out = []
-    for hand in hands:
-        for seat, user_id in hand.players.items():
-            entry = (hand.clocks or {}).get(seat)
-            if int(user_id) == user.pk and entry is not None:
-                out.append(
-                    WaitingTable(
-                        table_id=hand.table_id,
-                        table_name=hand.table.name,
-                        club_name=hand.table.club.name,
-                        deadline=local_time(clock_deadline(entry), user),
-                        url=table_url(hand.table_id),
-                    )
-                )
+        for waiting in hands_waiting_for(user=user, practice=False)
+    ]
     return sorted(out, key=lambda w: w.deadline)
 
 

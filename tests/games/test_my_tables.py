@@ -118,3 +118,27 @@ def test_the_header_counts_the_tables_waiting_for_me(club_setup, tables) -> None
     assert re.search(r'id="tables-waiting">2 waiting<', page)
     assert 'href="/tables/mine/"' in page
     assert 'id="tables-waiting"' not in logged_in(c).get("/tables/mine/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_header_the_digest_and_the_summary_read_one_list_of_hands_waiting_for_me(club_setup, tables) -> None:
+    """games/selectors/mine.py ``hands_waiting_for``: the hands awaiting the member at tables of their clubs
+    (not the club they left), soonest clock first; the digest and a club's summary show the same tables."""
+    from clubhouse.selectors import summary_since
+    from games.selectors.mine import hands_waiting_for, tables_my_turn
+    from notices.services.digest import tables_waiting_for
+
+    a, b, _c = club_setup.members
+    waiting = hands_waiting_for(user=a)
+    assert [w.hand.table.pk for w in waiting] == [tables["sooner"].pk, tables["later"].pk]
+    assert [w.seat for w in waiting] == [hand_seat(w.hand, a) for w in waiting]
+    assert waiting[0].deadline < waiting[1].deadline
+    assert [t.pk for t in tables_my_turn(user=a)] == [w.hand.table.pk for w in waiting]
+    assert [w.table_id for w in tables_waiting_for(user=a)] == [w.hand.table.pk for w in waiting]
+    here = summary_since(club=club_setup.club, user=a, since=tables["later"].created_at)
+    assert [t.pk for t in here.waiting] == [tables["later"].pk]
+    assert [w.hand.table.pk for w in hands_waiting_for(user=b)] == [tables["not_mine"].pk, tables["other"].pk]
+
+
+def hand_seat(hand: Hand, user: User) -> int:
+    return next(int(seat) for seat, uid in hand.players.items() if int(uid) == user.pk)
