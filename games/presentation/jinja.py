@@ -4,8 +4,8 @@ The table area is the one screen rendered on every version of a hand (games/live
 written for Jinja2, whose compiled templates cost a fraction of Django's per node. The pages
 around it stay Django templates and include it with ``{% jinja "games/area.jinja" %}``
 (games/templatetags/games_tags.py), as the replay and the hand's page include the board and the seat
-row. The filters and globals are those of the Django tags the pages use (games_tags), and the area's
-own (games/presentation/area.py); Jinja's built-in ones (``default``, ``join``) behave as Jinja's.
+row. The filters and globals are those the Django tags give the pages (games/presentation/shared.py), and
+the area's own (games/presentation/area.py); Jinja's built-in ones (``default``, ``join``) behave as Jinja's.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from django.utils import timezone
 from jinja2 import Environment
 from markupsafe import Markup
 
-from games.presentation import area, words
-from games.templatetags import games_tags
+from games.presentation import area, shared, words
 
 
 class _Environment(Environment):
@@ -43,10 +42,10 @@ def environment(**options: Any) -> Environment:
     env = _Environment(**options)  # noqa: S701 - autoescape is on: Django's backend sets it
     env.filters.update(
         {
-            "money": games_tags.money,
+            "money": shared.money,
             "clock_time": area.clock_time,
             "date": lambda moment, fmt: date(_local(moment), fmt),
-            "get": games_tags.get,
+            "get": shared.get,
             "clock_of": area.clock_of,
             "seat_state": area.seat_state,
             "shortcut_key": area.shortcut_key,
@@ -55,7 +54,7 @@ def environment(**options: Any) -> Environment:
     )
     env.globals.update(
         {
-            "card": games_tags.card,
+            "card": shared.card,
             "url": lambda name, *args: reverse(name, args=args),
             "static": static,
             "csrf_input": csrf_input,

@@ -10,7 +10,6 @@ from datetime import datetime
 import engine
 from accounts.models import Club, Membership, User
 from games.models import Hand, HandAction, Seat, Table
-from games.presentation.words import event_words
 from games.selectors.hands import hand_sealed_open, hand_seat_of
 from games.selectors.states import hand_state
 from games.timing.turn_clock import clock_deadline
@@ -24,7 +23,8 @@ class MyTableRow:
     my_turn: bool
     deadline: datetime | None  # the clock the member may see: none of another seat's during a sealed decision
     pot: int | None
-    last_words: str  # the last line of the table's public log ("" before the first hand)
+    last_event: engine.Event | None  # the last line of the table's public log (None before the first hand)
+    seat_names: dict[int, str]  # the shown name of each seat dealt into the hand
     last_at: datetime
 
 
@@ -76,7 +76,8 @@ def _row(
             my_turn=False,
             deadline=None,
             pot=None,
-            last_words="",
+            last_event=None,
+            seat_names={},
             last_at=table.created_at,
         )
     state = hand_state(hand)
@@ -87,7 +88,6 @@ def _row(
     sealed = hand_sealed_open(hand=hand)
     shown = mine if sealed else awaited  # another seat's clock would tell a timeout while sealed
     deadlines = [_deadline(hand, s) for s in shown]
-    last = view.events[-1] if view.events else None
     return MyTableRow(
         table=table,
         hand=hand,
@@ -95,7 +95,8 @@ def _row(
         my_turn=bool(mine),
         deadline=min((d for d in deadlines if d is not None), default=None),
         pot=view.pot,
-        last_words=event_words(last, names=seat_names, currency=table.club.currency) if last else "",
+        last_event=view.events[-1] if view.events else None,
+        seat_names=seat_names,
         last_at=last_acts.get(hand.pk, hand.started_at),
     )
 

@@ -1,29 +1,21 @@
-"""Template helpers: money in the club's currency and cards readable at a glance and by screen readers."""
+"""Template helpers: money in the club's currency and cards readable at a glance and by screen readers
+(games/presentation/shared.py, which the Jinja2 table area uses too)."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from django import template
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from accounts.money import money as _money
-from engine.cards import Card
-from engine.errors import CardError
+from games.presentation import shared
 from games.presentation.area import jinja_template
 from games.presentation.words import duration as _duration
 
 register = template.Library()
-
-
-@register.filter
-def money(cents: Any, currency: str = "USD") -> str:
-    """{{ amount|money:club.currency }} -> '$0.25'."""
-    if cents in (None, ""):
-        return ""
-    return _money(int(cents), str(currency or "USD"))
+register.filter("money", shared.money)
+register.filter("get", shared.get)
+register.simple_tag(shared.card, name="card")
 
 
 @register.filter
@@ -32,57 +24,8 @@ def duration(seconds: Any) -> str:
 
 
 @register.simple_tag
-def card(code: str | None, plays: str = "") -> SafeString:
-    """A face-up card: <span class="card suit-c" aria-label="seven of clubs">7♣</span>; None: a card back.
-
-    ``plays`` ("plays", "plays in the high", ...): a card that makes a hand shown at the showdown, marked by
-    css/cards.css after the half it plays in (``_PLAYS_CLASS``: the high raised, solid outline and ▲; the low
-    lowered, dashed outline and ▼; both, a double outline and ▲▼) and said in its name: "seven of clubs,
-    plays in the high".
-    """
-    return _card_html(str(code) if code else "", str(plays or ""))
-
-
-# Piles shows a card's half by shape and mark, not by its name alone (or by colour alone).
-_PLAYS_CLASS = {
-    "plays in the high": "plays plays-high",
-    "plays in the low": "plays plays-low",
-    "plays in the high and the low": "plays plays-both",
-}
-
-
-@functools.lru_cache(maxsize=512)  # 52 cards, each plain or playing in a few ways, a back: each built once
-def _card_html(code: str, plays: str = "") -> SafeString:
-    if not code:
-        return mark_safe('<span class="card back" role="img" aria-label="face-down card"></span>')  # noqa: S308
-    try:
-        c = Card.parse(code)
-    except CardError:
-        return mark_safe('<span class="card">?</span>')  # noqa: S308
-    if plays:
-        said = f"{c.label}, {plays}"
-        return format_html(
-            '<span class="card suit-{} {}" role="img" aria-label="{}" title="{}">{}</span>',
-            c.suit,
-            _PLAYS_CLASS.get(plays, "plays"),
-            said,
-            said,
-            c.pretty,
-        )
-    return format_html('<span class="card suit-{}" role="img" aria-label="{}">{}</span>', c.suit, c.label, c.pretty)
-
-
-@register.simple_tag
 def cardback() -> SafeString:
-    return card(None)
-
-
-@register.filter
-def get(mapping: Any, key: Any) -> Any:
-    try:
-        return mapping.get(key)
-    except AttributeError:
-        return None
+    return shared.card(None)
 
 
 @register.simple_tag(takes_context=True)

@@ -17,9 +17,10 @@ from accounts.money import money
 from games import services
 from games.forms import TableForm
 from games.models import Table
+from games.presentation.mine import my_tables_shown
 from games.presentation.presenters import hand_page
 from games.selectors.hands import hand_current
-from games.selectors.mine import my_tables, tables_my_turn
+from games.selectors.mine import tables_my_turn
 from games.selectors.tables import table_list_finished, table_list_open, table_may_watch
 from games.services import practice
 from games.views.common import deck_context, forbidden, member, settle_up_tag, table_access, table_post
@@ -51,7 +52,7 @@ def lobby(request: HttpRequest, club_id: int) -> HttpResponse:
 
 def _my_tables_context(request: HttpRequest) -> dict[str, Any]:
     """The My tables block's rows, and the clubs whose lobby sockets tell it when to re-fetch."""
-    rows = my_tables(user=member(request))
+    rows = my_tables_shown(user=member(request))
     return {"my_rows": rows, "my_club_ids": " ".join(sorted({str(r.table.club_id) for r in rows}))}
 
 

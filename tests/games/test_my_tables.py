@@ -12,6 +12,7 @@ import engine
 from accounts.models import Membership, User
 from games import services
 from games.models import Hand, Table
+from games.presentation.mine import my_tables_shown
 from games.selectors.mine import my_tables
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.games.async_helpers import awaited, expire, user_at
@@ -74,7 +75,7 @@ def test_my_tables_lists_mine_across_clubs_what_needs_me_first(club_setup, table
     assert [r.my_turn for r in rows] == [True, True, False, False]
     first = rows[0]
     assert first.to_act_names == [a.shown_name] and first.deadline is not None and first.pot == 2 * RULES.ante
-    assert first.last_words  # the last line of the public log
+    assert first.last_event is not None and my_tables_shown(user=a)[0].last_words  # the public log's last line
     assert rows[2].to_act_names == [b.shown_name] and rows[2].deadline is not None  # b's clock: not sealed
     assert rows[3].hand is None and rows[3].deadline is None
     assert {r.table.pk for r in my_tables(user=c)} == {tables["idle"].pk, tables["not_mine"].pk}
