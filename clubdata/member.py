@@ -61,117 +61,36 @@ def _cut_row(cut: DealCut | DeviceCut) -> dict[str, Any]:
     }
 
 
+_PROFILE_FIELDS = (
+    "username",
+    "display_name",
+    "email",
+    "first_name",
+    "last_name",
+    "time_zone",
+    "away",
+    "quiet_start",
+    "quiet_end",
+    "turn_notices",
+    "turn_reminder",
+    "date_joined",
+    "last_login",
+)
+
+
 def member_data(*, user: User) -> dict[str, Any]:
     """Everything the site holds about ``user``, for them to download."""
-    profile_fields = (
-        "username",
-        "display_name",
-        "email",
-        "first_name",
-        "last_name",
-        "time_zone",
-        "away",
-        "quiet_start",
-        "quiet_end",
-        "turn_notices",
-        "turn_reminder",
-        "date_joined",
-        "last_login",
-    )
     memberships = list(Membership.objects.filter(user=user).select_related("club").order_by("club_id"))
     accounts = {a.club_id: a for a in Account.objects.filter(user=user, kind=Account.Kind.MEMBER)}
-    statements = []
-    for membership in memberships:
-        account = accounts.get(membership.club_id)
-        lines = (
-            []
-            if account is None
-            else [
-                {
-                    "line": p.seq,
-                    "date": _plain(p.created_at),
-                    "kind": p.kind,
-                    "memo": p.entry.memo,
-                    "amount_cents": p.amount,
-                    "balance_after_cents": p.balance_after,
-                    "entry": p.entry_id,
-                    "hand": p.entry.hand_id,
-                    "game": p.game,
-                }
-                for p in Posting.objects.filter(account=account).select_related("entry").order_by("seq")
-            ]
-        )
-        statements.append(
-            {
-                "club": membership.club.name,
-                "club_id": membership.club_id,
-                "currency": membership.club.currency,
-                "lines": lines,
-            }
-        )
-    hands = []
-    for hand in hands_dealt_to(user=user):
-        seat = next(int(s) for s, uid in hand.players.items() if int(uid) == user.pk)
-        actions = [
-            {
-                "sequence": a.sequence,
-                "action": a.action,
-                "events": a.events,
-                "timeout": a.is_timeout,
-                "at": _plain(a.created_at),
-            }
-            for a in HandAction.objects.filter(hand=hand, seat=seat).order_by("sequence")
-        ]
-        hands.append(
-            {
-                "hand": hand.pk,
-                "club": hand.table.club.name,
-                "table": hand.table.name,
-                "game": hand.table.rule_version.rule_set.game,
-                "number": hand.number,
-                "seat": seat,
-                "started_at": _plain(hand.started_at),
-                "finished_at": _plain(hand.finished_at),
-                "voided": hand.voided_at is not None,
-                "what_you_saw": engine.view_to_json(hand_view_for(hand=hand, user=user)),
-                "your_actions": actions,
-            }
-        )
-    chat = [
-        {
-            "club": m.table.club.name,
-            "table": m.table.name,
-            "text": m.text,
-            "at": _plain(m.created_at),
-            "hidden": m.hidden_at is not None,
-        }
-        for m in ChatMessage.objects.filter(user=user).select_related("table__club").order_by("pk")
-    ]
-    settlements = [
-        {
-            "club": s.club.name,
-            "payer": s.payer.shown_name,
-            "payee": s.payee.shown_name,
-            "amount_cents": s.amount,
-            "paid_on": _plain(s.paid_on),
-            "note": s.note,
-            "status": s.status,
-        }
-        for s in (Settlement.objects.filter(payer=user) | Settlement.objects.filter(payee=user))
-        .select_related("club", "payer", "payee")
-        .order_by("pk")
-    ]
-    cuts = [_cut_row(c) for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")]
-    cuts += [  # cuts signed by the member's devices (docs/fairness.md), with the device that signed each
-        {**_cut_row(c), "device": c.device.fingerprint}
-        for c in DeviceCut.objects.filter(user=user).select_related("deck__table__club", "device").order_by("pk")
-    ]
+    statements = [_statement(membership, accounts.get(membership.club_id)) for membership in memberships]
+    hands = [_hand(hand, user) for hand in hands_dealt_to(user=user)]
+    chat, settlements, cuts = _chat(user), _settlements(user), _cuts(user)
     devices = [device_to_dict(d) for d in DeviceKey.objects.filter(user=user).order_by("pk")]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "exported_at": timezone.now().isoformat(),
-        "profile": {name: _plain(getattr(user, name)) for name in profile_fields},
+        "profile": {name: _plain(getattr(user, name)) for name in _PROFILE_FIELDS},
         "memberships": [
             {
                 "club": m.club.name,
@@ -189,3 +108,102 @@ def member_data(*, user: User) -> dict[str, Any]:
         "cuts": cuts,
         "devices": devices,
     }
+
+
+def _statement(membership: Membership, account: Account | None) -> dict[str, Any]:
+    """The member's statement in one club: every line of their account, oldest first."""
+    lines = (
+        []
+        if account is None
+        else [
+            {
+                "line": p.seq,
+                "date": _plain(p.created_at),
+                "kind": p.kind,
+                "memo": p.entry.memo,
+                "amount_cents": p.amount,
+                "balance_after_cents": p.balance_after,
+                "entry": p.entry_id,
+                "hand": p.entry.hand_id,
+                "game": p.game,
+            }
+            for p in Posting.objects.filter(account=account).select_related("entry").order_by("seq")
+        ]
+    )
+    return {
+        "club": membership.club.name,
+        "club_id": membership.club_id,
+        "currency": membership.club.currency,
+        "lines": lines,
+    }
+
+
+def _hand(hand: Hand, user: User) -> dict[str, Any]:
+    """One hand the member was dealt into: what they saw of it and their own actions."""
+    seat = next(int(s) for s, uid in hand.players.items() if int(uid) == user.pk)
+    actions = [
+        {
+            "sequence": a.sequence,
+            "action": a.action,
+            "events": a.events,
+            "timeout": a.is_timeout,
+            "at": _plain(a.created_at),
+        }
+        for a in HandAction.objects.filter(hand=hand, seat=seat).order_by("sequence")
+    ]
+    return {
+        "hand": hand.pk,
+        "club": hand.table.club.name,
+        "table": hand.table.name,
+        "game": hand.table.rule_version.rule_set.game,
+        "number": hand.number,
+        "seat": seat,
+        "started_at": _plain(hand.started_at),
+        "finished_at": _plain(hand.finished_at),
+        "voided": hand.voided_at is not None,
+        "what_you_saw": engine.view_to_json(hand_view_for(hand=hand, user=user)),
+        "your_actions": actions,
+    }
+
+
+def _chat(user: User) -> list[dict[str, Any]]:
+    """Every chat line the member wrote, hidden ones too."""
+    return [
+        {
+            "club": m.table.club.name,
+            "table": m.table.name,
+            "text": m.text,
+            "at": _plain(m.created_at),
+            "hidden": m.hidden_at is not None,
+        }
+        for m in ChatMessage.objects.filter(user=user).select_related("table__club").order_by("pk")
+    ]
+
+
+def _settlements(user: User) -> list[dict[str, Any]]:
+    """Every settlement the member paid or was paid."""
+    return [
+        {
+            "club": s.club.name,
+            "payer": s.payer.shown_name,
+            "payee": s.payee.shown_name,
+            "amount_cents": s.amount,
+            "paid_on": _plain(s.paid_on),
+            "note": s.note,
+            "status": s.status,
+        }
+        for s in (Settlement.objects.filter(payer=user) | Settlement.objects.filter(payee=user))
+        .select_related("club", "payer", "payee")
+        .order_by("pk")
+    ]
+
+
+def _cuts(user: User) -> list[dict[str, Any]]:
+    """The member's cuts: the older ones, then those signed by their devices (docs/fairness.md), with the
+    device that signed each."""
+    cuts = [_cut_row(c) for c in DealCut.objects.filter(user=user).select_related("deck__table__club").order_by("pk")]
+    cuts += [
+        {**_cut_row(c), "device": c.device.fingerprint}
+        for c in DeviceCut.objects.filter(user=user).select_related("deck__table__club", "device").order_by("pk")
+    ]
+    return cuts
