@@ -6,7 +6,7 @@ history and sockets say the same thing the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import engine
@@ -70,111 +70,131 @@ def rules_in_words(rules: Mapping[str, Any], *, max_seats: int, spectators_allow
     def m(cents: int) -> str:
         return money(cents, currency)
 
-    out: list[str] = []
     game = rules.get("game")
     if game == "piranha":
-        out.append(
-            f"Piranha for 2 to {max_seats} players: four hole cards each and a board of five, "
-            "three face up and two face down."
-        )
-        ante = int(rules.get("ante", 0))
-        if ante:
-            when = "every hand" if rules.get("ante_each_hand", True) else "on the first hand of a game only"
-            out.append(f"Each player antes {m(ante)} {when}.")
-        else:
-            out.append("There is no ante.")
-        if rules.get("betting_round"):
-            out.append(
-                f"After the deal there is one betting round with fixed bets of {m(int(rules['bet_size']))} "
-                f"and at most {int(rules['max_raises'])} raises; folding there is dropping out."
-            )
-        else:
-            out.append(
-                "There is no betting round: after the deal everyone decides in or out, sealed, "
-                "and the decisions open together."
-            )
-        cap = rules.get("match_cap")
-        losers = max(max_seats - 1, 1)
-        if cap is None:
-            growth = (
-                f"Each loser pays the whole pot into the next hand's pot, with no cap: with {max_seats} "
-                f"players the pot can grow {losers}-fold a hand"
-            )
-            if ante:
-                start = max_seats * ante
-                growth += (
-                    f", from {m(start)} of antes to {m(min(start * losers, POT_LIMIT))} after one showdown "
-                    f"and {m(min(start * losers**2, POT_LIMIT))} after two"
-                )
-            out.append(f"{growth}, up to the pot limit of {m(POT_LIMIT)}.")
-        else:
-            out.append(
-                f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot: with "
-                f"{max_seats} players at most {m(min(losers * int(cap), POT_LIMIT))}."
-            )
-        carry_part = (
-            ""
-            if rules.get("nobody_in") == "split"
-            else "; when nobody stays in, the part of the pot over it is shared among those dealt in"
-        )
-        out.append(
-            f"Pot limit: no pot carries more than {m(POT_LIMIT)} into a hand. When the losers' payments "
-            f"would pass it they share it equally instead{carry_part}."
-        )
-        if rules.get("nobody_in") == "split":
-            out.append("If nobody stays in, the game ends and the pot is split among those dealt in.")
-        else:
-            out.append("If nobody stays in, the pot carries to a fresh deal.")
-        out.append("If one player alone stays in, they take the pot and the game is over.")
+        out = _piranha_in_words(rules, max_seats, m)
         timeout = "a sealed in-or-out decision counts as out"
     elif game == "piles":
-        out.append(
-            f"Piles for 2 to {max_seats} players: five hole cards each; two squares of four "
-            "and a row of five shared cards, turned in nine stages."
-        )
-        if rules.get("forced") == "blinds":
-            out.append(
-                f"Blinds: {m(int(rules['small_blind']))} small and {m(int(rules['big_blind']))} big, "
-                "posted by the two players after the button."
-            )
-        elif int(rules.get("ante", 0)):
-            out.append(f"Each player antes {m(int(rules['ante']))} every hand.")
-        else:
-            out.append("There is no ante.")
-        bets = [m(int(b)) for b in rules.get("stage_bets", [])]
-        out.append(
-            f"Nine betting rounds, one after each stage, with fixed bets of {_join(bets)}; "
-            f"at most {int(rules.get('max_raises', 3))} raises a round."
-        )
-        if rules.get("low_variant"):
-            out.append(
-                "Low variant: repeated ranks may be used in a low, every low card must be five or "
-                "lower (best A-A-A-A-2), and a high must be a full house or better."
-            )
-        else:
-            out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
-        out.append(
-            f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
-            f"of {m(POT_LIMIT)}; the part over it is shared among those who declared."
-        )
-        # docs/design.md: the odd cent between the halves goes to high; ties split, odd cents clockwise from the dealer
-        out.append(
-            "When high and low split the pot, an odd cent goes to the high half; players who tie "
-            "share a half equally, any odd cent to the first of them clockwise from the dealer."
-        )
-        if rules.get("pig_tie_counts"):
-            out.append("A pig must win both halves; a tie for a half counts as winning it.")
-        else:
-            out.append("A pig must win both halves outright, or wins nothing.")
+        out = _piles_in_words(rules, max_seats, m)
         declare = "counts as high" if rules.get("declare_timeout") == "high" else "folds"
         timeout = f"a declaration that runs out of time {declare}"
     else:
         return ["These rules name no game."]
-    seconds = int(rules.get("turn_seconds", 86400))
+    return out + _table_in_words(rules, timeout=timeout, spectators_allowed=spectators_allowed)
+
+
+def _piranha_in_words(rules: Mapping[str, Any], max_seats: int, m: Callable[[int], str]) -> list[str]:
+    """Piranha's deal, ante, betting, pot and ends."""
+    out = [
+        f"Piranha for 2 to {max_seats} players: four hole cards each and a board of five, "
+        "three face up and two face down."
+    ]
+    ante = int(rules.get("ante", 0))
+    if ante:
+        when = "every hand" if rules.get("ante_each_hand", True) else "on the first hand of a game only"
+        out.append(f"Each player antes {m(ante)} {when}.")
+    else:
+        out.append("There is no ante.")
+    if rules.get("betting_round"):
+        out.append(
+            f"After the deal there is one betting round with fixed bets of {m(int(rules['bet_size']))} "
+            f"and at most {int(rules['max_raises'])} raises; folding there is dropping out."
+        )
+    else:
+        out.append(
+            "There is no betting round: after the deal everyone decides in or out, sealed, "
+            "and the decisions open together."
+        )
+    out.append(_piranha_pot_in_words(rules, max_seats, ante, m))
+    carry_part = (
+        ""
+        if rules.get("nobody_in") == "split"
+        else "; when nobody stays in, the part of the pot over it is shared among those dealt in"
+    )
     out.append(
+        f"Pot limit: no pot carries more than {m(POT_LIMIT)} into a hand. When the losers' payments "
+        f"would pass it they share it equally instead{carry_part}."
+    )
+    if rules.get("nobody_in") == "split":
+        out.append("If nobody stays in, the game ends and the pot is split among those dealt in.")
+    else:
+        out.append("If nobody stays in, the pot carries to a fresh deal.")
+    out.append("If one player alone stays in, they take the pot and the game is over.")
+    return out
+
+
+def _piranha_pot_in_words(rules: Mapping[str, Any], max_seats: int, ante: int, m: Callable[[int], str]) -> str:
+    """What the losers pay into the next hand's pot, and how fast the pot can grow."""
+    cap = rules.get("match_cap")
+    losers = max(max_seats - 1, 1)
+    if cap is not None:
+        return (
+            f"Losers pay the pot, at most {m(int(cap))} each, into the next hand's pot: with "
+            f"{max_seats} players at most {m(min(losers * int(cap), POT_LIMIT))}."
+        )
+    growth = (
+        f"Each loser pays the whole pot into the next hand's pot, with no cap: with {max_seats} "
+        f"players the pot can grow {losers}-fold a hand"
+    )
+    if ante:
+        start = max_seats * ante
+        growth += (
+            f", from {m(start)} of antes to {m(min(start * losers, POT_LIMIT))} after one showdown "
+            f"and {m(min(start * losers**2, POT_LIMIT))} after two"
+        )
+    return f"{growth}, up to the pot limit of {m(POT_LIMIT)}."
+
+
+def _piles_in_words(rules: Mapping[str, Any], max_seats: int, m: Callable[[int], str]) -> list[str]:
+    """Piles' deal, forced bets, betting, lows, carries, splits and pigs."""
+    out = [
+        f"Piles for 2 to {max_seats} players: five hole cards each; two squares of four "
+        "and a row of five shared cards, turned in nine stages."
+    ]
+    if rules.get("forced") == "blinds":
+        out.append(
+            f"Blinds: {m(int(rules['small_blind']))} small and {m(int(rules['big_blind']))} big, "
+            "posted by the two players after the button."
+        )
+    elif int(rules.get("ante", 0)):
+        out.append(f"Each player antes {m(int(rules['ante']))} every hand.")
+    else:
+        out.append("There is no ante.")
+    bets = [m(int(b)) for b in rules.get("stage_bets", [])]
+    out.append(
+        f"Nine betting rounds, one after each stage, with fixed bets of {_join(bets)}; "
+        f"at most {int(rules.get('max_raises', 3))} raises a round."
+    )
+    if rules.get("low_variant"):
+        out.append(
+            "Low variant: repeated ranks may be used in a low, every low card must be five or "
+            "lower (best A-A-A-A-2), and a high must be a full house or better."
+        )
+    else:
+        out.append("Low hands are ace-to-five, eight or better, with five different ranks.")
+    out.append(
+        f"If no half has a qualifying claimant the pot carries to the next hand, up to the pot limit "
+        f"of {m(POT_LIMIT)}; the part over it is shared among those who declared."
+    )
+    # docs/design.md: the odd cent between the halves goes to high; ties split, odd cents clockwise from the dealer
+    out.append(
+        "When high and low split the pot, an odd cent goes to the high half; players who tie "
+        "share a half equally, any odd cent to the first of them clockwise from the dealer."
+    )
+    if rules.get("pig_tie_counts"):
+        out.append("A pig must win both halves; a tie for a half counts as winning it.")
+    else:
+        out.append("A pig must win both halves outright, or wins nothing.")
+    return out
+
+
+def _table_in_words(rules: Mapping[str, Any], *, timeout: str, spectators_allowed: bool) -> list[str]:
+    """What every table says after its game: the turn clock (and what a timeout does), the cut, who watches."""
+    seconds = int(rules.get("turn_seconds", 86400))
+    out = [
         f"Each turn has a clock of {duration(seconds)}; when it runs out the player checks if that is "
         f"free and otherwise folds, and {timeout}."
-    )
+    ]
     if rules.get("cut_required"):
         out.append(
             "Each deal waits until a seated player's browser has cut it, one turn clock at most; "
