@@ -16,7 +16,7 @@ from ..hand_view import HandView, PilesBoard
 from ..rules import PilesRules, Rules
 from .estimate import PilesEstimate, my_cards, piles_estimate, rivals
 from .moves import Policy, aggressive, cautious, declaration, passive, require_turn
-from .reads import TableReads
+from .reads import PRIOR_CALL, TableReads
 
 #: hands evaluated per decision by each simulating strength (each deal evaluates every hand in)
 BUDGET = {"solid": 50, "strong": 200}
@@ -24,6 +24,9 @@ BUDGET = {"solid": 50, "strong": 200}
 MIN_SAMPLES = 10
 #: bet for value with this many fair shares of the pot (a fair share: one over the hands still in)
 VALUE_SHARE = 1.25
+VALUE_FLOOR = 0.3
+#: ... and against players who call every bet (any hand of theirs pays a bet)
+CALLED_SHARE = 1.05
 #: a pig only when it wins at least as often as two halves each more likely won than not (the rule of thumb
 #: "both likely"): PIG_NEEDS squared
 PIG_NEEDS = 0.5
@@ -83,15 +86,16 @@ def worth_continuing(view: HandView, equity: float) -> bool:
     return equity * final_pot >= to_call + later
 
 
-def decide(view: HandView, budget: int, rng: Random) -> tuple[Action, PilesEstimate]:
+def decide(view: HandView, budget: int, rng: Random, reads: TableReads | None = None) -> tuple[Action, PilesEstimate]:
     """The simulating players' choice and the estimate it rests on; ``budget``: hands evaluated
-    (each deal evaluates every hand still in, so more rivals mean fewer deals)."""
+    (each deal evaluates every hand still in, so more rivals mean fewer deals); ``reads``: what the seat has
+    seen of the others at this table (None: the fixed model of them)."""
     require_turn(view)
     samples = max(MIN_SAMPLES, stage_budget(view, budget) // (rivals(view) + 1))
-    estimate = piles_estimate(view, samples, rng)
+    estimate = piles_estimate(view, samples, rng, reads)
     if view.phase == "declare":
         return declaration(view, declare_choice(estimate)), estimate
-    plan = betting_plan(view, estimate.equity)
+    plan = betting_plan(view, estimate.equity, reads)
     move = aggressive if plan == "value" else passive if plan == "continue" else cautious
     return move(view), estimate
 
@@ -105,19 +109,37 @@ def stage_budget(view: HandView, budget: int) -> int:
     return budget * view.betting.bet_size // max(view.rules.stage_bets)
 
 
-def betting_plan(view: HandView, equity: float) -> str:
+def betting_plan(view: HandView, equity: float, reads: TableReads | None = None) -> str:
     """ "value" (bet or raise), "continue" (check or call) or "give up" (check or fold), from the
     expected share of the pot. In fixed limit every caller adds a bet of which this hand expects
-    its share, so more than a fair share (with a margin for the estimate) is worth betting."""
-    if equity >= max(VALUE_SHARE / (rivals(view) + 1), 0.3):
+    its share, so more than a fair share (with a margin for the estimate) is worth betting. The margin is
+    for the better hands that call and the worse that fold: against players seen to call nearly every bet
+    (``reads``) a bet is called by any hand, and a thinner one pays."""
+    if equity >= value_equity(view, reads):
         return "value"
     return "continue" if worth_continuing(view, equity) else "give up"
 
 
-def simulating(budget: int) -> Policy:
-    """A player that decides from about ``budget`` hands evaluated."""
+def value_equity(view: HandView, reads: TableReads | None) -> float:
+    """The share of the pot a value bet needs: VALUE_SHARE fair shares (and at least VALUE_FLOOR); down to
+    CALLED_SHARE fair shares as the others still in are seen to call more often than players do on the whole
+    (the prior of reads.py), since then any hand of theirs pays the bet."""
+    fair = 1 / (rivals(view) + 1)
+    needed = max(VALUE_SHARE * fair, VALUE_FLOOR)
+    if reads is None:
+        return needed
+    rates = [reads.of(s.seat).call_rate for s in view.seats if s.seat != view.you and s.status == "active"]
+    if not rates:
+        return needed
+    looser = max(0.0, (sum(rates) / len(rates) - PRIOR_CALL) / (1 - PRIOR_CALL))
+    return needed - (needed - CALLED_SHARE * fair) * looser
+
+
+def simulating(budget: int, learns: bool = False) -> Policy:
+    """A player that decides from about ``budget`` hands evaluated; one that ``learns`` models the others by
+    what it has seen of them at this table (the reads it is given)."""
 
     def policy(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
-        return decide(view, budget, rng)[0]
+        return decide(view, budget, rng, reads if learns else None)[0]
 
     return policy

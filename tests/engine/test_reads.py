@@ -1,18 +1,27 @@
 """What the strong player learns of the others at its table (engine/players/reads.py): counted from a seat's
-own views of the hands played (the drops opened, the bets, calls, raises and folds of the public log), and
-used in place of the fixed model of who stays in. Plain pytest, no database."""
+own views of the hands played (the drops and declarations opened, the bets, calls, raises and folds of the
+public log), and used in place of the fixed model of who stays in and who claims which half. Plain pytest, no
+database."""
 
 from __future__ import annotations
 
 import random
 
 from engine import PiranhaRules, apply, is_over, new_hand, to_act, view
-from engine.actions import Action
+from engine.actions import HIGH, LOW, PIG, Action
 from engine.cards import FULL_DECK
-from engine.players import STRONG, TableReads, reads_from
+from engine.players import STRONG, TableReads, piles, reads_from
 from engine.players.estimate import piranha_estimate
 from engine.players.reads import PRIOR_STAY, SeatReads
-from tests.engine.test_players import KQ_BOARD, piranha_deal
+from tests.engine.test_players import (
+    EXAMPLE_HOLE,
+    EXAMPLE_PILES,
+    KQ_BOARD,
+    NOTHING,
+    piles_at_stage_nine,
+    piranha_deal,
+    to_declaration,
+)
 
 
 def _played(rules, choose, seed=1, players=4):
@@ -67,3 +76,46 @@ def test_the_strong_player_stays_in_more_thinly_against_a_table_that_always_drop
     folders = TableReads({s: SeatReads(drops=60, stayed=1) for s in (2, 3, 4)})
     assert STRONG.act(seen, state.rules, random.Random(2)) == Action("out")  # the fixed model: two pair stay in
     assert STRONG.act(seen, state.rules, random.Random(2), folders) == Action("in")
+
+
+# ---- Piles: the declarations seen, and what the strong player makes of them ---------------------
+
+
+def test_reads_count_the_piles_declarations_opened() -> None:
+    state = to_declaration(piles_at_stage_nine(EXAMPLE_HOLE, EXAMPLE_PILES, players=4))
+    for seat, choice in ((1, HIGH), (2, LOW), (3, PIG), (4, LOW)):
+        state, _ = apply(state, seat, choice)
+    assert is_over(state)
+    reads = reads_from([view(state, 1)])
+    assert reads.of(2) == SeatReads(rounds=9, declared=1, low=1, pig=0)
+    assert reads.of(3) == SeatReads(rounds=9, declared=1, low=1, pig=1)
+    assert reads_from([view(state, 2)]).of(1) == SeatReads(rounds=9, declared=1, low=0, pig=0)
+    assert reads_from([view(state, None)]).of(3) == reads.of(3)  # nothing but the public log
+
+
+LOW_AND_HIGH = "Td 6h 7s 4c 2s"  # on the worked example's piles: a 7-6-4-2-A low and jacks full
+
+
+def test_against_players_who_claim_the_low_with_any_low_the_strong_player_declares_high() -> None:
+    """The fixed model (and the prior) has the others claim the low only with a good one: this hand's low is
+    worth claiming. Against players seen to claim the low whenever they have one, the high half is the one
+    left open."""
+    state = to_declaration(piles_at_stage_nine(LOW_AND_HIGH, EXAMPLE_PILES, players=4))
+    seen = view(state, 1)
+    always_low = TableReads({s: SeatReads(declared=40, low=40) for s in (2, 3, 4)})
+    for seed in range(3):
+        assert STRONG.act(seen, state.rules, random.Random(seed)) == LOW
+        assert STRONG.act(seen, state.rules, random.Random(seed), TableReads()) == LOW
+        assert STRONG.act(seen, state.rules, random.Random(seed), always_low) == HIGH
+
+
+def test_against_players_who_call_every_bet_a_thinner_piles_hand_bets_for_value() -> None:
+    state = piles_at_stage_nine(NOTHING, EXAMPLE_PILES, players=6)
+    seen = view(state, 1)
+    callers = TableReads({s: SeatReads(faced=40, called=40) for s in range(2, 7)})
+    folders = TableReads({s: SeatReads(faced=40, called=8) for s in range(2, 7)})
+    assert piles.value_equity(seen, None) == piles.value_equity(seen, TableReads()) == piles.VALUE_FLOOR
+    assert piles.value_equity(seen, folders) == piles.VALUE_FLOOR
+    assert piles.value_equity(seen, callers) < 0.2  # a little over a fair share of six
+    assert piles.betting_plan(seen, 0.22, None) != "value"
+    assert piles.betting_plan(seen, 0.22, callers) == "value"
