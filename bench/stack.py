@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ sys.path.insert(0, str(ROOT))
 from config.serve import APPLICATION, web_command  # noqa: E402 - the project's root is on the path now
 
 BIN = ROOT / ".venv" / "bin"
-DB_NAME = "bench_load"
+# This run's own database and channel-layer prefix: two runs in one checkout (engineers sharing a machine) must
+# neither drop each other's database nor hear each other's groups (table ids start at 1 in each).
+DB_NAME = f"bench_load_{os.getpid()}"
 SEATS = 6
 # The bare app's table (bench/bare_app.py writes and reads it).
 BARE_TABLE_SQL = (
@@ -41,7 +44,7 @@ def free_port() -> int:
 
 
 def in_bench_db(url: str) -> str:
-    """The same server and role, database ``bench_load`` (the URL's path names the database)."""
+    """The same server and role, this run's database (the URL's path names the database)."""
     base, _, rest = url.partition("//")
     netloc_path, q, query = rest.partition("?")
     netloc, _, _ = netloc_path.partition("/")
@@ -64,13 +67,13 @@ def bench_env(services_env: dict[str, str]) -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "0",
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "LOG_LEVEL": "WARNING",
-        "CHANNEL_LAYER_PREFIX": "bench",
+        "CHANNEL_LAYER_PREFIX": f"bench{os.getpid()}",
         "CELERY_QUEUE": f"bench-{os.getpid()}",
     }  # a queue of this run's own: no other run's messages
 
 
 def database_prepare(env: dict[str, str], admin_url: str) -> None:
-    """``bench_load`` made afresh and migrated, with the bare app's table readable by the site's role."""
+    """This run's database made afresh and migrated, with the bare app's table readable by the site's role."""
     import psycopg
 
     with psycopg.connect(admin_url, autocommit=True) as conn:
@@ -99,6 +102,65 @@ def drop_database(admin_url: str) -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
+@dataclass(frozen=True)
+class Books:
+    """What the bench's club's books hold at the end of a run (read before its database is dropped)."""
+
+    by_kind: tuple[tuple[str, int, int], ...]  # (entry kind, entries, chips moved: the postings' gains)
+    postings: int
+    postings_sum: int  # every posting's amount added up: zero when no chip was made or lost
+    unbalanced_entries: int  # entries whose own postings do not sum to zero
+    balances_sum: int  # every account's balance added up (the trigger's running balances): zero too
+    balances_off: int  # accounts whose balance is not the sum of their postings
+
+    @property
+    def whole(self) -> bool:
+        return (
+            self.postings_sum == 0 and self.unbalanced_entries == 0 and self.balances_sum == 0 and not self.balances_off
+        )
+
+    def lines(self) -> list[str]:
+        out = [
+            f"  {kind:<16} {entries:7d} entries  {moved / 100:14,.2f} moved" for kind, entries, moved in self.by_kind
+        ]
+        if not self.by_kind:
+            out.append("  (no entry: no chip moved)")
+        out.append(
+            f"  {self.postings} postings, summing to {self.postings_sum}; entries not summing to zero: "
+            f"{self.unbalanced_entries}; balances summing to {self.balances_sum}; balances not their postings' sum: "
+            f"{self.balances_off}: {'the books balance' if self.whole else 'the books do NOT balance'}"
+        )
+        return out
+
+
+BOOKS_SQL = (
+    "SELECT e.kind, count(DISTINCT e.id), coalesce(sum(p.amount) FILTER (WHERE p.amount > 0), 0) "
+    "FROM ledger_journalentry e LEFT JOIN ledger_posting p ON p.entry_id = e.id GROUP BY e.kind ORDER BY e.kind",
+    "SELECT count(*), coalesce(sum(amount), 0) FROM ledger_posting",
+    "SELECT count(*) FROM (SELECT entry_id FROM ledger_posting GROUP BY entry_id HAVING sum(amount) <> 0) u",
+    "SELECT coalesce(sum(balance), 0) FROM ledger_account",
+    "SELECT count(*) FROM ledger_account a WHERE a.balance <> "
+    "(SELECT coalesce(sum(p.amount), 0) FROM ledger_posting p WHERE p.account_id = a.id)",
+)
+
+
+def read_books(owner_url: str) -> Books:
+    """The bench's club's books: entries by kind, and whether the postings sum to zero (the owner's
+    connection to this run's database; read only)."""
+    import psycopg
+
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        kinds, totals, unbalanced, balances, off = (conn.execute(sql).fetchall() for sql in BOOKS_SQL)
+    return Books(
+        tuple((str(k), int(n), int(m)) for k, n, m in kinds),
+        int(totals[0][0]),
+        int(totals[0][1]),
+        int(unbalanced[0][0]),
+        int(balances[0][0]),
+        int(off[0][0]),
+    )
+
+
 def setup_club() -> None:
     """Members, tables, seats, first hands and one session per member; prints them as JSON. Runs in a
     child process with the bench's environment (``make_club``); BENCH_TABLES tables of six seats.
@@ -120,7 +182,9 @@ def setup_club() -> None:
     tables = int(os.environ["BENCH_TABLES"])
     User.objects.bulk_create([User(username=f"bench{i}", email=f"bench{i}@example.org") for i in range(tables * SEATS)])
     users = list(User.objects.filter(username__startswith="bench").order_by("pk"))
-    club = Club.objects.create(name="Bench club", currency="USD", credit_limit=0)
+    # No member sits out of a new game for what they lost in the last one (bench/load.py deals one when a
+    # game ends, as a player's "Deal a new game" does): a limit far above anything a bench run can lose.
+    club = Club.objects.create(name="Bench club", currency="USD", credit_limit=10**12)
     Membership.objects.bulk_create(
         [Membership(club=club, user=u, role="organiser" if i == 0 else "member") for i, u in enumerate(users)]
     )
