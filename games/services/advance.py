@@ -30,8 +30,8 @@ from django.db import transaction
 import engine
 from accounts.models import User
 from accounts.money import money
-from games.models import AdvanceAction, Hand
-from games.services.locking import hand_lock_seated
+from games.models import AdvanceAction
+from games.services.locking import hand_lock, hand_lock_seated
 from kernel.errors import DomainError
 
 BET = "bet"
@@ -223,7 +223,7 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
 def advance_cancel(*, hand_id: int, user: User) -> int:
     """Withdraw ``user``'s pending advance actions in the hand; returns how many. Locks the hand row."""
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+        hand = hand_lock(hand_id=hand_id)
         if hand is None:
             return 0
         return AdvanceAction.objects.filter(hand=hand, user=user, status=AdvanceAction.Status.PENDING).update(

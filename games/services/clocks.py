@@ -17,6 +17,7 @@ from accounts.models import User
 from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
+from games.services.locking import hand_lock
 from games.timing import turn_clock
 from games.timing.turn_clock import clock_deadline
 
@@ -103,7 +104,7 @@ def hands_reclock(*, user: User, before: turn_clock.Member) -> int:
     moved = 0
     for hand_id in hand_ids:
         with transaction.atomic(durable=True):
-            hand = Hand.objects.select_for_update(of=("self",)).select_related("table").filter(pk=hand_id).first()
+            hand = hand_lock(hand_id=hand_id, read=("table",))
             if hand is None or hand.is_finished or hand.voided_at is not None:
                 continue
             now = timezone.now()

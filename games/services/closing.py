@@ -16,6 +16,7 @@ from accounts.models import Membership, User
 from games.errors import TableRefused
 from games.live.publish import table_changed_publish
 from games.models import Hand, Table
+from games.services.locking import hand_lock
 from ledger.models import Ruling
 from ledger.services import ledger_return_pot
 
@@ -31,7 +32,7 @@ def table_close(*, table_id: int, user: User, reason: str) -> Ruling:
         raise TableRefused("Say why the table is closing: the players read it on their statements.")
     with transaction.atomic(durable=True):
         live_id = Hand.objects.filter(table_id=table_id, finished_at__isnull=True).values_list("pk", flat=True).first()
-        live = Hand.objects.select_for_update().filter(pk=live_id).first() if live_id else None
+        live = hand_lock(hand_id=live_id) if live_id else None
         table = Table.objects.select_for_update(of=("self",)).select_related("club").filter(pk=table_id).first()
         if table is None:
             raise TableRefused("There is no such table.")

@@ -16,6 +16,7 @@ going in games/services/after_commit.py.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +38,7 @@ from games.services.clocks import away_takes_default, earliest_deadline, turn_cl
 from games.services.dealing import hand_deal_to, table_save
 from games.services.locking import (
     hand_lock_for_member,
+    hand_lock_live,
     hand_state_committed,
     locked_hand_state,
     table_lock_with_rules,
@@ -54,24 +56,33 @@ _HAND_STEP = UpdateInsert(
 )
 
 
-def _record_step(
-    *,
-    hand: Hand,
-    rules: engine.Rules,
-    before: Any,
-    state: Any,
-    events: Sequence[engine.Event],
-    seat: int,
-    user: User | None,
-    action: engine.Action,
-    is_timeout: bool,
-    seat_users: Mapping[int, User],
-    created_by: User | None,
-) -> None:
-    """Store one applied action: state, version, deadline, the log row and the ledger entries.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One action the engine applied to a hand: ``seat``'s ``action`` took ``before`` to ``state`` with
+    ``events``; ``user``: the seat's player (None: none is known); ``is_timeout``: a default taken for the
+    seat (its clock ran out, or its player is away or gone), not the player's own move."""
+
+    before: engine.State
+    state: engine.State
+    events: Sequence[engine.Event]
+    seat: int
+    user: User | None
+    action: engine.Action
+    is_timeout: bool
+
+    @property
+    def created_by(self) -> User | None:
+        """Who the ledger's entries name as their author: the player for their own move, nobody for a default."""
+        return None if self.is_timeout else self.user
+
+
+def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, User], step: Step) -> None:
+    """Store one applied ``step``: state, version, deadline, the log row and the ledger entries.
+    ``seat_users``: the hand's players by seat.
 
     Expects the hand row locked in an open transaction.
     """
+    before, state, events, seat = step.before, step.state, step.events, step.seat
     event_dicts = [engine.event_to_json(e) for e in events]
     hand.version += 1
     hand.state = engine.state_to_json(state)
@@ -87,7 +98,7 @@ def _record_step(
     hand.private_marks = marks_after(
         hand.private_marks or {}, private_changed(before, state, seat), hand.players, hand.version
     )
-    if is_timeout:  # the log's mark: where this action's lines begin, and what the first says
+    if step.is_timeout:  # the log's mark: where this action's lines begin, and what the first says
         kind = event_dicts[0]["kind"] if event_dicts else None
         hand.timeouts = [*(hand.timeouts or []), [len(before.events), kind]]
     if engine.is_over(state):
@@ -100,18 +111,18 @@ def _record_step(
             hand=hand,
             sequence=hand.version,
             seat=seat,
-            user=user,
-            action=engine.action_to_dict(action),
+            user=step.user,
+            action=engine.action_to_dict(step.action),
             events=event_dicts,
-            is_timeout=is_timeout,
+            is_timeout=step.is_timeout,
         ),
     )
     hand_state_committed(hand=hand, state=state)
-    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
 
 
 def _after_hand(
-    *, hand: Hand, state: Any, created_by: User | None, played: bool
+    *, hand: Hand, state: engine.State, created_by: User | None, played: bool
 ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
     with its players and its state. ``played``: a player's own move (not a default) was logged in this hand in
@@ -149,7 +160,9 @@ def _nobody_played(hand: Hand) -> bool:
 MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody present has to act
 
 
-def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPlayers) -> tuple[Any, bool]:
+def _auto_steps(
+    *, hand: Hand, rules: engine.Rules, state: engine.State, players: HandPlayers
+) -> tuple[engine.State, bool]:
     """Apply what is due without waiting; return the state, and whether one of the steps was a player's own
     move (an advance action), not a default.
 
@@ -198,20 +211,16 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
             break
         seat, action, is_timeout = step
         new_state, events = engine.apply(state, seat, action)
-        user = seat_users.get(seat)
-        _record_step(
-            hand=hand,
-            rules=rules,
+        taken = Step(
             before=state,
             state=new_state,
             events=events,
             seat=seat,
-            user=user,
+            user=seat_users.get(seat),
             action=action,
             is_timeout=is_timeout,
-            seat_users=seat_users,
-            created_by=None if is_timeout else user,
         )
+        _record_step(hand=hand, rules=rules, seat_users=seat_users, step=taken)
         state = new_state
         played = played or not is_timeout
     return state, played
@@ -220,7 +229,7 @@ def _auto_steps(*, hand: Hand, rules: engine.Rules, state: Any, players: HandPla
 def hand_settle(
     *,
     hand: Hand,
-    state: Any,
+    state: engine.State,
     created_by: User | None,
     after: int,
     seat_users: Mapping[int, User] | None = None,
@@ -270,15 +279,6 @@ def _players(hand: Hand, seat_users: Mapping[int, User] | None) -> HandPlayers:
     )
 
 
-def _lock_live_hand(hand_id: int) -> Hand | None:
-    """The hand row locked (with its rule version), or None when it is gone, finished or voided.
-    Expects an open transaction."""
-    hand = Hand.objects.select_for_update().select_related("rule_version").filter(pk=hand_id).first()
-    if hand is None or hand.is_finished or hand.voided_at is not None:
-        return None
-    return hand
-
-
 def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, action: engine.Action) -> Hand:
     """Apply ``action`` of ``seat`` to the locked ``hand``; the caller opened the durable transaction."""
     after = hand.version
@@ -290,19 +290,8 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
         raise IllegalMove(_sentence(str(exc))) from exc
     rules = engine.rules_from_dict(hand.rule_version.rules)
     members = hand_players(hand=hand, club_id=hand.table.club_id)
-    _record_step(
-        hand=hand,
-        rules=rules,
-        before=state,
-        state=new_state,
-        events=events,
-        seat=seat,
-        user=user,
-        action=action,
-        is_timeout=False,
-        seat_users=members.seat_users,
-        created_by=user,
-    )
+    step = Step(before=state, state=new_state, events=events, seat=seat, user=user, action=action, is_timeout=False)
+    _record_step(hand=hand, rules=rules, seat_users=members.seat_users, step=step)
     touched = hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members, played=True)
     # The players' statement saw whether the hand has any advance action (none is set under this lock).
     on_commit_work(touched, {hand.pk: Carried(advance_rows=[])} if members.advance_any is False else None)
@@ -332,8 +321,8 @@ def hand_act(
 ) -> Hand:
     """A player's action, from the form post, the socket, the simulator and the tests alike (docs/architecture.md "The
     path of one action"): the one entry and the one lock of a hand's step. ``table_id``: the table the form
-    or socket is at (None: the hand's own); ``hand_id`` None means the hand being played there. Return the
-    hand.
+    or socket is at (None: the hand's own); ``hand_id``: the hand the player saw (None, a post or frame
+    without one: refused as a hand that is not at this table). Return the hand.
 
     The access rule: the hand must be this table's, the player a member of its club now (a non-member
     hears the same words as for a hand that is not there, so nothing is revealed) and dealt into it.
@@ -344,23 +333,16 @@ def hand_act(
     the hand ends, the table is updated and the next hand dealt in it.
     """
     parsed = _typed(action)
+    if hand_id is None:
+        raise NotSeated(NO_SUCH_HAND)
     if table_id is None:
-        table_id = hand_table_of(hand_id=hand_id) if hand_id is not None else None
+        table_id = hand_table_of(hand_id=hand_id)
         if table_id is None:
             raise NotSeated(NO_SUCH_HAND)
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
         # is a member of the table's club.
-        if hand_id is not None:
-            hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
-        else:
-            hand = (
-                Hand.objects.select_for_update(of=("self",))
-                .select_related("rule_version__rule_set", "table")
-                .filter(table_id=table_id, table__club__memberships__user=user, finished_at__isnull=True)
-                .order_by("-number")
-                .first()
-            )
+        hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
         seat = hand_seat_of(hand=hand, user=user)
@@ -370,7 +352,7 @@ def hand_act(
         return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
-def _hand_deadline(clocks: Mapping[str, Any], state: Any) -> datetime | None:
+def _hand_deadline(clocks: Mapping[str, Any], state: engine.State) -> datetime | None:
     """The hand's next due moment (``Hand.deadline``): its earliest clock; in a sealed decision, the latest of
     the awaited seats' clocks, when the decisions open by the clock. Until then a seat whose clock ran out
     keeps "waiting" like any other (its default is taken when every clock has run out or the others have
@@ -401,7 +383,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
     Opens the durable transaction and locks the hand row.
     """
     with transaction.atomic(durable=True):
-        hand = _lock_live_hand(hand_id)
+        hand = hand_lock_live(hand_id=hand_id)
         if hand is None or hand.version != version:
             return False
         now = timezone.now()
@@ -424,9 +406,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                 continue
             action = engine.timeout_action(state, seat)
             new_state, events = engine.apply(state, seat, action)
-            _record_step(
-                hand=hand,
-                rules=rules,
+            step = Step(
                 before=state,
                 state=new_state,
                 events=events,
@@ -434,9 +414,8 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                 user=seat_users.get(seat),
                 action=action,
                 is_timeout=True,
-                seat_users=seat_users,
-                created_by=None,
             )
+            _record_step(hand=hand, rules=rules, seat_users=seat_users, step=step)
             state = new_state
         on_commit_work(hand_settle(hand=hand, state=state, created_by=None, after=version, seat_users=seat_users))
     return True
@@ -446,7 +425,7 @@ def hand_apply_due(*, hand_id: int) -> bool:
     """Apply what is due now without a player acting (a member just marked themselves away):
     returns whether the hand moved on. Opens the durable transaction and locks the hand row."""
     with transaction.atomic(durable=True):
-        hand = _lock_live_hand(hand_id)
+        hand = hand_lock_live(hand_id=hand_id)
         if hand is None:
             return False
         version = hand.version

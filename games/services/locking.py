@@ -1,9 +1,23 @@
-"""Locking a hand for one seated player's move: shared by the action path (games/services/hands.py)
-and advance actions (games/services/advance.py), which both build on it."""
+"""Every lock on a hand row, each by the hand's id: a player's move (games/services/hands.py, advance.py), a
+clock running out, a clock moved, a ruling that opens, voids or stops a hand, a table closed.
+
+Lock order (never the other way round, so no two transactions wait for each other in a cycle):
+
+1. one hand row, locked alone (its rule version, table or club only read with it, never locked by it:
+   a frozen rule version does not change, and the table is locked next, by itself);
+2. the hand's table row (``table_lock_with_rules`` locks its rule version with it; games/services/seating.py
+   locks a table with its rule version too, the table first), then its decks ahead (games/services/decks.py);
+3. the ledger's accounts (ledger/services.py).
+
+A transaction that needs a hand and its table locks the hand first: a closing, a voiding or a practice table's
+close reads which hand is in play, locks it here, then the table.
+tests/test_architecture.py holds every other module to these functions.
+"""
 
 from __future__ import annotations
 
 from functools import partial
+from typing import Literal
 
 from django.db import transaction
 from django.db.models import Model
@@ -80,20 +94,35 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User) -> Hand | N
     return hand
 
 
+def hand_lock(*, hand_id: int, read: tuple[Literal["rule_version", "table"], ...] = ()) -> Hand | None:
+    """Lock hand ``hand_id``'s row alone and return it, with ``read`` (its rule version, its table) loaded by the
+    same statement but not locked; None when there is no such hand. Expects an open transaction."""
+    rows = Hand.objects.select_for_update(of=("self",))
+    if read:
+        rows = rows.select_related(*read)
+    return rows.filter(pk=hand_id).first()
+
+
+def hand_lock_live(*, hand_id: int) -> Hand | None:
+    """Lock hand ``hand_id`` (with its rule version read) while it is being played: None when it is gone,
+    finished or voided. Expects an open transaction."""
+    hand = hand_lock(hand_id=hand_id, read=("rule_version",))
+    if hand is None or hand.is_finished or hand.voided_at is not None:
+        return None
+    return hand
+
+
 def hand_lock_seated(
-    *, hand_id: int, user: User, version: int, with_rules: bool = False, action: engine.Action | None = None
+    *, hand_id: int, user: User, version: int, action: engine.Action | None = None
 ) -> tuple[Hand, int, engine.State]:
     """Lock the live hand ``hand_id`` that ``user`` is dealt into, as of ``version``; return it,
-    their seat and its state. ``with_rules`` also loads (and so locks) its rule version; ``action``: the
-    player's action, which may be a sealed decision still standing against an older version.
+    their seat and its state. ``action``: the player's action, which may be a sealed decision still standing
+    against an older version.
 
     Expects an open transaction. Raises NotSeated (no such hand, or not dealt in) and
     StaleVersion (finished, voided or moved on).
     """
-    rows = Hand.objects.select_for_update()
-    if with_rules:
-        rows = rows.select_related("rule_version")
-    hand = rows.filter(pk=hand_id).first()
+    hand = hand_lock(hand_id=hand_id)
     if hand is None:
         raise NotSeated("There is no such hand.")
     seat = hand_seat_of(hand=hand, user=user)

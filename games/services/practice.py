@@ -33,6 +33,7 @@ from games.selectors.states import hand_state
 from games.services.computer_turns import computer_seats, computer_turns_schedule
 from games.services.decks import decks_ahead_fill
 from games.services.hands import hand_act
+from games.services.locking import hand_lock
 from games.services.rulesets import MAX_PLAYERS, rule_set_create, rule_version_freeze
 from games.services.tables import table_start
 from kernel.errors import DomainError
@@ -163,7 +164,7 @@ def practice_close(*, table_id: int, user: User) -> Table:
     closing.py refuses). Opens the durable transaction; locks the hand in play, then the table (the hands' order)."""
     with transaction.atomic(durable=True):
         live_id = Hand.objects.filter(table_id=table_id, finished_at__isnull=True).values_list("pk", flat=True).first()
-        live = Hand.objects.select_for_update().filter(pk=live_id).first() if live_id else None
+        live = hand_lock(hand_id=live_id) if live_id else None
         table = Table.objects.select_for_update().filter(pk=table_id, practice=True).first()
         if table is None or table.created_by_id != user.pk:
             raise PracticeRefused("Only the member who opened a practice table can close it.")

@@ -14,7 +14,8 @@ from django.db import IntegrityError, transaction
 from accounts.access import membership_of
 from accounts.models import User
 from engine.commitment import DECK_SIZE, SALT_BYTES
-from games.models import Hand, HandDispute
+from games.models import HandDispute
+from games.services.locking import hand_lock
 from kernel.errors import DomainError, PermissionDenied
 
 REASON_MAX = 2000
@@ -39,7 +40,7 @@ def hand_dispute_open(*, hand_id: int, user: User, reason: str) -> HandDispute:
     """
     reason = reason.strip()
     with transaction.atomic(durable=True):
-        hand = Hand.objects.select_for_update().select_related("table").filter(pk=hand_id).first()
+        hand = hand_lock(hand_id=hand_id, read=("table",))
         if hand is None:
             raise DisputeRefused("There is no such hand.")
         membership = membership_of(user=user, club_id=hand.table.club_id)

@@ -16,6 +16,7 @@ from accounts.models import User
 from games.errors import TableRefused
 from games.live.publish import table_changed_publish
 from games.models import Hand, Table
+from games.services.locking import hand_lock
 from ledger.models import JournalEntry
 from ledger.services import ledger_reverse_hand, table_pot_balance
 
@@ -29,7 +30,9 @@ def hand_void(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
     later hand built on it.
     """
     with transaction.atomic():
-        locked = Hand.objects.select_for_update(of=("self",)).get(pk=hand.pk)
+        locked = hand_lock(hand_id=hand.pk)
+        if locked is None:
+            raise Hand.DoesNotExist("Hand matching query does not exist.")
         table = Table.objects.select_for_update(of=("self",)).select_related("club").get(pk=locked.table_id)
         if table.practice:  # docs/design.md "Engine contract": practice never touches the books, rulings included
             raise TableRefused("A practice hand moved no money: there is nothing to void.")

@@ -236,7 +236,7 @@ async def test_bad_frames_get_an_error_to_that_socket_only_and_change_nothing(cl
     a, b, _ = club_setup.members
     sender = await open_table(table.pk, a)
     other = await open_table(table.pk, b)
-    _, version, state = await hand_state(table)
+    hand_id, version, state = await hand_state(table)
     cases: list[tuple[Any, str]] = [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "Unknown message type"),
@@ -248,7 +248,8 @@ async def test_bad_frames_get_an_error_to_that_socket_only_and_change_nothing(cl
         ('{"type": "action", "action": "in", "version": "zero"}', "moved on"),
         ('{"type": "action", "action": "in", "version": 0, "hand": "x"}', "not being played"),
         ('{"type": "action", "action": {"type": "teleport"}, "version": 0}', "."),
-        ('{"type": "action", "action": "in", "version": 7}', "moved on"),
+        (json.dumps({"type": "action", "action": "in", "version": 7, "hand": hand_id}), "moved on"),
+        ('{"type": "action", "action": "in", "version": 0}', "not being played"),  # no hand named: refused, not guessed
         ('{"type": "action", "action": "in", "version": 0, "hand": 123456}', "not being played"),
         ('{"type": "chat"}', "text"),
         ('{"type": "chat.hide", "id": "x"}', "Which message"),
@@ -270,7 +271,8 @@ async def test_bad_frames_get_an_error_to_that_socket_only_and_change_nothing(cl
 async def test_a_spectators_action_is_refused_with_the_services_message(club_setup) -> None:
     table = await piranha_table(club_setup)
     watcher = await open_table(table.pk, club_setup.organiser)
-    await watcher.send_json_to({"type": "action", "action": "in", "version": 0})
+    hand_id, _, _ = await hand_state(table)
+    await watcher.send_json_to({"type": "action", "hand": hand_id, "action": "in", "version": 0})
     reply = await watcher.receive_json_from(timeout=5)
     assert reply == {"type": "error", "message": "You are not playing in this hand."}
     await watcher.disconnect()
