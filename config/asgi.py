@@ -1,6 +1,5 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (served by uvicorn)."""
 
-import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -13,6 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from kernel.metrics import SocketGauge  # noqa: E402
+from kernel.pools import collector_settle  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
 from .security import SocketOriginValidator  # noqa: E402
@@ -25,14 +25,6 @@ application = ProtocolTypeRouter(
 )
 
 # Everything loaded at start-up (Django, the apps, the URL map and its views) is set aside from the
-# garbage collector's full passes, which would otherwise walk it again and again while the server runs,
-# each time stalling every socket of the process (about 50 ms for the 136,000 objects it holds here).
+# collector's full passes, and its young generation collected less often (kernel/pools.py).
 get_resolver().url_patterns  # noqa: B018 - loads the views now, before the freeze
-gc.freeze()
-# The young generation is collected after 20,000 new objects, not Python's 700: at 700 it ran many times
-# for each version's areas, each time walking the dicts and tuples still in use mid-render and moving them
-# on to the older generations, whose passes are longer. Nearly all of them are freed by their reference
-# count before 20,000. Under load (bench/load.py, the web process sampled by perf) the collector's share
-# of the process's CPU fell from about 5.3% to 1.3%.
-GC_THRESHOLDS = (20_000, 20, 50)
-gc.set_threshold(*GC_THRESHOLDS)
+collector_settle()

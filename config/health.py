@@ -8,13 +8,14 @@ else, the public through the proxy included, reads a bare "ok" or "unavailable" 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from kernel.pools import kept
 
 
 def _postgres_ok() -> bool:
@@ -27,18 +28,10 @@ def _postgres_ok() -> bool:
         return False
 
 
-_redis_lock = threading.Lock()
-_redis_clients: dict[str, redis.Redis] = {}
-
-
 def _redis() -> redis.Redis:
-    """One client per process (and Redis address), whose connection pool every probe reuses."""
+    """One client per process (and Redis address), whose connection pool every probe reuses (kernel/pools.py)."""
     url = settings.REDIS_URL
-    with _redis_lock:
-        client = _redis_clients.get(url)
-        if client is None:
-            client = _redis_clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-        return client
+    return kept("health probe", url, lambda: redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2))
 
 
 def _redis_ok() -> bool:

@@ -251,7 +251,7 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "club@localhost")
 CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "club")
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "BACKEND": "games.live.layer.LiveChannelLayer",  # channels_redis pub/sub; own sockets served in-process
         "CONFIG": {"hosts": [REDIS_URL or "redis://127.0.0.1:6379/0"], "prefix": CHANNEL_LAYER_PREFIX},
     },
 }

@@ -8,7 +8,8 @@ sends the encoded bytes: privates to ``member.<table>.<user>`` first, then the p
 
 Publisher threads keep the committing thread free and each table's frames in order (``PUBLISHERS`` per
 process, each table always to the same one): each reads what the hand's area shows beside the hand, renders,
-encodes, and PUBLISHes the version's messages in one Redis round trip. Registered with
+encodes, hands the version's messages to this process's own sockets on their event loops and PUBLISHes them,
+for the other processes, in one Redis round trip (games/live/layer.py). Registered with
 ``transaction.on_commit``; never raises: a
 Redis hiccup must not break an action that has committed (a lost frame is seen at the next one, and the
 screen asks ``sync``).
@@ -18,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,11 +37,13 @@ from django.db import connections
 from accounts.models import User
 from games.live.access import access_stamps
 from games.live.frames import PRIVATE, PUBLIC, carried
+from games.live.layer import PUBLISH_BEYOND, LiveChannelLayer, deliver_here, origin
 from games.live.render import private_frame, public_frame
 from games.models import Hand
 from games.selectors.snapshot import Carried, TableSnapshot, table_snapshot_of, table_snapshot_read
 from games.selectors.states import hand_state
 from kernel import metrics
+from kernel.pools import kept, thread_pool
 
 log = logging.getLogger(__name__)
 
@@ -61,33 +62,28 @@ def club_group(club_id: int) -> str:
     return f"club.{club_id}"
 
 
-# ---- the wire: every message of a batch PUBLISHed in one round trip ----------------------------
+# ---- the wire: this process's sockets served here, the others' in one round trip to Redis ------------
 
 
 def _clients() -> tuple[list[redis.Redis], str]:
-    """This process's Redis clients of the channel layer's hosts (made once per settings: tests swap them) and
-    its prefix. A sync client, so that the thread that rendered a batch sends it: no hop to an event loop."""
+    """This process's Redis clients of the channel layer's hosts (kept per settings: tests swap them) and its
+    prefix. A sync client, so that the thread that rendered a batch sends it: no hop to an event loop."""
     layers: dict[str, Any] = settings.CHANNEL_LAYERS
     config: dict[str, Any] = layers["default"].get("CONFIG", {})
-    key = repr(config)
-    with _wire_lock:
-        made = _wire.get(key)
-        if made is None or made[2] != os.getpid():
-            hosts = [dict(h) for h in decode_hosts(config.get("hosts"))]
-            clients = [redis.Redis.from_url(h.pop("address"), **h) for h in hosts]
-            made = _wire[key] = (clients, str(config.get("prefix", "asgi")), os.getpid())
-    return made[0], made[1]
 
+    def make() -> tuple[list[redis.Redis], str]:
+        hosts = [dict(h) for h in decode_hosts(config.get("hosts"))]
+        return [redis.Redis.from_url(h.pop("address"), **h) for h in hosts], str(config.get("prefix", "asgi"))
 
-_wire: dict[str, tuple[list[redis.Redis], str, int]] = {}
-_wire_lock = threading.Lock()
+    return kept("channel layer wire", repr(config), make)
 
 
 def _send_batch(messages: Batch) -> None:
-    """PUBLISH each (group, message) in order, one pipeline per Redis host: one round trip for a version's
-    frames. The channel names and the encoding are channels_redis's ``RedisPubSubChannelLayer``'s (its
-    ``_get_group_channel_name``, its serializer), so every process's sockets hear them as group messages.
-    Another layer is sent through its own ``group_send``, one message at a time."""
+    """Send each (group, message) in order. With the site's layer (games/live/layer.py): to this process's
+    sockets in the group straight onto their event loops, and to Redis, one pipeline per host (one round
+    trip for a version's frames), only where another process listens. The channel names and the encoding
+    are channels_redis's pub/sub layer's (its ``_get_group_channel_name``, its serializer), so every
+    process's sockets hear them as group messages. Another layer is sent through its own ``group_send``."""
     layer = get_channel_layer()
     if layer is None or not messages:
         return
@@ -96,13 +92,21 @@ def _send_batch(messages: Batch) -> None:
             async_to_sync(layer.group_send)(group, metrics.stamped(message))
         return
     clients, prefix = _clients()
+    own = {"origin": origin()}
+    sends = [
+        (group_channel_name(prefix, group), layer.serialize({**own, **metrics.stamped(message)}))
+        for group, message in messages
+    ]
+    served = deliver_here(layer, sends) if isinstance(layer, LiveChannelLayer) else None
     pipes: dict[int, Any] = {}
-    for group, message in messages:
-        channel = group_channel_name(prefix, group)
+    for channel, data in sends:
         shard = _consistent_hash(channel, len(clients))
         if shard not in pipes:
             pipes[shard] = clients[shard].pipeline(transaction=False)
-        pipes[shard].publish(channel, layer.serialize(metrics.stamped(message)))
+        if served is None:
+            pipes[shard].publish(channel, data)
+        else:
+            pipes[shard].eval(PUBLISH_BEYOND, 1, channel, data, served.get(channel, 0))
     for pipe in pipes.values():
         pipe.execute()
 
@@ -130,19 +134,13 @@ def groups_send(messages: Batch, *, about: str) -> None:
 PUBLISHERS = 3
 
 
-def _publisher_threads() -> list[ThreadPoolExecutor]:
-    return [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"publish-{n}") for n in range(PUBLISHERS)]
-
-
-_publishers = _publisher_threads()
-_pid = os.getpid()
+def _publisher(table_id: int) -> ThreadPoolExecutor:
+    """The publisher thread of table ``table_id`` (kernel/pools.py: a forked child makes its own)."""
+    return thread_pool(f"publish-{table_id % PUBLISHERS}", 1)
 
 
 def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
     """Run ``job`` in the publisher thread of table ``table_id``, after the jobs handed over before it."""
-    global _publishers, _pid
-    if _pid != os.getpid():  # a forked child (a Celery worker's process): threads of its own
-        _publishers, _pid = _publisher_threads(), os.getpid()
 
     def run() -> None:
         try:
@@ -153,7 +151,7 @@ def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
             connections.close_all()  # the thread's pooled connection goes back after each job
 
     try:
-        _publishers[table_id % PUBLISHERS].submit(run)
+        _publisher(table_id).submit(run)
     except RuntimeError:  # the process is ending: its screens resync on reconnect
         log.warning("Could not publish %s: the process is ending", about)
 
@@ -267,7 +265,6 @@ def lobby_announce(club_id: int) -> None:
 def announce_flush(timeout: float = 10) -> None:
     """Wait until everything handed over to this process's publishers so far has been sent or given up (tests;
     at a process's exit its publishers finish their queues before it ends)."""
-    if _pid == os.getpid():
-        with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
-            for published in [publisher.submit(lambda: None) for publisher in _publishers]:
-                published.result(timeout=timeout)
+    with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
+        for published in [_publisher(n).submit(lambda: None) for n in range(PUBLISHERS)]:
+            published.result(timeout=timeout)

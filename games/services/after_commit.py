@@ -19,6 +19,7 @@ from games.models import Hand
 from games.selectors.snapshot import Carried
 from games.services.computer_turns import computer_turns_schedule
 from games.signals import hand_alarm_moments, moments_of
+from kernel.pools import thread_pool
 from kernel.task_ref import TaskRef
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,9 @@ def hand_alarm_rung(*, hand_id: int, commitment: str, at: str) -> None:
         cache.delete(key)
 
 
-_publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turn-work")
+def _turn_work() -> ThreadPoolExecutor:
+    """The one thread of this process that arms alarms and sends computer turns (kernel/pools.py)."""
+    return thread_pool("turn-work", 1)
 
 
 def _publish(alarms: list[tuple[int, str, datetime]]) -> None:
@@ -121,7 +124,7 @@ def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
     """Arm the alarms of a committed transaction from one background thread, so the action's own thread
     (for a socket: the worker thread its answer waits on) waits on no cache or broker. An alarm lost with
     the process is made good by the beat's sweeps (games/tasks.py)."""
-    _publisher.submit(_publish, alarms)
+    _turn_work().submit(_publish, alarms)
 
 
 def _computer_turns(hands: list[tuple[int, int]]) -> None:
@@ -136,9 +139,9 @@ def _computer_turns(hands: list[tuple[int, int]]) -> None:
         finally:
             connections.close_all()  # this thread's connection goes back after each job
 
-    _publisher.submit(send)
+    _turn_work().submit(send)
 
 
 def turn_work_flush() -> None:
     """Wait until every alarm queued so far is armed (tests, and a clean process exit)."""
-    _publisher.submit(lambda: None).result(timeout=30)
+    _turn_work().submit(lambda: None).result(timeout=30)

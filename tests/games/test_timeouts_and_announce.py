@@ -15,6 +15,7 @@ from redis.exceptions import RedisError
 
 import engine
 from games import services
+from games.live.layer import origin
 from games.live.publish import announce_flush
 from games.models import Hand, HandAction
 from tests.games.helpers import make_table
@@ -92,6 +93,7 @@ def test_an_action_announces_the_new_version_to_the_tables_group_on_commit(club_
 
     message = async_to_sync(listen_and_act)()
     assert isinstance(message.pop("sent_at"), float)  # when it was sent: the broadcast latency metric
+    assert message.pop("origin") == origin()  # the sending process: its own echo from Redis is dropped
     frame = json.loads(message.pop("text"))
     # The players' access stamps as the publisher read them: their sockets read none to forward the frame.
     assert message == {
@@ -149,7 +151,8 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
 
     def slow_send(self, *args, **kwargs):  # Redis answering late (at most 3 s here)
         release.wait(3)
-        sent.extend(json.loads(msgpack.unpackb(c[0][2])["text"])["version"] for c in self.command_stack[:1])
+        payloads = [next(arg for arg in c[0] if isinstance(arg, bytes)) for c in self.command_stack[:1]]
+        sent.extend(json.loads(msgpack.unpackb(data)["text"])["version"] for data in payloads)
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Pipeline, "execute", slow_send)

@@ -76,12 +76,14 @@ def session_of(user: User) -> str:
     return client.cookies["sessionid"].value
 
 
-def announced(frame: str) -> tuple[int, int] | None:
-    """The (hand, version) a table socket's public frame announces (None for any other frame)."""
+def announced(frame: str) -> tuple[int, int, bool] | None:
+    """The (hand, version) a table socket's public frame announces, and whether it is the version's own frame
+    (``at`` 0: sent once per version; a sync or a seat change makes another at a time) (None for any other
+    frame)."""
     data = json.loads(frame)
     if data.get("type") != "table.public" or not isinstance(data.get("hand"), int):
         return None  # the public frames: every version's, the same bytes on every screen (docs/live.md)
-    return data["hand"], data["version"]
+    return data["hand"], data["version"], data.get("at") == 0
 
 
 class Watcher:
@@ -90,6 +92,7 @@ class Watcher:
     def __init__(self, name: str, port: int, table_id: int, session: str) -> None:
         self.name, self.port, self.table_id, self.session = name, port, table_id, session
         self.seen: list[tuple[int, int]] = []
+        self.versions: list[tuple[int, int]] = []  # the versions' own frames, as they came
         self.ready = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -108,9 +111,11 @@ class Watcher:
                     frame = await asyncio.wait_for(ws.recv(), timeout=0.2)
                 except TimeoutError:
                     continue
-                pair = announced(frame if isinstance(frame, str) else frame.decode())
-                if pair is not None:
-                    self.seen.append(pair)
+                found = announced(frame if isinstance(frame, str) else frame.decode())
+                if found is not None:
+                    self.seen.append(found[:2])
+                    if found[2]:
+                        self.versions.append(found[:2])
 
 
 def post_action(port: int, session: str, hand: Hand, action: engine.Action) -> None:
@@ -200,6 +205,10 @@ def test_an_action_posted_to_one_web_process_reaches_the_sockets_of_the_other(cl
         collapsed = [pair for i, pair in enumerate(of_hand) if i == 0 or pair != of_hand[i - 1]]
         assert collapsed == expected, f"{watcher.name} saw {of_hand}"
         assert watcher.seen == sorted(watcher.seen), f"{watcher.name}: out of order {watcher.seen}"
+        # Each version's own frame exactly once, on the process that published it too (served there without
+        # Redis, its echo from Redis dropped) as on the other.
+        of_hand = [pair for pair in watcher.versions if pair[0] == hand.pk]
+        assert of_hand == expected, f"{watcher.name}: the versions' frames came as {of_hand}"
     for proc in procs:
         assert "Traceback" not in proc.text(), proc.text()[-3000:]
 

@@ -1,0 +1,97 @@
+"""The site's channel layer: channels_redis's pub/sub layer, less the trip through Redis to this process's own
+sockets (docs/live.md "Groups").
+
+The publisher (games/live/publish.py) puts a group message straight into the queue of every socket of this
+process in that group, on the socket's event loop (``deliver_here``), and PUBLISHes it to Redis only when a
+subscriber other than this process listens (``PUBLISH_BEYOND``: one script, one round trip). The message
+carries this process's ``origin``; when another process's subscriber makes Redis echo it back here, this
+layer's receiver drops it. So each process's sockets get each message once, in the order it was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
+from channels_redis.utils import _wrap_close
+
+# PUBLISH ARGV[1] to KEYS[1] only when it has more subscribers than ARGV[2] (this process's own, served
+# already); the number of subscribers reached, or -1.
+PUBLISH_BEYOND = """
+if redis.call('PUBSUB', 'NUMSUB', KEYS[1])[2] > tonumber(ARGV[2]) then
+  return redis.call('PUBLISH', KEYS[1], ARGV[1])
+end
+return -1
+"""
+
+_BOOT = uuid.uuid4().hex[:12]
+
+
+def origin() -> str:
+    """This process's name on the messages it sends: a forked child has a name of its own."""
+    return f"{_BOOT}.{os.getpid()}"
+
+
+class _Shard(RedisSingleShardConnection):
+    def _receive_message(self, message: Any) -> None:
+        """The layer's receiver, less the messages this process sent: its own sockets have them already."""
+        if message is not None:
+            data = message["data"]
+            own = origin().encode()
+            if isinstance(data, bytes) and own in data[:96]:
+                sent = self.channel_layer.channel_layer.deserialize(data)
+                if isinstance(sent, dict) and sent.get("origin") == own.decode():
+                    return
+        super()._receive_message(message)
+
+
+class _LoopLayer(RedisPubSubLoopLayer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        shards: list[RedisSingleShardConnection] = self._shards  # type: ignore[has-type]
+        self._shards = [_Shard(shard.host, self) for shard in shards]
+
+
+class LiveChannelLayer(RedisPubSubChannelLayer):
+    """channels_redis's pub/sub layer whose receivers drop this process's own messages (``deliver_here``
+    served them)."""
+
+    def _get_layer(self) -> RedisPubSubLoopLayer:
+        loop = asyncio.get_running_loop()
+        layer = self._layers.get(loop)
+        if layer is None:
+            layer = self._layers[loop] = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            _wrap_close(self, loop)
+        return layer
+
+
+def deliver_here(layer: LiveChannelLayer, sends: Sequence[tuple[str, bytes]]) -> dict[str, int]:
+    """Put each (group's Redis channel, encoded message) into the queue of every socket of this process that
+    joined the group, on that socket's event loop, in order; called from any thread. Returns, for each
+    group's channel, how many of this process's subscribers (one per event loop) were served."""
+    served: dict[str, int] = {}
+    for loop, loop_layer in list(layer._layers.items()):
+        groups = loop_layer.groups
+        here = [(channel, data) for channel, data in sends if channel in groups]
+        if not here:
+            continue
+        try:
+            loop.call_soon_threadsafe(_put, loop_layer, here)
+        except RuntimeError:  # its loop has closed
+            continue
+        for channel, _data in here:
+            served[channel] = served.get(channel, 0) + 1
+    return served
+
+
+def _put(loop_layer: RedisPubSubLoopLayer, sends: list[tuple[str, bytes]]) -> None:
+    """On the loop: what the layer's receiver does with a message from Redis."""
+    for channel, data in sends:
+        for name in tuple(loop_layer.groups.get(channel, ())):
+            queue = loop_layer.channels.get(name)
+            if queue is not None:
+                queue.put_nowait(data)
