@@ -204,3 +204,67 @@ def test_games_selectors_and_views_are_imported_by_feature():
     for package in ("games/selectors", "games/views"):
         tree = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
         assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)], package
+
+
+# games/services/locking.py owns every lock on a hand row, with the lock order in its docstring.
+HAND_LOCKER = "games/services/locking.py"
+
+
+def _chain(node: ast.expr) -> list[str]:
+    """The names a queryset chain is built from, outermost first: ``Hand.objects.filter(x).first`` gives
+    ['Hand', 'objects', 'filter', 'first']."""
+    names: list[str] = []
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        else:
+            if isinstance(node, ast.Name):
+                names.append(node.id)
+            return names[::-1]
+
+
+def _hand_locks(source: str) -> list[str]:
+    """Each lock on a hand row in ``source``, by line: ``select_for_update`` on a queryset of ``Hand.objects``
+    or of a table's ``hands``, or a written-out statement that locks a row of ``games_hand``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "select_for_update"
+        ):
+            chain = _chain(node.func.value)
+            if chain[:2] == ["Hand", "objects"] or "hands" in chain:
+                found.append(f"{node.lineno}: {'.'.join(chain)}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.upper()
+            if "FOR UPDATE" in text and "GAMES_HAND" in text:
+                found.append(f"{node.lineno}: FOR UPDATE")
+    return sorted(found)
+
+
+def test_only_the_locking_module_locks_a_hand_row():
+    paths = [path for app in APPS for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts]
+    found = {str(path.relative_to(ROOT)): _hand_locks(path.read_text(encoding="utf-8")) for path in paths}
+    assert found[HAND_LOCKER]
+    assert {path: lines for path, lines in found.items() if lines and path != HAND_LOCKER} == {}
+
+
+def test_the_hand_lock_finder_finds_a_lock():
+    found = _hand_locks(
+        "a = Hand.objects.select_for_update().filter(pk=1).first()\n"
+        "b = Hand.objects.filter(pk=1).select_for_update(of=('self',)).get()\n"
+        "c = table.hands.select_for_update().first()\n"
+        "d = Table.objects.select_for_update().get(pk=1)\n"
+        "e = 'SELECT 1 FROM \"games_hand\" h WHERE h.id = %s FOR UPDATE OF h'\n"
+        "f = 'SELECT 1 FROM \"games_table\" FOR UPDATE'\n"
+    )
+    assert found == [
+        "1: Hand.objects",
+        "2: Hand.objects.filter",
+        "3: table.hands",
+        "5: FOR UPDATE",
+    ]
