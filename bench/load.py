@@ -5,6 +5,7 @@
     .venv/bin/python bench/load.py --tables 2 --workers 1 --seconds 4      # a quick check of the script
     .venv/bin/python bench/load.py --soak 600                              # memory over ten minutes at 30/s
     .venv/bin/python bench/load.py --soak 600 --trace                      # the same under tracemalloc
+    .venv/bin/python bench/load.py --workers 2 --proxy --rounds 1          # two web processes behind Caddy
 
 Starts (or reuses) the embedded PostgreSQL and Redis of this checkout, makes a database of this run's own
 (``bench_load_<pid>``, its channel-layer prefix too: two runs in one checkout do not meet), migrates it, and
@@ -595,10 +596,12 @@ class Server:
     """A running web server and what the bench reads off it."""
 
     app: str
-    port: int
-    pid: int
-    named: dict[str, int]
+    port: int  # where the bots connect: the web process, or the proxy in front of several
+    pid: int  # the (first) web process
+    named: dict[str, stack.Pids]
     metrics_dir: str
+    pids: list[int] = field(default_factory=list)  # every web process
+    metrics_port: int = 0  # a web process's own port: its /metrics adds up every process's counts
     sockets: int = 0
     per_socket_kib: float = float("nan")
 
@@ -624,14 +627,14 @@ async def open_floor(server: Server, floor: Floor, seats: list[dict[str, Any]]) 
     first = [p for p in players if p.table in warm]
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in first)), CONNECT_SECONDS)
     await asyncio.sleep(1)
-    before = stack.rss_mib(server.pid)
+    before = stack.rss_mib(server.pids)
     rest = [p for p in players if p not in first]
     await asyncio.wait_for(asyncio.gather(*(one(p) for p in rest)), CONNECT_SECONDS)
     await asyncio.sleep(2)
     sockets_after_first = sum(SEATS if isinstance(p, BareGroup) else 1 for p in rest)
     server.sockets = sockets_after_first + SEATS * len(warm)
     if sockets_after_first:
-        server.per_socket_kib = (stack.rss_mib(server.pid) - before) * 1024 / sockets_after_first
+        server.per_socket_kib = (stack.rss_mib(server.pids) - before) * 1024 / sockets_after_first
     listeners = [asyncio.ensure_future(p.listen()) for p in players]
     return players, listeners
 
@@ -659,7 +662,7 @@ async def run_phase(
     server: Server, floor: Floor, players: list[Any], phase: Phase, seed: int, drain_seconds: float
 ) -> Row:
     project = server.app != BARE_APP
-    before = await asyncio.to_thread(counters.scrape, server.port) if project else {}
+    before = await asyncio.to_thread(counters.scrape, server.metrics_port) if project else {}
     counted = frames_of(players)
     dealt = floor.new_games
     cpu = stack.Cpu(server.named)
@@ -682,7 +685,7 @@ async def run_phase(
     screens = screens_of(players)
     await drain(phase, screens, drain_seconds)
     latencies, updates, lost = settle(phase, screens)
-    after = await asyncio.to_thread(counters.scrape, server.port) if project else {}
+    after = await asyncio.to_thread(counters.scrape, server.metrics_port) if project else {}
     row = Row(
         phase.name,
         phase.done / elapsed,
@@ -807,20 +810,39 @@ def start_server(
     workers: int,
     pids: dict[str, int],
     extra_env: dict[str, str] | None = None,
+    proxy: bool = False,
 ) -> Server:
-    port = stack.free_port()
+    """The app served by uvicorn with ``workers`` workers; or (``proxy``) by ``workers`` uvicorn processes of
+    one worker each behind Caddy, as the deploy runs web replicas behind its proxy."""
     metrics_dir = tempfile.mkdtemp(prefix="bench-metrics-")  # every worker's counts, added up by a scrape
     run_env = {**env, "PROMETHEUS_MULTIPROC_DIR": metrics_dir, **(extra_env or {})}
-    web = procs.start("web", stack.server_command(app, port, workers), run_env)
-    named = {"uvicorn": web.pid, **pids, "bots": os.getpid()}
+    named: dict[str, stack.Pids] = {**pids, "bots": os.getpid()}
+    ports = [stack.free_port() for _ in range(workers if proxy else 1)]
+    webs = [
+        procs.start(f"web{i or ''}", stack.server_command(app, p, 1 if proxy else workers), run_env)
+        for i, p in enumerate(ports)
+    ]
+    named["uvicorn"] = [w.pid for w in webs]
     if app != BARE_APP:
         named["celery"] = procs.start("celery", stack.celery_command(), run_env).pid
-    stack.wait_port(port, web)
-    return Server(app, port, web.pid, named, metrics_dir)
+    for port, web in zip(ports, webs, strict=True):
+        stack.wait_port(port, web)
+    front = ports[0]
+    if proxy:
+        front = stack.free_port()
+        folder = Path(metrics_dir) / "caddy"
+        folder.mkdir()
+        caddy_env = {**env, "HOME": str(folder), "XDG_DATA_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
+        caddy = procs.start("proxy", stack.proxy_command(front, ports, folder), caddy_env)
+        named["caddy"] = caddy.pid
+        stack.wait_port(front, caddy)
+    return Server(app, front, webs[0].pid, named, metrics_dir, [w.pid for w in webs], ports[0])
 
 
 def stop_server(procs: stack.Procs, server: Server) -> None:
-    procs.stop("web")
+    procs.stop("proxy")
+    for i in range(len(server.pids)):
+        procs.stop(f"web{i or ''}")
     procs.stop("celery")
     shutil.rmtree(server.metrics_dir, ignore_errors=True)
 
@@ -858,7 +880,7 @@ def run_round(
     seed: int,
 ) -> Round:
     rates = [float(r) for r in args.rates.split(",") if r]
-    server = start_server(procs, env, PROJECT_APP, workers, pids)
+    server = start_server(procs, env, PROJECT_APP, workers, pids, proxy=args.proxy)
     try:
         print("  project:", flush=True)
         project = asyncio.run(
@@ -875,7 +897,7 @@ def run_round(
     attempts: list[tuple[dict[str, Row], float]] = []  # the bare app's rows and its memory per socket
     top = offered(max(rates))
     for attempt in range(1, STALL_ATTEMPTS + 1):
-        server_bare = start_server(procs, env, BARE_APP, workers, pids)
+        server_bare = start_server(procs, env, BARE_APP, workers, pids, proxy=args.proxy)
         try:
             print(f"  bare app (attempt {attempt}):", flush=True)
             rows = asyncio.run(
@@ -978,7 +1000,12 @@ def run_load(
 ) -> None:
     by_workers: dict[int, list[Round]] = {}
     for workers in [int(w) for w in args.workers.split(",") if w]:
-        print(f"\nuvicorn --workers {workers} (same command for both apps), {args.seconds:.0f} s a phase", flush=True)
+        served = (
+            f"{workers} uvicorn process(es) of one worker behind Caddy"
+            if args.proxy
+            else f"uvicorn --workers {workers}"
+        )
+        print(f"\n{served} (the same for both apps), {args.seconds:.0f} s a phase", flush=True)
         by_workers[workers] = []
         for n in range(1, args.rounds + 1):
             if args.rounds > 1:
@@ -1167,6 +1194,12 @@ def main() -> None:
         "the screen's weighted choice (bench/play.py)",
     )
     parser.add_argument("--soak-rate", type=float, default=30.0, help="the soak's offered load (default 30/s)")
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="serve N workers as N web processes of one worker each behind Caddy (the deploy's proxy; caddy on "
+        "the PATH), not one uvicorn with N workers",
+    )
     parser.add_argument(
         "--trace", action="store_true", help="the soak under tracemalloc (what grew, by line; slower than plain)"
     )

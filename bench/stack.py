@@ -306,6 +306,19 @@ def celery_purge(env: dict[str, str]) -> None:
     )
 
 
+def proxy_command(port: int, upstreams: list[int], folder: Path) -> list[str]:
+    """Caddy (deploy/Caddyfile's proxy) on loopback ``port`` in front of the web processes on ``upstreams``,
+    plain HTTP, balanced by the fewest connections as the deploy's is; its config and state in ``folder``."""
+    config = folder / "Caddyfile"
+    config.write_text(
+        "{\n\tadmin off\n\tauto_https off\n}\n"
+        f"http://127.0.0.1:{port} {{\n"
+        f"\treverse_proxy {' '.join(f'127.0.0.1:{u}' for u in upstreams)} {{\n"
+        "\t\tlb_policy least_conn\n\t}\n}\n"
+    )
+    return ["caddy", "run", "--config", str(config), "--adapter", "caddyfile"]
+
+
 def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -318,8 +331,13 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
     raise SystemExit("server did not start")
 
 
-def tree(pid: int, *, children: bool = True) -> list[psutil.Process]:
-    """The process ``pid`` and (``children``) every process under it; [] when it is gone."""
+Pids = int | list[int]  # a process, or several (the web processes behind the proxy) counted as one
+
+
+def tree(pid: Pids, *, children: bool = True) -> list[psutil.Process]:
+    """The process ``pid`` (or each of a list) and (``children``) every process under it; [] when gone."""
+    if isinstance(pid, list):
+        return [p for one in pid for p in tree(one, children=children)]
     try:
         proc = psutil.Process(pid)
         return [proc, *proc.children(recursive=True)] if children else [proc]
@@ -327,8 +345,8 @@ def tree(pid: int, *, children: bool = True) -> list[psutil.Process]:
         return []
 
 
-def rss_mib(pid: int) -> float:
-    """Resident memory of ``pid`` and its children (uvicorn's workers), MiB."""
+def rss_mib(pid: Pids) -> float:
+    """Resident memory of ``pid`` (or each of a list) and its children (uvicorn's workers), MiB."""
     total = 0
     for p in tree(pid):
         with contextlib.suppress(psutil.Error):
@@ -342,7 +360,7 @@ class Cpu:
     (its threads handing the interpreter's lock to each other, mostly), and the whole machine's busy seconds
     (``MACHINE``: every process, this bench's and anyone else's, kernel included)."""
 
-    def __init__(self, named: dict[str, int]) -> None:
+    def __init__(self, named: dict[str, Pids]) -> None:
         self.named = named
         self.before: dict[str, float] = {}
 

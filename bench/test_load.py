@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,7 @@ from bench.load import (
     soak_verdict,
 )
 from bench.screens import GAME_OVER, Screen
-from bench.stack import Books
+from bench.stack import Books, proxy_command
 from games.live.frames import RATE_COUNT, RATE_SECONDS
 
 
@@ -124,3 +125,11 @@ def test_the_books_report_fails_when_postings_do_not_sum_to_zero() -> None:
     ):
         assert not broken.whole and "do NOT balance" in broken.lines()[-1]
     assert "no entry" in Books((), 0, 0, 0, 0, 0).lines()[0]
+
+
+def test_the_proxy_balances_the_web_processes_by_fewest_connections(tmp_path: Path) -> None:
+    command = proxy_command(8000, [8001, 8002], tmp_path)
+    config = (tmp_path / "Caddyfile").read_text()
+    assert command[:2] == ["caddy", "run"] and str(tmp_path / "Caddyfile") in command
+    assert "http://127.0.0.1:8000 {" in config and "reverse_proxy 127.0.0.1:8001 127.0.0.1:8002 {" in config
+    assert "lb_policy least_conn" in config and "admin off" in config
