@@ -178,92 +178,15 @@ def _apply_drop(state: PiranhaState, i: int, action: Action) -> tuple[PiranhaSta
 def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[PiranhaState, list[Event]]:
     """Settle the hand once the players in are known."""
     order = clockwise_from_button(state.seats, state.button)
-    seats = state.seats
-    pot = state.pot
     paid = list(state.paid)
     board_up = state.board_up
     if not ins:
-        if state.rules.nobody_in == "split":
-            # docs/design.md option: the game ends and the pot is split among those dealt in
-            shares = split(pot, list(range(len(seats))), order)
-            for j in order:
-                if shares[j]:
-                    events.append(Award(seats[j], shares[j], "split"))
-            outcome = _outcome(
-                pot,
-                reason="nobody_in_split",
-                game_over=True,
-                winners=[seats[j] for j in order],
-                payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]],
-            )
-        else:
-            # docs/design.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
-            # pot limit; what is over it goes back to those dealt in (docs/hands-and-data.md "Pot limit")
-            carried, over = carry_within_limit(pot, list(range(len(seats))), order)
-            for j in order:
-                if over.get(j):
-                    events.append(Award(seats[j], over[j], "over_limit"))
-            events.append(Carry(carried))
-            outcome = _outcome(
-                pot,
-                reason="nobody_in_carry",
-                next_pot=carried,
-                payouts=[Payout(seats[j], over[j]) for j in order if over.get(j)],
-            )
+        outcome = _nobody_in(state, events, order)
     elif len(ins) == 1:
-        # piranha.txt 3.3: the one player in wins uncontested, and the game ends
-        j = ins[0]
-        if pot:  # no chip event moves zero cents
-            events.append(Award(seats[j], pot, "pot"))
-        outcome = _outcome(
-            pot,
-            reason="uncontested",
-            game_over=True,
-            winners=[seats[j]],
-            payouts=[Payout(seats[j], pot)] if pot else [],
-        )
+        outcome = _uncontested(state, events, ins[0])
     else:
-        # piranha.txt 4.1: the dealer turns up the last two community cards
-        board_up = 5
-        events.append(Turn(cards=state.board[3:], where="board", positions=(3, 4)))
-        board = [card(c) for c in state.board]
-        values: dict[int, HandValue] = {j: piranha_best([card(c) for c in state.hole[j]], board) for j in ins}
-        hands = [
-            PiranhaShown(
-                seat=seats[j],
-                hole=state.hole[j],
-                name=values[j].name,
-                full_name=values[j].full_name,
-                cards=tuple(c.code for c in values[j].cards),
-            )
-            for j in order
-            if j in values
-        ]
-        events.append(Showdown(tuple(hands)))
-        best = max(values.values())
-        winners = [j for j in order if j in values and values[j] == best]  # piranha.txt 4.2
-        shares = split(pot, winners, order)
-        for j in winners:
-            if shares[j]:  # no chip event moves zero cents
-                events.append(Award(seats[j], shares[j], "pot", hand=values[j].name))
-        losers = [j for j in order if j in values and j not in winners]
-        # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (docs/hands-and-data.md "Pot limit")
-        each = match_within_limit(pot, state.rules.match_cap, len(losers))
-        payments = []
-        for j in order:
-            if j in values and j not in winners and each:
-                paid[j] += each
-                events.append(MatchPayment(seats[j], each))
-                payments.append(Payout(seats[j], each))
-        outcome = _outcome(
-            pot,
-            reason="showdown",
-            winners=[seats[j] for j in winners],
-            hands=hands,
-            payouts=[Payout(seats[j], shares[j]) for j in winners if shares[j]],
-            match_payments=payments,
-            next_pot=sum(p.amount for p in payments),
-        )
+        board_up = 5  # piranha.txt 4.1: the showdown turns up the last two community cards
+        outcome = _showdown(state, events, ins, order, paid)
     new = replace(
         state,
         phase="over",
@@ -274,6 +197,95 @@ def _finish(state: PiranhaState, events: list[Event], ins: list[int]) -> tuple[P
         outcome=outcome,
     )
     return new, events
+
+
+def _nobody_in(state: PiranhaState, events: list[Event], order: list[int]) -> PiranhaOutcome:
+    """Nobody stayed in: the pot is split and the game ends, or it carries to a fresh deal (the rules' choice)."""
+    seats, pot = state.seats, state.pot
+    if state.rules.nobody_in == "split":
+        # docs/design.md option: the game ends and the pot is split among those dealt in
+        shares = split(pot, list(range(len(seats))), order)
+        for j in order:
+            if shares[j]:
+                events.append(Award(seats[j], shares[j], "split"))
+        return _outcome(
+            pot,
+            reason="nobody_in_split",
+            game_over=True,
+            winners=[seats[j] for j in order],
+            payouts=[Payout(seats[j], shares[j]) for j in order if shares[j]],
+        )
+    # docs/design.md: nobody in, the pot carries to a fresh deal (piranha.txt 3.4), up to the
+    # pot limit; what is over it goes back to those dealt in (docs/hands-and-data.md "Pot limit")
+    carried, over = carry_within_limit(pot, list(range(len(seats))), order)
+    for j in order:
+        if over.get(j):
+            events.append(Award(seats[j], over[j], "over_limit"))
+    events.append(Carry(carried))
+    return _outcome(
+        pot,
+        reason="nobody_in_carry",
+        next_pot=carried,
+        payouts=[Payout(seats[j], over[j]) for j in order if over.get(j)],
+    )
+
+
+def _uncontested(state: PiranhaState, events: list[Event], j: int) -> PiranhaOutcome:
+    """piranha.txt 3.3: the one player in (index ``j``) wins uncontested, and the game ends."""
+    seat, pot = state.seats[j], state.pot
+    if pot:  # no chip event moves zero cents
+        events.append(Award(seat, pot, "pot"))
+    return _outcome(
+        pot, reason="uncontested", game_over=True, winners=[seat], payouts=[Payout(seat, pot)] if pot else []
+    )
+
+
+def _showdown(
+    state: PiranhaState, events: list[Event], ins: list[int], order: list[int], paid: list[int]
+) -> PiranhaOutcome:
+    """Two or more in: the last two community cards turn up, the best hand wins the pot, and each loser
+    matches it into the next hand's pot (added to ``paid``)."""
+    seats, pot = state.seats, state.pot
+    # piranha.txt 4.1: the dealer turns up the last two community cards
+    events.append(Turn(cards=state.board[3:], where="board", positions=(3, 4)))
+    board = [card(c) for c in state.board]
+    values: dict[int, HandValue] = {j: piranha_best([card(c) for c in state.hole[j]], board) for j in ins}
+    hands = [
+        PiranhaShown(
+            seat=seats[j],
+            hole=state.hole[j],
+            name=values[j].name,
+            full_name=values[j].full_name,
+            cards=tuple(c.code for c in values[j].cards),
+        )
+        for j in order
+        if j in values
+    ]
+    events.append(Showdown(tuple(hands)))
+    best = max(values.values())
+    winners = [j for j in order if j in values and values[j] == best]  # piranha.txt 4.2
+    shares = split(pot, winners, order)
+    for j in winners:
+        if shares[j]:  # no chip event moves zero cents
+            events.append(Award(seats[j], shares[j], "pot", hand=values[j].name))
+    losers = [j for j in order if j in values and j not in winners]
+    # piranha.txt 4.3: up to any agreed maximum, and within the pot limit (docs/hands-and-data.md "Pot limit")
+    each = match_within_limit(pot, state.rules.match_cap, len(losers))
+    payments = []
+    for j in order:
+        if j in values and j not in winners and each:
+            paid[j] += each
+            events.append(MatchPayment(seats[j], each))
+            payments.append(Payout(seats[j], each))
+    return _outcome(
+        pot,
+        reason="showdown",
+        winners=[seats[j] for j in winners],
+        hands=hands,
+        payouts=[Payout(seats[j], shares[j]) for j in winners if shares[j]],
+        match_payments=payments,
+        next_pot=sum(p.amount for p in payments),
+    )
 
 
 def _outcome(
