@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import deque
@@ -38,7 +37,23 @@ from games.live.frames import (
     MAX_FRAME_BYTES,
     RATE_COUNT,
     RATE_SECONDS,
-    encode,
+    Act,
+    ActionOk,
+    Chat,
+    ChatHidden,
+    ChatHide,
+    ChatOk,
+    ChatPosted,
+    Cut,
+    CutOk,
+    CutRefused,
+    Error,
+    LobbyChanged,
+    Malformed,
+    Message,
+    Pong,
+    Sync,
+    message_parse,
 )
 from games.live.publish import club_group, member_group, table_group
 from games.live.sync import everything
@@ -123,11 +138,11 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self.close(code=code, reason=reason)
 
-    async def send_json(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=encode(payload))
+    async def send_frame(self, frame: Message) -> None:
+        await self.send(text_data=frame.encoded())
 
     async def send_error(self, message: str) -> None:
-        await self.send_json({"type": "error", "message": message})
+        await self.send_frame(Error(message=message))
 
     async def join(self, group: str) -> bool:
         """Join a group; a connection to Redis broken by a restart is re-opened on the next try; if Redis stays
@@ -228,30 +243,19 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         if count > RATE_COUNT:
             await self.send_error("Too many messages: slow down.")
             return
-        if text_data is None:
-            await self.send_error("Send JSON text frames.")
+        try:
+            message = message_parse(text_data, self.handlers)  # the one place a message is read
+        except Malformed as exc:
+            await self.send_error(str(exc))
             return
         try:
-            message = json.loads(text_data)
-        except RecursionError:
-            await self.send_error("That message is nested too deeply.")
-            return
-        except ValueError:
-            await self.send_error("That message was not valid JSON.")
-            return
-        kind = message.get("type") if isinstance(message, dict) else None
-        handler = self.handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            await self.send_error("Unknown message type.")
-            return
-        try:
-            await getattr(self, handler)(message)
+            await getattr(self, self.handlers[message.TYPE])(message)
         except Refused as exc:
             await self.close(code=exc.code, reason=exc.reason)
 
-    async def on_ping(self, message: dict[str, Any]) -> None:
+    async def on_ping(self, message: Message) -> None:
         await presence.socket_seen(self)
-        await self.send_json({"type": "pong"})
+        await self.send_frame(Pong())
 
 
 class TableConsumer(_JsonConsumer):
@@ -287,15 +291,13 @@ class TableConsumer(_JsonConsumer):
 
     # -- client messages --
 
-    async def on_sync(self, message: dict[str, Any]) -> None:
+    async def on_sync(self, message: Sync) -> None:
         if await self.still_allowed():
             await self.send_everything()
 
-    async def on_action(self, message: dict[str, Any]) -> None:
+    async def on_action(self, message: Act) -> None:
         try:
-            act = act_request_parse(
-                hand=message.get("hand"), version=message.get("version"), action=message.get("action")
-            )
+            act = act_request_parse(hand=message.hand, version=message.version, action=message.action)
         except DomainError as exc:
             if await self.still_allowed():
                 await self.send_error(str(exc))
@@ -309,7 +311,7 @@ class TableConsumer(_JsonConsumer):
         except DomainError as exc:
             await self.send_error(str(exc))
             return
-        await self.send_json({"type": "action.ok", "hand": hand.pk, "version": hand.version})
+        await self.send_frame(ActionOk(hand=hand.pk, version=hand.version))
 
     def _act_if_allowed(self, act: ActRequest) -> tuple[int | None, Hand | None]:
         """The member's stamp, and the action applied when their access still holds at it: one trip to a worker
@@ -322,46 +324,34 @@ class TableConsumer(_JsonConsumer):
             table_id=self.table_id, hand_id=act.hand_id, user=self.user, action=act.action, version=act.version
         )
 
-    async def on_cut(self, message: dict[str, Any]) -> None:
+    async def on_cut(self, message: Cut) -> None:
         """A seated member's cut of a coming deal, signed by their device (games/services/cuts.py, docs/fairness.md
         "Protocol" 5); answered with its receipt, or refused in words."""
         if not await self.still_allowed():
             return
-        deal = message.get("deal")
+        deal = message.deal
         try:
             receipt = await _db(cut_take)(
-                table_id=self.table_id,
-                user=self.user,
-                number=deal,
-                device=message.get("device"),
-                signature=message.get("signature"),
+                table_id=self.table_id, user=self.user, number=deal, device=message.device, signature=message.signature
             )
         except DomainError as exc:
-            await self.send_json(
-                {"type": "cut.refused", "deal": deal if type(deal) is int else None, "error": str(exc)}
-            )
+            await self.send_frame(CutRefused(deal=deal if type(deal) is int else None, error=str(exc)))
             return
-        await self.send_json({"type": "cut.ok", "receipt": receipt.to_dict()})
+        await self.send_frame(CutOk(receipt=receipt.to_dict()))
 
-    async def on_chat(self, message: dict[str, Any]) -> None:
-        text = message.get("text")
-        if not isinstance(text, str):
-            await self.send_error("A chat message needs its text.")
-        elif await self.still_allowed():
+    async def on_chat(self, message: Chat) -> None:
+        if await self.still_allowed():
             try:
-                row = await _db(chat_post)(table_id=self.table_id, user=self.user, text=text)
+                row = await _db(chat_post)(table_id=self.table_id, user=self.user, text=message.text)
             except DomainError as exc:
                 await self.send_error(str(exc))
                 return
-            await self.send_json({"type": "chat.ok", "id": row.pk})
+            await self.send_frame(ChatOk(id=row.pk))
 
-    async def on_chat_hide(self, message: dict[str, Any]) -> None:
-        message_id = message.get("id")
-        if type(message_id) is not int:
-            await self.send_error("Which message?")
-        elif await self.still_allowed():
+    async def on_chat_hide(self, message: ChatHide) -> None:
+        if await self.still_allowed():
             try:
-                await _db(self._hide)(message_id)
+                await _db(self._hide)(message.id)
             except DomainError as exc:
                 await self.send_error(str(exc))
 
@@ -388,10 +378,10 @@ class TableConsumer(_JsonConsumer):
 
     async def chat_message(self, event: dict[str, Any]) -> None:
         if await self._holds():  # ended sessions hear no more chat
-            await self.send_json({"type": "chat.message", "message": event["message"]})
+            await self.send_frame(ChatPosted(message=event["message"]))
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "chat.hidden", "id": event["id"]})
+        await self.send_frame(ChatHidden(id=event["id"]))
 
 
 class LobbyConsumer(_JsonConsumer):
@@ -406,9 +396,9 @@ class LobbyConsumer(_JsonConsumer):
     def check(self) -> None:
         access.club_check(self.scope, self.user, self.club_id)
 
-    async def on_sync(self, message: dict[str, Any]) -> None:
-        await self.lobby_changed(message)
+    async def on_sync(self, message: Sync) -> None:
+        await self.lobby_changed({})
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         if await self.still_allowed():
-            await self.send_json({"type": "lobby.changed"})
+            await self.send_frame(LobbyChanged())

@@ -10,8 +10,9 @@ in the order declared; ``encoded()`` is that object through ``encode``. A messag
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, NotRequired, TypedDict
+from typing import Any, ClassVar, TypedDict
 
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
@@ -65,12 +66,15 @@ class Clock(TypedDict):
     deadline: str | None  # an ISO instant; none while a decision is sealed
 
 
-class Parts(TypedDict):
+class _SeatActions(TypedDict):
+    seat_actions: str
+
+
+class Parts(_SeatActions, total=False):  # (NotRequired is not seen in postponed annotations before Python 3.12)
     """A member's own parts of the table area (games/live/render.py ``PARTS``) and their seat row."""
 
-    own_hand: NotRequired[str]  # none while they hold no cards
-    seat_actions: str
-    row: NotRequired[str]  # none when not seated
+    own_hand: str  # none while they hold no cards
+    row: str  # none when not seated
 
 
 class ChatLine(TypedDict):
@@ -310,7 +314,7 @@ _NEEDS: dict[str, dict[str, tuple[type, str]]] = {
 }
 
 
-def message_parse(text: str | None, accepted: frozenset[str] | set[str] | dict[str, Any]) -> Message:
+def message_parse(text: str | None, accepted: Container[str]) -> Message:
     """The record of one text frame a socket was sent, of a type in ``accepted``; raises Malformed with words for
     the member. Keys a record does not name are ignored; values the services check (an action's, a cut's) are
     passed on as sent."""
