@@ -213,11 +213,36 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     if hand is not None:
         view = engine.view(snapshot.state, None)
         names = {**names, **snapshot.hand_names()}
+    out["seat_rows"] = _public_seat_rows(snapshot, view, names)
+    out["names"] = names
+    if view is not None and hand is not None:
+        out |= _public_hand_parts(snapshot, hand, view, names, currency)
+    out["previous"] = _previous_hand(snapshot=snapshot, names=names)
+    out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
+    out["closed"] = table.status == Table.Status.FINISHED and not seats  # closed for good: nobody sits there
+    rules = table.rule_version.rules
+    out["seat_money"] = snapshot.seat_money
+    out["public_clocks"] = turn_clocks_for(snapshot=snapshot, user=None)
+    out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
+    out["match_owed"] = match_owed(view, rules)
+    out["board_all_up"] = board_all_up(view)
+    # No member's own part: what a spectator is shown in its place.
+    out |= {"my_seat": None, "can_start": False, "in_current_hand": False, "acted": False, "your_turn": False}
+    out |= {"own_rows": [], "own_clocks": [], "clocks": out["public_clocks"]}
+    snapshot.derived[("public_context", currency)] = out
+    return out
+
+
+def _public_seat_rows(
+    snapshot: TableSnapshot, view: engine.HandView | None, names: dict[int, str]
+) -> list[dict[str, Any]]:
+    """A row for each seat of the table or of its hand, as a spectator sees it."""
+    seats = snapshot.seats
     by_seat = {s.seat: s for s in view.seats} if view is not None else {}
     # While a sealed decision is open, a seat dealt into the hand shows others only "decided" or
     # "waiting": no away badge, no "sitting out" or "left" (a removed member sits out), since each of
     # these means the seat took the default the house rules fix (see turn_clocks_for).
-    sealed = hand_sealed_open(hand=hand)
+    sealed = hand_sealed_open(hand=snapshot.hand)
     by_number = {s.number: s for s in seats}
     # piranha.txt: a loser's match goes into the next hand's pot; the engine counts it in the seat's "paid".
     matched = {p.seat: p.amount for p in getattr(view.result if view else None, "match_payments", ())}
@@ -239,34 +264,27 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
                 **_seat_state(seat, masked=sealed and v is not None),
             }
         )
-    out["seat_rows"] = rows
-    out["names"] = names
-    if view is not None and hand is not None:
-        out["view"] = view
-        lines = [event_words(e, names=names, currency=currency) for e in view.events]
-        out["log"] = log_with_timeouts(hand=hand, lines=lines)
-        out["to_act_names"] = [names.get(n, f"Seat {n}") for n in snapshot.to_act()]
-        result = view.result
-        out["result"] = result
-        if result is not None:
-            out["showdown"] = showdown_rows(result, names)
-            out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.winners]
-        out["is_over"] = hand.is_finished
-        if view.game == "piles":
-            out["piles_board"] = piles_board(view)
-    out["previous"] = _previous_hand(snapshot=snapshot, names=names)
-    out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
-    out["closed"] = table.status == Table.Status.FINISHED and not seats  # closed for good: nobody sits there
-    rules = table.rule_version.rules
-    out["seat_money"] = snapshot.seat_money
-    out["public_clocks"] = turn_clocks_for(snapshot=snapshot, user=None)
-    out["reasons"] = outcome_reasons(out["result"], names=names, currency=currency, rules=rules)
-    out["match_owed"] = match_owed(view, rules)
-    out["board_all_up"] = board_all_up(view)
-    # No member's own part: what a spectator is shown in its place.
-    out |= {"my_seat": None, "can_start": False, "in_current_hand": False, "acted": False, "your_turn": False}
-    out |= {"own_rows": [], "own_clocks": [], "clocks": out["public_clocks"]}
-    snapshot.derived[("public_context", currency)] = out
+    return rows
+
+
+def _public_hand_parts(
+    snapshot: TableSnapshot, hand: Hand, view: engine.HandView, names: dict[int, str], currency: str
+) -> dict[str, Any]:
+    """The hand as a spectator sees it: its log, who is to act, its result and showdown, the Piles board."""
+    lines = [event_words(e, names=names, currency=currency) for e in view.events]
+    out: dict[str, Any] = {
+        "view": view,
+        "log": log_with_timeouts(hand=hand, lines=lines),
+        "to_act_names": [names.get(n, f"Seat {n}") for n in snapshot.to_act()],
+    }
+    result = view.result
+    out["result"] = result
+    if result is not None:
+        out["showdown"] = showdown_rows(result, names)
+        out["winner_names"] = [names.get(s, f"Seat {s}") for s in result.winners]
+    out["is_over"] = hand.is_finished
+    if view.game == "piles":
+        out["piles_board"] = piles_board(view)
     return out
 
 
