@@ -3,6 +3,7 @@
     .venv/bin/python bench/players.py                       # every game, the default sizes
     .venv/bin/python bench/players.py --sessions 60         # sessions per game (each played six times)
     .venv/bin/python bench/players.py --game piranha-bet --seed 7
+    nice .venv/bin/python bench/players.py --jobs 2            # the same sessions on two processes
     .venv/bin/python bench/players.py --coach               # the coach's stability instead
 
 Plays whole hands with the engine alone (new_hand, view, apply, result; no Django) at tables of six: the
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import random
 import sys
 import time
@@ -144,11 +146,13 @@ TABLE: tuple[Player, ...] = (STRONG, SOLID, BEGINNER, STATION, MANIAC, TIGHT)
 
 @dataclass
 class Tally:
-    """Per player: the net of each six-fold session; the hands of each; the CPU time of each decision."""
+    """Per player: the net of each six-fold session; the hands of each; the CPU time of each decision; the CPU
+    seconds of all the sessions."""
 
     nets: dict[str, list[int]] = field(default_factory=dict)
     hands: list[int] = field(default_factory=list)
     cpu_ns: dict[str, list[int]] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
 
 
 def shuffled(rng: random.Random) -> list[str]:
@@ -194,21 +198,53 @@ def play_session(rules: Rules, order: Sequence[Player], seed: int) -> tuple[dict
     return net, cpu
 
 
-def play_six(rules: Rules, rng: random.Random, tally: Tally) -> None:
-    """One session played six times from the same seed, the order around the table rotated: the six count
-    as one sample, so the luck of the cards largely cancels out of the differences between players."""
-    order = list(TABLE)
+def session_plan(rng: random.Random) -> tuple[list[int], int]:
+    """One session's seating (indices into TABLE, in order round the table) and seed, drawn in turn from the
+    game's ``rng``: the same sessions however many processes play them."""
+    order = list(range(len(TABLE)))
     rng.shuffle(order)
-    seed = rng.getrandbits(64)
-    nets = {p.strength: 0 for p in order}
-    for turn in range(len(order)):
-        net, cpu = play_session(rules, order[turn:] + order[:turn], seed)
+    return order, rng.getrandbits(64)
+
+
+def play_six(game: str, order: Sequence[int], seed: int) -> tuple[dict[str, int], int, dict[str, list[int]], float]:
+    """One session played six times from the same seed, the order around the table rotated: the six count
+    as one sample, so the luck of the cards largely cancels out of the differences between players. Returns
+    each player's net over the six, the hands played, the CPU nanoseconds of each decision and the CPU seconds
+    of the whole."""
+    start = time.process_time()
+    players = [TABLE[k] for k in order]
+    nets = {p.strength: 0 for p in players}
+    cpu_ns: dict[str, list[int]] = {p.strength: [] for p in players}
+    for turn in range(len(players)):
+        net, cpu = play_session(GAMES[game], players[turn:] + players[:turn], seed)
         for strength, value in net.items():
             nets[strength] += value
-            tally.cpu_ns.setdefault(strength, []).extend(cpu[strength])
-    tally.hands.append(HANDS * len(order))
-    for strength, value in nets.items():
-        tally.nets.setdefault(strength, []).append(value)
+            cpu_ns[strength].extend(cpu[strength])
+    return nets, HANDS * len(players), cpu_ns, time.process_time() - start
+
+
+def _play_six(args: tuple[str, list[int], int]) -> tuple[dict[str, int], int, dict[str, list[int]], float]:
+    return play_six(*args)
+
+
+def play_game(game: str, sessions: int, seed: int, jobs: int) -> Tally:
+    """``sessions`` six-fold sessions of ``game``, on ``jobs`` processes (the sessions and their order are the
+    same for any number)."""
+    rng = random.Random(f"{seed}:{game}")
+    plans = [(game, *session_plan(rng)) for _ in range(sessions)]
+    tally = Tally()
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            played = pool.map(_play_six, plans, chunksize=1)
+    else:
+        played = [_play_six(plan) for plan in plans]
+    for nets, hands, cpu_ns, seconds in played:
+        tally.cpu_seconds += seconds
+        tally.hands.append(hands)
+        for strength, value in nets.items():
+            tally.nets.setdefault(strength, []).append(value)
+            tally.cpu_ns.setdefault(strength, []).extend(cpu_ns[strength])
+    return tally
 
 
 def per_hand(nets: Sequence[float], hands: Sequence[int]) -> tuple[float, float]:
@@ -227,11 +263,14 @@ def p95(values: Sequence[int]) -> float:
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] / 1e6
 
 
-def report(game: str, rules: Rules, tally: Tally, seconds: float) -> bool:
+def report(game: str, rules: Rules, tally: Tally, seconds: float, wall: float) -> bool:
     """Print the game's table; True when every margin of the strong player but over the solid one is above
     zero."""
     total = sum(tally.hands)
-    print(f"\n## {game}: {total:,} hands in {len(tally.hands):,} sessions of six tables, {seconds:.0f} s of CPU")
+    print(
+        f"\n## {game}: {total:,} hands in {len(tally.hands):,} sessions of six tables, {seconds:.0f} s of CPU, "
+        f"{wall:.0f} s on the clock"
+    )
     print(f"rules: {rules.to_dict()}\n")
     print(f"{'player':<22}{'net per hand (cents)':>22}{'95% interval':>24}")
     for p in TABLE:
@@ -272,6 +311,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="one game only (repeatable)")
     parser.add_argument("--coach", action="store_true", help="the coach's stability instead of the games")
+    parser.add_argument("--jobs", type=int, default=1, help="processes to play the sessions on (the same sessions)")
     args = parser.parse_args()
     if args.coach:
         from bench.coach_stability import main as coach_main
@@ -279,13 +319,9 @@ def main() -> None:
         sys.exit(0 if coach_main(args.seed) else 1)
     ok = True
     for game in args.game or list(GAMES):
-        rules = GAMES[game]
-        rng = random.Random(f"{args.seed}:{game}")
-        tally = Tally()
-        start = time.process_time()
-        for _ in range(args.sessions or DEFAULT_SESSIONS[game]):
-            play_six(rules, rng, tally)
-        ok = report(game, rules, tally, time.process_time() - start) and ok
+        wall = time.monotonic()
+        tally = play_game(game, args.sessions or DEFAULT_SESSIONS[game], args.seed, args.jobs)
+        ok = report(game, GAMES[game], tally, tally.cpu_seconds, time.monotonic() - wall) and ok
     print("\nevery required margin above zero and the strong player fast enough" if ok else "\nFAILED: see above")
     sys.exit(0 if ok else 1)
 
