@@ -11,7 +11,7 @@ evaluation  HandValue, LowValue, piranha_best, piles_best_high, piles_best_low
 rules       PiranhaRules, PilesRules (to_dict/from_dict/validate), rules_from_dict
 play        new_hand, legal_actions, apply, to_act, is_sealed, sealed_actions, timeout_action, view, is_over,
             result, replay, state_to_json, state_from_json
-actions     Action, action_to_dict, action_from_dict
+actions     Action, ActionKind, action_to_dict, action_from_dict
 events      Event (one record per kind: Deal, Ante, Blind, Turn, Check, Fold, Bet, Decided,
             DropOpen, DeclareOpen, Showdown, Award, MatchPayment, Carry), event_to_json,
             event_from_json, PAY_KINDS
@@ -32,7 +32,7 @@ from typing import Any
 
 from . import piles as _piles
 from . import piranha as _piranha
-from .actions import Action, action_from_dict, action_to_dict
+from .actions import Action, ActionKind, action_from_dict, action_to_dict
 from .cards import (
     Card,
     deck_commitment,
@@ -308,6 +308,7 @@ __all__ = [
     "rsa_signature_holds",
     "short_fingerprint",
     "Action",
+    "ActionKind",
     "Card",
     "CardError",
     "EngineError",

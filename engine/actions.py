@@ -11,11 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from .errors import IllegalAction
 
-ACTION_TYPES = ("check", "bet", "call", "raise", "fold", "in", "out", "declare")
+
+class ActionKind(StrEnum):
+    """What an action does: its ``type`` in the JSON form. A kind equals, hashes and prints as its string, so
+    an ``Action.type`` compares with it and the stored JSON stays the same."""
+
+    CHECK = "check"
+    BET = "bet"
+    CALL = "call"
+    RAISE = "raise"
+    FOLD = "fold"
+    IN = "in"
+    OUT = "out"
+    DECLARE = "declare"
+
+
+ACTION_TYPES = tuple(ActionKind)
 CHOICES = ("high", "low", "pig")
 
 

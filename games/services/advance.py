@@ -24,6 +24,7 @@ moment the situation it assumed changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from django.db import transaction
 
@@ -34,8 +35,31 @@ from games.models import AdvanceAction
 from games.services.locking import hand_lock, hand_lock_seated
 from kernel.errors import DomainError
 
-BET = "bet"
-SEALED = "sealed"
+
+class AdvanceKind(StrEnum):
+    """Which decision an advance action is for (``AdvanceAction.kind``): one of each per seat and hand."""
+
+    BET = "bet"  # the next betting turn
+    SEALED = "sealed"  # the drop or the declaration
+
+
+class AdvanceChoice(StrEnum):
+    """What an advance action does when the turn comes (``AdvanceAction.choice``; the table above)."""
+
+    CHECK = "check"
+    CHECK_FOLD = "check_fold"
+    CALL = "call"
+    CALL_ANY = "call_any"
+    FOLD = "fold"
+    IN = "in"
+    OUT = "out"
+    HIGH = "high"
+    LOW = "low"
+    PIG = "pig"
+    DECLARE_FOLD = "declare_fold"
+
+
+BET, SEALED = AdvanceKind.BET, AdvanceKind.SEALED
 
 
 class AdvanceRefused(DomainError):
@@ -44,8 +68,8 @@ class AdvanceRefused(DomainError):
 
 @dataclass(frozen=True)
 class Choice:
-    kind: str
-    choice: str
+    kind: AdvanceKind
+    choice: AdvanceChoice
     label: str
 
 
@@ -77,39 +101,42 @@ def choices_for(
     out: list[Choice] = []
     owed = _owed(view)
     if owed == 0:
-        out += [Choice(BET, "check", "Check"), Choice(BET, "check_fold", "Check, or fold to any bet")]
+        out += [_choice(AdvanceChoice.CHECK), _choice(AdvanceChoice.CHECK_FOLD)]
     else:
-        out += [Choice(BET, "call", f"Call {money(owed, currency)}")]
-    out += [Choice(BET, "call_any", "Call any bet"), Choice(BET, "fold", "Fold")]
+        out += [Choice(BET, AdvanceChoice.CALL, f"Call {money(owed, currency)}")]
+    out += [_choice(AdvanceChoice.CALL_ANY), _choice(AdvanceChoice.FOLD)]
     if view.game == "piranha":
-        out += [Choice(SEALED, "in", "At the drop: in"), Choice(SEALED, "out", "At the drop: out")]
+        out += [_choice(AdvanceChoice.IN, SEALED), _choice(AdvanceChoice.OUT, SEALED)]
     else:
-        out += [
-            Choice(SEALED, "high", "Declare high"),
-            Choice(SEALED, "low", "Declare low"),
-            Choice(SEALED, "pig", "Declare pig (both ways)"),
-            Choice(SEALED, "declare_fold", "Fold at the declaration"),
-        ]
+        out += [_choice(c, SEALED) for c in (AdvanceChoice.HIGH, AdvanceChoice.LOW, AdvanceChoice.PIG)]
+        out += [_choice(AdvanceChoice.DECLARE_FOLD, SEALED)]
     return out
+
+
+def _choice(choice: AdvanceChoice, kind: AdvanceKind = BET) -> Choice:
+    return Choice(kind, choice, _WORDS[choice])
+
+
+# The owner's words for each choice but a call (which names its amount).
+_WORDS: dict[str, str] = {
+    AdvanceChoice.CHECK: "Check",
+    AdvanceChoice.CHECK_FOLD: "Check, or fold to any bet",
+    AdvanceChoice.CALL_ANY: "Call any bet",
+    AdvanceChoice.FOLD: "Fold",
+    AdvanceChoice.IN: "At the drop: in",
+    AdvanceChoice.OUT: "At the drop: out",
+    AdvanceChoice.HIGH: "Declare high",
+    AdvanceChoice.LOW: "Declare low",
+    AdvanceChoice.PIG: "Declare pig (both ways)",
+    AdvanceChoice.DECLARE_FOLD: "Fold at the declaration",
+}
 
 
 def describe(row: AdvanceAction, currency: str = "USD") -> str:
     """The owner's words for a stored choice."""
-    words = {
-        "check": "Check",
-        "check_fold": "Check, or fold to any bet",
-        "call_any": "Call any bet",
-        "fold": "Fold",
-        "in": "At the drop: in",
-        "out": "At the drop: out",
-        "high": "Declare high",
-        "low": "Declare low",
-        "pig": "Declare pig (both ways)",
-        "declare_fold": "Fold at the declaration",
-    }
-    if row.choice == "call":
+    if row.choice == AdvanceChoice.CALL:
         return f"Call {money(row.owed, currency)}"
-    return words.get(row.choice, row.choice)
+    return _WORDS.get(row.choice, row.choice)
 
 
 # ---- the service's hooks (the hand row locked) --------------------------------------------------
@@ -126,9 +153,9 @@ def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
         if view.phase != "betting":
             return "The betting ended before your turn."
         owed = _owed(view)
-        if row.choice == "check" and owed > 0:
+        if row.choice == AdvanceChoice.CHECK and owed > 0:
             return "Someone bet after you chose to check, so your check was cancelled. Choose again."
-        if row.choice == "call" and (owed != row.owed or _stage(view) != row.stage):
+        if row.choice == AdvanceChoice.CALL and (owed != row.owed or _stage(view) != row.stage):
             return "The bet changed after you chose to call. Choose again."
     return None
 
@@ -155,24 +182,27 @@ def _action_for(row: AdvanceAction, state: engine.State, seat: int) -> engine.Ac
     if row.kind == BET:
         if phase != "betting":
             return None
-        if row.choice == "check":
-            return by_type.get("check")
-        if row.choice == "check_fold":
-            return by_type.get("check") or by_type.get("fold")
-        if row.choice == "call":
-            return by_type.get("call")
-        if row.choice == "call_any":
-            return by_type.get("call") or by_type.get("check")
-        if row.choice == "fold":
-            return by_type.get("fold")
+        # Each choice's actions, the first legal one taken.
+        for kind in _BET_ACTIONS.get(row.choice, ()):
+            if kind in by_type:
+                return by_type[kind]
         return None
-    if phase == "drop" and row.choice in ("in", "out"):
+    if phase == "drop" and row.choice in (AdvanceChoice.IN, AdvanceChoice.OUT):
         return by_type.get(row.choice)
     if phase == "declare":
-        if row.choice == "declare_fold":
-            return by_type.get("fold")
-        return next((a for a in legal if a.type == "declare" and a.choice == row.choice), None)
+        if row.choice == AdvanceChoice.DECLARE_FOLD:
+            return by_type.get(engine.ActionKind.FOLD)
+        return next((a for a in legal if a.type == engine.ActionKind.DECLARE and a.choice == row.choice), None)
     return None
+
+
+_BET_ACTIONS: dict[str, tuple[engine.ActionKind, ...]] = {
+    AdvanceChoice.CHECK: (engine.ActionKind.CHECK,),
+    AdvanceChoice.CHECK_FOLD: (engine.ActionKind.CHECK, engine.ActionKind.FOLD),
+    AdvanceChoice.CALL: (engine.ActionKind.CALL,),
+    AdvanceChoice.CALL_ANY: (engine.ActionKind.CALL, engine.ActionKind.CHECK),
+    AdvanceChoice.FOLD: (engine.ActionKind.FOLD,),
+}
 
 
 def _pending(rows: list[AdvanceAction]) -> list[AdvanceAction]:
@@ -207,7 +237,7 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
         hand, seat, state = hand_lock_seated(hand_id=hand_id, user=user, version=version)
         if seat in engine.to_act(state):
             raise AdvanceRefused("It is your turn now: choose your action.")
-        offered = {c.choice: c for c in choices_for(state, seat)}
+        offered: dict[str, Choice] = {c.choice: c for c in choices_for(state, seat)}
         picked = offered.get(choice)
         if picked is None:
             raise AdvanceRefused("That choice cannot be made in advance now.")
