@@ -38,6 +38,7 @@ class GamesConfig(AppConfig):
         user_logged_out.connect(logged_out, dispatch_uid="games.access.logout", weak=False)
         self._connect_member_signals()
         self._connect_ledger_signals()
+        self._connect_live_publishers()
 
     @staticmethod
     def _connect_ledger_signals() -> None:
@@ -74,3 +75,28 @@ class GamesConfig(AppConfig):
         signals.member_clock_changed.connect(clock_changed, dispatch_uid="games.hands.reclock", weak=False)
         signals.member_went_away.connect(went_away, dispatch_uid="games.hands.away", weak=False)
         signals.membership_ended.connect(membership_ended, dispatch_uid="games.hands.member_removed", weak=False)
+
+    @staticmethod
+    def _connect_live_publishers() -> None:
+        """What the services announce after a commit (games/signals.py), the live wing publishes
+        (games/live/publish.py, read at each call)."""
+        from games import signals
+        from games.live import publish
+
+        def versions(sender: Any, touched: Any, club_id: int, known: Any = None, **kwargs: Any) -> None:
+            publish.versions_publish(touched, club_id, known)
+
+        def table_changed(sender: Any, table_id: int, club_id: int, **kwargs: Any) -> None:
+            publish.table_changed_publish(table_id, club_id)
+
+        def lobby_changed(sender: Any, club_id: int, **kwargs: Any) -> None:
+            publish.lobby_announce(club_id)
+
+        def chat_said(sender: Any, table_id: int, message: dict[str, Any], **kwargs: Any) -> None:
+            # The line is stored; pages show it on their next load if this send is lost.
+            publish.groups_send([(publish.table_group(table_id), message)], about=f"chat at table {table_id}")
+
+        signals.versions_committed.connect(versions, dispatch_uid="games.live.versions", weak=False)
+        signals.table_changed.connect(table_changed, dispatch_uid="games.live.table_changed", weak=False)
+        signals.lobby_changed.connect(lobby_changed, dispatch_uid="games.live.lobby_changed", weak=False)
+        signals.chat_said.connect(chat_said, dispatch_uid="games.live.chat_said", weak=False)

@@ -199,7 +199,7 @@ class Hand(models.Model):
         blank=True,
         help_text=(
             "Per seat dealt in: the version at which that seat's own part of the live table last changed "
-            "(games/live/marks.py); a seat missing changed at the deal."
+            "(games/services/marks.py); a seat missing changed at the deal."
         ),
     )
     timeouts = models.JSONField(

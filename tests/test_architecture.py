@@ -17,17 +17,20 @@ APPS = ("engine", "kernel", "accounts", "ledger", "games", "notices", "clubhouse
 
 
 def test_the_import_contracts_are_kept():
-    """pyproject.toml [tool.importlinter]: the layers of the apps and the engine's independence."""
+    """pyproject.toml [tool.importlinter]: the layers of the apps, the engine's independence, the floors inside
+    games."""
     lint = Path(sys.executable).parent / "lint-imports"
     done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "BROKEN" not in done.stdout and "Contracts: 2 kept, 0 broken." in done.stdout, done.stdout[-2000:]
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    kept = f"Contracts: {len(contracts['contracts'])} kept, 0 broken."
+    assert "BROKEN" not in done.stdout and kept in done.stdout, done.stdout[-2000:]
 
 
 def test_the_layers_name_every_package_and_ignore_no_import():
     """Each top-level package of the site is a layer of the contract (docs/architecture.md "The layers")."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
-    (layers,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    (layers,) = [c for c in config["contracts"] if c["id"] == "apps"]
     named = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
     packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench", "scripts"}
     assert named == packages == set(APPS) == set(config["root_packages"])
@@ -41,6 +44,40 @@ GAMES_TOP = {"__init__", "apps", "errors", "forms", "models", "routing", "signal
 
 def test_games_keeps_no_loose_module_at_its_top():
     assert {path.stem for path in (ROOT / "games").glob("*.py")} == GAMES_TOP
+
+
+def test_the_floors_inside_games_name_every_part_of_games_and_ignore_no_import():
+    """Each package and top module of games is on a floor of the "games-floors" contract (the contract is
+    kept: test_the_import_contracts_are_kept)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (floors,) = [c for c in config["contracts"] if c["id"] == "games-floors"]
+    assert floors["type"] == "layers" and floors["containers"] == ["games"] and not floors.get("ignore_imports")
+    named = {name.strip() for layer in floors["layers"] for name in layer.split("|")}
+    parts = {path.stem for path in (ROOT / "games").glob("*.py")} | {
+        path.parent.name for path in (ROOT / "games").glob("*/__init__.py")
+    }
+    assert named == parts - {"__init__", "migrations"}
+
+
+def _two_way_pairs(graph: dict[str, set[str]], package: str) -> set[tuple[str, str]]:
+    """The pairs of parts of ``package`` (its sub-packages and top modules) that import each other."""
+
+    def part(module: str) -> str | None:
+        names = module.split(".")
+        return names[1] if names[0] == package and len(names) > 1 else None
+
+    edges = {(part(a), part(b)) for a, targets in graph.items() for b in targets}
+    return {(a, b) for a, b in edges if a and b and a < b and (b, a) in edges}
+
+
+def test_no_two_parts_of_games_import_each_other():
+    """Inside functions too: the services tell the live wing of a commit through games/signals.py."""
+    assert _two_way_pairs(_import_graph("games"), "games") == set()
+
+
+def test_the_two_way_finder_finds_a_two_way_pair():
+    graph = {"g.a.x": {"g.b.y"}, "g.b.y": {"g.c"}, "g.c": {"g.a.z"}, "g.a.z": set(), "g.b.w": {"g.a.x"}}
+    assert _two_way_pairs(graph, "g") == {("a", "b")}
 
 
 def _import_graph(*packages: str) -> dict[str, set[str]]:

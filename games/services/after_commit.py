@@ -1,5 +1,6 @@
-"""What a committed change of hands sets going: the table's frames are published (games/live/publish.py)
-and each hand's alarm is set for its next due moment (games/tasks.py ``hand_alarm``)."""
+"""What a committed change of hands sets going: the table's frames are published (announced through
+games/signals.py, which the live wing's publisher hears) and each hand's alarm is set for its next due
+moment (games/tasks.py ``hand_alarm``)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from django.core.cache import cache
 from django.db import connections, transaction
 from django.utils import timezone
 
-from games.live.publish import versions_publish
 from games.models import Hand
 from games.selectors.snapshot import Carried
 from games.services.computer_turns import computer_turns_schedule
-from games.signals import hand_alarm_moments, moments_of
+from games.signals import hand_alarm_moments, moments_of, versions_publish
 from kernel.pools import thread_pool
 from kernel.task_ref import TaskRef
 

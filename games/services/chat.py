@@ -18,9 +18,9 @@ from redis.exceptions import RedisError
 
 from accounts.access import is_member
 from accounts.models import User
-from games.live.publish import groups_send, table_group
 from games.models import ChatMessage, Table
 from games.selectors.chat import chat_may_hide, chat_may_write, chat_payload
+from games.signals import chat_announce
 from kernel.errors import DomainError
 from kernel.text import text_problem
 
@@ -35,7 +35,7 @@ class ChatRefused(DomainError):
 
 def _announce(table_id: int, message: dict[str, Any]) -> None:
     """The line is stored; pages show it on their next load if this send is lost."""
-    groups_send([(table_group(table_id), message)], about=f"chat at table {table_id}")
+    chat_announce(table_id, message)
 
 
 def _rate_check(user: User) -> None:

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 import engine
 from accounts.models import User
-from games.live.publish import table_changed_publish
 from games.models import Hand
 from games.services.after_commit import on_commit_work
 from games.services.locking import hand_lock
+from games.signals import table_changed_publish
 from games.timing import turn_clock
 from games.timing.turn_clock import clock_deadline
 

@@ -26,7 +26,6 @@ from django.utils import timezone
 import engine
 from accounts.models import User
 from games.errors import IllegalMove, NotSeated, NotYourTurn
-from games.live.marks import marks_after, private_changed
 from games.models import Hand, HandAction, Table
 from games.selectors.advance import advance_pending
 from games.selectors.hands import HandPlayers, hand_players, hand_seat_of, hand_seat_users, hand_table_of
@@ -43,6 +42,7 @@ from games.services.locking import (
     locked_hand_state,
     table_lock_with_rules,
 )
+from games.services.marks import marks_after, private_changed
 from games.timing.turn_clock import clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert

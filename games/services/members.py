@@ -9,10 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.live.publish import table_changed_publish
 from games.models import Hand, Seat, Table
 from games.selectors.hands import hand_seat_of
 from games.services.hands import hand_apply_due
+from games.signals import table_changed_publish
 
 
 def _apply_due_where_dealt_in(*, hands: Iterable[Hand], user: User) -> int:

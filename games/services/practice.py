@@ -26,7 +26,6 @@ from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
 from engine import players
-from games.live.publish import lobby_announce, table_changed_publish
 from games.models import ComputerPlayer, Game, Hand, RuleSetVersion, Seat, Table
 from games.selectors.hands import hand_current, hand_seat_of, hand_view_for
 from games.selectors.states import hand_state
@@ -36,6 +35,7 @@ from games.services.hands import hand_act
 from games.services.locking import hand_lock
 from games.services.rulesets import MAX_PLAYERS, rule_set_create, rule_version_freeze
 from games.services.tables import table_start
+from games.signals import lobby_announce, table_changed_publish
 from kernel.errors import DomainError
 
 log = logging.getLogger(__name__)

@@ -16,13 +16,13 @@ from accounts.access import is_member
 from accounts.models import Club, User
 from accounts.money import money
 from games.errors import BelowCreditLimit, SeatRefused, TableRefused
-from games.live.publish import lobby_announce, table_changed_publish
 from games.models import Hand, RuleSetVersion, Seat, Table
 from games.services.after_commit import on_commit_work
 from games.services.dealing import hand_deal
 from games.services.decks import decks_ahead_fill
 from games.services.hands import hand_settle
 from games.services.rulesets import rule_version_freeze
+from games.signals import lobby_announce, table_changed_publish
 from kernel.text import text_problem
 from ledger.services import balance_of
 

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.errors import TableRefused
-from games.live.publish import table_changed_publish
 from games.models import Hand, Table
 from games.services.locking import hand_lock
+from games.signals import table_changed_publish
 from ledger.models import JournalEntry
 from ledger.services import ledger_reverse_hand, table_pot_balance
 
