@@ -142,7 +142,10 @@ def member_context(*, snapshot: TableSnapshot, user: User, currency: str) -> dic
     hand = snapshot.hand
     my_seat = next((s for s in snapshot.seats if s.user_id == user.pk), None)
     seat_no = hand_card_seat(hand=hand, user=user) if hand is not None else None
-    view: engine.HandView | None = engine.view(snapshot.state, seat_no) if seat_no is not None else public["view"]
+    state = snapshot.state  # None only without a hand
+    view: engine.HandView | None = (
+        engine.view(state, seat_no) if seat_no is not None and state is not None else public["view"]
+    )
     actions = []
     if view is not None and seat_no is not None:
         current = view.betting.current if view.betting is not None else None
@@ -210,7 +213,7 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     }
     names = {s.number: s.user.shown_name for s in seats}
     view: engine.HandView | None = None
-    if hand is not None:
+    if hand is not None and snapshot.state is not None:  # a hand's state is always read with it
         view = engine.view(snapshot.state, None)
         names = {**names, **snapshot.hand_names()}
     out["seat_rows"] = _public_seat_rows(snapshot, view, names)

@@ -11,6 +11,7 @@ one. It holds every member's advance actions: only ``advance_rows_of`` hands the
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,22 +23,24 @@ from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state
 from ledger import selectors as ledger_selectors
+from ledger.models import Ruling
+from ledger.selectors import SeatMoney
 
 
 @dataclass
 class TableSnapshot:
     table: Table
     hand: Hand | None
-    state: Any  # the hand's engine state, parsed once (None without a hand)
+    state: engine.State | None  # the hand's engine state, parsed once (None without a hand)
     seats: list[Seat]
     hand_users: dict[int, User]  # seat -> member dealt in there (hand players)
     advance_rows: list[AdvanceAction]  # every member's, newest first: hand out only one's own
     previous: Hand | None  # the last finished hand before ``hand`` (only while ``hand`` is played)
     previous_users: dict[int, User]
-    previous_voiding: Any
-    closing: Any  # the ruling that closed a finished table
-    seat_money: dict[int, Any] = field(default_factory=dict)  # user id -> SeatMoney (balance, sitting net)
-    derived: dict[Any, Any] = field(default_factory=dict)  # member-independent values computed once
+    previous_voiding: Ruling | None  # the ruling that voided ``previous`` (or stopped it as its table closed)
+    closing: Ruling | None  # the ruling that closed a finished table
+    seat_money: dict[int, SeatMoney] = field(default_factory=dict)  # user id -> balance, sitting net
+    derived: dict[Hashable, Any] = field(default_factory=dict)  # member-independent values computed once
 
     @property
     def free_seats(self) -> list[int]:
@@ -69,7 +72,7 @@ class Carried:
 
 
 def table_snapshot(
-    *, table: Table, hand: Hand | None, state: Any = None, carried: Carried = Carried()
+    *, table: Table, hand: Hand | None, state: engine.State | None = None, carried: Carried = Carried()
 ) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand`` (``state``: its engine
     state when the caller holds it; ``carried``: what the transaction that committed it knew)."""
@@ -111,7 +114,7 @@ def table_snapshot(
     )
 
 
-def table_snapshot_of(*, hand: Hand, state: Any, carried: Carried = Carried()) -> TableSnapshot:
+def table_snapshot_of(*, hand: Hand, state: engine.State, carried: Carried = Carried()) -> TableSnapshot:
     """The snapshot of the table of ``hand`` showing it, from the hand, its table (with its club), the state
     and what else (``carried``) the caller committed: what the hand's area shows beside them is read."""
     table = hand.table  # loaded with the hand by the committing transaction (games/services/locking.py)

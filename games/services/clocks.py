@@ -44,7 +44,7 @@ def _turn_seconds(rules: engine.Rules) -> int:
 def turn_clocks(
     *,
     rules: engine.Rules,
-    state: Any,
+    state: engine.State,
     version: int,
     seat_users: Mapping[int, User],
     previous: Sequence[int] = (),
