@@ -20,9 +20,8 @@ from markupsafe import Markup
 
 import engine
 from games.models import Hand
-from games.presentation.words import seat_state_words
-from games.selectors.advance import advance_split
-from games.services import advance
+from games.presentation.words import advance_words, seat_state_words
+from games.selectors.advance import BET, SEALED, advance_split, choices_for
 
 AREA = "games/area.jinja"
 SEAT_ROW = "games/_seat_row.jinja"
@@ -129,7 +128,7 @@ def advance_panel(context: Any) -> Markup:
     currency = context["club"].currency
     snapshot = context["snapshot"]
     mine = advance_split(snapshot.advance_rows_of(context["user"].pk))  # this member's rows only
-    choices = advance.choices_for(snapshot.state, view.you, currency, view=view)
+    choices = choices_for(snapshot.state, view.you, currency, view=view)
     if not (choices or mine["pending"] or mine["cancelled"]):
         return Markup("")
     return Markup(  # noqa: S704 - rendered, escaped there
@@ -137,9 +136,9 @@ def advance_panel(context: Any) -> Markup:
             hand=hand,
             csrf_token=context.get("csrf_token"),
             urls=context.get("urls"),
-            choices_bet=[c for c in choices if c.kind == advance.BET],
-            choices_sealed=[c for c in choices if c.kind == advance.SEALED],
-            pending=[advance.describe(r, currency) for r in mine["pending"]],
-            cancelled=[(advance.describe(r, currency), r.reason) for r in mine["cancelled"]],
+            choices_bet=[c for c in choices if c.kind == BET],
+            choices_sealed=[c for c in choices if c.kind == SEALED],
+            pending=[advance_words(r, currency) for r in mine["pending"]],
+            cancelled=[(advance_words(r, currency), r.reason) for r in mine["cancelled"]],
         )
     )

@@ -14,6 +14,8 @@ from accounts.money import money
 from engine.cards import Card
 from engine.reach import piles_high_made, piles_reach
 from engine.rules import POT_LIMIT
+from games.models import AdvanceAction
+from games.selectors.advance import ADVANCE_WORDS, AdvanceChoice
 
 _UNITS = ((7 * 24 * 3600, "week"), (24 * 3600, "day"), (3600, "hour"), (60, "minute"), (1, "second"))
 
@@ -340,3 +342,10 @@ def piles_helper_words(view: engine.HandView) -> tuple[str, str]:
         )
     low_words = low.name if low is not None else "none yet" if reach.low else "no low possible"
     return high_words, low_words
+
+
+def advance_words(row: AdvanceAction, currency: str = "USD") -> str:
+    """The owner's words for their stored advance action (games/services/advance.py)."""
+    if row.choice == AdvanceChoice.CALL:
+        return f"Call {money(row.owed, currency)}"
+    return ADVANCE_WORDS.get(row.choice, row.choice)

@@ -23,120 +23,22 @@ moment the situation it assumed changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
-
 from django.db import transaction
 
 import engine
 from accounts.models import User
-from accounts.money import money
 from games.models import AdvanceAction
+from games.selectors.advance import BET, AdvanceChoice, Choice, advance_owed, advance_stage, choices_for
 from games.services.locking import hand_lock, hand_lock_seated
 from kernel.errors import DomainError
-
-
-class AdvanceKind(StrEnum):
-    """Which decision an advance action is for (``AdvanceAction.kind``): one of each per seat and hand."""
-
-    BET = "bet"  # the next betting turn
-    SEALED = "sealed"  # the drop or the declaration
-
-
-class AdvanceChoice(StrEnum):
-    """What an advance action does when the turn comes (``AdvanceAction.choice``; the table above)."""
-
-    CHECK = "check"
-    CHECK_FOLD = "check_fold"
-    CALL = "call"
-    CALL_ANY = "call_any"
-    FOLD = "fold"
-    IN = "in"
-    OUT = "out"
-    HIGH = "high"
-    LOW = "low"
-    PIG = "pig"
-    DECLARE_FOLD = "declare_fold"
-
-
-BET, SEALED = AdvanceKind.BET, AdvanceKind.SEALED
 
 
 class AdvanceRefused(DomainError):
     """The advance action cannot be set (message fit for the member)."""
 
 
-@dataclass(frozen=True)
-class Choice:
-    kind: AdvanceKind
-    choice: AdvanceChoice
-    label: str
-
-
 def _my_view(state: engine.State, seat: int) -> engine.HandView:
     return engine.view(state, seat)
-
-
-def _owed(view: engine.HandView) -> int:
-    return (view.betting.to_call or 0) if view.betting is not None else 0
-
-
-def _stage(view: engine.HandView) -> int:
-    return view.stage or 0
-
-
-def choices_for(
-    state: engine.State, seat: int, currency: str = "USD", *, view: engine.HandView | None = None
-) -> list[Choice]:
-    """What ``seat`` may set in advance now: nothing while it is already their turn (they act),
-    once they are out of the hand, or when no later decision of theirs can come. ``view``: the seat's
-    own view of ``state`` when the caller has it already."""
-    if engine.is_over(state) or seat in engine.to_act(state):
-        return []
-    if view is None or view.you != seat:
-        view = _my_view(state, seat)
-    me = view.seat_view(seat)
-    if me is None or me.status != "active" or view.phase != "betting":
-        return []
-    out: list[Choice] = []
-    owed = _owed(view)
-    if owed == 0:
-        out += [_choice(AdvanceChoice.CHECK), _choice(AdvanceChoice.CHECK_FOLD)]
-    else:
-        out += [Choice(BET, AdvanceChoice.CALL, f"Call {money(owed, currency)}")]
-    out += [_choice(AdvanceChoice.CALL_ANY), _choice(AdvanceChoice.FOLD)]
-    if view.game == "piranha":
-        out += [_choice(AdvanceChoice.IN, SEALED), _choice(AdvanceChoice.OUT, SEALED)]
-    else:
-        out += [_choice(c, SEALED) for c in (AdvanceChoice.HIGH, AdvanceChoice.LOW, AdvanceChoice.PIG)]
-        out += [_choice(AdvanceChoice.DECLARE_FOLD, SEALED)]
-    return out
-
-
-def _choice(choice: AdvanceChoice, kind: AdvanceKind = BET) -> Choice:
-    return Choice(kind, choice, _WORDS[choice])
-
-
-# The owner's words for each choice but a call (which names its amount).
-_WORDS: dict[str, str] = {
-    AdvanceChoice.CHECK: "Check",
-    AdvanceChoice.CHECK_FOLD: "Check, or fold to any bet",
-    AdvanceChoice.CALL_ANY: "Call any bet",
-    AdvanceChoice.FOLD: "Fold",
-    AdvanceChoice.IN: "At the drop: in",
-    AdvanceChoice.OUT: "At the drop: out",
-    AdvanceChoice.HIGH: "Declare high",
-    AdvanceChoice.LOW: "Declare low",
-    AdvanceChoice.PIG: "Declare pig (both ways)",
-    AdvanceChoice.DECLARE_FOLD: "Fold at the declaration",
-}
-
-
-def describe(row: AdvanceAction, currency: str = "USD") -> str:
-    """The owner's words for a stored choice."""
-    if row.choice == AdvanceChoice.CALL:
-        return f"Call {money(row.owed, currency)}"
-    return _WORDS.get(row.choice, row.choice)
 
 
 # ---- the service's hooks (the hand row locked) --------------------------------------------------
@@ -152,10 +54,10 @@ def _stale_reason(row: AdvanceAction, view: engine.HandView) -> str | None:
     if row.kind == BET:
         if view.phase != "betting":
             return "The betting ended before your turn."
-        owed = _owed(view)
+        owed = advance_owed(view)
         if row.choice == AdvanceChoice.CHECK and owed > 0:
             return "Someone bet after you chose to check, so your check was cancelled. Choose again."
-        if row.choice == AdvanceChoice.CALL and (owed != row.owed or _stage(view) != row.stage):
+        if row.choice == AdvanceChoice.CALL and (owed != row.owed or advance_stage(view) != row.stage):
             return "The bet changed after you chose to call. Choose again."
     return None
 
@@ -246,7 +148,13 @@ def advance_set(*, hand_id: int, user: User, choice: str, version: int) -> Advan
             hand=hand, seat=seat, kind=picked.kind, status=AdvanceAction.Status.PENDING
         ).update(status=AdvanceAction.Status.CANCELLED, reason="")
         return AdvanceAction.objects.create(
-            hand=hand, seat=seat, user=user, kind=picked.kind, choice=choice, owed=_owed(view), stage=_stage(view)
+            hand=hand,
+            seat=seat,
+            user=user,
+            kind=picked.kind,
+            choice=choice,
+            owed=advance_owed(view),
+            stage=advance_stage(view),
         )
 
 

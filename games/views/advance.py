@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from games.presentation.words import advance_words
 from games.selectors.hands import hand_in_table
 from games.services import advance
 from games.views.common import member, table_access
@@ -43,7 +44,7 @@ def advance_set(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(
-            request, f"When your turn comes: {advance.describe(row, access.club.currency)}. Only you can see this."
+            request, f"When your turn comes: {advance_words(row, access.club.currency)}. Only you can see this."
         )
     return back
 
