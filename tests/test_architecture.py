@@ -236,6 +236,35 @@ def test_the_query_finder_finds_a_query():
     assert found == ["1: .objects", "2: .exists", "2: .filter", "4: .values"]
 
 
+LONGEST_FUNCTION = 80  # lines, decorators left out: past it, a function reads better as its named parts
+
+
+def _long_functions(source: str) -> list[str]:
+    tree = ast.parse(source)
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [
+        f"{n.name} ({n.end_lineno - n.lineno + 1} lines)"
+        for n in functions
+        if n.end_lineno - n.lineno + 1 > LONGEST_FUNCTION
+    ]
+
+
+def test_no_function_of_the_site_is_over_80_lines():
+    found = {
+        str(path.relative_to(ROOT)): long
+        for package in APPS
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts and (long := _long_functions(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_the_long_function_finder_finds_one():
+    lines = [f"    x = {i}\n" for i in range(LONGEST_FUNCTION)]
+    assert _long_functions("def short():\n" + "".join(lines[1:])) == []  # 80 lines with its def
+    assert _long_functions("async def long():\n" + "".join(lines)) == [f"long ({LONGEST_FUNCTION + 1} lines)"]
+
+
 def test_games_selectors_and_views_are_imported_by_feature():
     """No package ``__init__`` that re-exports: a caller names the feature's module."""
     for package in ("games/selectors", "games/views"):
