@@ -16,11 +16,23 @@ from hypothesis import settings as hypothesis_settings
 from accounts.models import Club, Membership, User
 from tests import schedule
 from tests.accounts.factories import ClubFactory, MembershipFactory
+from tests.dbbackend.creation import drop_run_template
 from tests.games.celery_worker import Proc, purge_queue
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     schedule.add_option(parser)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run's id, known to the controller too, which drops the workers' template database at the end
+    # (tests/dbbackend/creation.py); xdist hands it to every worker.
+    if _xdist_controller(config) and not config.option.testrunuid:
+        config.option.testrunuid = uuid.uuid4().hex
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,6 +46,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if schedule.storing(session.config):
         schedule.store()
+    if _xdist_controller(session.config):
+        drop_run_template(session.config.option.testrunuid)
 
 
 # --- the two database roles (docs/settings-and-security.md, "The two database roles") ------------------------------------

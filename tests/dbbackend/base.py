@@ -1,9 +1,11 @@
-"""The project's PostgreSQL backend (config/database), except that flushing the tables runs as the owner role.
+"""The project's PostgreSQL backend (config/database), except that flushing the tables runs as the owner role
+(mostly by DELETE: tests/dbbackend/flush.py) and each xdist worker's test database is a copy of one migrated
+for the run (tests/dbbackend/creation.py).
 
 The tests connect as the application role (docs/settings-and-security.md, "The two database roles"), which may not
-TRUNCATE. Django's transactional test cases empty the tables between tests with TRUNCATE; that one
-statement list goes over a short connection of the owner (the `owner` database of the settings) to
-the same test database. Everything a test does runs as the application role.
+TRUNCATE. Django's transactional test cases empty the tables between tests; that flush goes over a short
+connection of the owner (the `owner` database of the settings) to the same test database. Everything a test
+does runs as the application role.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from django.conf import settings
 from django.db.backends.postgresql import operations
 
 from config.database import base
+from tests.dbbackend import flush
+from tests.dbbackend.creation import DatabaseCreation
 
 
 def owner_connect(settings_dict: dict[str, Any]) -> psycopg.Connection[Any]:
@@ -40,9 +44,19 @@ class DatabaseOperations(operations.DatabaseOperations):
         from games.live.publish import announce_flush  # (the backend loads before the apps)
 
         announce_flush()  # a version's frames still being read after the test would hold locks TRUNCATE waits for
+        tables = flush.tables_of(sql_list)
         for attempt in range(3):
             try:
                 with owner_connect(self.connection.settings_dict) as conn, conn.cursor() as cur:
+                    if tables is not None:
+                        try:
+                            with conn.transaction():
+                                flush.empty(cur, tables)
+                            return
+                        except psycopg.errors.DeadlockDetected:
+                            raise
+                        except psycopg.Error:  # a foreign key that cannot wait for the commit: Django's TRUNCATE
+                            pass
                     for sql in sql_list:
                         cur.execute(sql)  # committed when the block ends
                 return
@@ -54,3 +68,4 @@ class DatabaseOperations(operations.DatabaseOperations):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     ops_class = DatabaseOperations
+    creation_class = DatabaseCreation

@@ -12,6 +12,7 @@ compared with the same seat deciding "in" by a click at a twin table (same playe
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import json
 import re
@@ -205,8 +206,12 @@ async def watch(club_setup: Any, way: str, choice: str = "out") -> Seen:
     await database_sync_to_async(decide)(club_setup, way, hand_id)
     x_seat = await database_sync_to_async(lambda: seat_of(Hand.objects.get(pk=hand_id), x))()
     decided = way not in SILENT | {"nothing"}
-    table_frames = {pk: await drain(comm, some=decided) for pk, comm in tables.items()}
-    lobby_frames = {pk: await drain(comm, some=decided) for pk, comm in lobbies.items()}
+    # Every frame of the step is handed to the channel layer before the quiet half second starts; the six
+    # sockets then wait for theirs at once (one after another they waited six half seconds a watch).
+    await asyncio.to_thread(announce_flush)
+    drained = await asyncio.gather(*(drain(comm, some=decided) for comm in [*tables.values(), *lobbies.values()]))
+    table_frames = dict(zip(tables, drained[: len(tables)], strict=True))
+    lobby_frames = dict(zip(lobbies, drained[len(tables) :], strict=True))
     for frames in [*table_frames.values(), *lobby_frames.values()]:
         check_frames(frames, x_seat, decided=decided)
     for comm in [*tables.values(), *lobbies.values()]:
