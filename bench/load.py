@@ -825,8 +825,8 @@ def start_server(
     named["uvicorn"] = [w.pid for w in webs]
     if app != BARE_APP:
         named["celery"] = procs.start("celery", stack.celery_command(), run_env).pid
-    for port, web in zip(ports, webs, strict=True):
-        stack.wait_port(port, web)
+    for i, (port, web) in enumerate(zip(ports, webs, strict=True)):
+        stack.wait_port(port, web, procs.logs[f"web{i or ''}"])
     front = ports[0]
     if proxy:
         front = stack.free_port()
@@ -835,15 +835,20 @@ def start_server(
         caddy_env = {**env, "HOME": str(folder), "XDG_DATA_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)}
         caddy = procs.start("proxy", stack.proxy_command(front, ports, folder), caddy_env)
         named["caddy"] = caddy.pid
-        stack.wait_port(front, caddy)
+        stack.wait_port(front, caddy, procs.logs["proxy"])
     return Server(app, front, webs[0].pid, named, metrics_dir, [w.pid for w in webs], ports[0])
 
 
 def stop_server(procs: stack.Procs, server: Server) -> None:
-    procs.stop("proxy")
+    """Stops the server's processes and says what errors they logged (a deadlock, an exception in a socket)."""
+    errors = stack.server_errors(procs.stop("proxy"))
     for i in range(len(server.pids)):
-        procs.stop(f"web{i or ''}")
-    procs.stop("celery")
+        errors += stack.server_errors(procs.stop(f"web{i or ''}"))
+    errors += stack.server_errors(procs.stop("celery"))
+    if errors:
+        print(f"  the server logged {sum(errors.values())} error lines:", flush=True)
+        for words, count in errors.most_common(5):
+            print(f"    {count} x {words}", flush=True)
     shutil.rmtree(server.metrics_dir, ignore_errors=True)
 
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,28 +241,45 @@ def make_club(env: dict[str, str], tables: int) -> list[dict[str, Any]]:
 
 
 class Procs:
-    """Processes this script started; stopped (process group) whatever happens."""
+    """Processes this script started; stopped (process group) whatever happens. Each writes its stderr to a
+    file of its own, read when it stops: a pipe nobody reads fills (64 KiB: uvicorn logs each socket's
+    opening) and then blocks the process's logging, and with it the server."""
 
     def __init__(self) -> None:
         self.items: dict[str, subprocess.Popen[bytes]] = {}
+        self.logs: dict[str, Path] = {}
 
     def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-        )
-        self.items[name] = proc
+        fd, path = tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")
+        try:
+            proc = subprocess.Popen(
+                args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=fd, start_new_session=True
+            )
+        finally:
+            os.close(fd)
+        self.items[name], self.logs[name] = proc, Path(path)
         return proc
 
-    def stop(self, name: str) -> None:
+    def log(self, name: str) -> str:
+        """What the process wrote to its stderr so far ('' when it never ran)."""
+        path = self.logs.get(name)
+        return path.read_text(errors="replace") if path is not None and path.exists() else ""
+
+    def stop(self, name: str) -> str:
+        """Stops the process; returns what it wrote to its stderr (its file removed)."""
         proc = self.items.pop(name, None)
-        if proc is None or proc.poll() is not None:
-            return
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=5)
+        text = self.log(name)
+        path = self.logs.pop(name, None)
+        if path is not None:
+            path.unlink(missing_ok=True)
+        return text
 
     def stop_all(self) -> None:
         for name in list(self.items):
@@ -319,11 +339,12 @@ def proxy_command(port: int, upstreams: list[int], folder: Path) -> list[str]:
     return ["caddy", "run", "--config", str(config), "--adapter", "caddyfile"]
 
 
-def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path | None = None, timeout: float = 60) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise SystemExit(f"server exited: {(proc.stderr.read() if proc.stderr else b'').decode()[-2000:]}")
+            said = log.read_text(errors="replace")[-2000:] if log is not None and log.exists() else ""
+            raise SystemExit(f"server exited: {said}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -332,6 +353,14 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
 
 
 Pids = int | list[int]  # a process, or several (the web processes behind the proxy) counted as one
+
+
+SERVER_ERROR = re.compile(r"^(?:ERROR:|CRITICAL:)|^\w[\w.]*(?:Error|Exception|Detected): ", re.MULTILINE)
+
+
+def server_errors(log: str) -> Counter[str]:
+    """The errors a server logged (uvicorn's 'ERROR:' lines and each traceback's last line), by their words."""
+    return Counter(line.strip()[:120] for line in log.splitlines() if SERVER_ERROR.match(line))
 
 
 def tree(pid: Pids, *, children: bool = True) -> list[psutil.Process]:

@@ -7,6 +7,8 @@ Run: ``python3 scripts/dev.py test bench/test_load.py``."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections import deque
 from pathlib import Path
 
@@ -25,7 +27,7 @@ from bench.load import (
     soak_verdict,
 )
 from bench.screens import GAME_OVER, Screen
-from bench.stack import Books, proxy_command
+from bench.stack import Books, Procs, proxy_command, server_errors
 from games.live.frames import RATE_COUNT, RATE_SECONDS
 
 
@@ -133,3 +135,32 @@ def test_the_proxy_balances_the_web_processes_by_fewest_connections(tmp_path: Pa
     assert command[:2] == ["caddy", "run"] and str(tmp_path / "Caddyfile") in command
     assert "http://127.0.0.1:8000 {" in config and "reverse_proxy 127.0.0.1:8001 127.0.0.1:8002 {" in config
     assert "lb_policy least_conn" in config and "admin off" in config
+
+
+def test_a_server_that_logs_much_is_not_blocked_and_its_errors_are_read() -> None:
+    procs = Procs()
+    try:
+        script = f"import sys; sys.stderr.write('INFO:     connection open\\n' * 8000); sys.stderr.write({LOGGED!r})"
+        proc = procs.start("web", [sys.executable, "-c", script], dict(os.environ))
+        assert proc.wait(timeout=30) == 0  # 200 KiB to stderr: a pipe nobody reads would block it at 64 KiB
+        log = procs.stop("web")
+    finally:
+        procs.stop_all()
+    assert len(log) > 200_000 and not procs.logs
+    assert server_errors(log) == {
+        "ERROR:    Exception in ASGI application": 1,
+        "psycopg.errors.DeadlockDetected: deadlock detected": 1,
+        "django.db.utils.OperationalError: deadlock detected": 1,
+    }
+
+
+LOGGED = """ERROR:    Exception in ASGI application
+Traceback (most recent call last):
+  File "games/services/locking.py", line 58, in table_lock_with_rules
+psycopg.errors.DeadlockDetected: deadlock detected
+DETAIL:  Process 16644 waits for AccessExclusiveLock on tuple (0,3) of relation 19805 of database 19471.
+
+The above exception was the direct cause of the following exception:
+
+django.db.utils.OperationalError: deadlock detected
+"""
