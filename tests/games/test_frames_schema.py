@@ -164,7 +164,7 @@ def check_wire(seen: Wire, spectator: User) -> None:
     for sock, text in seen.sent:
         record = SENT[json.loads(text)["type"]]
         user = getattr(sock, "user", None)
-        if record.FOR == "anyone" and getattr(sock, "table_id", None) in watched:
+        if record.FOR == "anyone" and record.KEYS and getattr(sock, "table_id", None) in watched:
             # The same frame on every screen of the table: nothing in it a spectator is not sent.
             assert same(text) in to_spectator, f"{record.TYPE} to {user} not sent to the spectator: {text[:200]}"
         if record is frames.TablePrivate:
@@ -338,6 +338,8 @@ def test_the_parser_gives_each_message_its_record() -> None:
     act = message_parse('{"type": "action", "hand": 3, "version": 2, "action": {"type": "raise", "amount": 25}}', both)
     assert act == frames.Act(hand=3, version=2, action={"type": "raise", "amount": 25})
     assert message_parse('{"type": "cut", "deal": "x"}', both) == frames.Cut(deal="x", device=None, signature=None)
+    # Each typed value of an accepted message has its words for the member.
+    assert set(frames._WORDS) == {(kind, key) for kind, keys in frames._TYPED.items() for key in keys}
     for socket in (consumer.TableConsumer, consumer.LobbyConsumer):
         assert set(socket.handlers) <= set(ACCEPTED), socket
 
