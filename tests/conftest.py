@@ -152,6 +152,8 @@ def procs() -> Iterator[list[Proc]]:
     end, and the test run's Celery queue emptied."""
     started: list[Proc] = []
     yield started
+    for proc in started:  # all at once: a worker's warm shutdown takes a second or more
+        proc.terminate()
     for proc in started:
         proc.stop()
     purge_queue()

@@ -79,6 +79,7 @@ class Proc:
         self.log = log
         self._out = open(log, "wb")  # noqa: SIM115 - closed in stop()
         self.popen = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
+        self._terminated = False
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -97,9 +98,15 @@ class Proc:
         self.popen.wait(timeout=10)
         self._out.close()
 
+    def terminate(self) -> None:
+        """Ask the process to stop (once), without waiting: several then shut down at the same time."""
+        if self.popen.poll() is None and not self._terminated:
+            self.popen.send_signal(signal.SIGTERM)
+            self._terminated = True
+
     def stop(self) -> None:
         if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGTERM)
+            self.terminate()
             try:
                 self.popen.wait(timeout=15)
             except subprocess.TimeoutExpired:
