@@ -13,7 +13,6 @@ import contextlib
 import logging
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -55,7 +54,7 @@ from games.live.frames import (
     Sync,
     message_parse,
 )
-from games.live.publish import club_group, member_group, table_group
+from games.live.publish import club_group, member_group, mine_group, table_group
 from games.live.sync import everything
 from games.models import Hand
 from games.selectors.chat import chat_message_place
@@ -64,6 +63,7 @@ from games.services.cuts import cut_take
 from games.services.hands import hand_act
 from kernel import metrics
 from kernel.errors import DomainError
+from kernel.pools import thread_pool
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,6 @@ TRY_AGAIN = "Live updates are unavailable for a moment: reconnecting."
 # The sockets' database work (actions, sync, access checks) runs in a pool of its own with a fixed number of
 # threads, whatever the machine's cores: six, as the loop's default gives two cores (bench/RESULTS.md).
 SOCKET_DB_THREADS = 6
-_socket_db = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
 
 
 def _db(func: Any) -> Any:
@@ -88,7 +87,7 @@ def _db(func: Any) -> Any:
         finally:
             connections.close_all()
 
-    return sync_to_async(run, thread_sensitive=False, executor=_socket_db)
+    return sync_to_async(run, thread_sensitive=False, executor=thread_pool("socket-db", SOCKET_DB_THREADS))
 
 
 class _JsonConsumer(AsyncWebsocketConsumer):
@@ -275,7 +274,7 @@ class TableConsumer(_JsonConsumer):
         user = self.scope.get("user")
         groups = [table_group(self.table_id)]
         if user is not None and user.is_authenticated:
-            groups.append(member_group(self.table_id, user.pk))
+            groups += [member_group(self.table_id, user.pk), mine_group(user.pk)]
         if await self.open_groups(groups, logged_out="Log in to watch this table."):
             await self.send_everything(chat=True)
 
@@ -375,6 +374,13 @@ class TableConsumer(_JsonConsumer):
             metrics.broadcast_observe(event)
 
     table_public = table_private = _forward
+
+    async def mine_changed(self, event: dict[str, Any]) -> None:
+        """The member's own part changed at another of their tables: the page's header re-fetches its count of
+        tables waiting (static/js/lobby.js), with no lobby socket of its own. At this table the private frame
+        says it."""
+        if event.get("table") != self.table_id and await self._holds(event.get("stamps")):
+            await self.send_frame(LobbyChanged())
 
     async def chat_message(self, event: dict[str, Any]) -> None:
         if await self._holds():  # ended sessions hear no more chat

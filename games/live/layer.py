@@ -38,15 +38,16 @@ def origin() -> str:
 
 class _Shard(RedisSingleShardConnection):
     def _receive_message(self, message: Any) -> None:
-        """The layer's receiver, less the messages this process sent: its own sockets have them already."""
-        if message is not None:
-            data = message["data"]
-            own = origin().encode()
-            if isinstance(data, bytes) and own in data[:96]:
-                sent = self.channel_layer.channel_layer.deserialize(data)
-                if isinstance(sent, dict) and sent.get("origin") == own.decode():
-                    return
-        super()._receive_message(message)
+        """The layer's receiver, less the messages this process sent (its own sockets have them already), each
+        decoded once for all the sockets it goes to, not once by each."""
+        if message is None:
+            return
+        name = message["channel"]
+        name = name.decode() if isinstance(name, bytes) else name
+        sent = self.channel_layer.channel_layer.deserialize(message["data"])
+        if isinstance(sent, dict) and sent.get("origin") == origin():
+            return
+        _put(self.channel_layer, [(name, sent)])
 
 
 class _LoopLayer(RedisPubSubLoopLayer):
@@ -58,7 +59,12 @@ class _LoopLayer(RedisPubSubLoopLayer):
 
 class LiveChannelLayer(RedisPubSubChannelLayer):
     """channels_redis's pub/sub layer whose receivers drop this process's own messages (``deliver_here``
-    served them)."""
+    served them), and whose sockets' queues hold each message decoded once, the same object for every socket
+    it goes to: no decode per socket, and the frame a socket last handled (its dispatch loop keeps it) is
+    not a copy of its own. Handlers only read a message."""
+
+    def deserialize(self, message: Any) -> Any:
+        return message if isinstance(message, dict) else super().deserialize(message)
 
     def _get_layer(self) -> RedisPubSubLoopLayer:
         loop = asyncio.get_running_loop()
@@ -69,10 +75,10 @@ class LiveChannelLayer(RedisPubSubChannelLayer):
         return layer
 
 
-def deliver_here(layer: LiveChannelLayer, sends: Sequence[tuple[str, bytes]]) -> dict[str, int]:
-    """Put each (group's Redis channel, encoded message) into the queue of every socket of this process that
-    joined the group, on that socket's event loop, in order; called from any thread. Returns, for each
-    group's channel, how many of this process's subscribers (one per event loop) were served."""
+def deliver_here(layer: LiveChannelLayer, sends: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, int]:
+    """Put each (group's Redis channel, message) into the queue of every socket of this process that joined
+    the group, on that socket's event loop, in order; called from any thread. Returns, for each group's
+    channel, how many of this process's subscribers (one per event loop) were served."""
     served: dict[str, int] = {}
     for loop, loop_layer in list(layer._layers.items()):
         groups = loop_layer.groups
@@ -88,10 +94,15 @@ def deliver_here(layer: LiveChannelLayer, sends: Sequence[tuple[str, bytes]]) ->
     return served
 
 
-def _put(loop_layer: RedisPubSubLoopLayer, sends: list[tuple[str, bytes]]) -> None:
-    """On the loop: what the layer's receiver does with a message from Redis."""
-    for channel, data in sends:
+def _put(loop_layer: RedisPubSubLoopLayer, sends: Sequence[tuple[str, Any]]) -> None:
+    """On the loop: each (channel, message) into the queue of the socket of that channel, or of each socket in
+    the group of that channel (channels_redis's receiver, with a decoded message)."""
+    channels = loop_layer.channels
+    for channel, sent in sends:
+        if channel in channels:
+            channels[channel].put_nowait(sent)
+            continue
         for name in tuple(loop_layer.groups.get(channel, ())):
-            queue = loop_layer.channels.get(name)
+            queue = channels.get(name)
             if queue is not None:
-                queue.put_nowait(data)
+                queue.put_nowait(sent)

@@ -58,6 +58,11 @@ def member_group(table_id: int, user_id: int) -> str:
     return f"member.{table_id}.{user_id}"
 
 
+def mine_group(user_id: int) -> str:
+    """Every table socket of a member, whatever the table: told when their own part changed at one of them."""
+    return f"mine.{user_id}"
+
+
 def club_group(club_id: int) -> str:
     return f"club.{club_id}"
 
@@ -93,13 +98,11 @@ def _send_batch(messages: Batch) -> None:
         return
     clients, prefix = _clients()
     own = {"origin": origin()}
-    sends = [
-        (group_channel_name(prefix, group), layer.serialize({**own, **metrics.stamped(message)}))
-        for group, message in messages
-    ]
+    sends = [(group_channel_name(prefix, group), {**own, **metrics.stamped(message)}) for group, message in messages]
     served = deliver_here(layer, sends) if isinstance(layer, LiveChannelLayer) else None
     pipes: dict[int, Any] = {}
-    for channel, data in sends:
+    for channel, sent in sends:
+        data = layer.serialize(sent)
         shard = _consistent_hash(channel, len(clients))
         if shard not in pipes:
             pipes[shard] = clients[shard].pipeline(transaction=False)
@@ -157,9 +160,9 @@ def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
 
 
 def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: bool) -> Batch:
-    """The private frames of ``members`` (to each member's group), then the public frame. Each carries the
-    access stamps of the players it goes to, read here once for the table, so that a socket forwarding it
-    needs no cache read of its own (games/live/access.py)."""
+    """The private frames of ``members`` (to each member's group), then the public frame, then a word to each of
+    ``members``' other table sockets. Each carries the access stamps of the players it goes to, read here once
+    for the table, so that a socket forwarding it needs no cache read of its own (games/live/access.py)."""
     table_id = snapshot.table.pk
     stamps = {
         str(user_id): stamp
@@ -176,6 +179,14 @@ def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: 
         for user in members
     ]
     out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)), "stamps": stamps}))
+    # Their pages at other tables re-fetch the header's count of tables waiting (games/live/consumer.py).
+    out += [
+        (
+            mine_group(user.pk),
+            {"type": "mine.changed", "table": table_id, "stamps": {str(user.pk): stamps.get(str(user.pk))}},
+        )
+        for user in members
+    ]
     return out
 
 

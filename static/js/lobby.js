@@ -2,7 +2,8 @@
  * re-fetch the blocks fed by that club and swap them: #lobby-live (from the lobby page itself, so lobby.html
  * stays the one place that renders it), #my-tables-live (from its data-source, for the clubs in its
  * data-club-ids) and the header's #my-tables-link (the same source: one fetch brings both). On a table page
- * (#table-root) the header alone follows that table's club, one socket beside the table's own. At most
+ * (#table-root) the header alone follows, told by the table's own socket (static/js/table.js): no second
+ * socket. At most
  * MAX_SOCKETS lobby sockets (the member's socket cap is shared with their tables); the clubs beyond them are
  * re-fetched every minute instead. Reconnects with capped, jittered exponential backoff; re-renders after a
  * reconnect. Close codes: docs/live.md. */
@@ -81,11 +82,16 @@
     open();
   }
 
+  if (table) {
+    if (window.tableLive) {
+      window.tableLive.listen(function (msg) { if (msg.type === "lobby.changed") changed(table.dataset.clubId); });
+    }
+    return;
+  }
   var clubs = [];
   if (lobby) clubs.push(lobby.dataset.clubId);
-  if (table) clubs.push(table.dataset.clubId);
   mineClubs.forEach(function (c) { if (c && clubs.indexOf(c) < 0) clubs.push(c); });
-  var most = table ? 1 : MAX_SOCKETS;
+  var most = MAX_SOCKETS;
   clubs.slice(0, most).forEach(connect);
   if (clubs.length > most && (mine || header)) {
     setInterval(function () {

@@ -118,6 +118,18 @@
     return priv.version >= (mark === undefined ? 0 : mark);
   }
 
+  // A form acts on the hand shown, and only once this member's own part is as new as the area asks for: its
+  // buttons stay disabled until then, so that a click never sends a form of an earlier hand or state.
+  function formReady(form) {
+    return privateCurrent() && !!form.elements.hand && Number(form.elements.hand.value) === shownKey().hand;
+  }
+  function enableForms() {
+    Array.prototype.forEach.call(live().querySelectorAll("form.actions"), function (form) {
+      var ready = formReady(form);
+      Array.prototype.forEach.call(form.querySelectorAll("button"), function (b) { b.disabled = !ready; });
+    });
+  }
+
   // The forms act against the newest version shown (the private part may be older: it did not change).
   function setVersions() {
     var key = shownKey();
@@ -157,7 +169,7 @@
     addTokens(el);
     setVersions();
     var current = privateCurrent();
-    Array.prototype.forEach.call(el.querySelectorAll("form.actions button"), function (b) { b.disabled = !current; });
+    enableForms();
     setTitle(current && el.dataset.myTurn === "1");
     enhanceArea();
     if (current) { waiting = false; clearTimeout(waitTimer); }
@@ -215,7 +227,9 @@
 
   function onPrivate(msg) {
     if (priv && priv.parts && cmp(keyOf(msg), keyOf(priv)) <= 0) return;
+    var turned = !priv || !priv.your_turn !== !msg.your_turn;
     priv = msg;
+    if (turned) mineChanged();
     mySeat = msg.seat === null || msg.seat === undefined ? null : Number(msg.seat);
     if (pub && cmp(keyOf(msg), shownKey()) <= 0) refresh();
   }
@@ -306,6 +320,9 @@
   }
 
   // ---- the socket ----
+  // The header's count of tables waiting (static/js/lobby.js re-fetches it on "lobby.changed"): told by the
+  // server when the member's part changed at another table, and here when their turn at this one did.
+  function mineChanged() { others.forEach(function (listener) { listener({ type: "lobby.changed" }); }); }
   function liveAgain() {
     if (ws && ws.readyState === WebSocket.OPEN && statusEl.classList.contains("reconnecting")) setStatus("");
   }
@@ -324,6 +341,7 @@
       setStatus("");
       clearInterval(pingTimer);
       pingTimer = setInterval(function () { send({ type: "ping" }); }, 25000);
+      mineChanged();  // what changed while away, or between the page's render and this open
     };
     ws.onmessage = function (event) {
       var msg;
@@ -359,11 +377,7 @@
   }
 
   // ---- forms: over the socket when it is open, else a plain post ----
-  function unlockForms() {
-    Array.prototype.forEach.call(document.querySelectorAll("#table-live form.actions button"), function (b) {
-      b.disabled = false;
-    });
-  }
+  function unlockForms() { enableForms(); }
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;   // let the form post
@@ -371,6 +385,7 @@
       var button = event.submitter;
       if (!button || !button.value) return;
       event.preventDefault();
+      if (!formReady(form)) { enableForms(); resync(); return; }  // (a click that beat the buttons' disabling)
       setVersions();
       send({ type: "action", hand: Number(form.elements.hand.value),
              version: Number(form.elements.version.value), action: button.value });

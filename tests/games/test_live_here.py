@@ -93,3 +93,43 @@ def test_nothing_goes_to_redis_when_no_other_process_listens(club_setup) -> None
         spy.close()
     assert [m["type"] for m in heard] == ["table.public"], heard
     assert published == []
+
+
+async def _frames_for(comm: Any, seconds: float) -> list[dict[str, Any]]:
+    """What the socket is sent until nothing more comes for ``seconds``."""
+    got = []
+    while not await comm.receive_nothing(timeout=seconds):
+        got.append(await comm.receive_json_from())
+    return got
+
+
+async def test_a_table_socket_says_when_the_members_part_changed_at_another_of_their_tables(club_setup) -> None:
+    """The header's count of tables waiting follows on a table page through its one socket: a member's turn
+    at their other table gives ``lobby.changed`` on this one (not to the other members); their turn at this
+    table gives none (its private frame says it)."""
+    from tests.games.test_consumers import open_table
+
+    a, b, c = club_setup.members
+
+    def two_tables() -> tuple[Hand, Hand]:
+        here = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
+        there = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, c])
+        hands = (
+            services.table_start(table_id=here.pk, user=a),
+            services.table_start(table_id=there.pk, user=a),
+        )
+        announce_flush()
+        return hands
+
+    here, there = await sync_to_async(two_tables)()
+    mine, theirs = await open_table(here.table_id, a), await open_table(here.table_id, b)
+    await sync_to_async(services.hand_act)(hand_id=there.pk, user=a, action={"type": "in"}, version=0)
+    await sync_to_async(announce_flush)()
+    got = await _frames_for(mine, 1)
+    assert [m["type"] for m in got if m["type"] == "lobby.changed"] == ["lobby.changed"]
+    assert [m for m in await _frames_for(theirs, 0.5) if m["type"] == "lobby.changed"] == []
+    await sync_to_async(services.hand_act)(hand_id=here.pk, user=a, action={"type": "in"}, version=0)
+    await sync_to_async(announce_flush)()
+    assert "lobby.changed" not in [m["type"] for m in await _frames_for(mine, 1)]
+    for comm in (mine, theirs):
+        await comm.disconnect()
