@@ -17,6 +17,7 @@ from engine import piles as engine_piles
 from engine import piranha as engine_piranha
 from games.models import AdvanceAction, ClubExport, Hand, HandAction, Table
 from games.selectors.rows import Columns, rows_fetch
+from games.timing.turn_clock import TurnClock
 from ledger.models import JournalEntry
 from ledger.paging import keyset_page
 
@@ -276,7 +277,7 @@ def hand_in_table(*, table: Table, hand_id: int) -> bool:
     return table.hands.filter(pk=hand_id).exists()
 
 
-def hand_running_clocks(*, hand_id: int) -> tuple[int, datetime | None, dict[str, Any], str] | None:
+def hand_running_clocks(*, hand_id: int) -> tuple[int, datetime | None, dict[str, TurnClock], str] | None:
     """(version, deadline, clocks, commitment) of hand ``hand_id`` while it is played; None once finished or
     voided."""
     row = (

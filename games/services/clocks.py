@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -19,7 +18,7 @@ from games.services.after_commit import on_commit_work
 from games.services.locking import hand_lock
 from games.signals import table_changed_publish
 from games.timing import turn_clock
-from games.timing.turn_clock import clock_deadline
+from games.timing.turn_clock import TurnClock, clock_deadline
 
 
 def clock_member(user: User | None, *, away_counts: bool) -> turn_clock.Member:
@@ -48,8 +47,8 @@ def turn_clocks(
     version: int,
     seat_users: Mapping[int, User],
     previous: Sequence[int] = (),
-    current: Mapping[str, Any] | None = None,
-) -> dict[str, dict[str, Any]]:
+    current: Mapping[str, TurnClock] | None = None,
+) -> dict[str, TurnClock]:
     """Each awaited seat's clock: {seat: {"deadline": ISO instant, "since": version its turn began,
     "began": ISO instant its turn began}} ("began" feeds the notice sweep, notices/services/turns.py; clocks
     stored before it was added lack it).
@@ -64,11 +63,11 @@ def turn_clocks(
     keep = bool(previous) and set(awaited) < set(previous)
     now = timezone.now()
     away_counts = away_takes_default(seat_users)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, TurnClock] = {}
     for seat in awaited:
         old = (current or {}).get(str(seat))
         if keep and old:
-            out[str(seat)] = dict(old)
+            out[str(seat)] = old.copy()
             continue
         deadline = turn_clock.deadline_for(
             start=now, seconds=_turn_seconds(rules), member=clock_member(seat_users.get(seat), away_counts=away_counts)
@@ -77,7 +76,7 @@ def turn_clocks(
     return out
 
 
-def earliest_deadline(clocks: Mapping[str, Any]) -> datetime | None:
+def earliest_deadline(clocks: Mapping[str, TurnClock]) -> datetime | None:
     """The hand's ``deadline``: the earliest of its seats' clocks (the next moment a timeout is due)."""
     return min((clock_deadline(c) for c in clocks.values()), default=None)
 

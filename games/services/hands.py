@@ -43,7 +43,7 @@ from games.services.locking import (
     table_lock_with_rules,
 )
 from games.services.marks import marks_after, private_changed
-from games.timing.turn_clock import clock_deadline
+from games.timing.turn_clock import TurnClock, clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
 from ledger.services import ledger_post_hand_events
@@ -352,7 +352,7 @@ def hand_act(
         return _apply_locked(hand=hand, seat=seat, state=state, user=user, action=parsed)
 
 
-def _hand_deadline(clocks: Mapping[str, Any], state: engine.State) -> datetime | None:
+def _hand_deadline(clocks: Mapping[str, TurnClock], state: engine.State) -> datetime | None:
     """The hand's next due moment (``Hand.deadline``): its earliest clock; in a sealed decision, the latest of
     the awaited seats' clocks, when the decisions open by the clock. Until then a seat whose clock ran out
     keeps "waiting" like any other (its default is taken when every clock has run out or the others have

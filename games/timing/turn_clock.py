@@ -22,7 +22,7 @@ import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from accounts.quiet import MAX_QUIET as MAX_QUIET  # what may be saved lives in accounts
 from accounts.quiet import quiet_hours_error as quiet_hours_error
@@ -122,6 +122,14 @@ def deadline_for(*, start: datetime, seconds: int, member: Member) -> datetime:
         remaining -= running
         at = w_end
     return at + remaining  # pragma: no cover - unreachable with windows of at most 12 hours
+
+
+class TurnClock(TypedDict):
+    """One awaited seat's clock, an entry of ``Hand.clocks`` (keyed by the seat's number as a string)."""
+
+    deadline: str  # ISO instant it runs out
+    since: int  # the hand's version when the seat's turn began
+    began: NotRequired[str]  # ISO instant the turn began (clocks stored before it was kept lack it)
 
 
 def clock_deadline(entry: Mapping[str, Any]) -> datetime:
