@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
 
 from django.core.cache import cache
 from django.db import connections, transaction
@@ -19,6 +18,7 @@ from games.models import Hand
 from games.selectors.snapshot import Carried
 from games.services.computer_turns import computer_turns_schedule
 from games.signals import hand_alarm_moments, moments_of, versions_publish
+from games.timing.turn_clock import TurnClock
 from kernel.pools import thread_pool
 from kernel.task_ref import TaskRef
 
@@ -63,7 +63,7 @@ def _alarm_key(hand_id: int, commitment: str) -> str:
     return _ALARM_KEY.format(hand_id, commitment[:16])
 
 
-def hand_next_due(*, clocks: Mapping[str, Any], deadline: datetime | None, now: datetime) -> datetime | None:
+def hand_next_due(*, clocks: Mapping[str, TurnClock], deadline: datetime | None, now: datetime) -> datetime | None:
     """The next moment after ``now`` when something of a hand is due: its earliest clock runs out, or an app
     above needs its alarm (games/signals.py ``hand_alarm_moments``: a waiting seat's notice or reminder).
     None when nothing is (a moment already past is left to the beat's sweeps, never rung again in a loop)."""

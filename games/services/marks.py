@@ -8,12 +8,12 @@ not see: a sealed decision changes its decider's part alone, whatever they chose
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 import engine
 
 
-def _public_moment(view: engine.HandView) -> tuple[Any, ...]:
+def _public_moment(view: engine.HandView) -> tuple[object, ...]:
     """What, when it moves, changes every seat's own part: the phase, the stage, the board and the betting
     round (a seat's best hand, what it owes and what it may set in advance all follow them)."""
     betting = view.betting
@@ -36,7 +36,9 @@ def private_changed(before: engine.State, after: engine.State, acted: int) -> se
     return {acted} | (set(was.to_act) ^ set(now.to_act))
 
 
-def marks_after(marks: dict[str, int], changed: set[int] | None, seats: Any, version: int) -> dict[str, int]:
+def marks_after(
+    marks: dict[str, int], changed: set[int] | None, seats: Iterable[str | int], version: int
+) -> dict[str, int]:
     """The hand's marks once the seats ``changed`` (None: all of ``seats``) changed at ``version``."""
     out = dict(marks)
     for seat in seats if changed is None else changed:
