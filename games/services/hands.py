@@ -6,8 +6,8 @@ message and no change, the engine applies the action, the new state and the
 action log are stored, and every chip movement is posted to the ledger in
 the same transaction. On commit the table's group hears the new version.
 
-Lock order (never the other way round, so no two transactions wait in a
-cycle): the hand row, then the table row, then the ledger's accounts.
+Lock order (games/services/locking.py, which takes every hand lock): the hand
+row, then the table row, then the ledger's accounts.
 
 Dealing is in games/services/dealing.py, the clocks in games/services/clocks.py, what a commit sets
 going in games/services/after_commit.py.

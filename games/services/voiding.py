@@ -25,7 +25,7 @@ def hand_void(*, hand: Hand, reason: str, ruled_by: User) -> list[JournalEntry]:
     """Void a finished hand by ruling; returns the reversing entries (``hand.voided_at`` is set).
 
     Locks the hand row, then the table row, then (in the ledger) the accounts: the lock order of
-    games/services/hands.py. Raises TableRefused for a practice hand; LedgerError (a DomainError) when the
+    games/services/locking.py. Raises TableRefused for a practice hand; LedgerError (a DomainError) when the
     ruler is not an organiser, the reason is blank, the hand is still being played, already voided, or a
     later hand built on it.
     """
