@@ -5,8 +5,8 @@ Lock order (never the other way round, so no two transactions wait for each othe
 
 1. one hand row, locked alone (its rule version, table or club only read with it, never locked by it:
    a frozen rule version does not change, and the table is locked next, by itself);
-2. the hand's table row (``table_lock_with_rules`` locks its rule version with it; games/services/seating.py
-   locks a table with its rule version too, the table first), then its decks ahead (games/services/decks.py);
+2. the hand's table row (``table_lock_with_rules`` reads its rule version with it; games/services/seating.py
+   locks a table with its rule version, the table first), then its decks ahead (games/services/decks.py);
 3. the ledger's accounts (ledger/services.py).
 
 A transaction that needs a hand and its table locks the hand first: a closing, a voiding or a practice table's
@@ -51,12 +51,15 @@ _MEMBER_HAND_SQL = (
 )
 
 
-# The table row and its rule version row locked, with the rule set (the game, for the books) only read: what
-# the ORM's select_for_update(of=("self", "rule_version")) sends, written once.
+# The table row locked, with its rule version and their rule set (the game, for the books) only read: what the
+# ORM's select_for_update(of=("self",)) sends, written once. A table's version is frozen when the table is made
+# (games/services/seating.py, practice.py) and never changes after, so nothing is kept from changing by locking
+# it; and every table of those rules shares its row: locked at each hand's end, two tables' hand ends waited for
+# each other (each had inserted a hand referring to it, which needs a lock that conflicts: a deadlock).
 _LOCK_TABLE_SQL = (
     f"SELECT {_TABLE.sql}, {_RULES.sql}, {_RULE_SET.sql} "  # noqa: S608 - fixed columns
     'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
-    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t, rv'
+    'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t'
 )
 
 
@@ -67,8 +70,8 @@ def _with_rule_set(rules: Model, rule_set: Model) -> RuleSetVersion:
 
 
 def table_lock_with_rules(*, table_id: int) -> Table:
-    """Lock table ``table_id`` and its rule version; return it with them (and their rule set) loaded.
-    Table.DoesNotExist when it is gone. Expects an open transaction."""
+    """Lock table ``table_id``'s row; return it with its rule version and their rule set loaded (read, not
+    locked). Table.DoesNotExist when it is gone. Expects an open transaction."""
     rows = rows_fetch(_LOCK_TABLE_SQL, [table_id])
     if not rows:
         raise Table.DoesNotExist("Table matching query does not exist.")
