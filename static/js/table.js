@@ -385,7 +385,9 @@
       var button = event.submitter;
       if (!button || !button.value) return;
       event.preventDefault();
-      if (!formReady(form)) { enableForms(); resync(); return; }  // (a click that beat the buttons' disabling)
+      // A click that beat the buttons' disabling: nothing is sent, and the page asks for a full render (even at a
+      // frame it already asked one for: its answer did not bring the hand's own form).
+      if (!formReady(form)) { enableForms(); syncedAt = null; resync(); return; }
       setVersions();
       send({ type: "action", hand: Number(form.elements.hand.value),
              version: Number(form.elements.version.value), action: button.value });
