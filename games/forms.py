@@ -388,7 +388,8 @@ def _cents(text: str) -> int:
 
 @dataclass(frozen=True)
 class ActRequest:
-    """A player's action as sent, read once: the hand (None: the hand being played), its version, the action."""
+    """A player's action as sent, read once: the hand (None: none was sent, which hand_act refuses), its version,
+    the action."""
 
     hand_id: int | None
     version: int
