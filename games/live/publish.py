@@ -1,7 +1,7 @@
 """After a commit: the table's frames rendered once and sent to the groups (docs/live.md "Groups").
 
 The process that committed a version renders its public frame once and the private frames of the members
-whose own part changed (``Hand.private_marks``, games/live/marks.py), from the hand and state it holds, and
+whose own part changed (``Hand.private_marks``, games/services/marks.py), from the hand and state it holds, and
 sends the encoded bytes: privates to ``member.<table>.<user>`` first, then the public frame to
 ``table.<id>``, then ``lobby.changed`` to the club. A seat change, a ruling or a clock moved makes a
 ``full`` frame: every seated member's private frame with it.
