@@ -286,7 +286,8 @@ def report(game: str, rules: Rules, tally: Tally, seconds: float, wall: float) -
         # not required to separate (bench/RESULTS.md, "Computer players")
         required = other is not SOLID
         ok = ok and (above or not required)
-        verdict = "above zero" if above else "NOT CLEAR" if required else "not separated"
+        below = ratio + half < 0  # said as it is, required or not
+        verdict = "above zero" if above else "BELOW ZERO" if below else "NOT CLEAR" if required else "not separated"
         print(
             f"strong over {other.strength:<10}{ratio:>+12.1f} cents per hand, 95% [{ratio - half:+.1f}, "
             f"{ratio + half:+.1f}]  {verdict}"
