@@ -217,7 +217,8 @@ class Pong(Message):
 
 @dataclass(frozen=True, slots=True)
 class LobbyChanged(Message):
-    """To a club's lobby sockets: tables, seats or turns changed; the page re-fetches its blocks."""
+    """To a club's lobby sockets, and to a member's table sockets at their other tables: tables, seats or turns
+    changed; the page re-fetches its blocks (a table page, its header's count)."""
 
     TYPE: ClassVar[str] = "lobby.changed"
     FOR: ClassVar[str] = "anyone"

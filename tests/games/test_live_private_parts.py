@@ -20,6 +20,7 @@ from games.live import render
 from games.models import Hand
 from games.presentation.area import jinja_template, seat_row_html
 from games.presentation.presenters import hand_page
+from games.selectors.advance import choices_for
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
 from games.services import advance
 from tests.games.helpers import make_table
@@ -67,7 +68,7 @@ def _play(table_id: int, members: list[User], steps: int, rng: random.Random) ->
         waiting = [int(s) for s in hand.players if int(s) not in engine.to_act(state)]
         if waiting and rng.random() < 0.3:
             other = rng.choice(waiting)
-            choices = advance.choices_for(state, other)
+            choices = choices_for(state, other)
             if choices:
                 user = by_id[int(hand.players[str(other)])]
                 advance.advance_set(hand_id=hand.pk, user=user, choice=rng.choice(choices).choice, version=hand.version)
