@@ -334,3 +334,39 @@ def test_the_hand_lock_finder_finds_a_lock():
         "3: table.hands",
         "5: FOR UPDATE",
     ]
+
+
+def _wide_locks(source: str) -> list[int]:
+    """The lines of each ``select_for_update()`` without ``of=`` on a queryset that also joins other rows
+    (``select_related``): PostgreSQL then locks every joined row too, a club's or a rule version's that every
+    table shares, and unrelated tables wait for each other (or deadlock, as two hand ends once did)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        calls: dict[str, ast.Call] = {}
+        inner: ast.AST = node
+        while isinstance(inner, (ast.Call, ast.Attribute)):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+                calls.setdefault(inner.func.attr, inner)
+            inner = inner.func if isinstance(inner, ast.Call) else inner.value
+        lock = calls.get("select_for_update")
+        if lock is not None and "select_related" in calls and not any(kw.arg == "of" for kw in lock.keywords):
+            found.add(lock.lineno)
+    return sorted(found)
+
+
+def test_a_lock_that_joins_other_rows_names_its_own():
+    paths = [path for app in APPS for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts]
+    found = {str(path.relative_to(ROOT)): _wide_locks(path.read_text(encoding="utf-8")) for path in paths}
+    assert {path: lines for path, lines in found.items() if lines} == {}
+
+
+def test_the_wide_lock_finder_finds_one():
+    found = _wide_locks(
+        "a = Table.objects.select_for_update().select_related('club').get(pk=1)\n"
+        "b = Table.objects.select_related('club').select_for_update(of=('self',)).get(pk=1)\n"
+        "c = Table.objects.select_for_update().get(pk=1)\n"
+        "d = Table.objects.select_related('rule_version').filter(pk=1).select_for_update().first()\n"
+    )
+    assert found == [1, 4]

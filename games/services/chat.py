@@ -83,7 +83,9 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatMessage:
 def chat_hide(*, message_id: int, user: User) -> ChatMessage:
     """Hide a line for everyone (organisers only); hiding twice changes nothing. Raises ChatRefused."""
     with transaction.atomic():
-        message = ChatMessage.objects.select_for_update().select_related("table").filter(pk=message_id).first()
+        message = (
+            ChatMessage.objects.select_for_update(of=("self",)).select_related("table").filter(pk=message_id).first()
+        )
         if message is None:
             raise ChatRefused("There is no such message.")
         if not chat_may_hide(table=message.table, user=user):

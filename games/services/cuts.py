@@ -72,7 +72,7 @@ def deal_waiting_deal(*, table_id: int, number: int) -> Hand | None:
     clock ran out; None when it is not waiting any more (dealt, the table moved on) or still waits.
     Idempotent: the alarm and each cut call it. Opens the durable transaction and locks the table row."""
     with transaction.atomic(durable=True):
-        table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
+        table = Table.objects.select_for_update(of=("self",)).select_related("rule_version").filter(pk=table_id).first()
         waiting = DeckAhead.objects.filter(
             table_id=table_id, number=number, dealt_at__isnull=True, wait_until__isnull=False
         ).exists()

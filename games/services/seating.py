@@ -35,7 +35,7 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
         raise TableRefused(problem)
     with transaction.atomic():
         version = (
-            RuleSetVersion.objects.select_for_update()
+            RuleSetVersion.objects.select_for_update(of=("self",))
             .select_related("rule_set")
             .filter(pk=rule_version_id, rule_set__club=club)
             .first()
@@ -51,7 +51,10 @@ def table_create(*, club: Club, user: User, name: str, rule_version_id: int) -> 
 
 def _locked_table(table_id: int) -> Table:
     table = (
-        Table.objects.select_for_update().select_related("club", "rule_version__rule_set").filter(pk=table_id).first()
+        Table.objects.select_for_update(of=("self",))
+        .select_related("club", "rule_version__rule_set")
+        .filter(pk=table_id)
+        .first()
     )
     if table is None:
         raise SeatRefused("There is no such table.")

@@ -24,7 +24,7 @@ def table_start(*, table_id: int, user: User, deck: Sequence[str] | None = None)
     Opens the durable transaction and locks the table row.
     """
     with transaction.atomic(durable=True):
-        table = Table.objects.select_for_update().select_related("rule_version").filter(pk=table_id).first()
+        table = Table.objects.select_for_update(of=("self",)).select_related("rule_version").filter(pk=table_id).first()
         if table is None:
             raise TableRefused("There is no such table.")
         if table.status == Table.Status.FINISHED:
