@@ -8,16 +8,16 @@ cards at random from a ``random.Random`` the caller passes in, and plays the han
 The others are modelled simply. In Piranha, with no reads of the table, an opponent stays in with
 two pair or better on the three up cards (about two hands in five), and without it now and then,
 more often as the pot grows past the cap; with reads (players/reads.py: how often each opponent
-stayed in and called at this table, as this seat saw it) each opponent stays in with its best hands
-in the share it has been seen to stay in. In Piles an opponent declares low with a qualifying low of
-seven or better and a high below a flush, else high; with reads it claims the low with its best lows in the
-share of its declarations seen to claim it, and goes pig with its best highs in the share seen to.
+stayed in, called and bet at this table, as this seat saw it) each opponent stays in with its best hands
+in the share it has been seen to stay in, or, when it called or bet in this hand's betting round, the share
+that fits what it did (``stays_in_from``). In Piles, which takes no reads, an opponent declares low with a
+qualifying low of seven or better and a high below a flush, else high.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cards import FULL_DECK, Card, card
@@ -240,13 +240,8 @@ def _board_with(board: PilesBoard, dealt: Sequence[Card]) -> tuple[list[Card], l
     )
 
 
-#: an opponent's hand: its best high and its best low (None: none that qualifies)
-Hands = tuple[HandValue | None, LowValue | None]
-
-
-def piles_estimate(view: HandView, samples: int, rng: random.Random, reads: TableReads | None = None) -> PilesEstimate:
-    """Play the hand out ``samples`` times over the unseen cards and the others' hands. ``reads``: what this
-    seat has seen of the others at this table (None: the fixed model of their declarations)."""
+def piles_estimate(view: HandView, samples: int, rng: random.Random) -> PilesEstimate:
+    """Play the hand out ``samples`` times over the unseen cards and the others' hands."""
     assert isinstance(view.board, PilesBoard)
     hole = my_cards(view)
     seen = [card(c) for c in view.board_cards if c is not None]
@@ -256,39 +251,34 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random, reads: Tabl
     rules = view.rules
     variant = isinstance(rules, PilesRules) and rules.low_variant
     ties_count = isinstance(rules, PilesRules) and rules.pig_tie_counts
-    deals: list[tuple[HandValue | None, LowValue | None, list[Hands]]] = []
-    for _ in range(samples):
-        dealt = rng.sample(pool, down + 5 * opponents)
-        sq1, sq2, row = _board_with(view.board, dealt[:down])
-        theirs = [
-            (
-                piles_best_high(dealt[k : k + 5], sq1, sq2, row, variant),
-                piles_best_low(dealt[k : k + 5], sq1, sq2, row, variant),
-            )
-            for k in range(down, len(dealt), 5)
-        ]
-        deals.append(
-            (piles_best_high(hole, sq1, sq2, row, variant), piles_best_low(hole, sq1, sq2, row, variant), theirs)
-        )
-    declares = _read_declarations(view, reads, [d[2] for d in deals]) if reads is not None else None
     sums = [0.0] * 5
     outright = [0, 0, 0]
     declared: list[tuple[float, float, float]] = []
-    for my_high, my_low, theirs in deals:
-        choices = [
-            _fixed_declaration(high, low) if declares is None else declares[k](high, low)
-            for k, (high, low) in enumerate(theirs)
-        ]
-        high_side = [h for (h, _), c in zip(theirs, choices, strict=True) if c == "high"]
-        low_side = [lo for (_, lo), c in zip(theirs, choices, strict=True) if c == "low"]
-        pigs = [hands for hands, c in zip(theirs, choices, strict=True) if c == "pig"]
-        high_half = _beats(my_high, high_side + [h for h, _ in pigs])
-        low_half = _beats(my_low, low_side + [lo for _, lo in pigs])
+    for _ in range(samples):
+        dealt = rng.sample(pool, down + 5 * opponents)
+        sq1, sq2, row = _board_with(view.board, dealt[:down])
+        my_high = piles_best_high(hole, sq1, sq2, row, variant)
+        my_low = piles_best_low(hole, sq1, sq2, row, variant)
+        high_side: list[HandValue | LowValue | None] = []
+        low_side: list[HandValue | LowValue | None] = []
+        for k in range(down, len(dealt), 5):
+            hand = dealt[k : k + 5]
+            high = piles_best_high(hand, sq1, sq2, row, variant)
+            low = piles_best_low(hand, sq1, sq2, row, variant)
+            if _declares_low(high, low):
+                low_side.append(low)
+            else:
+                high_side.append(high)
+        other_low = any(v is not None for v in low_side)
+        other_high = any(v is not None for v in high_side)
+        high_half = _beats(my_high, high_side)
+        low_half = _beats(my_low, low_side)
         sums[0] += high_half
         sums[1] += low_half
+        # a half with no qualifying claimant goes to the other half (docs/design.md)
         each = (
-            _settled("high", my_high, my_low, high_side, low_side, pigs, ties_count),
-            _settled("low", my_high, my_low, high_side, low_side, pigs, ties_count),
+            high_half * (0.5 if other_low else 1.0),
+            low_half * (0.5 if other_high else 1.0),
             _pig_share(high_half, low_half, ties_count),
         )
         declared.append(each)
@@ -312,78 +302,6 @@ def piles_estimate(view: HandView, samples: int, rng: random.Random, reads: Tabl
         pig_wins=outright[2] / samples,
         declare_error=error,
     )
-
-
-def _fixed_declaration(high: HandValue | None, low: LowValue | None) -> str:
-    return "low" if _declares_low(high, low) else "high"
-
-
-def _settled(
-    mine: str,
-    my_high: HandValue | None,
-    my_low: LowValue | None,
-    high_side: list[HandValue | None],
-    low_side: list[LowValue | None],
-    pigs: list[Hands],
-    ties_count: bool,
-) -> float:
-    """This hand's share of the pot declaring ``mine`` (high or low) against the others' declarations: an
-    opponent's pig that wins both halves takes it all; one that fails is settled without (docs/design.md);
-    a half with no qualifying claimant goes to the other half."""
-    highs: list[HandValue | LowValue | None] = [*high_side, *(h for h, _ in pigs)]
-    lows: list[HandValue | LowValue | None] = [*low_side, *(lo for _, lo in pigs)]
-    if mine == "high":
-        highs_all, lows_all = [*highs, my_high], lows
-    else:
-        highs_all, lows_all = highs, [*lows, my_low]
-    for high, low in pigs:
-        other_highs = [v for v in highs_all if v is not high] if high is not None else highs_all
-        other_lows = [v for v in lows_all if v is not low] if low is not None else lows_all
-        if _pig_share(_beats(high, other_highs), _beats(low, other_lows), ties_count):
-            return 0.0
-    other_low = any(v is not None for v in low_side)
-    other_high = any(v is not None for v in high_side)
-    if mine == "high":
-        return _beats(my_high, list(high_side)) * (0.5 if other_low else 1.0)
-    return _beats(my_low, list(low_side)) * (0.5 if other_high else 1.0)
-
-
-def _read_declarations(
-    view: HandView, reads: TableReads, deals: Sequence[Sequence[Hands]]
-) -> list[Callable[[HandValue | None, LowValue | None], str]]:
-    """For each other active seat (in seat order), how it declares, from ``reads``: with its best lows in the
-    share of its declarations that claimed the low (low or pig; no low: high), and of those, pig with its best
-    highs in the share that were pig. The quantiles come from the others' hands of these deals (every
-    opponent's hand is alike before the reads)."""
-    lows = sorted(lo.badness for hands in deals for _, lo in hands if lo is not None)  # the best first
-    everyone = sum(len(hands) for hands in deals)
-    highs = sorted((h.key for hands in deals for h, lo in hands if lo is not None and h is not None), reverse=True)
-    out: list[Callable[[HandValue | None, LowValue | None], str]] = []
-    for s in view.seats:
-        if s.seat == view.you or s.status != "active":
-            continue
-        seen = reads.of(s.seat)
-        # the low claimed with the best lows, in its share of all hands; pig with the best highs of those
-        worst_low = _cut(lows, seen.low_rate * everyone, none=-1)
-        weakest_pig = _cut(highs, len(highs) * seen.pig_rate / seen.low_rate, none=1 << 62)
-
-        def declares(
-            high: HandValue | None, low: LowValue | None, worst: int = worst_low, pig: int = weakest_pig
-        ) -> str:
-            if low is None or low.badness > worst:
-                return "high"
-            return "pig" if high is not None and high.key >= pig else "low"
-
-        out.append(declares)
-    return out
-
-
-def _cut(ordered: Sequence[int], count: float, none: int) -> int:
-    """The value of the ``count``-th of ``ordered`` (best first): the last one in; ``none`` when none is."""
-    taken = round(count)
-    if taken <= 0 or not ordered:
-        return none
-    return ordered[min(taken, len(ordered)) - 1]
 
 
 def _pig_share(high_half: float, low_half: float, ties_count: bool) -> float:

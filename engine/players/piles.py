@@ -89,11 +89,10 @@ def worth_continuing(view: HandView, equity: float) -> bool:
 def decide(view: HandView, budget: int, rng: Random, reads: TableReads | None = None) -> tuple[Action, PilesEstimate]:
     """The simulating players' choice and the estimate it rests on; ``budget``: hands evaluated
     (each deal evaluates every hand still in, so more rivals mean fewer deals); ``reads``: what the seat has
-    seen of the others at this table (None: the fixed model of them)."""
+    seen of the others at this table, used only for the value bet (``betting_plan``; None: the fixed margin)."""
     require_turn(view)
     samples = max(MIN_SAMPLES, stage_budget(view, budget) // (rivals(view) + 1))
-    # The declarations read (piles_estimate's reads) are left out: with them the strong player did worse at the
-    # bench's table (bench/RESULTS.md, 6 December); the calls read set the value bet.
+    # the estimate models the others the fixed way (no reads); the reads set only the value bet's margin
     estimate = piles_estimate(view, samples, rng)
     if view.phase == "declare":
         return declaration(view, declare_choice(estimate)), estimate
@@ -138,8 +137,8 @@ def value_equity(view: HandView, reads: TableReads | None) -> float:
 
 
 def simulating(budget: int, learns: bool = False) -> Policy:
-    """A player that decides from about ``budget`` hands evaluated; one that ``learns`` models the others by
-    what it has seen of them at this table (the reads it is given)."""
+    """A player that decides from about ``budget`` hands evaluated; one that ``learns`` bets for value more
+    thinly the more often the others still in have been seen to call at this table (the reads it is given)."""
 
     def policy(view: HandView, rules: Rules, rng: Random, reads: TableReads | None = None) -> Action:
         return decide(view, budget, rng, reads if learns else None)[0]

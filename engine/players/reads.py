@@ -1,13 +1,13 @@
 """What a computer player has learnt of the others at its table, from what its own seat has seen.
 
 A seat sees the public log of every hand it played (``HandView.events``): the drops opened together
-(piranha.txt 3.1), the Piles declarations opened together (piles.txt 4.1) and every bet, call, raise and
-fold. From them it counts, for each other seat, how often it stayed in at the drop, how often it called (or
-raised) rather than folded when it faced a bet, how often it bet, and how often it declared low or pig. Nothing
-here reads a state or another seat's cards: the counts are built from views alone, so a player fed them
-still sees only what its seat may see (docs/design.md, "computer players see only their own view").
+(piranha.txt 3.1) and every bet, call, raise and fold. From them it counts, for each other seat, how often
+it stayed in at the drop, how often it called (or raised) rather than folded when it faced a bet, and in how
+many of the betting rounds it acted in it bet or raised. Nothing here reads a state or another seat's cards:
+the counts are built from views alone, so a player fed them still sees only what its seat may see
+(docs/design.md, "computer players see only their own view").
 
-The rates start from a prior (how often players stay in and call at these tables on the whole) and move
+The rates start from a prior (how often players stay in, call and bet at these tables on the whole) and move
 towards what was seen as the table plays, so a few hands do not swing them.
 """
 
@@ -16,23 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..events import Bet, Check, DeclareOpen, DropOpen, Fold, Turn
+from ..events import Bet, Check, DropOpen, Fold, Turn
 from ..hand_view import HandView
 
 #: the prior rates and how many observations they weigh
 PRIOR_STAY = 0.4
 PRIOR_CALL = 0.6
 PRIOR_BET = 0.25
-PRIOR_LOW = 0.45  # of the Piles declarations, low or pig
-PRIOR_PIG = 0.05
 PRIOR_WEIGHT = 6.0
 
 
 @dataclass(frozen=True, slots=True)
 class SeatReads:
     """One other seat as seen: drops opened and how many were "in"; bets faced and how many called or
-    raised (not folded); betting rounds it acted in and in how many it bet or raised; Piles declarations
-    opened, how many claimed the low (low or pig) and how many were pig."""
+    raised (not folded); betting rounds it acted in and in how many it bet or raised."""
 
     drops: int = 0
     stayed: int = 0
@@ -40,9 +37,6 @@ class SeatReads:
     called: int = 0
     rounds: int = 0
     bet: int = 0
-    declared: int = 0
-    low: int = 0
-    pig: int = 0
 
     @property
     def stay_rate(self) -> float:
@@ -58,16 +52,6 @@ class SeatReads:
     def bet_rate(self) -> float:
         """In how many of the betting rounds it acts in it bets or raises, the prior weighed in."""
         return (self.bet + PRIOR_BET * PRIOR_WEIGHT) / (self.rounds + PRIOR_WEIGHT)
-
-    @property
-    def low_rate(self) -> float:
-        """Of its Piles declarations, how many claim the low (low or pig), the prior weighed in."""
-        return (self.low + PRIOR_LOW * PRIOR_WEIGHT) / (self.declared + PRIOR_WEIGHT)
-
-    @property
-    def pig_rate(self) -> float:
-        """Of its Piles declarations, how many are pig, the prior weighed in."""
-        return (self.pig + PRIOR_PIG * PRIOR_WEIGHT) / (self.declared + PRIOR_WEIGHT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +73,7 @@ class TableReads:
         return TableReads(seats)
 
 
-_FIELDS = ("drops", "stayed", "faced", "called", "rounds", "bet", "declared", "low", "pig")
+_FIELDS = ("drops", "stayed", "faced", "called", "rounds", "bet")
 
 
 def _plus(a: SeatReads, b: SeatReads) -> SeatReads:
@@ -105,8 +89,8 @@ def reads_from(views: Iterable[HandView]) -> TableReads:
 
 
 def _hand_reads(view: HandView) -> dict[int, SeatReads]:
-    """One hand's public log, counted: each drop and declaration opened; each fold, call or raise made facing a
-    bet (a bet or raise earlier in the same betting round)."""
+    """One hand's public log, counted: each drop opened; each fold, call or raise made facing a bet (a bet
+    or raise earlier in the same betting round)."""
     out: dict[int, SeatReads] = {}
 
     def add(seat: int, **more: int) -> None:
@@ -127,11 +111,6 @@ def _hand_reads(view: HandView) -> dict[int, SeatReads]:
         if isinstance(event, DropOpen):
             for d in event.decisions:
                 add(d.seat, drops=1, stayed=int(d.decision == "in"))
-            continue
-        if isinstance(event, DeclareOpen):
-            for d in event.decisions:
-                if d.decision in ("high", "low", "pig"):
-                    add(d.seat, declared=1, low=int(d.decision != "high"), pig=int(d.decision == "pig"))
             continue
         if isinstance(event, Turn):
             bet_open = False

@@ -1,27 +1,19 @@
 """What the strong player learns of the others at its table (engine/players/reads.py): counted from a seat's
-own views of the hands played (the drops and declarations opened, the bets, calls, raises and folds of the
-public log), and used in place of the fixed model of who stays in and who claims which half. Plain pytest, no
-database."""
+own views of the hands played (the drops opened, the bets, calls, raises and folds of the public log), and
+used in place of the fixed model of who stays in (Piranha) and of the margin a value bet needs (Piles). Plain
+pytest, no database."""
 
 from __future__ import annotations
 
 import random
 
 from engine import PiranhaRules, apply, is_over, new_hand, to_act, view
-from engine.actions import HIGH, LOW, PIG, Action
+from engine.actions import Action
 from engine.cards import FULL_DECK
 from engine.players import STRONG, TableReads, piles, reads_from
-from engine.players.estimate import piles_estimate, piranha_estimate
+from engine.players.estimate import piranha_estimate
 from engine.players.reads import PRIOR_STAY, SeatReads
-from tests.engine.test_players import (
-    EXAMPLE_HOLE,
-    EXAMPLE_PILES,
-    KQ_BOARD,
-    NOTHING,
-    piles_at_stage_nine,
-    piranha_deal,
-    to_declaration,
-)
+from tests.engine.test_players import EXAMPLE_PILES, KQ_BOARD, NOTHING, piles_at_stage_nine, piranha_deal
 
 
 def _played(rules, choose, seed=1, players=4):
@@ -78,33 +70,7 @@ def test_the_strong_player_stays_in_more_thinly_against_a_table_that_always_drop
     assert STRONG.act(seen, state.rules, random.Random(2), folders) == Action("in")
 
 
-# ---- Piles: the declarations seen, and what the strong player makes of them ---------------------
-
-
-def test_reads_count_the_piles_declarations_opened() -> None:
-    state = to_declaration(piles_at_stage_nine(EXAMPLE_HOLE, EXAMPLE_PILES, players=4))
-    for seat, choice in ((1, HIGH), (2, LOW), (3, PIG), (4, LOW)):
-        state, _ = apply(state, seat, choice)
-    assert is_over(state)
-    reads = reads_from([view(state, 1)])
-    assert reads.of(2) == SeatReads(rounds=9, declared=1, low=1, pig=0)
-    assert reads.of(3) == SeatReads(rounds=9, declared=1, low=1, pig=1)
-    assert reads_from([view(state, 2)]).of(1) == SeatReads(rounds=9, declared=1, low=0, pig=0)
-    assert reads_from([view(state, None)]).of(3) == reads.of(3)  # nothing but the public log
-
-
-LOW_AND_HIGH = "Td 6h 7s 4c 2s"  # on the worked example's piles: a 7-6-4-2-A low and jacks full
-
-
-def test_against_players_who_claim_the_low_with_any_low_the_high_half_is_worth_more() -> None:
-    """The estimate's model of the declarations read: against players seen to claim the low whenever they have
-    one, this hand's high is worth more and its low less than the fixed model says."""
-    state = to_declaration(piles_at_stage_nine(LOW_AND_HIGH, EXAMPLE_PILES, players=4))
-    seen = view(state, 1)
-    always_low = TableReads({s: SeatReads(declared=40, low=40) for s in (2, 3, 4)})
-    fixed = piles_estimate(seen, 1500, random.Random(1))
-    read = piles_estimate(seen, 1500, random.Random(1), always_low)
-    assert read.declare_high > fixed.declare_high + 0.2 and read.declare_low < fixed.declare_low
+# ---- Piles: the calls seen set the value bet ---------------------------------------------------------
 
 
 def test_against_players_who_call_every_bet_a_thinner_piles_hand_bets_for_value() -> None:
