@@ -15,9 +15,6 @@ from collections.abc import Container
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypedDict
 
-from games.selectors.chat import ChatLine
-from games.services.cuts import Receipt
-
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_REPLACED = 4408
@@ -79,6 +76,28 @@ class Parts(_SeatActions, total=False):  # (NotRequired is not seen in postponed
 
     own_hand: str  # none while they hold no cards
     row: str  # none when not seated
+
+
+class ChatLine(TypedDict):
+    """One chat line (games/selectors/chat.py ``chat_payload``): the page puts ``text`` in as text, never HTML."""
+
+    id: int
+    author: str
+    text: str
+    at: str
+
+
+class Receipt(TypedDict):
+    """The receipt of a cut (games/services/cuts.py ``CutReceipt.to_dict``), kept by the browser."""
+
+    table: int
+    deal: int
+    scheme: str
+    root: str
+    device: str
+    cut: str
+    at: str
+    id: int
 
 
 # -- server to client --

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any
 
 from accounts.models import Membership, User
 from games.models import ChatMessage, Table
@@ -34,16 +34,7 @@ def chat_may_hide(*, table: Table, user: User) -> bool:
     return Membership.objects.filter(club_id=table.club_id, user=user, role=Membership.Role.ORGANISER).exists()
 
 
-class ChatLine(TypedDict):
-    """One chat line as the sockets send it (games/live/frames.py): the page puts ``text`` in as text, never HTML."""
-
-    id: int
-    author: str
-    text: str
-    at: str
-
-
-def chat_payload(message: ChatMessage) -> ChatLine:
+def chat_payload(message: ChatMessage) -> dict[str, Any]:
     """The public JSON of one line (the client puts ``text`` in with textContent, never as HTML)."""
     return {
         "id": message.pk,

@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import TypedDict
+from typing import Any
 
 from django.db import DatabaseError, transaction
 
@@ -41,19 +41,6 @@ class CutRefused(DomainError):
         self.deal = deal
 
 
-class Receipt(TypedDict):
-    """A cut's receipt as the browser keeps it (``CutReceipt.to_dict``; the socket's ``cut.ok``)."""
-
-    table: int
-    deal: int
-    scheme: str
-    root: str
-    device: str
-    cut: str
-    at: str
-    id: int
-
-
 @dataclass(frozen=True)
 class CutReceipt:
     """The acknowledgement a browser keeps with its cut (docs/fairness.md "Protocol" 5)."""
@@ -67,7 +54,7 @@ class CutReceipt:
     at: str
     id: int
 
-    def to_dict(self) -> Receipt:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "table": self.table_id,
             "deal": self.number,
