@@ -23,9 +23,11 @@ CLOSE_TOO_BIG = 1009
 CLOSE_TRY_AGAIN = 1013  # Redis unreachable: the page reconnects with backoff
 
 MAX_FRAME_BYTES = 4096  # also uvicorn's --ws-max-size on every server command (config/serve.py)
-RATE_COUNT = 20  # messages per socket ...
+# A member playing fast against quick computers sends about two messages a second (an action each turn, a
+# ping, a sync): the limit leaves twice that, so a move is never refused for pace; a script beyond it is.
+RATE_COUNT = 40  # messages per socket ...
 RATE_SECONDS = 10.0  # ... in this many seconds; beyond it each message gets an error,
-FLOOD_COUNT = 40  # and beyond this many the socket is closed (4429).
+FLOOD_COUNT = 80  # and beyond this many the socket is closed (4429).
 
 PUBLIC = "table.public"
 PRIVATE = "table.private"

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 import engine
 from games import services
+from games.live.frames import RATE_COUNT
 from games.models import Hand, Table
 from games.selectors.states import hand_state
 from tests.e2e.test_live_table import DESKTOP, WAIT_MS, Player, club_with_players
@@ -342,11 +343,11 @@ def test_a_refusal_for_too_many_messages_is_not_answered_until_the_socket_closes
     player.context.add_init_script(COUNT_SENT)
     player.open(table)
     page = player.page
-    page.evaluate("for (let i = 0; i < 21; i++) window.tableLive.send({type: 'sync'})")  # one over the limit
+    page.evaluate(f"for (let i = 0; i <= {RATE_COUNT}; i++) window.tableLive.send({{type: 'sync'}})")  # one over
     expect(page.locator("#live-error")).to_have_text("Too many messages: slow down.", timeout=WAIT_MS)
     page.wait_for_timeout(2000)  # what the page sends in answer has been sent
     sent = page.evaluate("window.__sent.filter((m) => m[0] !== 'ping').length")
-    assert sent <= 23, f"{sent} messages: the refusals were answered again and again"
+    assert sent <= RATE_COUNT + 3, f"{sent} messages: the refusals were answered again and again"
     expect(page.locator("#table-root")).to_have_attribute("data-live", "open")
     assert player.not_reloaded()
     player.context.close()

@@ -21,6 +21,7 @@ from accounts.models import User
 from config.asgi import application
 from games import services
 from games.live import access
+from games.live.frames import FLOOD_COUNT, RATE_COUNT
 from games.live.publish import announce_flush
 from games.models import Hand, Table
 from tests.games.helpers import make_table
@@ -294,13 +295,13 @@ async def test_a_flood_is_slowed_then_closed(club_setup) -> None:
     table = await piranha_table(club_setup)
     comm = await open_table(table.pk, club_setup.members[0])
     replies = []
-    for _ in range(20):
+    for _ in range(RATE_COUNT):
         await comm.send_json_to({"type": "ping"})
         replies.append(await comm.receive_json_from(timeout=5))
     assert all(r == {"type": "pong"} for r in replies)
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from(timeout=5)) == {"type": "error", "message": "Too many messages: slow down."}
-    for _ in range(20):
+    for _ in range(FLOOD_COUNT - RATE_COUNT):
         await comm.send_json_to({"type": "ping"})
     await expect_closed(comm, 4429)
 
