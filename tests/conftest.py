@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.db import connections
-from django.test import Client
+from django.test import Client, TestCase
 from hypothesis import settings as hypothesis_settings
 
 from accounts.models import Club, Membership, User
@@ -118,13 +118,38 @@ class ClubSetup:
         return [self.organiser, *self.members]
 
 
-@pytest.fixture
-def club_setup(db: None) -> ClubSetup:
+def club_setup_make() -> ClubSetup:
     club = ClubFactory()
     organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).user
     members = [MembershipFactory(club=club).user for _ in range(3)]
     outsider = MembershipFactory().user  # a member of another club
     return ClubSetup(club=club, organiser=organiser, members=members, outsider=outsider)
+
+
+@pytest.fixture
+def club_setup(db: None) -> ClubSetup:
+    return club_setup_make()
+
+
+class _ModuleRows(TestCase):
+    """Django's setUpTestData, for a module: one transaction, each test's own a savepoint inside it."""
+
+    databases = {"default"}
+
+
+@pytest.fixture(scope="module")
+def module_rows(django_db_setup: None, django_db_blocker: Any) -> Iterator[Any]:
+    """Rows made once for a whole module of `django_db` tests (not transaction=True): a module-scoped fixture
+    that asks for this one makes them inside ``with module_rows():``. They are written in a transaction left
+    open while the module runs, every test runs in a savepoint of it that is rolled back after the test (so
+    what one test changes no other sees), and the transaction is rolled back after the module."""
+    with django_db_blocker.unblock():
+        atomics = _ModuleRows._enter_atomics()
+    try:
+        yield django_db_blocker.unblock
+    finally:
+        with django_db_blocker.unblock():
+            _ModuleRows._rollback_atomics(atomics)
 
 
 @pytest.fixture
