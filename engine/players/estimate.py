@@ -9,8 +9,9 @@ The others are modelled simply. In Piranha, with no reads of the table, an oppon
 two pair or better on the three up cards (about two hands in five), and without it now and then,
 more often as the pot grows past the cap; with reads (players/reads.py: how often each opponent
 stayed in, called and bet at this table, as this seat saw it) each opponent stays in with its best hands
-in the share it has been seen to stay in, or, when it called or bet in this hand's betting round, the share
-that fits what it did (``stays_in_from``). In Piles, which takes no reads, an opponent declares low with a
+in the share it has been seen to stay in, and its hand is dealt from those its actions in this hand's
+betting round leave it: a bet or raise its best hands, a check none of those, a call those it continues
+with (``hand_ranges``). In Piles, which takes no reads, an opponent declares low with a
 qualifying low of seven or better and a high below a flush, else high.
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from ..cards import FULL_DECK, Card, card
 from ..common import match_within_limit
 from ..evaluate import FLUSH, TWO_PAIR, HandValue, LowValue, best_any_key, piles_best_high, piles_best_low
-from ..events import Bet
+from ..events import Bet, Check
 from ..hand_view import HandView, PilesBoard
 from ..rules import PilesRules, PiranhaRules
 from .reads import TableReads
@@ -79,30 +80,48 @@ class PiranhaEstimate:
     showdowns: int = 0
 
 
-#: opponents' hands dealt to find where each one's staying-in share begins
-RANGE_SAMPLES = 300
+#: opponents' hands dealt to rank the hands an opponent may hold, weakest to best (with the up cards)
+RANGE_SAMPLES = 800
+#: the narrowest share of hands an opponent's actions are taken to leave it
+NARROWEST = 0.03
 
 
-def stays_in_from(view: HandView, reads: TableReads, pool: Sequence[Card], rng: random.Random) -> list[int]:
-    """For each other active seat (in seat order), the weakest hand key it stays in with: its best hands
-    in the share it has been seen to stay in (``reads``); when it called or raised in this hand's betting
-    round, the share among the hands it goes on with (folding there is dropping out); when it bet or
-    raised, no more than the share of rounds it has been seen to bet in."""
-    up = [card(c) for c in view.board_cards if c is not None]
-    keys = sorted(best_any_key(rng.sample(pool, 4) + up)[0] for _ in range(RANGE_SAMPLES))
-    called = {e.seat for e in view.events if isinstance(e, Bet) and e.action == "call"}
-    raised = {e.seat for e in view.events if isinstance(e, Bet) and e.action in ("raise", "bet")}
+@dataclass(frozen=True, slots=True)
+class Range:
+    """Where an opponent's hand lies among the hands it may hold, ranked by their best five with the up
+    cards (0 the weakest, 1 the best): between ``low`` and ``high``, as its actions in this hand's betting
+    round place it; it stays in at the drop with a hand from ``stays`` up."""
+
+    low: float
+    high: float
+    stays: float
+
+
+def hand_ranges(view: HandView, reads: TableReads) -> list[Range]:
+    """For each other active seat (in seat order), its ``Range``. Each seat is taken to play its best hands:
+    it bets or raises with its best in the share of rounds it has been seen to bet in (so a check says its
+    hand is below those), continues facing a bet with its best in the share seen to call, and stays in with
+    its best in the share seen to stay in (``reads``)."""
+    did: dict[int, set[str]] = {}
+    for e in view.events:
+        if isinstance(e, Bet):
+            did.setdefault(e.seat, set()).add(e.action)
+        elif isinstance(e, Check):
+            did.setdefault(e.seat, set()).add("check")
     out = []
     for s in view.seats:
         if s.seat == view.you or s.status != "active":
             continue
-        seen = reads.of(s.seat)
-        share = seen.stay_rate
-        if s.seat in raised:  # it bets with its best hands, in the share of rounds it has been seen to bet in
-            share = min(share, seen.bet_rate)
-        elif s.seat in called:
-            share = min(1.0, share / max(seen.call_rate, share))
-        out.append(-1 if share >= 1.0 else keys[min(len(keys) - 1, int((1.0 - share) * len(keys)))])
+        seen, acts = reads.of(s.seat), did.get(s.seat, set())
+        low, high = 0.0, 1.0
+        if acts & {"bet", "raise"}:
+            low = 1 - seen.bet_rate
+        elif "check" in acts:
+            high = 1 - seen.bet_rate
+        if "call" in acts:
+            low = max(low, 1 - seen.call_rate)
+        low = max(0.0, min(low, high - NARROWEST))
+        out.append(Range(low, high, 1 - seen.stay_rate))
     return out
 
 
@@ -111,14 +130,15 @@ def piranha_estimate(
 ) -> PiranhaEstimate:
     """Stay in or drop (piranha.txt 3, 4): the winner takes the pot; every loser pays the pot up to
     the agreed cap (4.3, ``common.match_within_limit``); one player alone in takes it (3.3). ``reads``:
-    what this seat has seen of the others at this table (None: the fixed model)."""
+    what this seat has seen of the others at this table (None: the fixed model); with them each opponent's
+    hand is dealt from the hands its actions in this hand leave it (``hand_ranges``)."""
     hole = my_cards(view)
     up = [card(c) for c in view.board_cards if c is not None]
     opponents = rivals(view)
     cap = view.rules.match_cap if isinstance(view.rules, PiranhaRules) else None
     pool = unseen(hole + up)
     down = 5 - len(up)
-    thresholds = stays_in_from(view, reads, pool, rng) if reads is not None else None
+    dealer = _RangeDealer(view, reads, pool, up, rng) if reads is not None else None
     # what a seat pays, or leaves in the pot by dropping when nobody stays in, goes into the next
     # pot, of which it may expect its share back
     comeback = 1 / (opponents + 1)
@@ -128,13 +148,13 @@ def piranha_estimate(
     showdowns = 0
     alone = 0
     for _ in range(samples):
-        dealt = rng.sample(pool, down + 4 * opponents)
-        board = up + dealt[:down]
-        hands = [dealt[k : k + 4] for k in range(down, len(dealt), 4)]
-        if thresholds is None:
+        if dealer is None:
+            dealt = rng.sample(pool, down + 4 * opponents)
+            board = up + dealt[:down]
+            hands = [dealt[k : k + 4] for k in range(down, len(dealt), 4)]
             ins = [h for h in hands if best_any_key(h + up)[0] >= STAYS_IN_FROM or rng.random() < loose]
         else:
-            ins = [h for h, t in zip(hands, thresholds, strict=True) if best_any_key(h + up)[0] >= t]
+            board, ins = dealer.deal(down)
         if not ins:
             alone += 1
             values.append(view.pot * (1 - comeback))
@@ -159,6 +179,56 @@ def piranha_estimate(
         stay_error=error,
         showdowns=showdowns,
     )
+
+
+class _RangeDealer:
+    """Deals the unseen cards with each opponent's hand drawn from its ``Range``: RANGE_SAMPLES hands ranked
+    once per decision; an opponent whose range is narrowed takes one of the ranked hands in it (one that
+    shares no card with those dealt already), the others are dealt from the rest of the deck."""
+
+    def __init__(
+        self, view: HandView, reads: TableReads, pool: Sequence[Card], up: Sequence[Card], rng: random.Random
+    ) -> None:
+        self.pool, self.up, self.rng = pool, list(up), rng
+        ranked = sorted(
+            ((best_any_key(h + self.up)[0], h) for h in (rng.sample(pool, 4) for _ in range(RANGE_SAMPLES))),
+            key=lambda kh: kh[0],
+        )
+        n = len(ranked)
+        self.seats: list[tuple[list[tuple[int, list[Card]]] | None, int]] = []
+        for r in hand_ranges(view, reads):
+            stays = -1 if r.stays <= 0 else ranked[min(n - 1, int(r.stays * n))][0]
+            whole = r.low <= 0 and r.high >= 1
+            within = None if whole else ranked[int(r.low * n) : max(int(r.low * n) + 1, int(r.high * n))]
+            self.seats.append((within, stays))
+
+    def deal(self, down: int) -> tuple[list[Card], list[list[Card]]]:
+        """One deal: the whole board and the opponents' hands that stay in."""
+        used: set[Card] = set()
+        picked: list[tuple[int, list[Card]] | None] = []
+        for within, _ in self.seats:
+            hand = None
+            if within is not None:
+                for _ in range(20):
+                    key, cards = self.rng.choice(within)
+                    if used.isdisjoint(cards):
+                        hand = (key, cards)
+                        used.update(cards)
+                        break
+            picked.append(hand)
+        free = sum(1 for h in picked if h is None)
+        rest = [c for c in self.pool if c not in used] if used else self.pool
+        dealt = self.rng.sample(rest, down + 4 * free)
+        board = self.up + dealt[:down]
+        fresh = iter(dealt[k : k + 4] for k in range(down, len(dealt), 4))
+        ins = []
+        for hand, (_, stays) in zip(picked, self.seats, strict=True):
+            if hand is None:
+                cards = next(fresh)
+                hand = (best_any_key(cards + self.up)[0], cards)
+            if hand[0] >= stays:
+                ins.append(hand[1])
+        return board, ins
 
 
 def mean_and_error(values: Sequence[float]) -> tuple[float, float]:

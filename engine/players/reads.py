@@ -2,8 +2,8 @@
 
 A seat sees the public log of every hand it played (``HandView.events``): the drops opened together
 (piranha.txt 3.1) and every bet, call, raise and fold. From them it counts, for each other seat, how often
-it stayed in at the drop, how often it called (or raised) rather than folded when it faced a bet, and in how
-many of the betting rounds it acted in it bet or raised. Nothing here reads a state or another seat's cards:
+it stayed in at the drop (a fold in the betting round is dropping out), how often it called (or raised)
+rather than folded when it faced a bet, and in how many of the betting rounds it acted in it bet or raised. Nothing here reads a state or another seat's cards:
 the counts are built from views alone, so a player fed them still sees only what its seat may see
 (docs/design.md, "computer players see only their own view").
 
@@ -28,8 +28,9 @@ PRIOR_WEIGHT = 6.0
 
 @dataclass(frozen=True, slots=True)
 class SeatReads:
-    """One other seat as seen: drops opened and how many were "in"; bets faced and how many called or
-    raised (not folded); betting rounds it acted in and in how many it bet or raised."""
+    """One other seat as seen: drops opened and how many were "in"; folds in a betting round; bets faced
+    and how many called or raised (not folded); betting rounds it acted in and in how many it bet or
+    raised."""
 
     drops: int = 0
     stayed: int = 0
@@ -37,11 +38,13 @@ class SeatReads:
     called: int = 0
     rounds: int = 0
     bet: int = 0
+    folded: int = 0
 
     @property
     def stay_rate(self) -> float:
-        """How often it stays in at the drop, the prior weighed in."""
-        return (self.stayed + PRIOR_STAY * PRIOR_WEIGHT) / (self.drops + PRIOR_WEIGHT)
+        """How often it stays in at the drop, of the hands it went to the drop with or folded in the betting
+        round (folding there is dropping out: Piranha's betting round), the prior weighed in."""
+        return (self.stayed + PRIOR_STAY * PRIOR_WEIGHT) / (self.drops + self.folded + PRIOR_WEIGHT)
 
     @property
     def call_rate(self) -> float:
@@ -73,7 +76,7 @@ class TableReads:
         return TableReads(seats)
 
 
-_FIELDS = ("drops", "stayed", "faced", "called", "rounds", "bet")
+_FIELDS = ("drops", "stayed", "faced", "called", "rounds", "bet", "folded")
 
 
 def _plus(a: SeatReads, b: SeatReads) -> SeatReads:
@@ -89,8 +92,8 @@ def reads_from(views: Iterable[HandView]) -> TableReads:
 
 
 def _hand_reads(view: HandView) -> dict[int, SeatReads]:
-    """One hand's public log, counted: each drop opened; each fold, call or raise made facing a bet (a bet
-    or raise earlier in the same betting round)."""
+    """One hand's public log, counted: each drop opened; each fold; each fold, call or raise made facing a
+    bet (a bet or raise earlier in the same betting round)."""
     out: dict[int, SeatReads] = {}
 
     def add(seat: int, **more: int) -> None:
@@ -124,8 +127,7 @@ def _hand_reads(view: HandView) -> dict[int, SeatReads]:
         if isinstance(event, Check):
             continue
         if isinstance(event, Fold):
-            if bet_open:
-                add(event.seat, faced=1)
+            add(event.seat, folded=1, faced=int(bet_open))
         elif event.action in ("call", "raise"):
             add(event.seat, faced=1, called=1)
             bet_open = True

@@ -23,9 +23,11 @@ from engine import (
     to_act,
     view,
 )
-from engine.actions import BET, CALL, CHECK, HIGH, PIG, RAISE
+from engine.actions import BET, CALL, CHECK, HIGH, PIG, RAISE, Action
 from engine.cards import FULL_DECK
-from engine.players import BEGINNER, PLAYERS, RANDOM, SOLID, STRONG, Player, advise, player
+from engine.players import BEGINNER, PLAYERS, RANDOM, SOLID, STRONG, Player, TableReads, advise, player
+from engine.players.estimate import hand_ranges, piranha_estimate
+from engine.players.reads import SeatReads
 from tests.engine.helpers import stack_deck, visible_cards
 
 EVERYONE = (*PLAYERS, RANDOM)
@@ -212,6 +214,47 @@ def test_piranha_the_cap_makes_a_big_pot_worth_a_thinner_stay():
     )
     assert STRONG.act(view(capped, 1), capped.rules, random.Random(2)).type == "in"
     assert STRONG.act(view(uncapped, 1), uncapped.rules, random.Random(2)).type == "out"
+
+
+# ---- Piranha: reading the betting round -------------------------------------------------------
+
+#: a seat seen to continue, bet and stay in only with its best hands: in a quarter, betting a tenth of rounds
+TIGHT_READS = SeatReads(drops=30, stayed=10, folded=10, faced=30, called=10, rounds=40, bet=4)
+
+
+def _after(actions, hole="Qh 8c 4h 3s", players=2):
+    """A hand with the betting round, ``actions`` played from seat 1 on; seat 1's view."""
+    state = piranha_deal(hole, KQ_BOARD, rules=PiranhaRules(betting_round=True), players=players)
+    for action in actions:
+        state, _ = apply(state, to_act(state)[0], action)
+    return state, view(state, 1)
+
+
+def test_piranha_an_opponents_range_follows_what_it_did_in_the_betting_round():
+    reads = TableReads(dict.fromkeys((2, 3, 4), TIGHT_READS))
+    _, seen = _after([CHECK, CHECK, BET, CALL], players=4)
+    checked, bet, called = hand_ranges(seen, reads)  # seats 2, 3 and 4
+    assert called.low == pytest.approx(1 - TIGHT_READS.call_rate) and called.high == 1
+    assert bet.low == pytest.approx(1 - TIGHT_READS.bet_rate) and bet.low > called.low
+    assert checked.low == 0 and checked.high == pytest.approx(1 - TIGHT_READS.bet_rate)
+    assert checked.stays == pytest.approx(1 - TIGHT_READS.stay_rate)
+
+
+def test_piranha_the_strong_player_drops_a_pair_when_a_tight_player_called_its_bet():
+    """A player seen to call only with its best quarter of hands and to stay in with the same called: its
+    hand is one of those, so a pair of queens is beaten most of the time. (Read as any hand it would stay
+    in with, the caller looked like a coin flip.)"""
+    state, seen = _after([BET, CALL])
+    assert seen.phase == "drop"
+    reads = TableReads({2: TIGHT_READS})
+    estimate = piranha_estimate(seen, 2000, random.Random(1), reads)
+    assert estimate.win < 0.2 and estimate.stay_value < 0
+    assert STRONG.act(seen, state.rules, random.Random(1), reads) == Action("out")
+    # the same pair against the same player's check: it is likely to drop, and staying in pays
+    state, seen = _after([CHECK, CHECK])
+    checked = piranha_estimate(seen, 2000, random.Random(1), reads)
+    assert checked.alone > 0.7 and checked.stay_value > 0
+    assert STRONG.act(seen, state.rules, random.Random(1), reads) == Action("in")
 
 
 # ---- Piles: obvious decisions ------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_reads_count_the_drops_opened_and_the_calls_and_folds_facing_a_bet() -> 
     reads = reads_from([view(state, 1)])
     assert 1 not in reads.seats  # a seat does not read itself
     assert reads.of(2) == SeatReads(drops=1, stayed=1, faced=1, called=1, rounds=1, bet=0)
-    assert reads.of(3) == SeatReads(drops=0, stayed=0, faced=1, called=0, rounds=1, bet=0)
+    assert reads.of(3) == SeatReads(drops=0, stayed=0, faced=1, called=0, rounds=1, bet=0, folded=1)
     assert reads_from([view(state, None)]).of(2) == reads.of(2)  # nothing but the public log
     assert reads_from([view(state, 2)]).of(1).bet == 1
 
