@@ -6,6 +6,7 @@ history and sockets say the same thing the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -326,21 +327,37 @@ def piles_helper_words(view: engine.HandView) -> tuple[str, str]:
     if view.game != "piles" or not isinstance(view.my_hand, engine.HighLow) or not view.my_cards:
         return "", ""
     assert isinstance(view.board, engine.PilesBoard)
-    variant = bool(getattr(view.rules, "low_variant", False))
-    reach = piles_reach(view.my_cards, view.board, variant)
     high, low = view.my_hand.high, view.my_hand.low
+    return _helper_words(
+        tuple(view.my_cards),
+        view.board,
+        bool(getattr(view.rules, "low_variant", False)),
+        high.name if high is not None else None,
+        low.name if low is not None else None,
+    )
+
+
+# A seat's words change only when a card turns, but its every private frame asks: each asked once (the search of
+# what may still come is the dearest part of a Piles frame).
+@functools.lru_cache(maxsize=4096)
+def _helper_words(
+    cards: tuple[str, ...], board: engine.PilesBoard, variant: bool, high: str | None, low: str | None
+) -> tuple[str, str]:
+    """``piles_helper_words`` of a seat holding ``cards`` on ``board`` whose best high and low are ``high`` and
+    ``low`` (their names; None: none qualifies)."""
+    reach = piles_reach(cards, board, variant) if high is None or low is None else None
     if high is not None:
-        high_words = high.name
-    elif reach.high:
+        high_words = high
+    elif reach is not None and reach.high:
         high_words = "none yet"
     else:
-        made = piles_high_made(view.my_cards, view.board)
+        made = piles_high_made(cards, board)
         high_words = (
             f"none that qualifies (your best is {made}; the low variant needs a full house or better)"
             if made
             else "no high possible"
         )
-    low_words = low.name if low is not None else "none yet" if reach.low else "no low possible"
+    low_words = low if low is not None else "none yet" if reach is not None and reach.low else "no low possible"
     return high_words, low_words
 
 
