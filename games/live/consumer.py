@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import deque
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -28,6 +27,7 @@ from games.live import access, presence
 from games.live.access import SESSION_ENDED, Grant, Refused
 from games.live.frames import (
     CLOSE_FLOOD,
+    CLOSE_FORBIDDEN,
     CLOSE_NOT_LOGGED_IN,
     CLOSE_REPLACED,
     CLOSE_TOO_BIG,
@@ -58,6 +58,7 @@ from games.live.publish import club_group, member_group, mine_group, table_group
 from games.live.sync import everything
 from games.models import Hand
 from games.selectors.chat import chat_message_place
+from games.selectors.tables import table_get
 from games.services.chat import chat_hide, chat_post
 from games.services.cuts import cut_take
 from games.services.hands import hand_act
@@ -97,10 +98,11 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     handlers: dict[str, str] = {}
     user: User
     grant: Grant
+    club_id: int  # the socket's club (presence)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._recent: deque[float] = deque()
+        self._recent: list[float] = []  # this socket's messages in the last RATE_SECONDS (a list: lighter than a deque)
         self._joined: list[str] = []
         self._registered = False
         self._opened = False
@@ -224,9 +226,8 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
     def _count(self) -> int:
         now = time.monotonic()
+        self._recent = [t for t in self._recent if t >= now - RATE_SECONDS]
         self._recent.append(now)
-        while self._recent and self._recent[0] < now - RATE_SECONDS:
-            self._recent.popleft()
         return len(self._recent)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -279,14 +280,26 @@ class TableConsumer(_JsonConsumer):
             await self.send_everything(chat=True)
 
     def check(self) -> None:
-        self.table = access.table_check(self.scope, self.user, self.table_id)
+        self.club_id = access.table_check(self.scope, self.user, self.table_id).club_id
 
     async def send_everything(self, *, chat: bool = False) -> None:
         """The one full render of this socket (games/live/sync.py)."""
-        with metrics.socket_work(metrics.SOCKET_SYNC):
-            texts = await _db(everything)(self.table, self.user, chat=chat)
+        try:
+            with metrics.socket_work(metrics.SOCKET_SYNC):
+                texts = await _db(self._everything)(chat)
+        except Refused as exc:  # the table went since the check
+            await self.close(code=exc.code, reason=exc.reason)
+            return
         for text in texts:
             await self.send(text_data=text)
+
+    def _everything(self, chat: bool) -> list[str]:
+        """The table read afresh for each full render: a socket keeps its id, not the table with its club and
+        rules (memory per open socket)."""
+        table = table_get(table_id=self.table_id)
+        if table is None:
+            raise Refused(CLOSE_FORBIDDEN, access.NOT_YOURS_TABLE)
+        return everything(table, self.user, chat=chat)
 
     # -- client messages --
 

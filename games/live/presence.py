@@ -77,8 +77,7 @@ def is_present(*, user_id: int, club_id: int | None = None) -> bool:
 
 
 def _club_of(consumer: Any) -> int:
-    club_id = getattr(consumer, "club_id", None)
-    return int(club_id if club_id is not None else consumer.table.club_id)
+    return int(consumer.club_id)
 
 
 async def socket_seen(consumer: Any) -> None:
