@@ -7,7 +7,6 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  # development: scripts/dev.py
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
@@ -17,10 +16,12 @@ from kernel.pools import collector_settle  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 from .security import SocketOriginValidator  # noqa: E402
 
+# No auth middleware for websockets: a socket reads its member from its session cookie itself, on opening and at
+# each full check (games/live/access.py), and keeps only the key for its life.
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SocketGauge(SocketOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
+        "websocket": SocketGauge(SocketOriginValidator(URLRouter(websocket_urlpatterns))),
     }
 )
 

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.core.cache import cache
 from django.http import HttpRequest
+from django.http.cookie import parse_cookie
 from django.utils import timezone
 
 from accounts.access import is_member, membership_of
@@ -50,9 +51,9 @@ class Grant:
     """A socket's access as last checked against the database: the member's stamp then and when their session
     expires. It holds while the stamp is unchanged and the session unexpired: then no database check."""
 
-    def __init__(self, scope: dict[str, Any]) -> None:
+    def __init__(self, expires: datetime | None) -> None:
         self.stamp: int | None = None
-        self.expires: datetime | None = session_expiry(scope)
+        self.expires = expires
 
     def expired(self) -> bool:
         return self.expires is not None and timezone.now() >= self.expires
@@ -62,10 +63,10 @@ class Grant:
         return stamp is not None and stamp == self.stamp and not self.expired()
 
 
-def table_check(scope: dict[str, Any], user: User, table_id: int) -> Table:
+def table_check(session_key: str | None, user: User, table_id: int) -> Table:
     """The table, when the socket's session still logs ``user`` in and they may watch it now; else Refused. A
     table that is not there and one the member may not see get the same code and words."""
-    if not session_still_logs_in(scope, user):
+    if not session_still_logs_in(session_key, user):
         raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
     table = table_get(table_id=table_id)
     if table is None or membership_of(user=user, club_id=table.club_id) is None:
@@ -77,9 +78,9 @@ def table_check(scope: dict[str, Any], user: User, table_id: int) -> Table:
     return table
 
 
-def club_check(scope: dict[str, Any], user: User, club_id: int) -> None:
+def club_check(session_key: str | None, user: User, club_id: int) -> None:
     """Still logged in and a member of the club; else Refused (no such club: the same code and words)."""
-    if not session_still_logs_in(scope, user):
+    if not session_still_logs_in(session_key, user):
         raise Refused(CLOSE_NOT_LOGGED_IN, SESSION_ENDED)
     if not is_member(user=user, club_id=club_id):
         raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
@@ -110,25 +111,36 @@ def access_stamp(user_id: int) -> int:
     return int(value) if isinstance(value, int) else 0
 
 
-def session_still_logs_in(scope: dict[str, Any], user: User) -> bool:
-    """Whether the session this socket connected with still logs in ``user``, read afresh from the
-    session store (the scope's copy was loaded at connect): a logout deletes the session, a password
-    change alters its auth hash. The same test as an HTTP request's (``django.contrib.auth.get_user``)."""
-    key = getattr(scope.get("session"), "session_key", None)
-    if not key:
-        return False
-    request = HttpRequest()
-    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
-    current = auth.get_user(request)
-    return bool(current.is_authenticated) and current.pk == user.pk
+def session_key_of(scope: dict[str, Any]) -> str | None:
+    """The session key in the socket's cookies (None: none sent)."""
+    cookies = "; ".join(value.decode("latin1") for name, value in scope.get("headers", ()) if name == b"cookie")
+    return parse_cookie(cookies).get(settings.SESSION_COOKIE_NAME) or None
 
 
-def session_expiry(scope: dict[str, Any]) -> datetime | None:
-    session = scope.get("session")
-    try:
-        return session.get_expiry_date() if session is not None else None
-    except Exception:  # noqa: BLE001 - no expiry known: rely on the stamps
+def session_member(session_key: str | None) -> tuple[User, datetime | None] | None:
+    """The member the session ``session_key`` logs in and when it expires, read afresh from the session store
+    with the same test as an HTTP request's user (``django.contrib.auth.get_user``): None when it logs no one in
+    (missing, expired, logged out, or a password changed since). A socket keeps only the key: not the session
+    and the scope's lazy user that Channels' auth middleware would keep for the socket's life."""
+    if not session_key:
         return None
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
+    user = auth.get_user(request)
+    if not user.is_authenticated:
+        return None
+    try:
+        expires: datetime | None = request.session.get_expiry_date()
+    except Exception:  # noqa: BLE001 - no expiry known: rely on the stamps
+        expires = None
+    return user, expires
+
+
+def session_still_logs_in(session_key: str | None, user: User) -> bool:
+    """Whether the session this socket connected with still logs in ``user``: a logout deletes the session, a
+    password change alters its auth hash."""
+    found = session_member(session_key)
+    return found is not None and found[0].pk == user.pk
 
 
 # ---- each member's sockets everywhere ------------------------------------------------------------

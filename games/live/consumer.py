@@ -18,7 +18,6 @@ from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import connections
-from django.utils.functional import empty
 from redis.exceptions import RedisError
 
 from accounts.models import User
@@ -98,6 +97,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
     handlers: dict[str, str] = {}
     user: User
     grant: Grant
+    session_key: str | None  # the session the socket opened with (its cookie), re-read at each full check
     club_id: int  # the socket's club (presence)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -162,22 +162,16 @@ class _JsonConsumer(AsyncWebsocketConsumer):
                 return True
         return False
 
-    async def open_groups(self, groups: list[str], *, logged_out: str) -> bool:
-        """A logged-in member (else refused with ``logged_out``) whom ``check`` lets in, joined to ``groups``,
-        counted against their cap. False when refused (the socket is closed)."""
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.refuse(CLOSE_NOT_LOGGED_IN, logged_out)
-            return False
-        wrapped: Any = getattr(user, "_wrapped", empty)  # the member, not the scope's lazy wrapper of it
-        self.user = user if wrapped is empty else wrapped
-        self.grant = Grant(self.scope)
+    async def open_groups(self, *, logged_out: str) -> bool:
+        """A member whom the socket's session logs in (else refused with ``logged_out``) and whom ``check`` lets
+        in, joined to their ``joined_groups``, counted against their cap. False when refused (the socket is closed)."""
+        self.session_key = access.session_key_of(self.scope)
         try:
-            await _db(self._checked)()
+            await _db(self._opening)(logged_out)
         except Refused as exc:
             await self.refuse(exc.code, exc.reason)
             return False
-        for group in groups:
+        for group in self.joined_groups():
             if not await self.join(group):
                 return False
         await self.accept()
@@ -186,6 +180,15 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         for channel in await _db(access.sockets_register)(self.user.pk, self.channel_name):
             await self.channel_layer.send(channel, {"type": "socket.replaced"})  # the oldest beyond the cap
         return True
+
+    def _opening(self, logged_out: str) -> None:
+        """Who the session logs in (else Refused), then the full check: one trip to a worker thread."""
+        found = access.session_member(self.session_key)
+        if found is None:
+            raise Refused(CLOSE_NOT_LOGGED_IN, logged_out)
+        self.user, expires = found
+        self.grant = Grant(expires)
+        self._checked()
 
     async def socket_replaced(self, event: dict[str, Any]) -> None:
         await self.close(code=CLOSE_REPLACED, reason="Too many open pages: this one was closed.")
@@ -199,6 +202,10 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await presence.socket_gone(self)
             with contextlib.suppress(Exception):  # the entry ages out of the cache
                 await _db(access.sockets_unregister)(self.user.pk, self.channel_name)
+
+    def joined_groups(self) -> list[str]:
+        """The groups this member's socket joins."""
+        raise NotImplementedError
 
     def check(self) -> None:
         """The full check against the database (run in a worker thread); raises Refused."""
@@ -272,15 +279,14 @@ class TableConsumer(_JsonConsumer):
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        user = self.scope.get("user")
-        groups = [table_group(self.table_id)]
-        if user is not None and user.is_authenticated:
-            groups += [member_group(self.table_id, user.pk), mine_group(user.pk)]
-        if await self.open_groups(groups, logged_out="Log in to watch this table."):
+        if await self.open_groups(logged_out="Log in to watch this table."):
             await self.send_everything(chat=True)
 
+    def joined_groups(self) -> list[str]:
+        return [table_group(self.table_id), member_group(self.table_id, self.user.pk), mine_group(self.user.pk)]
+
     def check(self) -> None:
-        self.club_id = access.table_check(self.scope, self.user, self.table_id).club_id
+        self.club_id = access.table_check(self.session_key, self.user, self.table_id).club_id
 
     async def send_everything(self, *, chat: bool = False) -> None:
         """The one full render of this socket (games/live/sync.py)."""
@@ -410,10 +416,13 @@ class LobbyConsumer(_JsonConsumer):
 
     async def connect(self) -> None:
         self.club_id = int(self.scope["url_route"]["kwargs"]["club_id"])
-        await self.open_groups([club_group(self.club_id)], logged_out="Log in to see the tables.")
+        await self.open_groups(logged_out="Log in to see the tables.")
+
+    def joined_groups(self) -> list[str]:
+        return [club_group(self.club_id)]
 
     def check(self) -> None:
-        access.club_check(self.scope, self.user, self.club_id)
+        access.club_check(self.session_key, self.user, self.club_id)
 
     async def on_sync(self, message: Sync) -> None:
         await self.lobby_changed({})
