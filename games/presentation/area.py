@@ -36,8 +36,15 @@ def jinja_template(name: str) -> Template:
 # ---- what the parts show -----------------------------------------------------------------------
 
 
-# What Django's ``date`` writes for these formats, without its locale lookups (a tenth of a ms each).
-_PLAIN: dict[str, Callable[[datetime], str]] = {"c": datetime.isoformat, "H:i": lambda moment: f"{moment:%H:%M}"}
+# What Django's ``date`` writes for these formats in the site's English, without its locale lookups (a tenth of
+# a ms each; tests/games/test_clock_words.py compares them).
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_PLAIN: dict[str, Callable[[datetime], str]] = {
+    "c": datetime.isoformat,
+    "H:i": lambda moment: f"{moment:%H:%M}",
+    "D j M, H:i:s": lambda m: f"{_DAYS[m.weekday()]} {m.day} {_MONTHS[m.month - 1]}, {m:%H:%M:%S}",
+}
 
 
 def clock_time(moment: Any, fmt: str) -> str:

@@ -15,7 +15,6 @@ from typing import Any
 
 from django.template.defaultfilters import date
 from django.templatetags.static import static
-from django.urls import reverse
 from django.utils import timezone
 from jinja2 import Environment
 from markupsafe import Markup
@@ -55,7 +54,6 @@ def environment(**options: Any) -> Environment:
     env.globals.update(
         {
             "card": shared.card,
-            "url": lambda name, *args: reverse(name, args=args),
             "static": static,
             "csrf_input": csrf_input,
             "seat_ring": area.seat_ring,

@@ -297,13 +297,16 @@ def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     urls = {
         name: pattern.format(table=table.pk, club=table.club_id, version=table.rule_version_id)
         for name, pattern in patterns.items()
-        if name != "hand_detail"
+        if name not in _HAND_ADDRESSES
     }
     if table.next_game_id is not None:
         urls["next_game"] = patterns["table"].format(table=table.next_game_id)
     if hand is not None:
-        urls["hand_detail"] = patterns["hand_detail"].format(hand=hand.pk)
+        urls |= {name: patterns[name].format(hand=hand.pk) for name in _HAND_ADDRESSES}
     return urls
+
+
+_HAND_ADDRESSES = ("hand_detail", "hand_so_far", "hand_so_far_json")  # the hand's: filled in per hand
 
 
 # Placeholders no real id reaches: a table's addresses are reversed once per process with them, as format
@@ -335,7 +338,7 @@ def _address_patterns(game: str) -> dict[str, str]:
     urls["lobby"] = reverse("games:lobby", args=[club])
     urls["rule_version"] = reverse("games:rule_version", args=[club, version])
     urls["how_to_play"] = reverse("clubhouse:how_to_play", args=[club, game])
-    urls["hand_detail"] = reverse("games:hand_detail", args=[hand])
+    urls |= {name: reverse(f"games:{name}", args=[hand]) for name in _HAND_ADDRESSES}
     for placeholder, field in _PLACEHOLDERS.items():
         urls = {name: url.replace(placeholder, field) for name, url in urls.items()}
     return urls
@@ -353,6 +356,7 @@ def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[st
     rules = snapshot.table.rule_version.rules
     return {
         "hand": prev,
+        "detail_url": _address_patterns(snapshot.table.rule_version.rule_set.game)["hand_detail"].format(hand=prev.pk),
         "result": result,
         "voiding": snapshot.previous_voiding,
         "view": prev_view,
