@@ -7,6 +7,7 @@ Every refusal leaves the club exactly as it was; every allowed post changes it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from django.urls import reverse
 from accounts.models import Club, Invitation, Membership, User
 from tests.accounts.factories import ClubFactory, InvitationFactory, MembershipFactory
 from tests.accounts.helpers import club_state
+from tests.conftest import ClubSetup, club_setup_make
 
 pytestmark = pytest.mark.django_db
 
@@ -32,8 +34,20 @@ class World:
     invitation: Invitation
 
 
+@pytest.fixture(scope="module")
+def _world_rows(module_rows) -> World:
+    with module_rows():
+        return _world(club_setup_make())
+
+
 @pytest.fixture
-def world(club_setup) -> World:
+def world(_world_rows, db) -> World:
+    """Made once for the module; each test gets its own copy of the objects, and what it writes is rolled back
+    after it."""
+    return copy.deepcopy(_world_rows)
+
+
+def _world(club_setup: ClubSetup) -> World:
     club = club_setup.club
     co_organiser = Membership.objects.get(club=club, user=club_setup.members[2])
     co_organiser.role = Membership.Role.ORGANISER
