@@ -20,10 +20,11 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 import engine
-from accounts.models import Membership
+from accounts.models import Membership, User
 from accounts.tokens import api_token_create
 from games import services
 from ledger.services import ruling_adjust
+from tests.conftest import ClubSetup, club_setup_make
 from tests.games.helpers import make_table
 
 HOSTILE = [
@@ -82,9 +83,24 @@ def reads_of_query() -> Iterator[set[str]]:
             setattr(QueryDict, name, original)
 
 
+@pytest.fixture(scope="module")
+def _page_rows(module_rows) -> tuple[User, str, list[str], dict[str, str]]:
+    with module_rows():
+        return _pages(club_setup_make())
+
+
 @pytest.fixture
-def pages(club_setup) -> tuple[Client, list[str], dict[str, str]]:
-    """The organiser's client, the path of every page that answers GET, and a few pages by name."""
+def pages(_page_rows, db) -> tuple[Client, list[str], dict[str, str]]:
+    """The organiser's client, the path of every page that answers GET, and a few pages by name (the rows made
+    once for the module; what a test writes is rolled back after it)."""
+    organiser, key, paths, named = _page_rows
+    # The JSON API answers a key, not a session: the organiser's key goes with every request.
+    client = Client(headers={"Authorization": f"Bearer {key}"})
+    client.force_login(organiser, backend="django.contrib.auth.backends.ModelBackend")
+    return client, list(paths), dict(named)
+
+
+def _pages(club_setup: ClubSetup) -> tuple[User, str, list[str], dict[str, str]]:
     organiser = club_setup.organiser
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, organiser, engine.PiranhaRules(), players=[a, b])
@@ -110,14 +126,11 @@ def pages(club_setup) -> tuple[Client, list[str], dict[str, str]]:
         if not wanted <= set(ids):
             continue  # a page keyed by something this walk does not make (a token, a settlement)
         paths.append(reverse(f"{namespace}{pattern.name}", kwargs={k: ids[k] for k in wanted}))
-    # The JSON API answers a key, not a session: the organiser's key goes with every request.
-    client = Client(headers={"Authorization": f"Bearer {api_token_create(user=organiser, name='walk')[1]}"})
-    client.force_login(organiser, backend="django.contrib.auth.backends.ModelBackend")
     named = {
         "history": reverse("games:hand_history", args=[table.pk]),
         "rulings": reverse("ledger:rulings", args=[club_setup.club.pk]),
     }
-    return client, sorted(set(paths)), named
+    return organiser, api_token_create(user=organiser, name="walk")[1], sorted(set(paths)), named
 
 
 @pytest.mark.django_db
