@@ -31,6 +31,9 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"test-{_worker}"
 CACHES["default"]["KEY_PREFIX"] = f"test-{_worker}"
 AXES_FAILURE_LIMIT = 5
+# A network's lock after this many failures for any usernames (20 in production): the lock tests make as many
+# failures as this says; 8 keeps it above a (member, network) pair's own lock (AXES_FAILURE_LIMIT), as 20 is.
+LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "8"))
 
 # A pytest-xdist worker runs as "python -c" (execnet), which config/database/timeouts.py cannot tell from a
 # script: it is the tests' own process, so it gets the web's statement timeout, as a run on one core does.
