@@ -3,7 +3,7 @@ sockets (docs/live.md "Groups").
 
 The publisher (games/live/publish.py) puts a group message straight into the queue of every socket of this
 process in that group, on the socket's event loop (``deliver_here``), and PUBLISHes it to Redis only when a
-subscriber other than this process listens (``PUBLISH_BEYOND``: one script, one round trip). The message
+subscriber other than this process listens (``PUBLISH_BEYOND``: one script call a version). The message
 carries this process's ``origin``; when another process's subscriber makes Redis echo it back here, this
 layer's receiver drops it. So each process's sockets get each message once, in the order it was sent.
 """
@@ -19,13 +19,15 @@ from typing import Any
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close
 
-# PUBLISH ARGV[1] to KEYS[1] only when it has more subscribers than ARGV[2] (this process's own, served
-# already); the number of subscribers reached, or -1.
+# For each channel KEYS[i], in order: PUBLISH its message ARGV[2i-1] only when it has more subscribers than
+# ARGV[2i] (this process's own, served already). One call for a version's messages to one Redis.
 PUBLISH_BEYOND = """
-if redis.call('PUBSUB', 'NUMSUB', KEYS[1])[2] > tonumber(ARGV[2]) then
-  return redis.call('PUBLISH', KEYS[1], ARGV[1])
+for i, channel in ipairs(KEYS) do
+  if redis.call('PUBSUB', 'NUMSUB', channel)[2] > tonumber(ARGV[2 * i]) then
+    redis.call('PUBLISH', channel, ARGV[2 * i - 1])
+  end
 end
-return -1
+return 0
 """
 
 _BOOT = uuid.uuid4().hex[:12]

@@ -85,7 +85,7 @@ def _clients() -> tuple[list[redis.Redis], str]:
 
 def _send_batch(messages: Batch) -> None:
     """Send each (group, message) in order. With the site's layer (games/live/layer.py): to this process's
-    sockets in the group straight onto their event loops, and to Redis, one pipeline per host (one round
+    sockets in the group straight onto their event loops, and to Redis, one script call per host (one round
     trip for a version's frames), only where another process listens. The channel names and the encoding
     are channels_redis's pub/sub layer's (its ``_get_group_channel_name``, its serializer), so every
     process's sockets hear them as group messages. Another layer is sent through its own ``group_send``."""
@@ -99,19 +99,13 @@ def _send_batch(messages: Batch) -> None:
     clients, prefix = _clients()
     own = {"origin": origin()}
     sends = [(group_channel_name(prefix, group), {**own, **metrics.stamped(message)}) for group, message in messages]
-    served = deliver_here(layer, sends) if isinstance(layer, LiveChannelLayer) else None
-    pipes: dict[int, Any] = {}
+    served = deliver_here(layer, sends) if isinstance(layer, LiveChannelLayer) else {}
+    by_host: dict[int, list[tuple[str, bytes]]] = {}
     for channel, sent in sends:
-        data = layer.serialize(sent)
-        shard = _consistent_hash(channel, len(clients))
-        if shard not in pipes:
-            pipes[shard] = clients[shard].pipeline(transaction=False)
-        if served is None:
-            pipes[shard].publish(channel, data)
-        else:
-            pipes[shard].eval(PUBLISH_BEYOND, 1, channel, data, served.get(channel, 0))
-    for pipe in pipes.values():
-        pipe.execute()
+        by_host.setdefault(_consistent_hash(channel, len(clients)), []).append((channel, layer.serialize(sent)))
+    for host, out in by_host.items():
+        beyond = [arg for channel, data in out for arg in (data, served.get(channel, 0))]
+        clients[host].eval(PUBLISH_BEYOND, len(out), *(channel for channel, _data in out), *beyond)
 
 
 def group_channel_name(prefix: str, group: str) -> str:

@@ -1,4 +1,4 @@
-"""The publisher PUBLISHes a version's frames itself, in one Redis pipeline (games/live/publish.py): its channel
+"""The publisher PUBLISHes a version's frames itself, in one Redis call (games/live/publish.py): its channel
 names and shards must stay the pub/sub channel layer's, or every socket would stop hearing them."""
 
 from __future__ import annotations
