@@ -10,7 +10,6 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
-from kernel.metrics import SocketGauge  # noqa: E402
 from kernel.pools import collector_settle  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
@@ -21,7 +20,7 @@ from .security import SocketOriginValidator  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SocketGauge(SocketOriginValidator(URLRouter(websocket_urlpatterns))),
+        "websocket": SocketOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )
 

@@ -112,10 +112,11 @@ class SocketOriginValidator:
     def __init__(self, application: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
         self.application = application
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The app's own awaitable, not one of ours around it: no coroutine of this check stays alive for the
+        socket's life (memory per open socket)."""
         if scope["type"] == "websocket" and not socket_origin_allowed(scope):
             from channels.security.websocket import WebsocketDenier  # not at import: the logging set-up imports us
 
-            await WebsocketDenier()(scope, receive, send)
-            return
-        await self.application(scope, receive, send)
+            return WebsocketDenier()(scope, receive, send)
+        return self.application(scope, receive, send)

@@ -186,26 +186,3 @@ def shared_counts() -> dict[str, int]:
         return {by: int(v or 0) for by, v in zip(keys, values, strict=True)}
     finally:
         client.close()
-
-
-class SocketGauge:
-    """ASGI middleware around the websocket app: one more open socket from its accept to its end."""
-
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        opened = False
-
-        async def counting_send(message: Message) -> None:
-            nonlocal opened
-            if message.get("type") == "websocket.accept" and not opened:
-                opened = True
-                OPEN_SOCKETS.inc()
-            await send(message)
-
-        try:
-            await self.app(scope, receive, counting_send)
-        finally:
-            if opened:
-                OPEN_SOCKETS.dec()

@@ -108,7 +108,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         self._opened = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        """A socket opening while Redis is unreachable is told to try again, not failed with a server error."""
+        """A socket opening while Redis is unreachable is told to try again, not failed with a server error. An
+        accepted socket counts as open (``club_open_sockets``) until it ends: counted here, not by a middleware
+        whose coroutine would stay alive beside this one for the socket's life."""
         try:
             await super().__call__(scope, receive, send)
         except (OSError, RedisError):
@@ -117,6 +119,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             log.warning("Refused a socket: Redis is unreachable", exc_info=True)
             await send({"type": "websocket.accept"})
             await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN, "reason": TRY_AGAIN})
+        finally:
+            if self._opened:
+                metrics.OPEN_SOCKETS.dec()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before
@@ -131,7 +136,9 @@ class _JsonConsumer(AsyncWebsocketConsumer):
             await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
-        self._opened = True
+        if not self._opened:
+            self._opened = True
+            metrics.OPEN_SOCKETS.inc()
         await super().accept(subprotocol, headers)
 
     async def refuse(self, code: int, reason: str) -> None:
