@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from typing import Any
@@ -77,13 +78,15 @@ SOCKET_DB_THREADS = 6
 
 def _db(func: Any) -> Any:
     """``func`` run in a thread of the sockets' pool (its statements counted when run for a group message); each
-    call gives its pooled connections back when it ends (these threads never end a request that would)."""
+    call gives its pooled connections back when it ends (these threads never end a request that would). It runs
+    in a copy of the socket's context that is then dropped: sync_to_async would copy what the call left in the
+    context back into the socket's (a cache object, the active time zone), kept for the socket's life."""
 
     counted = metrics.socket_statements_counted(func)
 
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return counted(*args, **kwargs)
+            return contextvars.copy_context().run(counted, *args, **kwargs)
         finally:
             connections.close_all()
 
