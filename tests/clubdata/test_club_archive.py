@@ -34,17 +34,23 @@ from tests.games.helpers import make_table
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def busy_club(club_setup):
+    """The busy club, made for the test (other modules' tests import this fixture, transactional ones too)."""
+    return _busy_club(club_setup)
+
+
 @pytest.fixture(scope="module")
-def _busy_club_rows(module_rows):
+def _kept_club_rows(module_rows):
     with module_rows():
         return _busy_club(club_setup_make())
 
 
 @pytest.fixture
-def busy_club(_busy_club_rows, db):
-    """Made once for the module (about 1.5 s each time); each test gets its own copy of the objects, and what it
-    writes is rolled back after it."""
-    return copy.deepcopy(_busy_club_rows)
+def kept_club(_kept_club_rows, db):
+    """The busy club made once for this module's tests (about 1.5 s each time): each test gets its own copy of
+    the objects, and what it writes is rolled back after it."""
+    return copy.deepcopy(_kept_club_rows)
 
 
 def _busy_club(setup):
@@ -109,8 +115,8 @@ def _statement(club: Club, user: User) -> list[tuple[object, ...]]:
     )
 
 
-def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
-    setup = busy_club
+def test_the_round_trip_keeps_books_pages_and_hands(kept_club, client_for):
+    setup = kept_club
     old = setup.club
     reader = MembershipFactory(club=old).user  # dealt into none of the hands: sees them as everyone does
     data = _export(old)
@@ -204,57 +210,57 @@ def test_the_round_trip_keeps_books_pages_and_hands(busy_club, client_for):
     assert replayed >= 1
 
 
-def test_the_zip_has_a_manifest_and_the_books_as_csv(busy_club):
-    archive = zipfile.ZipFile(io.BytesIO(_export(busy_club.club)))
+def test_the_zip_has_a_manifest_and_the_books_as_csv(kept_club):
+    archive = zipfile.ZipFile(io.BytesIO(_export(kept_club.club)))
     manifest = json.loads(archive.read("manifest.json"))
     assert manifest["format"] == "home-club-export" and manifest["format_version"] == 2
-    assert manifest["counts"]["hands"] == Hand.objects.filter(table__club=busy_club.club).count()
+    assert manifest["counts"]["hands"] == Hand.objects.filter(table__club=kept_club.club).count()
     journal = archive.read("books/journal.csv").decode()
     assert journal.splitlines()[0].startswith("entry,date,kind,memo,account,amount_cents")
-    assert len(journal.splitlines()) == Posting.objects.filter(club=busy_club.club).count() + 1
+    assert len(journal.splitlines()) == Posting.objects.filter(club=kept_club.club).count() + 1
     assert "balance_cents" in archive.read("books/balances.csv").decode()
     members = [json.loads(line) for line in archive.read("data/members.jsonl").splitlines()]
-    assert {m["username"] for m in members} >= {u.username for u in busy_club.everyone}
+    assert {m["username"] for m in members} >= {u.username for u in kept_club.everyone}
     assert all("password" not in m for m in members)
     everything = b"".join(archive.read(name) for name in archive.namelist())
     assert b"pbkdf2" not in everything and b"md5$" not in everything
 
 
-def test_a_hand_being_played_holds_the_export_back(busy_club):
-    ann, ben, _ = busy_club.members
-    table = make_table(busy_club.club, busy_club.organiser, engine.PiranhaRules(), players=[ann, ben])
+def test_a_hand_being_played_holds_the_export_back(kept_club):
+    ann, ben, _ = kept_club.members
+    table = make_table(kept_club.club, kept_club.organiser, engine.PiranhaRules(), players=[ann, ben])
     services.table_start(table_id=table.pk, user=ann)
     with pytest.raises(ArchiveError, match="being played at Test table"):
-        _export(busy_club.club)
+        _export(kept_club.club)
 
 
-def test_a_club_with_records_refuses_the_import_and_keeps_them(busy_club):
-    data = _export(busy_club.club)
+def test_a_club_with_records_refuses_the_import_and_keeps_them(kept_club):
+    data = _export(kept_club.club)
     tables_before = Table.objects.count()
     with pytest.raises(ArchiveError, match="already has rule sets, tables, ledger entries"):
-        club_import(source=io.BytesIO(data), into=busy_club.club)
+        club_import(source=io.BytesIO(data), into=kept_club.club)
     assert Table.objects.count() == tables_before
 
 
-def test_an_empty_club_takes_the_import_and_its_organiser_stays(busy_club):
-    data = _export(busy_club.club)
+def test_an_empty_club_takes_the_import_and_its_organiser_stays(kept_club):
+    data = _export(kept_club.club)
     empty = ClubFactory(currency="EUR")
-    MembershipFactory(club=empty, user=busy_club.outsider, role=Membership.Role.ORGANISER)
+    MembershipFactory(club=empty, user=kept_club.outsider, role=Membership.Role.ORGANISER)
     result = club_import(source=io.BytesIO(data), into=empty)
     assert result.club.pk == empty.pk
     empty.refresh_from_db()
-    assert empty.currency == busy_club.club.currency
-    assert Membership.objects.get(club=empty, user=busy_club.outsider).role == Membership.Role.ORGANISER
+    assert empty.currency == kept_club.club.currency
+    assert Membership.objects.get(club=empty, user=kept_club.outsider).role == Membership.Role.ORGANISER
     assert ledger_problems(club_id=empty.pk)[0] == []
 
 
-def test_a_fresh_site_gets_new_accounts_without_passwords(busy_club):
-    data = _export(busy_club.club)
+def test_a_fresh_site_gets_new_accounts_without_passwords(kept_club):
+    data = _export(kept_club.club)
     # Another site's people: same usernames, other email addresses.
-    for user in busy_club.everyone:
+    for user in kept_club.everyone:
         User.objects.filter(pk=user.pk).update(email=f"else-{user.pk}@example.org")
     result = club_import(source=io.BytesIO(data))
-    assert len(result.new_users) == len(busy_club.everyone) + 0
+    assert len(result.new_users) == len(kept_club.everyone) + 0
     for name in result.new_users:
         user = User.objects.get(username=name)
         assert not user.has_usable_password()
@@ -262,7 +268,7 @@ def test_a_fresh_site_gets_new_accounts_without_passwords(busy_club):
     assert ledger_problems(club_id=result.club.pk)[0] == []
 
 
-def test_a_damaged_or_foreign_file_is_refused_with_a_reason(busy_club):
+def test_a_damaged_or_foreign_file_is_refused_with_a_reason(kept_club):
     with pytest.raises(ArchiveError, match="not a zip file"):
         club_import(source=io.BytesIO(b"hello"))
     out = io.BytesIO()
@@ -272,7 +278,7 @@ def test_a_damaged_or_foreign_file_is_refused_with_a_reason(busy_club):
         club_import(source=io.BytesIO(out.getvalue()))
     clubs = Club.objects.count()
     # Postings cut out: the import stops and leaves nothing behind.
-    source = zipfile.ZipFile(io.BytesIO(_export(busy_club.club)))
+    source = zipfile.ZipFile(io.BytesIO(_export(kept_club.club)))
     cut = io.BytesIO()
     with zipfile.ZipFile(cut, "w") as archive:
         for name in source.namelist():
@@ -285,30 +291,30 @@ def test_a_damaged_or_foreign_file_is_refused_with_a_reason(busy_club):
     assert Club.objects.count() == clubs
 
 
-def test_the_commands_export_and_import(busy_club, tmp_path):
+def test_the_commands_export_and_import(kept_club, tmp_path):
     path = tmp_path / "club.zip"
-    call_command("club_export", "--club", str(busy_club.club.pk), "--out", str(path), "--reason", "Backup")
+    call_command("club_export", "--club", str(kept_club.club.pk), "--out", str(path), "--reason", "Backup")
     out = io.StringIO()
     call_command("club_import", str(path), stdout=out)
     assert "Imported into club #" in out.getvalue()
     with pytest.raises(CommandError, match="already has"):
-        call_command("club_import", str(path), "--into", str(busy_club.club.pk))
+        call_command("club_import", str(path), "--into", str(kept_club.club.pk))
 
 
-def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, client_for):
+def test_an_organiser_exports_and_imports_through_the_club_data_page(kept_club, client_for):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    organiser = client_for(busy_club.organiser)
-    page = organiser.get(f"/clubs/{busy_club.club.pk}/data/").content.decode()
+    organiser = client_for(kept_club.organiser)
+    page = organiser.get(f"/clubs/{kept_club.club.pk}/data/").content.decode()
     assert "Download the club (.zip)" in page and "already has rule sets" in page
-    response = organiser.post(f"/clubs/{busy_club.club.pk}/data/export.zip", {"reason": "Moving to a new host"})
+    response = organiser.post(f"/clubs/{kept_club.club.pk}/data/export.zip", {"reason": "Moving to a new host"})
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     data = b"".join(response.streaming_content)
-    assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))["club"]["id"] == busy_club.club.pk
+    assert json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))["club"]["id"] == kept_club.club.pk
 
     empty = ClubFactory(name="New home")
-    MembershipFactory(club=empty, user=busy_club.outsider, role=Membership.Role.ORGANISER)
-    newcomer = client_for(busy_club.outsider)
+    MembershipFactory(club=empty, user=kept_club.outsider, role=Membership.Role.ORGANISER)
+    newcomer = client_for(kept_club.outsider)
     assert 'type="file"' in newcomer.get(f"/clubs/{empty.pk}/data/").content.decode()
     refused = newcomer.post(
         f"/clubs/{empty.pk}/data/import/",
@@ -325,7 +331,7 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
     done = newcomer.get(f"/clubs/{empty.pk}/data/")
     assert done.status_code == 200 and "Imported:" in done.content.decode()
     assert ledger_problems(club_id=empty.pk)[0] == []
-    assert Hand.objects.filter(table__club=empty).count() == Hand.objects.filter(table__club=busy_club.club).count()
+    assert Hand.objects.filter(table__club=empty).count() == Hand.objects.filter(table__club=kept_club.club).count()
     again = newcomer.post(
         f"/clubs/{empty.pk}/data/import/",
         {"file": SimpleUploadedFile("club.zip", data, content_type="application/zip")},
@@ -333,15 +339,15 @@ def test_an_organiser_exports_and_imports_through_the_club_data_page(busy_club, 
     assert again.status_code == 400 and "already has" in again.content.decode()
 
 
-def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_holds(busy_club, client_for):
+def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_holds(kept_club, client_for):
     from django.db import IntegrityError, transaction
 
     from games.models import ClubExport
 
-    club = busy_club.club
+    club = kept_club.club
     with pytest.raises(ArchiveError, match="Give the reason"):
         club_export(club=club, out=io.BytesIO(), reason="   ")
-    organiser = client_for(busy_club.organiser)
+    organiser = client_for(kept_club.organiser)
     refused = organiser.post(f"/clubs/{club.pk}/data/export.zip", {"reason": ""})
     assert refused.status_code == 400 and "Give the reason" in refused.content.decode()
     assert refused["Content-Type"].startswith("text/html")
@@ -352,7 +358,7 @@ def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_hold
     data = b"".join(response.streaming_content)
     record = ClubExport.objects.get(club=club)
     finished = Hand.objects.filter(table__club=club, finished_at__isnull=False)
-    assert record.exported_by == busy_club.organiser and record.hands == finished.count() > 0
+    assert record.exported_by == kept_club.organiser and record.hands == finished.count() > 0
     # The file holds its own record, and its manifest says which cards are in it.
     archive = zipfile.ZipFile(io.BytesIO(data))
     rows = [json.loads(line) for line in archive.read("data/exports.jsonl").decode().splitlines()]
@@ -383,11 +389,11 @@ def test_an_export_needs_a_reason_and_every_member_reads_it_on_each_hand_it_hold
     # Restored, the club keeps the record: the hand pages read the same (the round trip compares them).
     new = club_import(source=io.BytesIO(data)).club
     assert list(ClubExport.objects.filter(club=new).values_list("reason", "hands", "created_at", "exported_by")) == [
-        ("Moving to a new host", record.hands, record.created_at, busy_club.organiser.pk)
+        ("Moving to a new host", record.hands, record.created_at, kept_club.organiser.pk)
     ]
 
 
-def test_a_failed_export_leaves_no_record(busy_club):
+def test_a_failed_export_leaves_no_record(kept_club):
     from games.models import ClubExport
 
     class Broken(io.BytesIO):
@@ -395,8 +401,8 @@ def test_a_failed_export_leaves_no_record(busy_club):
             raise OSError("disk full")
 
     with pytest.raises(OSError):
-        club_export(club=busy_club.club, out=Broken(), reason="Backup")
-    assert not ClubExport.objects.filter(club=busy_club.club).exists()
+        club_export(club=kept_club.club, out=Broken(), reason="Backup")
+    assert not ClubExport.objects.filter(club=kept_club.club).exists()
 
 
 def test_random_hands_of_both_games_come_back_without_their_closed_cards(club_setup, client_for):
