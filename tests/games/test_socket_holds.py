@@ -1,0 +1,37 @@
+"""What an open table socket keeps for its life: its member and the ids it forwards by, nothing heavier
+(memory per open socket, docs/live.md "Access, close codes"; bench/load.py measures it against a bare app)."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from django.contrib.sessions.backends.base import SessionBase
+from django.db.models import Model
+from django.utils.functional import LazyObject
+
+from accounts.models import User
+from games.live.consumer import TableConsumer
+from tests.games.test_consumers import next_of, open_table, piranha_table
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_open_table_socket_keeps_its_member_and_ids_not_the_table_or_the_session(club_setup) -> None:
+    table = await piranha_table(club_setup)
+    member = club_setup.members[0]
+    comm = await open_table(table.pk, member)
+    await comm.send_json_to({"type": "sync"})  # a full render, as on connect
+    await next_of(comm, "table.public")
+    gc.collect()
+    sockets = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, TableConsumer) and o.scope.get("url_route", {}).get("kwargs", {}).get("table_id") == table.pk
+    ]
+    assert len(sockets) == 1
+    socket = sockets[0]
+    held = [*vars(socket).values(), *socket.scope.values()]
+    heavy = [v for v in held if isinstance(v, Model | SessionBase | LazyObject) and not isinstance(v, User)]
+    assert heavy == []  # no Table with its club and rules, no session store, no lazy user in the scope
+    assert socket.user.pk == member.pk and socket.club_id == table.club_id and socket.session_key
+    await comm.disconnect()
