@@ -8,7 +8,8 @@ another seat's hidden cards. Like the rest of the engine it reads no clock and n
 Strengths (``PLAYERS``): a beginner that plays its hand's face value by rules of thumb, a solid
 player and a strong one that simulate the rest of the hand over the unseen cards (the strong one
 with four times the samples, and reading the table: ``reads_from`` the seat's own views of the hands played.
-In Piranha it models each opponent by how often it has been seen to stay in, call and bet; in Piles it bets
+In Piranha it models each opponent by how often it has been seen to stay in, call and bet, and deals it a hand
+that fits its checks, bets and calls in this hand's betting round; in Piles it bets
 for value more thinly the more often the others have been seen to call). ``RANDOM`` picks any legal action,
 the yardstick. ``advise`` says what the strong player would do and why, in one sentence with the equity.
 
