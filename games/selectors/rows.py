@@ -18,11 +18,13 @@ M = TypeVar("M", bound=Model)
 
 
 class Columns(Generic[M]):
-    """Every column of ``model`` in a select list (``alias``: the table's alias in the statement), and
-    how a row of them becomes an instance, each value converted as the ORM converts it (JSON)."""
+    """Every column of ``model`` in a select list (``alias``: the table's alias in the statement), or only
+    those of ``only`` (attribute names; the rest are deferred, as the ORM's ``only()`` defers them), and how a
+    row of them becomes an instance, each value converted as the ORM converts it (JSON)."""
 
-    def __init__(self, model: type[M], alias: str) -> None:
-        fields = model._meta.concrete_fields
+    def __init__(self, model: type[M], alias: str, only: Sequence[str] = ()) -> None:
+        fields = [f for f in model._meta.concrete_fields if not only or f.attname in only]
+        assert len(fields) == len(set(only)) or not only, "a name in ``only`` is not a column of the model"
         self.model = model
         self.count = len(fields)
         self.sql = ", ".join(f'{alias}."{f.column}"' for f in fields)

@@ -139,7 +139,14 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSn
 
 # The two reads every version of a hand repeats, written out (games/selectors/rows.py). Only table and column
 # names from the models are put in the statements; every value is bound.
-_HAND = Columns(Hand, "h")
+# The previous hand's area shows its result (from its state), its players, number and voiding: its deck, salts,
+# events and clocks (most of the row) are neither sent nor decoded.
+_HAND = Columns(
+    Hand,
+    "h",
+    only=("id", "table_id", "number", "rule_version_id", "players", "button", "state", "version", "started_at")
+    + ("finished_at", "voided_at"),
+)
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
 _PREVIOUS_HAND_SQL = (
