@@ -76,7 +76,7 @@ def table_snapshot(
 ) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand`` (``state``: its engine
     state when the caller holds it; ``carried``: what the transaction that committed it knew)."""
-    seats = _seats_read(table.pk)
+    seats, seat_money = _seats_read(table.pk, table.club_id)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
     advance_rows: list[AdvanceAction] = []
@@ -96,9 +96,6 @@ def table_snapshot(
             previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
             previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
     closing = ledger_selectors.table_closing(table_id=table.pk) if table.status == Table.Status.FINISHED else None
-    seat_money = ledger_selectors.table_seat_money(
-        club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats}
-    )
     return TableSnapshot(
         table=table,
         hand=hand,
@@ -155,9 +152,10 @@ _PREVIOUS_HAND_SQL = (
     "ORDER BY h.number DESC LIMIT 1"
 )
 _SEATS_SQL = (
-    f'SELECT {_SEAT.sql}, {_USER.sql} FROM "{Seat._meta.db_table}" s '  # noqa: S608
+    f'SELECT {_SEAT.sql}, {_USER.sql}, money.balance, money.net FROM "{Seat._meta.db_table}" s '  # noqa: S608
     f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
-    "WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
+    + ledger_selectors.seat_money_join(user="s.user_id", since="s.accepted_at")
+    + " WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
 )
 
 
@@ -167,12 +165,16 @@ def _previous_hand_read(table_id: int, number: int) -> Hand | None:
     return _HAND.build(rows[0]) if rows else None
 
 
-def _seats_read(table_id: int) -> list[Seat]:
-    """The table's open seats by number, each with its member."""
-    seats = []
-    for row in rows_fetch(_SEATS_SQL, [table_id]):
-        seat, user = rows_split(row, _SEAT, _USER)
+def _seats_read(table_id: int, club_id: int) -> tuple[list[Seat], dict[int, SeatMoney]]:
+    """The table's open seats by number, each with its member, and the seated members' money (as
+    ``ledger_selectors.table_seat_money`` gives it), in one statement."""
+    seats, money = [], {}
+    for row in rows_fetch(_SEATS_SQL, [table_id, club_id, table_id]):
+        seat, user = rows_split(row[:-2], _SEAT, _USER)
         assert isinstance(seat, Seat) and isinstance(user, User)
         seat.user = user
         seats.append(seat)
-    return seats
+        balance, net = row[-2:]
+        if balance is not None:  # a member with no account yet has none
+            money[seat.user_id] = SeatMoney(balance=int(balance), sitting_net=int(net))
+    return seats, money

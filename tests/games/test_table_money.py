@@ -9,6 +9,7 @@ import pytest
 import engine
 from games import services
 from games.models import Seat
+from games.selectors.snapshot import table_snapshot_read
 from ledger.selectors import table_seat_money
 from tests.games.helpers import make_table
 
@@ -44,6 +45,10 @@ def test_each_seat_has_its_balance_and_sitting_net_in_one_query(
         table_seat_money(club_id=table.club_id, table_id=table.pk, sittings={s.user_id: s.accepted_at for s in seats})
     # The balance counts every table; the sitting's net only this one.
     assert money_of(table) == {a.pk: (-10 + 50, 50), b.pk: (10 - 25, -25), c.pk: (-25, -25)}
+    # The table area reads the same money within its seats statement (ledger.selectors.seat_money_join).
+    shown = table_snapshot_read(table_id=table.pk)
+    assert shown is not None
+    assert {u: (m.balance, m.sitting_net) for u, m in shown.seat_money.items()} == money_of(table)
 
     html = client_for(c).get(f"/tables/{table.pk}/").content.decode()
     row = re.search(r'<li class="seat[^"]*" data-seat="2">(.*?)</li>', html, re.S)
