@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,6 +151,26 @@ def module_rows(django_db_setup: None, django_db_blocker: Any) -> Iterator[Any]:
     finally:
         with django_db_blocker.unblock():
             _ModuleRows._rollback_atomics(atomics)
+
+
+def rows_kept_for_module(name: str, build: Callable[[ClubSetup], Any]) -> tuple[Any, Any]:
+    """Two fixtures for a module of `django_db` tests (one pair a module), to assign to ``_kept_rows`` and
+    ``<name>``: what ``build`` makes from a fresh club, made once for the module (``module_rows``), and each
+    test's own deep copy of those objects (what a test writes is rolled back after it). Not for modules whose
+    fixtures other modules import: those would find no module-scoped rows of their own."""
+
+    @pytest.fixture(scope="module", name="_kept_rows")
+    def made(module_rows: Any) -> Any:
+        with module_rows():
+            return build(club_setup_make())
+
+    # Named, not looked up: pytest sets up the module's rows before the test's own transaction only when the
+    # test's fixture names them.
+    @pytest.fixture(name=name)
+    def kept(_kept_rows: Any, db: None) -> Any:
+        return copy.deepcopy(_kept_rows)
+
+    return made, kept
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Every refusal leaves the club exactly as it was; every allowed post changes it.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ from django.urls import reverse
 from accounts.models import Club, Invitation, Membership, User
 from tests.accounts.factories import ClubFactory, InvitationFactory, MembershipFactory
 from tests.accounts.helpers import club_state
-from tests.conftest import ClubSetup, club_setup_make
+from tests.conftest import ClubSetup, rows_kept_for_module
 
 pytestmark = pytest.mark.django_db
 
@@ -34,17 +33,7 @@ class World:
     invitation: Invitation
 
 
-@pytest.fixture(scope="module")
-def _world_rows(module_rows) -> World:
-    with module_rows():
-        return _world(club_setup_make())
-
-
-@pytest.fixture
-def world(_world_rows, db) -> World:
-    """Made once for the module; each test gets its own copy of the objects, and what it writes is rolled back
-    after it."""
-    return copy.deepcopy(_world_rows)
+_kept_rows, world = rows_kept_for_module("world", lambda setup: _world(setup))
 
 
 def _world(club_setup: ClubSetup) -> World:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 import re
@@ -28,7 +27,7 @@ from ledger.models import Account, JournalEntry, Posting
 from ledger.verify import ledger_problems
 from tests.accounts.factories import ClubFactory, MembershipFactory
 from tests.clubdata.import_jobs import run_queued_imports
-from tests.conftest import club_setup_make
+from tests.conftest import rows_kept_for_module
 from tests.games.helpers import make_table
 
 pytestmark = pytest.mark.django_db
@@ -40,17 +39,8 @@ def busy_club(club_setup):
     return _busy_club(club_setup)
 
 
-@pytest.fixture(scope="module")
-def _kept_club_rows(module_rows):
-    with module_rows():
-        return _busy_club(club_setup_make())
-
-
-@pytest.fixture
-def kept_club(_kept_club_rows, db):
-    """The busy club made once for this module's tests (about 1.5 s each time): each test gets its own copy of
-    the objects, and what it writes is rolled back after it."""
-    return copy.deepcopy(_kept_club_rows)
+# The busy club made once for this module's tests (about 1.5 s each time).
+_kept_rows, kept_club = rows_kept_for_module("kept_club", lambda setup: _busy_club(setup))
 
 
 def _busy_club(setup):

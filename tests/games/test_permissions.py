@@ -3,29 +3,17 @@ spectators allowed or not."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 import engine
 from games import services
-from tests.conftest import club_setup_make
+from tests.conftest import rows_kept_for_module
 from tests.games.helpers import make_rule_set, make_table
 
 ANON, OUTSIDER, MEMBER, ORGANISER, PLAYER = "anonymous", "outsider", "member", "organiser", "player"
 
 
-@pytest.fixture(scope="module")
-def _world_rows(module_rows):
-    with module_rows():
-        return _world(club_setup_make())
-
-
-@pytest.fixture
-def world(_world_rows, db):
-    """Made once for the module (it took about 0.2 s a case); each test gets its own copy of the objects, and what
-    it writes is rolled back after it."""
-    return copy.deepcopy(_world_rows)
+_kept_rows, world = rows_kept_for_module("world", lambda setup: _world(setup))  # about 0.2 s a case made once
 
 
 def _world(club_setup):

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from django.urls import reverse
 
 from games.demo.simulate import simulation_run
 from ledger.models import Settlement
-from tests.conftest import club_setup_make
+from tests.conftest import rows_kept_for_module
 
 pytestmark = pytest.mark.django_db
 
 ANON, OUTSIDER, MEMBER, ORGANISER = "anonymous", "outsider", "member", "organiser"
 
 
-@pytest.fixture(scope="module")
-def _played_rows(module_rows):
-    with module_rows():
-        return _played(club_setup_make())
-
-
-@pytest.fixture
-def played(_played_rows, db):
-    """Made once for the module (two simulated hands); each test gets its own copy of the objects, and what it
-    writes is rolled back after it."""
-    return copy.deepcopy(_played_rows)
+_kept_rows, played = rows_kept_for_module("played", lambda setup: _played(setup))  # two simulated hands, once
 
 
 def _played(club_setup):
