@@ -8,7 +8,9 @@ import ast
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grimp
 
@@ -217,6 +219,13 @@ def _queries(source: str) -> list[str]:
     return sorted(found)
 
 
+def _found_in(paths: list[Path], finder: Callable[[str], list[Any]]) -> dict[str, list[Any]]:
+    """What ``finder`` finds in each file's source, by the file's path in the repo (files where it finds nothing
+    left out)."""
+    found = {str(path.relative_to(ROOT)): finder(path.read_text(encoding="utf-8")) for path in paths}
+    return {path: lines for path, lines in found.items() if lines}
+
+
 def test_pages_sockets_tasks_tags_and_presenters_build_no_queryset():
     paths = [
         path
@@ -224,8 +233,7 @@ def test_pages_sockets_tasks_tags_and_presenters_build_no_queryset():
         for path in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir() else [ROOT / name])
     ]
     assert len(paths) > 10
-    found = {str(path.relative_to(ROOT)): _queries(path.read_text(encoding="utf-8")) for path in paths}
-    assert {path: lines for path, lines in found.items() if lines} == {}
+    assert _found_in(paths, _queries) == {}
 
 
 def test_the_query_finder_finds_a_query():
@@ -314,9 +322,9 @@ def _hand_locks(source: str) -> list[str]:
 
 def test_only_the_locking_module_locks_a_hand_row():
     paths = [path for app in APPS for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts]
-    found = {str(path.relative_to(ROOT)): _hand_locks(path.read_text(encoding="utf-8")) for path in paths}
-    assert found[HAND_LOCKER]
-    assert {path: lines for path, lines in found.items() if lines and path != HAND_LOCKER} == {}
+    found = _found_in(paths, _hand_locks)
+    assert found.pop(HAND_LOCKER, None)
+    assert found == {}
 
 
 def test_the_hand_lock_finder_finds_a_lock():
@@ -358,8 +366,7 @@ def _wide_locks(source: str) -> list[int]:
 
 def test_a_lock_that_joins_other_rows_names_its_own():
     paths = [path for app in APPS for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts]
-    found = {str(path.relative_to(ROOT)): _wide_locks(path.read_text(encoding="utf-8")) for path in paths}
-    assert {path: lines for path, lines in found.items() if lines} == {}
+    assert _found_in(paths, _wide_locks) == {}
 
 
 def test_the_wide_lock_finder_finds_one():
