@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from playwright.sync_api import expect
 
 import engine
 from accounts.models import DeviceKey, Membership, User
@@ -112,10 +113,11 @@ def test_the_browser_key_signs_as_the_engine_checks(asgi_server, browser) -> Non
     assert kept["fingerprint"] == fingerprint == engine.device_fingerprint(kept["n"], 65537)
     assert engine.is_device_modulus(kept["n"])
     assert DeviceKey.objects.get(user=member).fingerprint == fingerprint
-    # The page shows it in short, in four groups of four, and marks it in the site's list of the member's devices.
-    assert engine.short_fingerprint(fingerprint) in page.inner_text("#this-browser")
+    # The page shows it in short, in four groups of four, and marks it in the site's list of the member's devices:
+    # its script fills both once it has read the key back, so the checks wait for it.
+    expect(page.locator("#this-browser")).to_contain_text(engine.short_fingerprint(fingerprint), timeout=20_000)
     mine = page.locator(f'#device-list li[data-fingerprint="{fingerprint}"]')
-    assert mine.locator(".this-browser-tag").inner_text().strip() == "(this browser)"
+    expect(mine.locator(".this-browser-tag")).to_have_text("(this browser)", timeout=20_000)
     assert engine.short_fingerprint(fingerprint) in mine.inner_text()
 
     # Signing on a table's page, which carries the cut's script (the member only watches this table).
