@@ -192,14 +192,23 @@ def _fresh_rate_limits(settings) -> None:
     settings.RATE_LIMIT_PREFIX = f"limit-{uuid.uuid4().hex}"
 
 
+@pytest.fixture(autouse=True)
+def _empty_run_queue() -> Iterator[None]:
+    """Each test ends with this process's Celery queues empty. Tests that deal clocked hands with no worker leave
+    alarms there (due a minute on); a worker a later test starts would fill its prefetch with them and hold that
+    test's own alarms back. Emptied after the test, never before: a test's fixtures may queue what its worker is
+    to run."""
+    yield
+    purge_queue()
+
+
 @pytest.fixture
 def procs() -> Iterator[list[Proc]]:
     """Worker, beat and web processes a test starts (it appends them); stopped (or already killed) at its
-    end, and the test run's Celery queue emptied."""
+    end (the queue is emptied after every test: ``_empty_run_queue``)."""
     started: list[Proc] = []
     yield started
     for proc in started:  # all at once: a worker's warm shutdown takes a second or more
         proc.terminate()
     for proc in started:
         proc.stop()
-    purge_queue()

@@ -16,7 +16,7 @@ import engine
 from games import services
 from games.models import Hand
 from notices.services.push import push_subscribe
-from tests.games.celery_worker import purge_queue, start_push_worker, start_worker, wait_until
+from tests.games.celery_worker import start_push_worker, start_worker, wait_until
 from tests.games.helpers import make_table
 from tests.notices.push_receiver import Browser, Tarpit
 
@@ -45,9 +45,6 @@ def test_a_push_host_that_never_answers_does_not_delay_another_tables_clock(
         browser = Browser().subscription(f"http://127.0.0.1:{tarpit.port}/push/{number}")
         push_subscribe(user=a, endpoint=browser["endpoint"], **browser["keys"])
     env = {"TURN_NOTICE_GRACE_SECONDS": "0", "TURN_CLOCK_SCALE": SCALE}
-    # Alarms that earlier tests in this process left in the run's queue (due a minute on) would fill the worker's
-    # prefetch and hold this table's alarm back: a whole run showed some twenty of them received, none due.
-    purge_queue()
     clocks = start_worker(tmp_path, ready=False, **env)  # the push worker starts beside it
     procs.extend([clocks, start_push_worker(tmp_path, **env)])
     clocks.wait_for("ready.")
