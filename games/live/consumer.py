@@ -54,7 +54,7 @@ from games.live.frames import (
     Sync,
     message_parse,
 )
-from games.live.publish import club_group, member_group, mine_group, table_group
+from games.live.publish import club_group, mine_group, table_group
 from games.live.sync import everything
 from games.models import Hand
 from games.selectors.chat import chat_message_place
@@ -293,7 +293,7 @@ class TableConsumer(_JsonConsumer):
             await self.send_everything(chat=True)
 
     def joined_groups(self) -> list[str]:
-        return [table_group(self.table_id), member_group(self.table_id, self.user.pk), mine_group(self.user.pk)]
+        return [table_group(self.table_id), mine_group(self.user.pk)]
 
     def check(self) -> None:
         self.club_id = access.table_check(self.session_key, self.user, self.table_id).club_id
@@ -397,18 +397,21 @@ class TableConsumer(_JsonConsumer):
         key = str(self.user.pk)
         return await (self.still_allowed(stamps[key]) if stamps and key in stamps else self.still_allowed())
 
-    async def _forward(self, event: dict[str, Any]) -> None:
+    async def table_public(self, event: dict[str, Any]) -> None:
         if await self._holds(event.get("stamps")):
             await self.send(text_data=event["text"])
             metrics.broadcast_observe(event)
 
-    table_public = table_private = _forward
-
-    async def mine_changed(self, event: dict[str, Any]) -> None:
-        """The member's own part changed at another of their tables: the page's header re-fetches its count of
-        tables waiting (static/js/lobby.js), with no lobby socket of its own. At this table the private frame
-        says it."""
-        if event.get("table") != self.table_id and await self._holds(event.get("stamps")):
+    async def table_private(self, event: dict[str, Any]) -> None:
+        """The member's private frame of a table (their group ``mine.<user>`` spans their tables): forwarded at
+        its own table only. At another of their tables, only that their part changed there: the page's header
+        re-fetches its count of tables waiting (static/js/lobby.js), with no lobby socket of its own."""
+        if not await self._holds(event.get("stamps")):
+            return
+        if event.get("table") == self.table_id:
+            await self.send(text_data=event["text"])
+            metrics.broadcast_observe(event)
+        else:
             await self.send_frame(LobbyChanged())
 
     async def chat_message(self, event: dict[str, Any]) -> None:

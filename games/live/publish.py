@@ -2,7 +2,7 @@
 
 The process that committed a version renders its public frame once and the private frames of the members
 whose own part changed (``Hand.private_marks``, games/services/marks.py), from the hand and state it holds, and
-sends the encoded bytes: privates to ``member.<table>.<user>`` first, then the public frame to
+sends the encoded bytes: privates to ``mine.<user>`` first, then the public frame to
 ``table.<id>``, then ``lobby.changed`` to the club. A seat change, a ruling or a clock moved makes a
 ``full`` frame: every seated member's private frame with it.
 
@@ -54,12 +54,10 @@ def table_group(table_id: int) -> str:
     return f"table.{table_id}"
 
 
-def member_group(table_id: int, user_id: int) -> str:
-    return f"member.{table_id}.{user_id}"
-
-
 def mine_group(user_id: int) -> str:
-    """Every table socket of a member, whatever the table: told when their own part changed at one of them."""
+    """Every table socket of a member, whatever the table: sent their private frames of every table (each
+    names its table: a socket at another table forwards only a word that their part changed there). One
+    group a socket fewer than a group per member and table (memory per open socket)."""
     return f"mine.{user_id}"
 
 
@@ -154,9 +152,10 @@ def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
 
 
 def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: bool) -> Batch:
-    """The private frames of ``members`` (to each member's group), then the public frame, then a word to each of
-    ``members``' other table sockets. Each carries the access stamps of the players it goes to, read here once
-    for the table, so that a socket forwarding it needs no cache read of its own (games/live/access.py)."""
+    """The private frames of ``members`` (to each member's group, naming the table: their sockets at other tables
+    say only that their part changed here), then the public frame. Each carries the access stamps of the
+    players it goes to, read here once for the table, so that a socket forwarding it needs no cache read of its
+    own (games/live/access.py)."""
     table_id = snapshot.table.pk
     stamps = {
         str(user_id): stamp
@@ -164,23 +163,16 @@ def _frames(snapshot: TableSnapshot, members: Sequence[User], *, at: int, full: 
     }
     out: Batch = [
         (
-            member_group(table_id, user.pk),
+            mine_group(user.pk),
             {
                 **carried(PRIVATE, private_frame(snapshot, user, at=at)),
+                "table": table_id,
                 "stamps": {str(user.pk): stamps.get(str(user.pk))},
             },
         )
         for user in members
     ]
     out.append((table_group(table_id), {**carried(PUBLIC, public_frame(snapshot, at=at, full=full)), "stamps": stamps}))
-    # Their pages at other tables re-fetch the header's count of tables waiting (games/live/consumer.py).
-    out += [
-        (
-            mine_group(user.pk),
-            {"type": "mine.changed", "table": table_id, "stamps": {str(user.pk): stamps.get(str(user.pk))}},
-        )
-        for user in members
-    ]
     return out
 
 

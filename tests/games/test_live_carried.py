@@ -62,7 +62,7 @@ def test_a_cancelled_advance_action_reaches_its_owner_and_a_hand_without_any_rea
     services.hand_act(hand_id=hand.pk, user=first, action={"type": "bet"}, version=0)  # the check is cancelled
     hand.refresh_from_db()
     assert _frames_match_a_fresh_read(sent, hand) == 3  # a bet: everyone's part changed
-    mine = next(json.loads(m["text"]) for g, m in sent if g == publish.member_group(table.pk, later.pk))
+    mine = next(json.loads(m["text"]) for g, m in sent if g == publish.mine_group(later.pk) and m["table"] == table.pk)
     assert "Cancelled: <strong>Check</strong>" in mine["parts"]["own_hand"]
 
     other = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])

@@ -7,10 +7,10 @@ import pytest
 from channels.layers import get_channel_layer
 from channels_redis.utils import _consistent_hash
 
-from games.live.publish import club_group, group_channel_name, member_group, table_group
+from games.live.publish import club_group, group_channel_name, mine_group, table_group
 
 
-@pytest.mark.parametrize("group", [table_group(7), member_group(7, 31), club_group(3)])
+@pytest.mark.parametrize("group", [table_group(7), mine_group(31), club_group(3)])
 async def test_the_publishers_channel_is_the_layers_own(settings, group: str) -> None:
     layer = get_channel_layer()
     prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
