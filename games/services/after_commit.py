@@ -19,7 +19,7 @@ from games.selectors.snapshot import Carried
 from games.services.computer_turns import computer_turns_schedule
 from games.signals import hand_alarm_moments, moments_of, versions_publish
 from games.timing.turn_clock import TurnClock
-from kernel.pools import thread_pool
+from kernel.pools import ProcessCache, thread_pool
 from kernel.task_ref import TaskRef
 
 log = logging.getLogger(__name__)
@@ -76,16 +76,33 @@ def hand_next_due(*, clocks: Mapping[str, TurnClock], deadline: datetime | None,
 _ALARM_LOST_AFTER = timedelta(seconds=30)
 _JUST_BEGUN = timedelta(seconds=2)
 
+# When the alarm this process last sent for a hand (by id and deal commitment), or found set in the cache,
+# rings: while that is still ahead and no later than a new due moment, the alarm rings in time and neither
+# the cache nor the broker is asked (each action begins a turn whose notice is due later than the one set).
+# A message sent stays sent, so an entry never goes stale; one whose moment passed is not used.
+_ALARMS_SET: ProcessCache[tuple[int, str], datetime] = ProcessCache("hand alarms set", held=4096)
+
+
+def _rings_in_time(hand_id: int, commitment: str, at: datetime, now: datetime) -> bool:
+    """Whether an alarm this process knows to be pending for the hand rings after ``now`` and by ``at``."""
+    rings = _ALARMS_SET.get((hand_id, commitment))
+    return rings is not None and now < rings <= at
+
 
 def hand_alarm_arm(*, hand_id: int, commitment: str, at: datetime) -> bool:
     """Make sure hand ``hand_id``'s alarm rings at ``at`` or before; True when a message was sent.
     Two processes arming at once may both send: a second ring finds nothing due, so that is harmless."""
     now = timezone.now()
+    if _rings_in_time(hand_id, commitment, at, now):
+        return False
     rings = hand_alarm_pending(hand_id=hand_id, commitment=commitment)
     if rings is not None and now - _ALARM_LOST_AFTER <= rings <= at:
+        if rings > now:
+            _ALARMS_SET.put((hand_id, commitment), rings)
         return False
     HAND_ALARM.apply_async(kwargs={"hand_id": hand_id, "at": at.isoformat()}, eta=at)
     cache.set(_alarm_key(hand_id, commitment), at.isoformat(), timeout=int((at - now).total_seconds()) + 3600)
+    _ALARMS_SET.put((hand_id, commitment), at)
     return True
 
 
@@ -122,9 +139,17 @@ def _publish(alarms: list[tuple[int, str, datetime]]) -> None:
 
 def _schedule(alarms: list[tuple[int, str, datetime]]) -> None:
     """Arm the alarms of a committed transaction from one background thread, so the action's own thread
-    (for a socket: the worker thread its answer waits on) waits on no cache or broker. An alarm lost with
-    the process is made good by the beat's sweeps (games/tasks.py)."""
-    _turn_work().submit(_publish, alarms)
+    (for a socket: the worker thread its answer waits on) waits on no cache or broker; none when every
+    one rings in time already, as far as this process knows (most actions). An alarm lost with the process
+    is made good by the beat's sweeps (games/tasks.py)."""
+    now = timezone.now()
+    due = [
+        (hand_id, commitment, at)
+        for hand_id, commitment, at in alarms
+        if not _rings_in_time(hand_id, commitment, at, now)
+    ]
+    if due:
+        _turn_work().submit(_publish, due)
 
 
 def _computer_turns(hands: list[tuple[int, int]]) -> None:

@@ -101,3 +101,33 @@ def test_without_a_grace_the_turns_notice_rings_at_once(club_setup, sent, settin
     seat = awaited(hand)[0]
     assert sent == [{"hand_id": hand.pk, "at": began(hand, seat).isoformat()}]  # not the clock's end
     assert hand_alarm(**sent[0]) is False and [m.to for m in mailoutbox] == [[user_at(hand, seat).email]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_actions_whose_alarm_rings_in_time_ask_neither_the_cache_nor_the_alarms_thread(
+    club_setup, sent, settings, monkeypatch
+) -> None:
+    """The alarm this process set is remembered: an action whose next due moment comes after it sends nothing
+    to the thread that arms alarms, and that thread asks Redis nothing."""
+    from games.services import after_commit
+
+    settings.TURN_NOTICE_GRACE_SECONDS = 120
+    hand = piles_hour(club_setup)
+    turn_work_flush()
+    assert len(sent) == 1
+    jobs: list[Any] = []
+    asked: list[Any] = []
+    submit, pending = after_commit._turn_work().submit, after_commit.hand_alarm_pending
+    monkeypatch.setattr(after_commit._turn_work(), "submit", lambda *a, **k: jobs.append(a) or submit(*a, **k))
+    monkeypatch.setattr(after_commit, "hand_alarm_pending", lambda **k: asked.append(k) or pending(**k))
+    for _ in range(3):
+        seat = awaited(hand)[0]
+        services.hand_act(hand_id=hand.pk, user=user_at(hand, seat), action={"type": "check"}, version=hand.version)
+    assert jobs == []
+    turn_work_flush()
+    assert asked == [] and len(sent) == 1
+    # A due moment before the one set is armed as ever: through the cache, with a message.
+    earlier = datetime.fromisoformat(sent[0]["at"]) - timedelta(seconds=60)
+    assert after_commit.hand_alarm_arm(hand_id=hand.pk, commitment=hand.commitment, at=earlier) is True
+    assert len(asked) == 1 and sent[-1] == {"hand_id": hand.pk, "at": earlier.isoformat()}
+    assert hand_alarm_pending(hand_id=hand.pk, commitment=hand.commitment) == earlier
