@@ -42,6 +42,8 @@ def environment(**options: Any) -> Environment:
     env.filters.update(
         {
             "money": shared.money,
+            "card": shared.card,  # {{ c|card }}, {{ c|card(plays) }}: a filter is called directly, a global through
+            "cards": shared.cards,  # the context's call (jinja2.runtime.Context.call), a few us more a card
             "clock_time": area.clock_time,
             "date": lambda moment, fmt: date(_local(moment), fmt),
             "get": shared.get,
@@ -53,7 +55,6 @@ def environment(**options: Any) -> Environment:
     )
     env.globals.update(
         {
-            "card": shared.card,
             "static": static,
             "csrf_input": csrf_input,
             "seat_ring": area.seat_ring,

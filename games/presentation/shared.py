@@ -5,6 +5,7 @@ screen readers, a key's value."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.html import format_html
@@ -31,6 +32,12 @@ def card(code: str | None, plays: str = "") -> SafeString:
     plays in the high".
     """
     return _card_html(str(code) if code else "", str(plays or ""))
+
+
+def cards(codes: Iterable[str | None] | None, plays: str = "") -> SafeString:
+    """A row of cards, each as ``card`` draws it: one call for the row (the table area draws some sixty cards a
+    frame, and a call from a Jinja template costs more than the card's look-up)."""
+    return mark_safe("".join([_card_html(str(c) if c else "", str(plays or "")) for c in codes or ()]))  # noqa: S308
 
 
 # Piles shows a card's half by shape and mark, not by its name alone (or by colour alone).
