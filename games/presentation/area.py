@@ -20,11 +20,14 @@ from markupsafe import Markup
 
 import engine
 from games.models import Hand
+from games.presentation.presenters import PreviousHand
 from games.presentation.words import advance_words, seat_state_words
 from games.selectors.advance import BET, SEALED, advance_split, choices_for
+from kernel.pools import ProcessCache
 
 AREA = "games/area.jinja"
 SEAT_ROW = "games/_seat_row.jinja"
+PREVIOUS_HAND = "games/_previous_hand.jinja"
 
 
 def jinja_template(name: str) -> Template:
@@ -103,6 +106,24 @@ def seat_row_html(values: Mapping[str, Any], row: dict[str, Any], clocks: list[d
     no new context per seat, as a render of the template makes (seven a version)."""
     seat_row = jinja_template(SEAT_ROW).module.seat_row  # type: ignore[attr-defined]  # the template's macro
     return str(seat_row(row, values.get("club"), clocks, values.get("seat_money") or {}))
+
+
+# The last hand's section by everything it is built from (``PreviousHand.key``) and the time zone it is written
+# in (the public frame's UTC, a page's member's own): rendered once, not at every version of the next hand.
+_PREVIOUS_HANDS: ProcessCache[tuple[Any, ...], str] = ProcessCache("previous hands", held=512)
+
+
+@pass_context
+def previous_hand(context: Any, previous: PreviousHand) -> Markup:
+    """The last hand's section of the area (games/_previous_hand.jinja), the same for every viewer."""
+    key = (*previous.key, timezone.get_current_timezone_name())
+    html = _PREVIOUS_HANDS.get(key)
+    if html is None:
+        html = jinja_template(PREVIOUS_HAND).render(
+            previous=previous.shown, club=context.get("club"), table=context.get("table"), hand=context.get("hand")
+        )
+        _PREVIOUS_HANDS.put(key, html)
+    return Markup(html)  # noqa: S704 - rendered, escaped there
 
 
 _KEYS = {

@@ -128,11 +128,12 @@ def hand_page(
     if snapshot is None:
         snapshot = table_snapshot(table=table, hand=hand)
     public = public_context(snapshot, currency)
+    page = {**public, "rules_words": rules_words(table.rule_version, currency)}  # the page's, not the area's
     if user is None:
-        return dict(public)
+        return page
     mine = member_context(snapshot=snapshot, user=user, currency=currency)
     own = {row["number"]: row for row in mine["own_rows"]}
-    return {**public, **mine, "seat_rows": [own.get(row["number"], row) for row in public["seat_rows"]]}
+    return {**page, **mine, "seat_rows": [own.get(row["number"], row) for row in public["seat_rows"]]}
 
 
 def member_context(*, snapshot: TableSnapshot, user: User, currency: str) -> dict[str, Any]:
@@ -198,7 +199,6 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     table, hand, seats = snapshot.table, snapshot.hand, snapshot.seats
     out: dict[str, Any] = {
         "free_seats": snapshot.free_seats,
-        "rules_words": rules_words(table.rule_version, currency),
         "hand": hand,
         "view": None,
         "seat_rows": [],
@@ -344,28 +344,57 @@ def _address_patterns(game: str) -> dict[str, str]:
     return urls
 
 
-def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> dict[str, Any] | None:
-    """The last finished hand before the current one: its public result (the showdown is public once over).
-    The same for every member: computed once per snapshot."""
-    prev = snapshot.previous
-    if prev is None:
-        return None
-    prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
-    result = prev_view.result
-    prev_names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
-    rules = snapshot.table.rule_version.rules
-    return {
-        "hand": prev,
-        "detail_url": _address_patterns(snapshot.table.rule_version.rule_set.game)["hand_detail"].format(hand=prev.pk),
-        "result": result,
-        "voiding": snapshot.previous_voiding,
-        "view": prev_view,
-        "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
-        "reasons": outcome_reasons(result, names=prev_names, currency=snapshot.table.club.currency, rules=rules),
-        "winner_names": [prev_names.get(s, f"Seat {s}") for s in result.winners] if result else [],
-        "payouts": [
-            {"who": prev_names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
-            for p in (result.payouts if result else ())
-        ],
-        "showdown": showdown_rows(result, prev_names),
-    }
+def _previous_hand(*, snapshot: TableSnapshot, names: dict[int, str]) -> PreviousHand | None:
+    """The last finished hand before the current one (the same for every member), if any."""
+    return None if snapshot.previous is None else PreviousHand(snapshot, names)
+
+
+class PreviousHand:
+    """The last finished hand before the current one, as the area shows it: its public result (the showdown is
+    public once over). ``key`` names everything its section is built from, so the area renders the section once
+    per process for each hand and time zone (games/presentation/area.py ``previous_hand``), not at every version
+    of the hand that follows it; ``shown``, what the section reads, is worked out only when it renders."""
+
+    def __init__(self, snapshot: TableSnapshot, names: dict[int, str]) -> None:
+        prev = snapshot.previous
+        assert prev is not None
+        table, voiding = snapshot.table, snapshot.previous_voiding
+        self._snapshot = snapshot
+        self._names = {**names, **{seat: u.shown_name for seat, u in snapshot.previous_users.items()}}
+        ruling = (voiding.pk, voiding.kind, voiding.reason, voiding.ruled_by.shown_name) if voiding else None
+        self.key = (
+            prev.pk,
+            prev.version,
+            prev.voided_at,
+            ruling,
+            tuple(sorted(self._names.items())),
+            table.club.currency,
+            table.rule_version_id,
+            table.practice,
+        )
+
+    @functools.cached_property
+    def shown(self) -> dict[str, Any]:
+        snapshot, names = self._snapshot, self._names
+        prev = snapshot.previous
+        assert prev is not None
+        prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
+        result = prev_view.result
+        rules = snapshot.table.rule_version.rules
+        return {
+            "hand": prev,
+            "detail_url": _address_patterns(snapshot.table.rule_version.rule_set.game)["hand_detail"].format(
+                hand=prev.pk
+            ),
+            "result": result,
+            "voiding": snapshot.previous_voiding,
+            "view": prev_view,
+            "piles_board": piles_board(prev_view) if prev_view.game == "piles" else None,
+            "reasons": outcome_reasons(result, names=names, currency=snapshot.table.club.currency, rules=rules),
+            "winner_names": [names.get(s, f"Seat {s}") for s in result.winners] if result else [],
+            "payouts": [
+                {"who": names.get(p.seat, f"Seat {p.seat}"), "amount": p.amount}
+                for p in (result.payouts if result else ())
+            ],
+            "showdown": showdown_rows(result, names),
+        }
