@@ -44,6 +44,9 @@ class _Environment(Environment):
 
 
 def environment(**options: Any) -> Environment:
+    # The compiled templates in a plain dict, not Jinja's LRU of 400 (a lock and a reordering at every look-up, and
+    # every include and part looks one up: some twenty a version); the area's templates are a score.
+    options.setdefault("cache_size", -1)
     env = _Environment(**options)  # noqa: S701 - autoescape is on: Django's backend sets it
     env.filters.update(
         {

@@ -274,7 +274,8 @@ def _public_hand_parts(
     snapshot: TableSnapshot, hand: Hand, view: engine.HandView, names: dict[int, str], currency: str
 ) -> dict[str, Any]:
     """The hand as a spectator sees it: its log, who is to act, its result and showdown, the Piles board."""
-    lines = [event_words(e, names=names, currency=currency) for e in view.events]
+    named = tuple(sorted(names.items()))
+    lines = [_event_line(e, named, currency) for e in view.events]
     out: dict[str, Any] = {
         "view": view,
         "log": log_with_timeouts(hand=hand, lines=lines),
@@ -289,6 +290,13 @@ def _public_hand_parts(
     if view.game == "piles":
         out["piles_board"] = piles_board(view)
     return out
+
+
+# A line of the log by its event (frozen: equal events, equal words), the names and the currency: each line is
+# worded once, not again at every version after it (a Piles hand's log runs to some sixty lines).
+@functools.lru_cache(maxsize=4096)
+def _event_line(event: engine.Event, names: tuple[tuple[int, str], ...], currency: str) -> str:
+    return event_words(event, names=dict(names), currency=currency)
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
