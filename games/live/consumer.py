@@ -11,13 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import logging
 import time
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.db import connections
 from redis.exceptions import RedisError
 
@@ -30,6 +33,7 @@ from games.live.frames import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_LOGGED_IN,
     CLOSE_REPLACED,
+    CLOSE_SERVER_ERROR,
     CLOSE_TOO_BIG,
     CLOSE_TRY_AGAIN,
     FLOOD_COUNT,
@@ -115,7 +119,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         accepted socket counts as open (``club_open_sockets``) until it ends: counted here, not by a middleware
         whose coroutine would stay alive beside this one for the socket's life."""
         try:
-            await super().__call__(scope, receive, send)
+            await self._serve(scope, receive, send)
         except (OSError, RedisError):
             if self._opened:
                 raise
@@ -125,6 +129,47 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         finally:
             if self._opened:
                 metrics.OPEN_SOCKETS.dec()
+
+    async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' ``AsyncConsumer.__call__`` with a lighter loop than its ``await_many_dispatch``, which makes a
+        task for the next group message after each one and waits on it and the client's with ``asyncio.wait``
+        (futures and callbacks a message: bench/socket_dispatch.py). Here one task reads the group messages and
+        this coroutine the client's; a lock keeps their handlers one at a time, as before. A handler that fails
+        on a group message closes the socket (1011), as the server does when the consumer fails."""
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.base_send = send
+        turn = asyncio.Lock()
+        groups: asyncio.Task[None] | None = None
+        if self.channel_layer is not None:
+            self.channel_name = await self.channel_layer.new_channel()
+            self.channel_receive = functools.partial(self.channel_layer.receive, self.channel_name)
+            groups = asyncio.ensure_future(self._group_messages(turn))
+        try:
+            while True:
+                message = await receive()
+                async with turn:
+                    await self.dispatch(message)
+        except StopConsumer:
+            pass
+        finally:
+            if groups is not None:
+                groups.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await groups
+
+    async def _group_messages(self, turn: asyncio.Lock) -> None:
+        receive = self.channel_receive
+        while True:
+            message = await receive()
+            async with turn:
+                try:
+                    await self.dispatch(message)
+                except Exception:
+                    log.exception("A socket failed on a group message of type %s", message.get("type"))
+                    with contextlib.suppress(Exception):
+                        await self.close(code=CLOSE_SERVER_ERROR)
+                    return
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before

@@ -21,6 +21,7 @@ CLOSE_REPLACED = 4408
 CLOSE_FLOOD = 4429
 CLOSE_TOO_BIG = 1009
 CLOSE_TRY_AGAIN = 1013  # Redis unreachable: the page reconnects with backoff
+CLOSE_SERVER_ERROR = 1011  # the socket failed on a group message (what the server sends when an app fails)
 
 MAX_FRAME_BYTES = 4096  # also uvicorn's --ws-max-size on every server command (config/serve.py)
 # A member playing fast against quick computers sends about two messages a second (an action each turn, a

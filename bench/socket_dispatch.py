@@ -1,0 +1,132 @@
+"""CPU of handing a group message to a process's own sockets: channels' consumer loop against the site's.
+
+    nice .venv/bin/python bench/socket_dispatch.py                   # 300 sockets, 5 rounds of each
+    nice .venv/bin/python bench/socket_dispatch.py --sockets 600 --rounds 9
+
+In one process, on the embedded Redis (the site's channel layer, games/live/layer.py), it opens sockets of six a
+group without a server: consumers of the site's socket class (games/live/consumer.py ``_JsonConsumer``) whose
+handler of ``table.public`` sends the frame's text to a send that keeps nothing. Each round puts messages into
+the groups as the publisher does (``deliver_here``) and times this process's CPU until every socket has handled
+every message, once with the site's loop (``_JsonConsumer._serve``) and once with channels' own
+(``AsyncConsumer.__call__``: ``await_many_dispatch``), alternated. Printed: microseconds of CPU a message a
+socket, each round and the medians. The database is not used (an empty one is made for the settings and dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
+
+DB_NAME = "bench_socket_dispatch"
+SEATS = 6
+
+
+async def round_of(consumer: type, sockets: int, messages: int) -> float:
+    """Microseconds of this process's CPU a message a socket, ``messages`` messages to each of ``sockets``."""
+    from channels.layers import get_channel_layer
+    from django.conf import settings
+
+    from games.live.layer import deliver_here
+    from games.live.publish import group_channel_name, table_group
+
+    layer = get_channel_layer()
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    groups = sockets // SEATS
+    handled = [0]
+    opened = asyncio.Semaphore(0)
+    ends = asyncio.Event()
+
+    class Socket(consumer):  # type: ignore[misc, valid-type]
+        async def websocket_connect(self, message: dict[str, Any]) -> None:
+            await self.channel_layer.group_add(table_group(self.scope["group"]), self.channel_name)
+            opened.release()
+
+        async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+            await self.channel_layer.group_discard(table_group(self.scope["group"]), self.channel_name)
+            from channels.exceptions import StopConsumer
+
+            raise StopConsumer
+
+        async def table_public(self, event: dict[str, Any]) -> None:
+            await self.send(text_data=event["text"])
+            handled[0] += 1
+
+    async def send(message: dict[str, Any]) -> None:
+        return None
+
+    def client() -> Any:
+        said = [False]
+
+        async def receive() -> dict[str, Any]:
+            if not said[0]:
+                said[0] = True
+                return {"type": "websocket.connect"}
+            await ends.wait()
+            return {"type": "websocket.disconnect", "code": 1000}
+
+        return receive
+
+    app = Socket.as_asgi()
+    tasks = [
+        asyncio.ensure_future(app({"type": "websocket", "group": n // SEATS}, client(), send)) for n in range(sockets)
+    ]
+    for _ in range(sockets):
+        await opened.acquire()
+    text = "x" * 2000  # a frame's text: only passed along
+    sends = [
+        (group_channel_name(prefix, table_group(g)), {"type": "table.public", "text": text}) for g in range(groups)
+    ]
+    started = time.process_time()
+    for _ in range(messages):
+        deliver_here(layer, sends)
+        await asyncio.sleep(0)
+    while handled[0] < messages * groups * SEATS:
+        await asyncio.sleep(0.001)
+    used = time.process_time() - started
+    ends.set()
+    await asyncio.gather(*tasks)
+    return used / (messages * groups * SEATS) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sockets", type=int, default=300, help="sockets, six a group (default 300)")
+    parser.add_argument("--messages", type=int, default=200, help="messages to every group a round (default 200)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of each loop, alternated (default 5)")
+    args = parser.parse_args()
+    setup_bench_django(DB_NAME, rebuild=True)
+    try:
+        from channels.consumer import AsyncConsumer
+
+        from games.live.consumer import _JsonConsumer
+
+        class ChannelsLoop(_JsonConsumer):
+            __call__ = AsyncConsumer.__call__  # channels' await_many_dispatch, the same handlers
+
+        loops = {"site": _JsonConsumer, "channels": ChannelsLoop}
+        figures: dict[str, list[float]] = {name: [] for name in loops}
+        for n in range(args.rounds):
+            for name, consumer in loops.items():
+                figures[name].append(asyncio.run(round_of(consumer, args.sockets, args.messages)))
+            print(
+                f"round {n + 1}: " + ", ".join(f"{name} {values[-1]:.1f} us" for name, values in figures.items()),
+                flush=True,
+            )
+        print(
+            f"median of {args.rounds}, CPU a message a socket: "
+            + ", ".join(f"{name} {statistics.median(values):.1f} us" for name, values in figures.items())
+        )
+    finally:
+        drop_bench_database(DB_NAME)
+
+
+if __name__ == "__main__":
+    main()
