@@ -195,10 +195,14 @@ class Posting(models.Model):
             models.UniqueConstraint(fields=["account", "seq"], name="ledger_posting_account_seq"),
         ]
         # A statement pages by (account, seq) backwards on the unique index and reads the
-        # stored running balance; a club-wide export pages by (club, id).
+        # stored running balance; a club-wide export pages by (club, id). A seat's money at a
+        # table (ledger.selectors.seat_money_join, read with every version of a hand) sums the
+        # member's postings there since they sat from the sitting index alone: only those
+        # entries, not every posting of the member's history (docs/live.md "Machinery").
         indexes = [
             models.Index(fields=["club", "id"], name="ledger_posting_club_id"),
             models.Index(fields=["club", "created_at"], name="ledger_posting_club_time"),
+            models.Index(fields=["account", "table", "created_at"], include=["amount"], name="ledger_posting_sitting"),
         ]
 
     def __str__(self) -> str:

@@ -511,33 +511,12 @@ def seat_money_join(*, user: str, since: str) -> str:
     """The money of each row's seated member, for a statement whose rows name the member (``user``) and the time
     they took the seat (``since``), both SQL expressions: a join adding ``money.balance`` (their club balance)
     and ``money.net`` (their postings at the table since then), both NULL for a member with no account yet. Its
-    parameters, in order: the table id, the club id. One rule for ``table_seat_money`` and the table snapshot's
-    seats statement (games/selectors/snapshot.py)."""
+    parameters, in order: the table id, the club id. The table snapshot's seats statement reads it with every
+    version of a hand (games/selectors/snapshot.py): the net is summed from the sitting index alone (Posting's
+    ``ledger_posting_sitting``), this table's postings since the seat was taken and no other."""
     # Only the callers' fixed column expressions are put in; every value is bound.
     return (
         "LEFT JOIN LATERAL (SELECT a.balance, (SELECT COALESCE(SUM(p.amount), 0) FROM ledger_posting p "  # noqa: S608
         f"WHERE p.account_id = a.id AND p.table_id = %s AND p.created_at >= {since}) AS net FROM ledger_account a "
         f"WHERE a.club_id = %s AND a.user_id = {user} AND a.kind = 'member') money ON TRUE"
     )
-
-
-_SEAT_MONEY_SQL = (
-    "SELECT s.user_id, money.balance, money.net "  # noqa: S608 - fixed
-    "FROM unnest(%s::bigint[], %s::timestamptz[]) AS s(user_id, since) "
-    + seat_money_join(user="s.user_id", since="s.since")
-    + " WHERE money.balance IS NOT NULL"
-)
-
-
-def table_seat_money(*, club_id: int, table_id: int, sittings: Mapping[int, datetime]) -> dict[int, SeatMoney]:
-    """Each seated member's club balance and net at ``table_id`` since their sitting began
-    (``sittings``: user id -> when they took the seat), for every seat in one query; members with no
-    account yet are left out (their balance and net are zero)."""
-    if not sittings:
-        return {}
-    from django.db import connection
-
-    users = list(sittings)
-    with connection.cursor() as cursor:
-        cursor.execute(_SEAT_MONEY_SQL, [users, [sittings[u] for u in users], table_id, club_id])
-        return {int(u): SeatMoney(balance=int(b), sitting_net=int(n)) for u, b, n in cursor.fetchall()}

@@ -166,8 +166,8 @@ def _previous_hand_read(table_id: int, number: int) -> Hand | None:
 
 
 def _seats_read(table_id: int, club_id: int) -> tuple[list[Seat], dict[int, SeatMoney]]:
-    """The table's open seats by number, each with its member, and the seated members' money (as
-    ``ledger_selectors.table_seat_money`` gives it), in one statement."""
+    """The table's open seats by number, each with its member, and the seated members' money (their club balance
+    and their net at the table since they sat, ``ledger_selectors.seat_money_join``), in one statement."""
     seats, money = [], {}
     for row in rows_fetch(_SEATS_SQL, [table_id, club_id, table_id]):
         seat, user = rows_split(row[:-2], _SEAT, _USER)
