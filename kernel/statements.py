@@ -113,6 +113,13 @@ class Insert:
         insert, _, returned = unnest_sql.rpartition(" RETURNING ")
         return f"{before} {insert} WHERE {condition} RETURNING {returned}, {returning}"
 
+    def select_one(self) -> str:
+        """``INSERT INTO ... SELECT`` one row, each value cast to its column's type, for a statement to finish (a
+        WHERE, a RETURNING). Its parameters: ``values(obj)``. Scalars, not one-element arrays: psycopg dumps a
+        list in Python, looking for its elements' type each time, and a scalar in C."""
+        insert, _, _ = self._statements()[1].partition(" SELECT ")
+        return f"{insert} SELECT {', '.join(f'%s::{_base_type(field)}' for field in self._fields)}"
+
     def columns(self, objects: Sequence[Model]) -> list[list[Any]]:
         """The values of ``objects``' rows column by column, prepared as the ORM prepares them."""
         return _by_column([self.values(obj) for obj in objects])
@@ -208,10 +215,19 @@ class InsertColumns:
             f"SELECT u.*{defaults} FROM UNNEST({arrays}) AS u"
         )
 
+    def from_select(self, select: str) -> str:
+        """INSERT of the rows of ``select``, a query giving the given columns in order. Its parameters:
+        ``defaults()``, then those of ``select``."""
+        insert, _, _ = self._sql.partition(" FROM UNNEST(")
+        return f"{insert} FROM ({select}) AS u"
+
+    def defaults(self) -> list[Any]:
+        """The other columns' values, as ``bulk_create`` sends them."""
+        return [field.get_db_prep_save(field.get_default(), connection) for field in self._rest]
+
     def run(self, columns: Mapping[str, Sequence[Any]]) -> None:
         """Insert one row per position of the given columns (all of one length)."""
         if not columns[self._given[0]]:
             return
-        defaults = [field.get_db_prep_save(field.get_default(), connection) for field in self._rest]
         with connection.cursor() as cursor:
-            cursor.execute(self._sql, [*defaults, *(list(columns[name]) for name in self._given)])
+            cursor.execute(self._sql, [*self.defaults(), *(list(columns[name]) for name in self._given)])

@@ -154,9 +154,7 @@ class _Line:
 def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: bool = False) -> list[JournalEntry]:
     """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``inserted``:
     the caller locked them already, in id order, and inserted the entries)."""
-    for _entry, lines in entries:
-        if sum(line.amount for line in lines) != 0 or len(lines) < 2:
-            raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
+    _check_balanced(lines for _, lines in entries)
     created = [entry for entry, _ in entries]
     if not inserted:
         _lock_accounts(line.account_id for _, lines in entries for line in lines)
@@ -169,6 +167,12 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: 
         }
     )
     return created
+
+
+def _check_balanced(entries: Iterable[Sequence[_Line]]) -> None:
+    for lines in entries:
+        if sum(line.amount for line in lines) != 0 or len(lines) < 2:
+            raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
 
 
 # The INSERTs bulk_create sends, written out once (kernel/statements.py): every bet posts. A posting is given
@@ -269,6 +273,7 @@ _HAND_ACCOUNTS_FOUND = (
     'WITH found AS (SELECT "id" FROM "ledger_account" '
     'WHERE ("club_id" = %s AND "kind" = %s AND "user_id" = ANY(%s)) OR ("kind" = %s AND "table_id" = %s))'
 )
+_MEMBER_AND_POT_FOUND = _HAND_ACCOUNTS_FOUND.replace('"user_id" = ANY(%s)', '"user_id" = %s')
 _HAND_ACCOUNTS_LOCKED = (
     'SELECT a."id", a."user_id" FROM "ledger_account" a '
     'WHERE a."id" IN (SELECT "id" FROM found) AND (SELECT COUNT(*) FROM found) = %s '
@@ -286,6 +291,53 @@ def _hand_accounts_and_entries_sql() -> str:
         returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
         '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)',
     )
+
+
+@functools.cache
+def _hand_entry_posted_sql() -> str:
+    """One entry between a player's account and the table's pot, and its two postings, in one statement: the two
+    accounts locked (as ``_HAND_ACCOUNTS_LOCKED``), then the entry inserted, then a posting to each account (the
+    player's first, as ``_post``); nothing written when an account is missing. The postings' rows are made from
+    the entry's RETURNING, so the entry is written before them, and the posting trigger (migration 0002) finds
+    it: a trigger's queries see what its statement wrote before (PostgreSQL, "Visibility of Data Changes")."""
+    postings = (
+        'SELECT e."id", l."id", CASE WHEN l."user_id" IS NULL THEN %s::bigint ELSE %s::bigint END '
+        'FROM entry e CROSS JOIN locked l ORDER BY l."user_id" IS NULL'
+    )
+    return (
+        f"{_MEMBER_AND_POT_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED}), "  # noqa: S608 - fixed
+        f'entry AS ({_ENTRY_INSERT.select_one()} WHERE (SELECT COUNT(*) FROM locked) = 2 RETURNING "id"), '
+        f'posted AS ({_POSTING_INSERT.from_select(postings)}) SELECT e."id" FROM entry e'
+    )
+
+
+def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_amount: int) -> bool:
+    """When the player's account and the table's pot both exist: post ``entry`` (its id set) moving
+    ``member_amount`` to the player's account from the pot (a payment: negative) in one statement, and return
+    True. Else False, and nothing locked or written. Balanced by its making (``member_amount`` and its opposite);
+    each value is one psycopg dumps in C (no array: a list's dumper is Python and looks for its elements' type
+    each time)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _hand_entry_posted_sql(),
+            [
+                table.club_id,
+                Account.Kind.MEMBER.value,
+                user.pk,
+                Account.Kind.TABLE_POT.value,
+                table.pk,
+                2,
+                *_ENTRY_INSERT.values(entry),
+                *_POSTING_INSERT.defaults(),
+                -member_amount,
+                member_amount,
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    saved(entry, row[0])
+    return True
 
 
 def _hand_accounts_and_entries(
@@ -362,6 +414,11 @@ def _post_hand_moves(
         for kind, seat, _amount in moves
     ]
     users = [seat_users[m[1]] for m in moves]
+    if len(moves) == 1:  # most actions that move chips: a bet, a blind, an ante or one award
+        kind, _seat, amount = moves[0]
+        sign = -1 if kind in PAY_KINDS else 1
+        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=sign * amount):
+            return entries
     found = _hand_accounts_and_entries(table=table, users=users, entries=entries)
     by_user, pot = found if found is not None else _hand_accounts(table=table, users=users)
     members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}

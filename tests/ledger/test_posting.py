@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from engine import Ante
 from games.models import Game
@@ -182,3 +183,79 @@ def test_a_posting_to_another_clubs_account_fails_at_the_database(club_setup):
     foreign = account_for_member(club=other_club, user=club_setup.outsider)
     with pytest.raises(IntegrityError, match="another club"), transaction.atomic():
         Posting.objects.create(entry=entry, account=foreign, amount=5)
+
+
+def _rows(entry: JournalEntry) -> tuple[dict, list[dict]]:
+    """An entry's row and its postings' rows (in id order), less what differs between two entries of the same
+    move: their ids, times, and each posting's place in its account's history."""
+    row = {k: v for k, v in _values(JournalEntry.objects.get(pk=entry.pk)).items() if k not in ("id", "created_at")}
+    postings = []
+    for posting in Posting.objects.filter(entry=entry).order_by("pk"):
+        assert posting.created_at == entry.created_at  # stamped by the trigger from its entry
+        postings.append(
+            {
+                k: v
+                for k, v in _values(posting).items()
+                if k not in ("id", "entry_id", "seq", "balance_after", "created_at")
+            }
+        )
+    return row, postings
+
+
+def _values(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def test_one_chip_event_is_posted_in_one_statement_as_several_are(club_setup):
+    """An action's one chip event (a bet, a blind, an ante, one award) locks both accounts, inserts its entry
+    and its two postings in one statement, and writes the same rows as the path for several events (and for
+    accounts not made yet), which the triggers stamp alike."""
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    hand = make_hand(table, [ann, ben], finished=False)
+    seats = {0: ann, 1: ben}
+
+    def post(*events: dict) -> tuple[list[JournalEntry], int]:
+        with CaptureQueriesContext(connection) as ctx:
+            entries = ledger_post_hand_events(hand=hand, events=events, seat_users=seats, created_by=ann)
+        return entries, len(ctx.captured_queries)
+
+    antes, _ = post({"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25})
+    bet, award = {"kind": "bet", "seat": 1, "amount": 40}, {"kind": "award", "seat": 0, "amount": 65}
+    (bet_alone,), statements = post(bet)
+    assert statements == 1
+    (award_alone,), _ = post(award)
+    bet_with, award_with = post(bet, award)[0]
+    assert _rows(bet_alone) == _rows(bet_with)
+    assert _rows(award_alone) == _rows(award_with)
+    accounts = {a.user_id: a.pk for a in Account.objects.filter(club=club_setup.club)}
+    assert [(p["account_id"], p["amount"]) for p in _rows(bet_alone)[1]] == [
+        (accounts[ben.pk], -40),
+        (accounts[None], 40),
+    ]
+    assert [(p["account_id"], p["amount"]) for p in _rows(award_alone)[1]] == [
+        (accounts[ann.pk], 65),
+        (accounts[None], -65),
+    ]
+    assert all(not e._state.adding and e.pk for e in (*antes, bet_alone, award_alone))
+    assert balance_of(club=club_setup.club, user=ann) == -25 + 65 + 65
+    assert balance_of(club=club_setup.club, user=ben) == -25 - 40 - 40
+    assert account_for_table_pot(table=table).balance == 0
+    assert_books_consistent()
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the commit's checks: each entry balances, two postings
+
+
+def test_one_chip_event_of_a_player_without_an_account_makes_it_first(club_setup):
+    ann, ben, cat = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    hand = make_hand(table, [ann, ben], finished=False)
+    ledger_post_hand_events(
+        hand=hand, events=[{"kind": "ante", "seat": 0, "amount": 25}], seat_users={0: ann, 1: ben}, created_by=None
+    )
+    (entry,) = ledger_post_hand_events(
+        hand=hand, events=[{"kind": "ante", "seat": 1, "amount": 25}], seat_users={0: ann, 1: ben}, created_by=None
+    )
+    assert balance_of(club=club_setup.club, user=ben) == -25 and entry.postings.count() == 2
+    assert account_for_table_pot(table=table).balance == 50
+    assert_books_consistent()
