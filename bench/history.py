@@ -216,6 +216,34 @@ def seats_prepared(table_id: int, club_id: int) -> str:
     return f"{generic} generic / {custom} custom plans; runs {plan['Execution Time']:.3f} ms by {', '.join(nodes)}"
 
 
+def generic_scans(rows_over: int = 1000) -> list[str]:
+    """Every statement this connection has prepared whose generic plan, made now (``EXPLAIN (GENERIC_PLAN)``),
+    scans a whole table of more than ``rows_over`` rows: a cost that grows with the books if PostgreSQL keeps it."""
+    import json
+
+    from django.db import connection
+
+    found = []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE statement NOT LIKE 'EXPLAIN%%'")
+        statements = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT relname, n_live_tup FROM pg_stat_user_tables")
+        sizes = dict(cursor.fetchall())
+        for statement in statements:
+            # Unprepared, by the simple protocol: the statement's $1... stay unbound.
+            out = connection.connection.execute(f"EXPLAIN (GENERIC_PLAN, FORMAT JSON) {statement}", prepare=False)
+            out = out.fetchone()[0]
+            plan = (json.loads(out) if isinstance(out, str) else out)[0]["Plan"]
+            stack = [plan]
+            while stack:
+                node = stack.pop()
+                relation = node.get("Relation Name", "")
+                if node["Node Type"] == "Seq Scan" and sizes.get(relation, 0) > rows_over:
+                    found.append(f"{_shape(statement)}: Seq Scan on {relation} ({sizes[relation]} rows)")
+                stack += node.get("Plans", [])
+    return found
+
+
 def seats_plan_text(table_id: int, club_id: int) -> str:
     from django.db import connection
 
@@ -347,6 +375,8 @@ def main() -> None:
                 flush=True,
             )
             print(f"       the site's prepared seats statement: {seats_prepared(players[0].table_id, club_id)}")
+            for scan in generic_scans():
+                print(f"       a generic plan made now scans a whole table: {scan}")
             if args.plan:
                 print(seats_plan_text(players[0].table_id, club_id))
         first = rows[0][2]
