@@ -14,7 +14,7 @@ bench/pool_check.py measures a checkout: about a quarter less wall time and a th
 Timestamps are read by psycopg's own loader, in C with psycopg[binary] (``UtcTimestamptzLoader``). Django's
 loader subclasses psycopg's Python one (the C class cannot be subclassed) to give each value the connection's
 time zone as Django's tzinfo object; when that is UTC, psycopg's loader gives that same object
-(``datetime.timezone.utc``) and the same instant, about five times faster (bench/action_books.py). Any other
+(``datetime.timezone.utc``) and the same instant, six to nine times cheaper (bench/action_books.py). Any other
 time zone keeps Django's loader.
 
 A connection can also die between that check and a statement (PostgreSQL restarting under load answers
