@@ -364,6 +364,12 @@ def main() -> None:
                     "WHERE relname = 'ledger_posting'"
                 )
                 postings, analyzed = cursor.fetchone()
+                # The hand row is rewritten with each version: its table's size and dead rows (bloat).
+                cursor.execute(
+                    "SELECT relname, pg_total_relation_size(relid), n_live_tup, n_dead_tup FROM pg_stat_user_tables "
+                    "WHERE relname IN ('games_hand', 'games_handaction', 'ledger_posting') ORDER BY relname"
+                )
+                sizes = "; ".join(f"{n} {b // 1024} KiB, {live} live, {dead} dead" for n, b, live, dead in cursor)
             found = checkpoint(players[0], club_id, args.actions)
             rows.append((mark, postings, found))
             print(
@@ -374,6 +380,7 @@ def main() -> None:
                 f"{found['seats_ms']:.3f} ms, {found['seats_buffers']} buffers, {found['seats_postings']} postings read",
                 flush=True,
             )
+            print(f"       {sizes}")
             print(f"       the site's prepared seats statement: {seats_prepared(players[0].table_id, club_id)}")
             for scan in generic_scans():
                 print(f"       a generic plan made now scans a whole table: {scan}")
