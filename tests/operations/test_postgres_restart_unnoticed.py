@@ -14,6 +14,7 @@ tests) three times under page loads through a real uvicorn, and counts every ans
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -136,6 +137,22 @@ def own_postgres() -> Iterator[tuple[Path, dict[str, str]]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _server_errors(log: str) -> str:
+    """Each ERROR record of the server's log with the traceback under it (a 500's cause): the log's tail is
+    mostly the pool's warnings and the access log of the pages that loaded afterwards."""
+    records: list[str] = []
+    keep = False
+    for line in log.splitlines():
+        if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ ", line):  # a record begins
+            keep = " ERROR " in line or " CRITICAL " in line
+            if keep:
+                records.append(line)
+        elif keep or line.startswith("Traceback"):  # a traceback under a record, or one printed alone
+            keep = True
+            records.append(line)
+    return "\n".join(records)[-12000:] or f"(no ERROR record in the server's log; its end:)\n{log[-3000:]}"
+
+
 def _restart(folder: Path) -> None:
     import pgserver
 
@@ -215,12 +232,12 @@ def test_page_loads_through_postgresql_restarts_all_answer(own_postgres, tmp_pat
                 thread.join(timeout=90)
         print(f"answers over {RESTARTS} restarts (each down and up again in {took} s): {dict(statuses)}")
         assert statuses[200] >= 30, statuses  # the pages did load meanwhile
-        assert errors == [], f"{len(errors)} failed: {errors[:5]}\n{server.text()[-3000:]}"
+        assert errors == [], f"{len(errors)} failed: {errors[:5]}\n{_server_errors(server.text())}"
         # A log-in writes its session in a transaction of its own: one that the restart caught between its
         # statements and its COMMIT may have committed or not, so it is never sent again (the one failure
         # left, and rare); every failed log-in must be that one.
         caught_at_commit = server.text().count('_exec_command(b"COMMIT")') // 2  # each error's cause, told twice
-        assert len(failed_log_ins) <= caught_at_commit, f"{failed_log_ins}\n{server.text()[-3000:]}"
+        assert len(failed_log_ins) <= caught_at_commit, f"{failed_log_ins}\n{_server_errors(server.text())}"
     finally:
         for proc in procs:
             proc.stop()
