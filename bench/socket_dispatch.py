@@ -4,11 +4,12 @@
     nice .venv/bin/python bench/socket_dispatch.py --sockets 600 --rounds 9
 
 In one process, on the embedded Redis (the site's channel layer, games/live/layer.py), it opens sockets of six a
-group without a server: consumers of the site's socket class (games/live/consumer.py ``_JsonConsumer``) whose
-handler of ``table.public`` sends the frame's text to a send that keeps nothing. Each round puts messages into
-the groups as the publisher does (``deliver_here``) and times this process's CPU until every socket has handled
-every message, once with the site's loop (``_JsonConsumer._serve``) and once with channels' own
-(``AsyncConsumer.__call__``: ``await_many_dispatch``), alternated. Printed: microseconds of CPU a message a
+group without a server: the site's table sockets (games/live/consumer.py ``TableConsumer``), each a player's
+with its access as checked on connect, sending to an ASGI send that keeps nothing. Each round puts public frames
+(with the players' stamps, as the publisher does) into the groups with ``deliver_here`` and times this process's
+CPU until every socket has forwarded every frame (its dispatch, the stamp check, the send, the latency counted),
+once with the site's loop (``_serve``) and once with channels' own (``AsyncConsumer.__call__``:
+``await_many_dispatch``), alternated. Printed: microseconds of CPU a message a
 socket, each round and the medians. The database is not used (an empty one is made for the settings and dropped).
 """
 
@@ -20,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -27,6 +29,7 @@ from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: 
 
 DB_NAME = "bench_socket_dispatch"
 SEATS = 6
+STAMP = 1  # every player's access stamp, as the publisher reads it
 
 
 async def round_of(consumer: type, sockets: int, messages: int) -> float:
@@ -34,8 +37,10 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
     from channels.layers import get_channel_layer
     from django.conf import settings
 
-    from games.live.layer import deliver_here
+    from games.live.access import Grant
+    from games.live.layer import deliver_here, origin
     from games.live.publish import group_channel_name, table_group
+    from kernel import metrics
 
     layer = get_channel_layer()
     prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
@@ -46,6 +51,11 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
 
     class Socket(consumer):  # type: ignore[misc, valid-type]
         async def websocket_connect(self, message: dict[str, Any]) -> None:
+            # What the site's connect leaves on a player's socket (games/live/consumer.py open_groups): their
+            # member and their access as checked, at the stamp the publisher sends with each frame.
+            self.user = SimpleNamespace(pk=self.scope["user"])
+            self.grant = Grant(None)
+            self.grant.stamp = STAMP
             await self.channel_layer.group_add(table_group(self.scope["group"]), self.channel_name)
             opened.release()
 
@@ -55,8 +65,10 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
 
             raise StopConsumer
 
-        async def table_public(self, event: dict[str, Any]) -> None:
-            await self.send(text_data=event["text"])
+        async def send(
+            self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+        ) -> None:
+            await super().send(text_data, bytes_data, close)
             handled[0] += 1
 
     async def send(message: dict[str, Any]) -> None:
@@ -75,14 +87,24 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
         return receive
 
     app = Socket.as_asgi()
-    tasks = [
-        asyncio.ensure_future(app({"type": "websocket", "group": n // SEATS}, client(), send)) for n in range(sockets)
-    ]
+    scopes = [{"type": "websocket", "group": n // SEATS, "user": n} for n in range(sockets)]
+    tasks = [asyncio.ensure_future(app(scope, client(), send)) for scope in scopes]
     for _ in range(sockets):
         await opened.acquire()
     text = "x" * 2000  # a frame's text: only passed along
     sends = [
-        (group_channel_name(prefix, table_group(g)), {"type": "table.public", "text": text}) for g in range(groups)
+        (
+            group_channel_name(prefix, table_group(g)),
+            metrics.stamped(
+                {
+                    "type": "table.public",
+                    "text": text,
+                    "stamps": {str(n): STAMP for n in range(g * SEATS, (g + 1) * SEATS)},
+                    "origin": origin(),
+                }
+            ),
+        )
+        for g in range(groups)
     ]
     started = time.process_time()
     for _ in range(messages):
@@ -106,12 +128,12 @@ def main() -> None:
     try:
         from channels.consumer import AsyncConsumer
 
-        from games.live.consumer import _JsonConsumer
+        from games.live.consumer import TableConsumer
 
-        class ChannelsLoop(_JsonConsumer):
+        class ChannelsLoop(TableConsumer):
             __call__ = AsyncConsumer.__call__  # channels' await_many_dispatch, the same handlers
 
-        loops = {"site": _JsonConsumer, "channels": ChannelsLoop}
+        loops = {"site": TableConsumer, "channels": ChannelsLoop}
         figures: dict[str, list[float]] = {name: [] for name in loops}
         for n in range(args.rounds):
             for name, consumer in loops.items():
