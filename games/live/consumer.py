@@ -160,17 +160,22 @@ class _JsonConsumer(AsyncWebsocketConsumer):
                     await groups
 
     async def _group_messages(self, turn: asyncio.Lock) -> None:
+        """Each group message handled in turn; after a handler failed, the rest are read and dropped until the
+        socket ends: cancelled while it waits in the layer's ``receive``, which then leaves the socket's channel."""
         receive = self.channel_receive
+        failed = False
         while True:
             message = await receive()
+            if failed:
+                continue
             async with turn:
                 try:
                     await self.dispatch(message)
                 except Exception:
                     log.exception("A socket failed on a group message of type %s", message.get("type"))
+                    failed = True
                     with contextlib.suppress(Exception):
                         await self.close(code=CLOSE_SERVER_ERROR)
-                    return
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before

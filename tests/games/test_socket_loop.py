@@ -17,11 +17,14 @@ from games.live.frames import CLOSE_SERVER_ERROR
 class Probe(_JsonConsumer):
     """A socket of the site's kind whose handlers say when they run: the client's takes a while."""
 
+    channels: list[str] = []  # of every socket opened, in order
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.seen: list[str] = []
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
+        Probe.channels.append(self.channel_name)
         await self.channel_layer.group_add(self.scope["group"], self.channel_name)
         await self.accept()
 
@@ -58,10 +61,14 @@ async def test_a_group_message_waits_for_the_client_messages_handler() -> None:
     await comm.disconnect()
 
 
-async def test_a_handler_failing_on_a_group_message_closes_its_socket() -> None:
+async def test_a_handler_failing_on_a_group_message_closes_its_socket_which_then_leaves_its_channel() -> None:
     group = "probe.failing"
     comm = await _opened(group)
-    await get_channel_layer().group_send(group, {"type": "probe.fail"})
+    layer = get_channel_layer()
+    await layer.group_send(group, {"type": "probe.fail"})
     closed = await comm.receive_output(timeout=5)
     assert (closed["type"], closed["code"]) == ("websocket.close", CLOSE_SERVER_ERROR)
+    await layer.group_send(group, {"type": "probe.word"})  # read and dropped
+    assert await comm.receive_nothing(timeout=0.3)
     await comm.disconnect()
+    assert Probe.channels[-1] not in layer._get_layer().channels  # its queue and its subscription gone
