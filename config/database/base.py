@@ -156,6 +156,21 @@ class DatabaseWrapper(base.DatabaseWrapper):
         conn = self.connection
         return conn is not None and (conn.closed or getattr(conn, "broken", False))
 
+    def ended_since_last_statement(self) -> bool:
+        """Whether PostgreSQL ended the connection this request holds since its last statement (the pool's check,
+        ``check_when_stirred``: a look at the socket, a round trip only when it has something to read).
+
+        Ending a busy session, PostgreSQL (16) does not always say so: of sessions ended by a restart or by
+        ``pg_terminate_backend`` while their client sent statement after statement, an eighth to a half closed
+        without "terminating connection" (57P01), about half of those before the next statement was sent.
+        That statement then fails with "server closed the connection unexpectedly", which says nothing of
+        whether it ran; looking first, one that was never sent can go on a fresh connection."""
+        try:
+            check_when_stirred(self.connection)
+        except (psycopg.Error, OSError, ValueError):
+            return True
+        return False
+
     def reconnect_in_place(self) -> None:
         """Put a fresh connection from the pool in place of the dead one, keeping Django's own state of the
         transaction (``connect`` would reset it), and in its autocommit mode."""
@@ -198,6 +213,11 @@ class RetryOnce:
 
     def _execute(self, sql: str, params: Any, *ignored: Any) -> Any:
         always, if_ended_by_server = self.db.retry_allowed(sql)
+        if not always and self.db.get_autocommit() and self.db.ended_since_last_statement():
+            # A write outside a transaction is never sent twice, so it is not sent on a connection PostgreSQL
+            # has ended already: nothing of it was sent, so it goes on a fresh one.
+            self.db.reconnect_in_place()
+            self.cursor = self.db.create_cursor(getattr(self.cursor, "name", None))
         try:
             return super()._execute(sql, params, *ignored)  # type: ignore[misc]
         except DatabaseError as exc:

@@ -94,15 +94,42 @@ def test_a_write_outside_a_transaction_that_postgresql_ended_is_sent_again(fresh
     assert User.objects.get(pk=user.pk).first_name == "Once"
 
 
+def _cut(fileno: int) -> None:
+    """Cut the connection's socket under it, as a server that went away without a word leaves it."""
+    with socket.socket(fileno=os.dup(fileno)) as cut:
+        cut.shutdown(socket.SHUT_RDWR)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_write_outside_a_transaction_whose_connection_vanished_is_not_sent_again(fresh_connection_afterwards) -> None:
-    """No word from PostgreSQL (a cut network, a crash): it may have committed, and sending it again could
-    write it twice."""
+    """No word from PostgreSQL while the statement ran (a cut network, a crash): it may have committed, and
+    sending it again could write it twice."""
     user = User.objects.create(username="counted")
-    with socket.socket(fileno=os.dup(connection.connection.fileno())) as cut:
-        cut.shutdown(socket.SHUT_RDWR)  # the connection's socket, cut under it
-    with pytest.raises(DatabaseError):
-        User.objects.filter(pk=user.pk).update(first_name="Twice?")
+    connection.ensure_connection()
+    timer = threading.Timer(0.3, _cut, [connection.connection.fileno()])  # while the statement runs
+    timer.start()
+    try:
+        with pytest.raises(DatabaseError), connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE accounts_user SET last_name = last_name || 'x' WHERE id = %s AND (SELECT true FROM pg_sleep(1))",
+                [user.pk],
+            )
+    finally:
+        timer.join()
+    connection.close()
+    assert User.objects.get(pk=user.pk).last_name in ("", "x")  # not written twice
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_outside_a_transaction_is_not_sent_on_a_connection_that_ended_before_it(
+    fresh_connection_afterwards,
+) -> None:
+    """The connection ended without a word between the request's statements (PostgreSQL ending a busy
+    session does so now and then): the write is sent once, on a fresh connection, not lost with the old one."""
+    user = User.objects.create(username="counted")
+    _cut(connection.connection.fileno())
+    assert User.objects.filter(pk=user.pk).update(first_name="Once") == 1
+    assert User.objects.get(pk=user.pk).first_name == "Once"
 
 
 # --- a real restart under page loads --------------------------------------------------------------------
