@@ -5,7 +5,8 @@ connection due to administrator command"): the pool's check had handed out the c
 server ended it. Now a statement whose connection died before anything could have happened (the first of
 its transaction, a read outside one, or a write outside one that PostgreSQL answered with the end of its
 session) is sent once more on a fresh connection; a statement after others of its transaction, or a write
-outside one whose connection vanished without a word, never is.
+outside one whose connection vanished without a word, never is. A write outside a transaction is not sent
+on a connection that ended (with or without a word) since the request's last statement: it goes on a fresh one.
 
 The first tests end the test connection's backend the way a restart does; the last restarts a real
 PostgreSQL of its own (pgserver on a data folder of the test's under .data/: the shared one serves the other
@@ -165,19 +166,20 @@ def own_postgres() -> Iterator[tuple[Path, dict[str, str]]]:
 
 
 def _server_errors(log: str) -> str:
-    """Each ERROR record of the server's log with the traceback under it (a 500's cause): the log's tail is
-    mostly the pool's warnings and the access log of the pages that loaded afterwards."""
-    records: list[str] = []
+    """Each record of the server's log that tells why a request failed (an ERROR, or django.request's
+    warning of a 4xx), with the end of the traceback under it: the log's tail is mostly the pool's warnings and
+    the access log of the pages that loaded afterwards."""
+    records: list[list[str]] = []
     keep = False
     for line in log.splitlines():
         if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ ", line):  # a record begins
-            keep = " ERROR " in line or " CRITICAL " in line
+            keep = " ERROR " in line or " CRITICAL " in line or " WARNING django.request" in line
             if keep:
-                records.append(line)
-        elif keep or line.startswith("Traceback"):  # a traceback under a record, or one printed alone
-            keep = True
-            records.append(line)
-    return "\n".join(records)[-12000:] or f"(no ERROR record in the server's log; its end:)\n{log[-3000:]}"
+                records.append([line])
+        elif keep and not re.fullmatch(r"\s*[\^~]+\s*", line):  # not the markers under a frame's line
+            records[-1].append(line)
+    told = ["\n".join([lines[0], *(["  ..."] if len(lines) > 61 else []), *lines[1:][-60:]]) for lines in records]
+    return "\n".join(told)[:12000] or f"(no such record in the server's log; its end:)\n{log[-3000:]}"
 
 
 def _restart(folder: Path) -> None:
