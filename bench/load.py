@@ -1254,12 +1254,7 @@ def main() -> None:
                 print(line)
         except Exception as exc:  # noqa: BLE001 - report and go on stopping
             print(f"could not read the books: {exc}")
-        try:
-            stack.drop_database(admin_url)
-        except Exception as exc:  # noqa: BLE001 - report and go on stopping
-            print(f"could not drop {stack.DB_NAME}: {exc}")
-        if services.started:
-            embedded.stop_services(stack.ROOT / ".data")
+        stack.finish(admin_url, stop_services=services.started)
     if books is None or not books.whole:
         raise SystemExit("FAILED: the books do not balance (or could not be read)")
 

@@ -209,12 +209,7 @@ def main() -> None:
     finally:
         procs.stop_all()
         stack.celery_purge(env)
-        try:
-            stack.drop_database(admin_url)
-        except Exception as exc:  # noqa: BLE001 - report and go on stopping
-            print(f"could not drop {stack.DB_NAME}: {exc}")
-        if services.started:
-            embedded.stop_services(stack.ROOT / ".data")
+        stack.finish(admin_url, stop_services=services.started)
 
 
 if __name__ == "__main__":

@@ -105,6 +105,19 @@ def drop_database(admin_url: str) -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
+def finish(admin_url: str, *, stop_services: bool) -> None:
+    """A run's last step: drop its database (saying so when that fails, and going on), then stop the embedded
+    PostgreSQL and Redis when this run started them."""
+    from config import embedded
+
+    try:
+        drop_database(admin_url)
+    except Exception as exc:  # noqa: BLE001 - report and go on stopping
+        print(f"could not drop {DB_NAME}: {exc}")
+    if stop_services:
+        embedded.stop_services(ROOT / ".data")
+
+
 @dataclass(frozen=True)
 class Books:
     """What the bench's club's books hold at the end of a run (read before its database is dropped)."""

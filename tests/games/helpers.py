@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.test import Client
@@ -18,6 +19,9 @@ from engine.cards import FULL_DECK, Card
 from games import services
 from games.models import Hand, RuleSet, Table
 from kernel.errors import DomainError
+
+if TYPE_CHECKING:
+    from tests.conftest import ClubSetup
 
 
 def make_rule_set(
@@ -230,3 +234,27 @@ def turn_reminder(hand_id: int, seat: int, since: int) -> bool:
     from notices.services.turns import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
+
+
+def three_players_started(setup: ClubSetup, rules: engine.Rules) -> tuple[Table, dict[int, User]]:
+    """A table of the club's three members playing ``rules``, its first hand dealt; and its players by id."""
+    a, b, c = setup.members
+    table = make_table(setup.club, setup.organiser, rules, players=[a, b, c])
+    services.table_start(table_id=table.pk, user=a)
+    return table, {u.pk: u for u in (a, b, c)}
+
+
+def act_at_random(table_id: int, players: Mapping[int, User], rng: random.Random, *, stay: float = 0.8) -> bool:
+    """One random legal action in the table's current hand, staying in with odds ``stay``; False once the game is
+    over."""
+    hand = Hand.objects.filter(table_id=table_id).order_by("-number").first()
+    assert hand is not None
+    if hand.is_finished:
+        return False
+    state = engine.state_from_json(hand.state)
+    seat = rng.choice(list(engine.to_act(state)))
+    legal = list(engine.legal_actions(state, seat))
+    staying = [a for a in legal if a.type not in ("fold", "out")]
+    action = rng.choice(staying if staying and rng.random() < stay else legal)
+    services.hand_act(hand_id=hand.pk, user=players[int(hand.players[str(seat)])], action=action, version=hand.version)
+    return True

@@ -9,12 +9,10 @@ import random
 import pytest
 
 import engine
-from games import services
-from games.models import Hand
 from games.presentation.presenters import log_with_timeouts, public_context
 from games.presentation.words import event_words
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
-from tests.games.helpers import make_table
+from tests.games.helpers import act_at_random, three_players_started
 
 
 def _snapshot(table_id: int) -> TableSnapshot:
@@ -33,10 +31,8 @@ def _worded_afresh(snapshot: TableSnapshot) -> list[str]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("rules", [engine.PiranhaRules(ante=25, betting_round=True), engine.PilesRules()])
 def test_the_kept_log_is_the_log_worded_afresh_and_follows_a_rename(club_setup, rules: engine.Rules) -> None:
-    a, b, c = club_setup.members
-    table = make_table(club_setup.club, club_setup.organiser, rules, players=[a, b, c])
-    services.table_start(table_id=table.pk, user=a)
-    players = {u.pk: u for u in (a, b, c)}
+    table, players = three_players_started(club_setup, rules)
+    b = club_setup.members[1]
     rng = random.Random(5)
     for step in range(80):
         snapshot = _snapshot(table.pk)
@@ -47,15 +43,5 @@ def test_the_kept_log_is_the_log_worded_afresh_and_follows_a_rename(club_setup, 
             b.save(update_fields=["display_name"])
             renamed = public_context(_snapshot(table.pk), table.club.currency)["log"]
             assert any("Bea Renamed" in line for line in renamed) and not any(b.username in line for line in renamed)
-        hand = Hand.objects.filter(table_id=table.pk).order_by("-number").first()
-        assert hand is not None
-        if hand.is_finished:
+        if not act_at_random(table.pk, players, rng, stay=0.9):
             break
-        state = engine.state_from_json(hand.state)
-        seat = rng.choice(list(engine.to_act(state)))
-        legal = list(engine.legal_actions(state, seat))
-        staying = [x for x in legal if x.type not in ("fold", "out")]
-        action = rng.choice(staying if staying and rng.random() < 0.9 else legal)
-        services.hand_act(
-            hand_id=hand.pk, user=players[int(hand.players[str(seat)])], action=action, version=hand.version
-        )
