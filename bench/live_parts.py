@@ -3,6 +3,7 @@ thread is involved, beside the bare app's message (bench/bare_app.py) measured i
 
     .venv/bin/python bench/live_parts.py              # 300 actions a game
     .venv/bin/python bench/live_parts.py --actions 100
+    .venv/bin/python bench/live_parts.py --betting-round   # Piranha as bench/load.py plays it
 
 Uses a database ``bench_live_parts`` on the embedded PostgreSQL (made afresh, dropped at the end) and the
 embedded Redis. A club of six members plays a Piranha table and a Piles table through the real services;
@@ -16,11 +17,16 @@ bench/load.py's bots do). Per action it times, in CPU of this thread, what the s
   encoded once (``publish.version_frames``); ``private`` is the private frames' share of them. Each socket
   then forwards bytes: nothing to measure here.
 
-It prints, per action, the renders and the publisher's statements. The bare app's message is one INSERT,
-one SELECT and six frames; it runs after every action, so drift in the machine's speed falls on both
-alike. The last line is the ratio of the bare message's CPU to the project's action with its frames: on
-one core, with no cost at all for the server, the channel layer and the threads (which the bare app pays
-too), the project could at best deliver that fraction of the bare app's updates. Not a timed test.
+It prints, per action, the renders and the publisher's statements, and then each part by kind of action
+(``action_kind``: a hand's end with the next deal, a Piles stage turn, the end of a betting round, the first
+action of a hand, a drop or declare decision, a betting action), with how many of each kind sit above the
+p95 of all actions' total. The bare app's message is one INSERT, one SELECT and six frames; it runs after
+every action, so drift in the machine's speed falls on both alike. The last line is the ratio of the bare
+message's CPU to the project's action with its frames: on one core, with no cost at all for the server, the
+channel layer and the threads (which the bare app pays too), the project could at best deliver that
+fraction of the bare app's updates. Not a timed test. The server sets its start-up objects aside from the
+collector (``kernel.pools.collector_settle``); this process does not, so a full collection (about 120 ms
+here, every few hundred actions) lands on one action of the run: the largest maximum is that.
 """
 
 from __future__ import annotations
@@ -37,19 +43,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
-from bench.load import BARE_TABLE_SQL, choose  # noqa: E402 - the bots' choice, so both benches play alike
+from bench.load import BARE_TABLE_SQL, choose, percentile  # noqa: E402 - the bots' choice: both benches play alike
 
 DB_NAME = "bench_live_parts"
 SEATS = 6
 PARTS = ("action", "read", "renders", "private", "together")
+KIND_PARTS = ("hand_act", "read", "renders", "private", "total")
 
 
 def cpu() -> float:
     return time.thread_time()
 
 
-def setup_tables() -> list[tuple[Any, list[Any]]]:
-    """Six members at a Piranha table and six at a Piles table, each dealt its first hand: (table, its
+def setup_tables(betting_round: bool = False) -> list[tuple[Any, list[Any]]]:
+    """Six members at a Piranha table (``betting_round``: with the house rule's betting round before the
+    drop, as bench/stack.py's tables) and six at a Piles table, each dealt its first hand: (table, its
     members) for each (a member owing a first hand's ante may not sit down at another table)."""
     from django.core.management import call_command
 
@@ -64,7 +72,11 @@ def setup_tables() -> list[tuple[Any, list[Any]]]:
         Membership.objects.create(club=club, user=user, role="organiser" if i == 0 else "member")
     tables = []
     for seated, name, rules in (
-        (users[:SEATS], "Piranha", engine.PiranhaRules(ante=25, match_cap=100, turn_seconds=3600)),
+        (
+            users[:SEATS],
+            "Piranha",
+            engine.PiranhaRules(ante=25, match_cap=100, betting_round=betting_round, turn_seconds=3600),
+        ),
         (users[SEATS:], "Piles", engine.PilesRules(turn_seconds=3600)),
     ):
         rule_set = services.rule_set_create(
@@ -96,8 +108,10 @@ def play(
     costs: dict[str, list[float]],
     bare: list[float],
     counts: dict[str, list[int]],
+    kinds: list[str] | None = None,
 ) -> int:
-    """``actions`` actions at ``table``, each followed by the bare message; returns the hands played."""
+    """``actions`` actions at ``table``, each followed by the bare message; returns the hands played. With
+    ``kinds``, each action's kind (``action_kind``) is appended to it."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -132,6 +146,7 @@ def play(
     # What each member's screen holds of their own part: the newest private frame they were sent.
     own = {u.pk: json.loads(render.private_frame(snapshot, u))["parts"].get("own_hand", "") for u in users}
     hands = {hand.pk}
+    acted: set[int] = set()  # the hands some action was taken in
     for seq in range(actions):
         acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
         choice = choose(own[acting.pk])
@@ -145,6 +160,7 @@ def play(
         )
         costs["action"].append(cpu() - started)
 
+        acted_on, before, after_state = hand.pk, snapshot.state, None
         render.renders.clear()
         read = renders = private_cpu[0] = 0.0
         with CaptureQueriesContext(connection) as ctx:
@@ -156,6 +172,8 @@ def play(
                 started = cpu()
                 batch = publish.version_frames(found, after, table.club_id, public_only=i + 1 < len(touched))
                 renders += cpu() - started
+                if done.pk == acted_on:
+                    after_state = found.state
                 snapshot, hand = found, done
                 for group, message in batch:
                     if message["type"] == "table.private":
@@ -168,11 +186,55 @@ def play(
         counts["public"].append(render.renders["public"])
         counts["private"].append(render.renders["private"])
         hands.add(hand.pk)
+        if kinds is not None:
+            kinds.append(action_kind(request.action.type, before, after_state, acted_on not in acted))
+        acted.add(acted_on)
 
         started = cpu()
         bare_message(seq)
         bare.append(cpu() - started)
     return len(hands)
+
+
+def action_kind(action: str, before: Any, after: Any, first: bool) -> str:
+    """What an action set off, from the hand's engine state before and after it: the costly kinds first (a
+    hand's end brings its books, the next deal and every seat's private frame; a Piles stage turn changes
+    every seat's best hand)."""
+    if after is None or after.phase == "over":
+        return "hand end, next deal"
+    if getattr(after, "stage", 0) != getattr(before, "stage", 0):
+        return "Piles stage turn"
+    if after.phase != before.phase:  # Piranha's betting round to the drop, Piles' last round to the declaring
+        return "betting round ends"
+    if first:
+        return "first of a hand"
+    return "drop/declare decision" if action in ("in", "out", "declare") else "betting action"
+
+
+def by_kind(rows: list[tuple[str, str, dict[str, float]]]) -> None:
+    """Per game and kind of action: how many, how many above the p95 of all actions' total, and each part's
+    mean / p50 / p95 / max (ms of CPU; ``private``: the private frames rendered, a count)."""
+    tail = percentile([row["total"] for _, _, row in rows], 0.95)
+    above = sum(row["total"] > tail for _, _, row in rows)
+    print(
+        f"by kind of action: ms of CPU (private: frames rendered), mean / p50 / p95 / max; the p95 of all "
+        f"{len(rows)} actions' total is {tail * 1000:.2f} ms, {above} above it"
+    )
+    groups: dict[tuple[str, str], list[dict[str, float]]] = defaultdict(list)
+    for game, kind, row in rows:
+        groups[game, kind].append(row)
+    for (game, kind), group in sorted(groups.items(), key=lambda item: -statistics.mean(r["total"] for r in item[1])):
+        over = sum(r["total"] > tail for r in group)
+        print(
+            f"  {game}, {kind}: {len(group)} ({len(group) / len(rows):.1%} of all), {over} above the p95 "
+            f"({over / len(group):.0%} of the kind, {over / max(above, 1):.0%} of those above)"
+        )
+        for part in KIND_PARTS:
+            values = sorted(r[part] * (1 if part == "private" else 1000) for r in group)
+            print(
+                f"    {part:<9}{statistics.mean(values):8.2f}{statistics.median(values):8.2f}"
+                f"{percentile(values, 0.95):8.2f}{values[-1]:8.2f}"
+            )
 
 
 def ms(values: list[float]) -> str:
@@ -182,6 +244,9 @@ def ms(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=300, help="actions timed at each table")
+    parser.add_argument(
+        "--betting-round", action="store_true", help="Piranha with its betting round, as bench/load.py plays it"
+    )
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
     from django.db import connection
@@ -190,20 +255,25 @@ def main() -> None:
         with connection.cursor() as cursor:
             for statement in BARE_TABLE_SQL:
                 cursor.execute(statement)
-        tables = setup_tables()
+        tables = setup_tables(args.betting_round)
         totals: list[float] = []
         bare: list[float] = []
         private = [0.0, 0]  # CPU of the private frames, how many
         counted: list[str] = []
+        rows: list[tuple[str, str, dict[str, float]]] = []  # game, kind of action, its parts
         print(f"CPU per action in this process, ms, mean / median ({args.actions} actions a game):")
         print(f"  {'':<26}" + "".join(f"{part:>17}" for part in PARTS))
         for table, users in tables:
             costs: dict[str, list[float]] = defaultdict(list)
             counts: dict[str, list[int]] = defaultdict(list)
-            hands = play(table, users, args.actions, costs, bare, counts)
+            kinds: list[str] = []
+            hands = play(table, users, args.actions, costs, bare, counts, kinds)
             costs["together"] = [
                 a + r + s for a, r, s in zip(costs["action"], costs["read"], costs["renders"], strict=True)
             ]
+            for i, kind in enumerate(kinds):
+                parts = (costs["action"][i], costs["read"][i], costs["renders"][i], counts["private"][i])
+                rows.append((table.name, kind, dict(zip(KIND_PARTS, (*parts, costs["together"][i]), strict=True))))
             totals += costs["together"]
             private[0] += sum(costs["private"])
             private[1] += sum(counts["private"])
@@ -220,6 +290,7 @@ def main() -> None:
             f"one private frame: {each * 1000:.3f} ms mean; bare message / private frame (CPU): "
             f"{statistics.mean(bare) / each:.2f}"
         )
+        by_kind(rows)
         ratio = statistics.mean(bare) / statistics.mean(totals)
         print(f"ratio bare message / project action with its frames' read and renders (CPU, mean): {ratio:.2f}")
     finally:
