@@ -154,7 +154,9 @@ class _Line:
 def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: bool = False) -> list[JournalEntry]:
     """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``inserted``:
     the caller locked them already, in id order, and inserted the entries)."""
-    _check_balanced(lines for _, lines in entries)
+    for _entry, lines in entries:
+        if sum(line.amount for line in lines) != 0 or len(lines) < 2:
+            raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
     created = [entry for entry, _ in entries]
     if not inserted:
         _lock_accounts(line.account_id for _, lines in entries for line in lines)
@@ -167,12 +169,6 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: 
         }
     )
     return created
-
-
-def _check_balanced(entries: Iterable[Sequence[_Line]]) -> None:
-    for lines in entries:
-        if sum(line.amount for line in lines) != 0 or len(lines) < 2:
-            raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
 
 
 # The INSERTs bulk_create sends, written out once (kernel/statements.py): every bet posts. A posting is given
@@ -311,6 +307,12 @@ def _hand_entry_posted_sql() -> str:
     )
 
 
+def _to_member(kind: str, amount: int) -> int:
+    """What a hand's move of ``amount`` posts to the player's account: a payment (seat -> pot) negative, an award
+    (pot -> seat) positive; the pot gets the opposite."""
+    return -amount if kind in PAY_KINDS else amount
+
+
 def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_amount: int) -> bool:
     """When the player's account and the table's pot both exist: post ``entry`` (its id set) moving
     ``member_amount`` to the player's account from the pot (a payment: negative) in one statement, and return
@@ -416,16 +418,15 @@ def _post_hand_moves(
     users = [seat_users[m[1]] for m in moves]
     if len(moves) == 1:  # most actions that move chips: a bet, a blind, an ante or one award
         kind, _seat, amount = moves[0]
-        sign = -1 if kind in PAY_KINDS else 1
-        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=sign * amount):
+        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=_to_member(kind, amount)):
             return entries
     found = _hand_accounts_and_entries(table=table, users=users, entries=entries)
     by_user, pot = found if found is not None else _hand_accounts(table=table, users=users)
     members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
     batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
     for entry, (kind, seat, amount) in zip(entries, moves, strict=True):
-        sign = -1 if kind in PAY_KINDS else 1  # pay: seat -> pot; award: pot -> seat
-        batch.append((entry, [_Line(members[seat], sign * amount), _Line(pot, -sign * amount)]))
+        to_member = _to_member(kind, amount)
+        batch.append((entry, [_Line(members[seat], to_member), _Line(pot, -to_member)]))
     return _post(batch, inserted=found is not None)
 
 
