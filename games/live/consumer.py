@@ -454,8 +454,7 @@ class TableConsumer(_JsonConsumer):
 
     async def table_public(self, event: dict[str, Any]) -> None:
         if await self._holds(event.get("stamps")):
-            await self.send(text_data=event["text"])
-            metrics.broadcast_observe(event)
+            await self._forward(event)
 
     async def table_private(self, event: dict[str, Any]) -> None:
         """The member's private frame of a table (their group ``mine.<user>`` spans their tables): forwarded at
@@ -464,10 +463,14 @@ class TableConsumer(_JsonConsumer):
         if not await self._holds(event.get("stamps")):
             return
         if event.get("table") == self.table_id:
-            await self.send(text_data=event["text"])
-            metrics.broadcast_observe(event)
+            await self._forward(event)
         else:
             await self.send_frame(LobbyChanged())
+
+    async def _forward(self, event: dict[str, Any]) -> None:
+        """A frame's bytes, sent as the publisher encoded them."""
+        await self.send(text_data=event["text"])
+        metrics.broadcast_observe(event)
 
     async def chat_message(self, event: dict[str, Any]) -> None:
         if await self._holds():  # ended sessions hear no more chat

@@ -37,7 +37,7 @@ def card(code: str | None, plays: str = "") -> SafeString:
 def cards(codes: Iterable[str | None] | None, plays: str = "") -> SafeString:
     """A row of cards, each as ``card`` draws it: one call for the row (the table area draws some sixty cards a
     frame, and a call from a Jinja template costs more than the card's look-up)."""
-    return mark_safe("".join([_card_html(str(c) if c else "", str(plays or "")) for c in codes or ()]))  # noqa: S308
+    return mark_safe("".join([card(c, plays) for c in codes or ()]))  # noqa: S308 - each card escaped by card
 
 
 # Piles shows a card's half by shape and mark, not by its name alone (or by colour alone).
