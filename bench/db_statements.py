@@ -1,0 +1,233 @@
+"""The database side of an action and of the publisher's read, statement by statement, in one process.
+
+    nice .venv/bin/python bench/db_statements.py                 # 300 actions a game, then the comparisons
+    nice .venv/bin/python bench/db_statements.py --actions 100 --rounds 5
+
+Uses a database ``bench_db_statements`` on the embedded PostgreSQL (made afresh, dropped at the end). A club
+of six members plays a Piranha table (with its betting round, as bench/load.py plays it) and a Piles table
+through the real services, as bench/live_parts.py does; the publisher's read (``table_snapshot_of``) follows
+each action. For every statement it prints, per action: how many, the CPU of this thread while it ran
+(psycopg: sending, waiting on nothing, reading the reply; not the models built from its rows afterwards)
+and PostgreSQL's CPU (its backend's user and system time from /proc, in 10 ms ticks: summed over hundreds of
+runs it is a fair sample, one run says nothing). Then, with the hand of each table as the last action left
+it, each statement this bench holds in two forms (before and now) runs in turn, ``--rounds`` rounds of
+``--runs`` runs each, alternated so that drift in the machine's speed falls on both: this thread's CPU with
+the rows built into models, PostgreSQL's CPU, and how PostgreSQL planned each (the connection's prepared
+copy: generic plans kept, custom plans made). Not a timed test: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
+from bench.load import choose  # noqa: E402 - the bots' choice: the benches play alike
+
+DB_NAME = "bench_db_statements"
+TICK = os.sysconf("SC_CLK_TCK")
+
+# The players' statement as it was: the ids given as an array, planned afresh at every run.
+PLAYERS_BEFORE = (
+    'SELECT {users}, EXISTS (SELECT 1 FROM "accounts_membership" m '
+    'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
+    'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
+    'WHERE a.hand_id = %s AND a.status = %s), EXISTS (SELECT 1 FROM "games_advanceaction" a WHERE a.hand_id = %s) '
+    'FROM "accounts_user" u WHERE u.id = ANY(%s)'
+)
+
+
+def backend_cpu(pid: int) -> float:
+    """Seconds of CPU (user and system) PostgreSQL's backend ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def backend_pid() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+class Recorder:
+    """An execute wrapper: per (part, statement), the runs, this thread's CPU and the backend's CPU."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.part = ""
+        self.found: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+
+    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+        started, server = time.thread_time(), backend_cpu(self.pid)
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            entry = self.found[self.part, " ".join(sql.split())[:72]]
+            entry[0] += 1
+            entry[1] += time.thread_time() - started
+            entry[2] += backend_cpu(self.pid) - server
+
+
+def play(tables: list[tuple[Any, list[Any]]], actions: int, recorder: Recorder) -> dict[str, float]:
+    """``actions`` actions at each table, each followed by the publisher's read; CPU per part, summed."""
+    from django.db import connection
+
+    from games.forms import act_request_parse
+    from games.live import publish, render
+    from games.selectors.hands import hand_seat_of
+    from games.selectors.snapshot import table_snapshot_of, table_snapshot_read
+    from games.selectors.states import hand_state
+    from games.services import after_commit
+    from games.services.hands import hand_act
+
+    touched: list[Any] = []
+    after_commit.versions_publish = lambda now, club_id, known=None: touched.extend(  # type: ignore[assignment]
+        publish.versions_carried(now, known)
+    )
+    totals: dict[str, float] = defaultdict(float)
+    with connection.execute_wrapper(recorder):
+        for table, users in tables:
+            snapshot = table_snapshot_read(table_id=table.pk)
+            assert snapshot is not None and snapshot.hand is not None
+            hand = snapshot.hand
+            own = {u.pk: json.loads(render.private_frame(snapshot, u))["parts"].get("own_hand", "") for u in users}
+            server = backend_cpu(recorder.pid)
+            for _ in range(actions):
+                acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
+                request = act_request_parse(hand=hand.pk, version=hand.version, action=choose(own[acting.pk]))
+                touched.clear()
+                recorder.part, started = "action", time.thread_time()
+                hand_act(
+                    table_id=table.pk, hand_id=hand.pk, user=acting, action=request.action, version=request.version
+                )
+                totals["action"] += time.thread_time() - started
+                for i, (done, after, carried) in enumerate(touched):
+                    recorder.part, started = "read", time.thread_time()
+                    snapshot = table_snapshot_of(hand=done, state=hand_state(done), carried=carried)
+                    totals["read"] += time.thread_time() - started
+                    recorder.part = "render"
+                    for group, message in publish.version_frames(
+                        snapshot, after, table.club_id, public_only=i + 1 < len(touched)
+                    ):
+                        if message["type"] == "table.private":
+                            text = json.loads(message["text"])
+                            own[int(group.rsplit(".", 1)[1])] = text["parts"].get("own_hand", "")
+                    hand = done
+            totals["postgres"] += backend_cpu(recorder.pid) - server
+    return totals
+
+
+def plans(sql: str) -> str:
+    """How PostgreSQL planned this connection's prepared copy of ``sql`` (found by its end)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%" + sql[-60:].replace("%", "\\%").replace("\\%s", "$_")],
+        )
+        return ", ".join(f"{g} generic / {c} custom plans" for g, c in cursor.fetchall()) or "not prepared"
+
+
+def compared(
+    name: str, before: Callable[[], object], now: Callable[[], object], rounds: int, runs: int, pid: int
+) -> None:
+    """``before`` and ``now`` alternated, ``rounds`` rounds of ``runs`` runs each: us of CPU a run."""
+    found: dict[str, list[tuple[float, float]]] = {"before": [], "now": []}
+    for _ in range(rounds):
+        for label, call in (("before", before), ("now", now)):
+            for _ in range(10):
+                call()
+            started, server = time.thread_time(), backend_cpu(pid)
+            for _ in range(runs):
+                call()
+            found[label].append(((time.thread_time() - started) / runs, (backend_cpu(pid) - server) / runs))
+    cells = {
+        label: (statistics.median(c for c, _ in rows) * 1e6, statistics.median(s for _, s in rows) * 1e6)
+        for label, rows in found.items()
+    }
+    (bc, bs), (nc, ns) = cells["before"], cells["now"]
+    print(
+        f"  {name}: this process {bc:.0f} -> {nc:.0f} us ({nc / bc:.2f}), PostgreSQL {bs:.0f} -> {ns:.0f} us "
+        f"({ns / max(bs, 1e-9):.2f}), both {bc + bs:.0f} -> {nc + ns:.0f} us ({(nc + ns) / (bc + bs):.2f})"
+    )
+
+
+def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid: int) -> None:
+    from django.db import transaction
+
+    from games.models import AdvanceAction, Hand
+    from games.selectors import hands as hand_selectors
+    from games.selectors.rows import rows_fetch
+
+    users_sql = hand_selectors._USER.sql
+    before_sql = PLAYERS_BEFORE.format(users=users_sql)
+    pending = AdvanceAction.Status.PENDING.value
+    print(f"before -> now, median of {rounds} alternated rounds of {runs} runs, CPU a run (now / before):")
+    for table, _ in tables:
+        club_id = table.club_id
+        hand = Hand.objects.filter(table_id=table.pk).order_by("-number").first()
+        assert hand is not None
+        ids = sorted({int(u) for u in hand.players.values()})
+        with transaction.atomic():
+
+            def players_before(hand: Hand = hand, ids: list[int] = ids, club_id: int = club_id) -> object:
+                rows = rows_fetch(before_sql, [club_id, hand.pk, pending, hand.pk, ids])
+                return [hand_selectors._USER.build(row[: hand_selectors._USER.count]) for row in rows]
+
+            def players_now(hand: Hand = hand, club_id: int = club_id) -> object:
+                return hand_selectors.hand_players(hand=hand, club_id=club_id)
+
+            compared(f"{table.name}, the players' statement", players_before, players_now, rounds, runs, pid)
+        print(f"    before: {plans(before_sql)}; now: {plans(hand_selectors._PLAYERS_SQL)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=300, help="actions played at each table")
+    parser.add_argument("--rounds", type=int, default=7, help="alternated rounds of each comparison")
+    parser.add_argument("--runs", type=int, default=300, help="runs of each form a round")
+    args = parser.parse_args()
+    setup_bench_django(DB_NAME, rebuild=True)
+    from django.db import connection
+
+    from bench.live_parts import setup_tables
+
+    try:
+        tables = setup_tables(betting_round=True)
+        pid = backend_pid()
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW random_page_cost")
+            print(f"random_page_cost {cursor.fetchone()[0]}")
+        recorder = Recorder(pid)
+        totals = play(tables, args.actions, recorder)
+        count = args.actions * len(tables)
+        print(
+            f"per action, ms of CPU: action {totals['action'] / count * 1000:.2f}, publisher's read "
+            f"{totals['read'] / count * 1000:.2f}; PostgreSQL (all statements, commits included) "
+            f"{totals['postgres'] / count * 1000:.2f}"
+        )
+        print("per action, each statement: runs, this process's CPU while it ran (us), PostgreSQL's CPU (us):")
+        for (part, sql), (runs, client, server) in sorted(recorder.found.items(), key=lambda kv: -kv[1][1] - kv[1][2]):
+            if runs >= count / 50:
+                print(f"  {part:<7}{runs / count:5.2f}{client / count * 1e6:7.0f}{server / count * 1e6:7.0f}  {sql}")
+        comparisons(tables, args.rounds, args.runs, pid)
+    finally:
+        connection.close()
+        drop_bench_database(DB_NAME)
+
+
+if __name__ == "__main__":
+    main()
