@@ -41,9 +41,10 @@ like games/services/hands.py after a hand), then the accounts touched, in id ord
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from django.db import connection, transaction
@@ -151,16 +152,14 @@ class _Line:
     amount: int
 
 
-def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]], *, inserted: bool = False) -> list[JournalEntry]:
-    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched (``inserted``:
-    the caller locked them already, in id order, and inserted the entries)."""
+def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[JournalEntry]:
+    """Insert entries and their postings. Assumes an open transaction; locks the accounts touched."""
     for _entry, lines in entries:
         if sum(line.amount for line in lines) != 0 or len(lines) < 2:
             raise LedgerError("An entry of the books must balance.")  # programming error; the database agrees
     created = [entry for entry, _ in entries]
-    if not inserted:
-        _lock_accounts(line.account_id for _, lines in entries for line in lines)
-        _ENTRY_INSERT.run(created)
+    _lock_accounts(line.account_id for _, lines in entries for line in lines)
+    _ENTRY_INSERT.run(created)
     _POSTING_INSERT.run(
         {
             "entry_id": [entry.pk for entry, lines in entries for _line in lines],
@@ -277,15 +276,39 @@ _HAND_ACCOUNTS_LOCKED = (
 )
 
 
+# A hand's entry as its row's columns (what ``jsonb_populate_record`` reads): the values the ORM prepares, a
+# timestamp as ISO text.
+_ENTRY_COLUMNS = [field.column for field in JournalEntry._meta.concrete_fields if not field.primary_key]
+
+
 @functools.cache
-def _hand_accounts_and_entries_sql() -> str:
-    """The same, and then (in the same statement, once they are locked) the hand's journal entries inserted:
-    none when an account is missing (nothing is written before the missing ones are created, as before)."""
-    return _ENTRY_INSERT.guarded(
-        before=f"{_HAND_ACCOUNTS_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED})",
-        condition="(SELECT COUNT(*) FROM locked) = %s",
-        returning='(SELECT array_agg("id" ORDER BY "id") FROM locked), '
-        '(SELECT array_agg("user_id" ORDER BY "id") FROM locked)',
+def _hand_entries_posted_sql() -> str:
+    """Several entries, each between a player's account and the table's pot, and their postings, in one statement:
+    the accounts locked (as ``_HAND_ACCOUNTS_LOCKED``), then the entries inserted in order, then two postings to
+    each (the player's first, as ``_post``); nothing written when an account is missing. Its one document (JSON,
+    which psycopg sends as text in C: no array dumped in Python) holds, per entry in order, its row and its
+    player and the amount to the player. The entries' ids grow in the order they are inserted (one statement of
+    one session), which numbers them back to their moves; the postings are made from the entries' RETURNING, so
+    the posting trigger (migration 0002) finds each entry, as ``_hand_entry_posted_sql`` says."""
+    columns = ", ".join(f'r."{column}"' for column in _ENTRY_COLUMNS)
+    table = JournalEntry._meta.db_table
+    insert, _, _ = _ENTRY_INSERT.select_one().partition(" SELECT ")
+    postings = (
+        'SELECT e."id", l."id", (m.v->>\'amount\')::bigint * CASE WHEN l."user_id" IS NULL THEN -1 ELSE 1 END '
+        "FROM numbered e JOIN m ON m.n = e.n JOIN locked l "
+        'ON l."user_id" = (m.v->>\'user\')::bigint OR l."user_id" IS NULL '
+        'ORDER BY e.n, l."user_id" IS NULL'
+    )
+    return (
+        "WITH m AS MATERIALIZED (SELECT v, n FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS m(v, n)), "  # noqa: S608 - the model's own names
+        'found AS (SELECT "id" FROM "ledger_account" WHERE ("club_id" = %s AND "kind" = %s '
+        'AND "user_id" IN (SELECT (v->>\'user\')::bigint FROM m)) OR ("kind" = %s AND "table_id" = %s)), '
+        f"locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED}), "
+        f"entry AS ({insert} SELECT {columns} FROM m CROSS JOIN LATERAL "
+        f"jsonb_populate_record(NULL::\"{table}\", m.v->'row') r WHERE (SELECT COUNT(*) FROM locked) = %s "
+        'ORDER BY m.n RETURNING "id"), '
+        'numbered AS (SELECT "id", row_number() OVER (ORDER BY "id") AS n FROM entry), '
+        f'posted AS ({_POSTING_INSERT.from_select(postings)}) SELECT "id" FROM numbered ORDER BY n'
     )
 
 
@@ -342,36 +365,44 @@ def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_
     return True
 
 
-def _hand_accounts_and_entries(
-    *, table: Table, users: Sequence[User], entries: Sequence[JournalEntry]
-) -> tuple[dict[int, int], int] | None:
-    """When the players' accounts and the table's pot all exist: lock them (in id order), insert ``entries``
-    (their ids set) and return the account ids (by user id) and the pot's, in one statement. Else None, and
-    nothing locked or written."""
-    wanted = {user.pk for user in users}
+def _hand_entries_posted(
+    *, table: Table, users: Sequence[User], entries: Sequence[JournalEntry], member_amounts: Sequence[int]
+) -> bool:
+    """When the players' accounts and the table's pot all exist: post ``entries`` (their ids set), the ``i``-th
+    moving ``member_amounts[i]`` to ``users[i]``'s account from the pot, in one statement, and return True. Else
+    False, and nothing locked or written."""
+    moves = [
+        {"row": dict(zip(_ENTRY_COLUMNS, _ENTRY_INSERT.values(entry), strict=True)), "user": user.pk, "amount": amount}
+        for entry, user, amount in zip(entries, users, member_amounts, strict=True)
+    ]
+    accounts = len({user.pk for user in users}) + 1
     with connection.cursor() as cursor:
         cursor.execute(
-            _hand_accounts_and_entries_sql(),
+            _hand_entries_posted_sql(),
             [
+                json.dumps(moves, default=_json_value),
                 table.club_id,
                 Account.Kind.MEMBER.value,
-                sorted(wanted),
                 Account.Kind.TABLE_POT.value,
                 table.pk,
-                len(wanted) + 1,
-                *_ENTRY_INSERT.columns(entries),
-                len(wanted) + 1,
+                accounts,
+                accounts,
+                *_POSTING_INSERT.defaults(),
             ],
         )
         rows = cursor.fetchall()
     if not rows:
-        return None
-    for entry, (pk, _ids, _users) in zip(entries, rows, strict=True):
+        return False
+    for entry, (pk,) in zip(entries, rows, strict=True):
         saved(entry, pk)
-    _, ids, user_ids = rows[0]
-    members = {user_id: account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is not None}
-    pot = next(account_id for account_id, user_id in zip(ids, user_ids, strict=True) if user_id is None)
-    return members, pot
+    return True
+
+
+def _json_value(value: object) -> str:
+    """A prepared value JSON has no type for: a timestamp, as PostgreSQL reads it back."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a column value of an entry")
 
 
 def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, int], int]:
@@ -420,14 +451,20 @@ def _post_hand_moves(
         kind, _seat, amount = moves[0]
         if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=_to_member(kind, amount)):
             return entries
-    found = _hand_accounts_and_entries(table=table, users=users, entries=entries)
-    by_user, pot = found if found is not None else _hand_accounts(table=table, users=users)
-    members = {seat: by_user[seat_users[seat].pk] for seat in {m[1] for m in moves}}
+    elif _hand_entries_posted(
+        table=table,
+        users=users,
+        entries=entries,
+        member_amounts=[_to_member(kind, amount) for kind, _, amount in moves],
+    ):
+        return entries
+    # An account not made yet (a player's first hand, a table's first pot): made first, then posted.
+    by_user, pot = _hand_accounts(table=table, users=users)
     batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
-    for entry, (kind, seat, amount) in zip(entries, moves, strict=True):
+    for entry, user, (kind, _seat, amount) in zip(entries, users, moves, strict=True):
         to_member = _to_member(kind, amount)
-        batch.append((entry, [_Line(members[seat], to_member), _Line(pot, -to_member)]))
-    return _post(batch, inserted=found is not None)
+        batch.append((entry, [_Line(by_user[user.pk], to_member), _Line(pot, -to_member)]))
+    return _post(batch)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:
