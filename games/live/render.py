@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import zoneinfo
 from collections import Counter
+from contextlib import nullcontext
 from typing import Any
 
 from django.utils import timezone
 
 from accounts.models import User
 from games.live.frames import Clock, Parts, TablePrivate, TablePublic
-from games.presentation.area import AREA, jinja_template, seat_row_html
+from games.presentation.area import AREA, clock_of, jinja_template, seat_row_html
 from games.presentation.presenters import member_context, public_context
 from games.selectors.snapshot import TableSnapshot
 from kernel import metrics
@@ -54,6 +55,14 @@ def _member_values(snapshot: TableSnapshot, user: User) -> dict[str, Any]:
         **member_context(snapshot=snapshot, user=user, currency=currency),
         **_page_extras(snapshot, user),
     }
+
+
+def _own_clock(values: dict[str, Any], own: dict[str, Any] | None) -> bool:
+    """Whether the member's parts write a clock's time: their own turn clocks (own_hand.jinja, while a decision is
+    sealed) or the clock of their own seat row while it is awaited (games/_seat_row.jinja)."""
+    if values["own_clocks"]:
+        return True
+    return own is not None and own["to_act"] and clock_of(values["clocks"], own["number"]) is not None
 
 
 def order_key(snapshot: TableSnapshot, at: int) -> dict[str, Any]:
@@ -94,15 +103,17 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
     """``user``'s private frame, encoded: their own parts of the area and their own seat row, rendered from their
     own context (``member_context``) and the few public values the parts read (``_SHARED_BY_PARTS``)."""
     renders[metrics.live_rendered("private")] += 1
-    with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
-        values = _member_values(snapshot, user)
+    values = _member_values(snapshot, user)
+    own = values["own_rows"][0] if values["own_rows"] else None
+    # Times in the member's zone, as the page's middleware does; only the member's own clock is written in their
+    # parts, so without one no zone is set (setting it cost some 7% of a frame: bench/private_frame.py).
+    with timezone.override(_zone(user)) if _own_clock(values, own) else nullcontext():
         view = values["view"]
         own_hand = None if view is None else jinja_template("games/area/own_hand.jinja").render(values)
         seat_actions = jinja_template("games/area/seat_actions.jinja").render(values)
         parts: Parts = (  # no own hand while they hold no cards
             {"seat_actions": seat_actions} if own_hand is None else {"own_hand": own_hand, "seat_actions": seat_actions}
         )
-        own = values["own_rows"][0] if values["own_rows"] else None
         if own is not None:
             parts["row"] = seat_row_html(values, own, values["clocks"])
     return TablePrivate(

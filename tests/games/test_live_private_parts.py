@@ -88,6 +88,9 @@ def _play(table_id: int, members: list[User], steps: int, rng: random.Random) ->
 @pytest.mark.parametrize("rules", [engine.PiranhaRules(ante=25, betting_round=True), engine.PilesRules()])
 def test_every_members_private_parts_are_the_pages_at_every_step(club_setup, rules: Any) -> None:
     a, b, c = club_setup.members
+    for user, zone in ((a, "America/Los_Angeles"), (b, "Asia/Kolkata"), (c, "UTC")):  # clocks in each one's own
+        user.time_zone = zone
+        user.save(update_fields=["time_zone"])
     table = make_table(club_setup.club, club_setup.organiser, rules, players=[a, b, c])
     services.table_start(table_id=table.pk, user=a)
     _check_everyone(table.pk, [a, b, c])
