@@ -3,7 +3,7 @@ and wall time each), the rest of its CPU (Python: the engine, the books' entries
 with ``--profile`` where that Python work goes.
 
     .venv/bin/python bench/hand_end.py                 # 300 actions a game, bench/live_parts.py's two tables
-    .venv/bin/python bench/hand_end.py --profile       # and cProfile's top functions of the hand ends
+    .venv/bin/python bench/hand_end.py --profile       # and cProfile's top functions of the hand ends (CPU)
 
 Plays bench/live_parts.py's tables (Piranha with its betting round, as bench/load.py plays it, and Piles) on a
 database of its own (made afresh, dropped at the end) through the real services. Every ``hand_act`` is timed;
@@ -20,6 +20,7 @@ import pstats
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -97,6 +98,7 @@ def main() -> None:
         if profiled is not None and ends:
             profiled.sort_stats("tottime").print_stats(30)
             profiled.sort_stats("cumulative").print_stats(45)
+            profiled.dump_stats(str(Path(tempfile.gettempdir()) / "hand_end.prof"))  # for pstats' callers
     finally:
         connection.close()
         drop_bench_database(DB_NAME)

@@ -15,13 +15,7 @@ from games.errors import TableRefused
 from games.models import ComputerPlayer, Hand, Seat, Table
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.services.clocks import earliest_deadline, turn_clocks
-from games.services.decks import (
-    cut_list_close_next,
-    deal_waits_for_cut,
-    deck_ahead_deal,
-    deck_ahead_set_aside,
-    decks_ahead_fill,
-)
+from games.services.decks import deal_waits_for_cut, deck_ahead_deal, deck_ahead_set_aside, decks_after_deal
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from kernel.statements import Insert, Update, UpdateInsert
@@ -199,8 +193,8 @@ def hand_deal_to(
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
     # The id taken from the sequence goes to a later deal only when it is newer than this hand's: hand ids
     # grow with the deals (the pages order frames by them, docs/live.md).
-    decks_ahead_fill(table=table, first=number + 1, spare_id=fresh_id if hand_id < fresh_id else None)
-    cut_list_close_next(table=table, number=number + 1, rules=rules)  # its public moment (docs/fairness.md)
+    # The next deal's list closes now, its public moment (docs/fairness.md).
+    decks_after_deal(table=table, number=number, rules=rules, spare_id=fresh_id if hand_id < fresh_id else None)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
     return hand, seat_users, state

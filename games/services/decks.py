@@ -56,15 +56,9 @@ def _deck_draw(*, table: Table, number: int) -> None:
     _deck_insert(table=table, number=number, hand_id=hand_id)
 
 
-def decks_ahead_fill(*, table: Table, first: int, spare_id: int | None = None) -> None:
+def decks_ahead_fill(*, table: Table, first: int) -> None:
     """Make sure deals ``first`` .. ``first + DECKS_AHEAD - 1`` of ``table`` have their decks committed.
-
-    ``spare_id``: an id the deal took from the hands' sequence and did not use (its hand took the id reserved
-    with its deck). Then only the last of those deals is drawn, with that id, in one INSERT (the others were
-    drawn at earlier deals; one missing is drawn when it is dealt). Expects the table row locked."""
-    if spare_id is not None:
-        _deck_insert(table=table, number=first + DECKS_AHEAD - 1, hand_id=spare_id)
-        return
+    Expects the table row locked."""
     have = set(
         DeckAhead.objects.filter(table=table, number__gte=first, number__lt=first + DECKS_AHEAD).values_list(
             "number", flat=True
@@ -83,21 +77,23 @@ _INSERT_DECK = (
 
 def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
     """Draw and commit the deck of deal ``number`` under the reserved ``hand_id``, unless one is there."""
-    deck, salts = deck_for_new_hand(), deal_salts()
     with connection.cursor() as cursor:
-        cursor.execute(
-            _INSERT_DECK,
-            [
-                table.pk,
-                number,
-                hand_id,
-                json.dumps(deck),
-                json.dumps(salts),
-                engine.merkle_root(hand_id, deck, salts, scheme=engine.SCHEME_CUT_V2),
-                engine.SCHEME_CUT_V2,
-                timezone.now(),  # PostgreSQL sets its own clock's time (games migration 0016)
-            ],
-        )
+        cursor.execute(_INSERT_DECK, _deck_insert_params(table=table, number=number, hand_id=hand_id))
+
+
+def _deck_insert_params(*, table: Table, number: int, hand_id: int) -> list[Any]:
+    """``_INSERT_DECK``'s parameters: a deck drawn now and committed under ``hand_id``."""
+    deck, salts = deck_for_new_hand(), deal_salts()
+    return [
+        table.pk,
+        number,
+        hand_id,
+        json.dumps(deck),
+        json.dumps(salts),
+        engine.merkle_root(hand_id, deck, salts, scheme=engine.SCHEME_CUT_V2),
+        engine.SCHEME_CUT_V2,
+        timezone.now(),  # PostgreSQL sets its own clock's time (games migration 0016)
+    ]
 
 
 CLOSED_BY_PREVIOUS = "previous-deal"  # when the hand before it was dealt
@@ -164,9 +160,39 @@ def cut_list_close_next(*, table: Table, number: int, rules: engine.Rules) -> No
     """At the deal of the hand before it, close the list of cuts of deal ``number`` (docs/fairness.md: the
     public moment). Under the house rule ``cut_required`` a list still without a cut stays open: its deal waits
     for one and closes it then. Expects the table row locked."""
-    keep_empty_open = bool(rules.cut_required and not table.practice)
     with connection.cursor() as cursor:
-        cursor.execute(_CLOSE_NEXT, [timezone.now(), table.pk, number, keep_empty_open])
+        cursor.execute(_CLOSE_NEXT, _close_next_params(table=table, number=number, rules=rules))
+
+
+def _close_next_params(*, table: Table, number: int, rules: engine.Rules) -> list[Any]:
+    keep_empty_open = bool(rules.cut_required and not table.practice)
+    return [timezone.now(), table.pk, number, keep_empty_open]
+
+
+# After a deal: the deck of the deal after next drawn (``_INSERT_DECK``) and the next deal's list closed
+# (``_CLOSE_NEXT``), in one statement. They write rows of two different decks, each with its own trigger as
+# before (the deck's time and the closed list by PostgreSQL's clock: games migration 0016).
+_DRAW_AND_CLOSE_NEXT = f"WITH drawn AS ({_INSERT_DECK} RETURNING 1) {_CLOSE_NEXT}"
+
+
+def decks_after_deal(*, table: Table, number: int, rules: engine.Rules, spare_id: int | None) -> None:
+    """After deal ``number``: the decks of the next ``DECKS_AHEAD`` deals committed (``decks_ahead_fill``) and the
+    list of cuts of deal ``number + 1`` closed (``cut_list_close_next``: its public moment). ``spare_id``: an id
+    the deal took from the hands' sequence and did not use (its hand took the id reserved with its deck); then
+    only the last of those deals is drawn, with that id (the others were drawn at earlier deals; one missing is
+    drawn when it is dealt), in the same statement as the closing. Expects the table row locked."""
+    if spare_id is None:
+        decks_ahead_fill(table=table, first=number + 1)
+        cut_list_close_next(table=table, number=number + 1, rules=rules)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DRAW_AND_CLOSE_NEXT,
+            [
+                *_deck_insert_params(table=table, number=number + DECKS_AHEAD, hand_id=spare_id),
+                *_close_next_params(table=table, number=number + 1, rules=rules),
+            ],
+        )
 
 
 def _deck_close(*, table: Table, number: int) -> Any:

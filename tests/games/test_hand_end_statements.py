@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 import engine
 from accounts.models import User
 from games import services
-from games.models import Hand
+from games.models import CutList, DeckAhead, Hand
 from games.selectors.states import hand_state
 from ledger.models import JournalEntry, Posting
 from tests.games.helpers import make_table
@@ -51,5 +51,24 @@ def test_a_hand_end_posts_its_result_and_the_next_antes_with_one_statement_each(
     # One statement for the result, one for the antes: each locks the accounts and writes entries and postings.
     assert len(books) == 2, books
     assert all("ledger_posting" in sql and "ledger_journalentry" in sql for sql in books)
-    assert len(statements) <= 11, statements
+    assert len(statements) <= 10, statements
     assert_books_consistent()
+
+
+def test_a_deal_draws_the_deck_after_next_and_closes_the_next_list_in_one_statement(club_setup) -> None:
+    """At the next deal, the deck of the deal after it is committed under the id the deal left spare and the
+    next deal's list of cuts closes (its public moment, docs/fairness.md), both in one statement."""
+    players = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25), players=players)
+    first = services.table_start(table_id=table.pk, user=players[0])
+    seats = {int(seat): next(u for u in players if u.pk == user_id) for seat, user_id in first.players.items()}
+    ended, statements = _play_until_an_action_ends_the_hand(first, seats)
+    dealt = Hand.objects.get(table=table, number=ended.number + 1)
+    decks = [sql for sql in statements if '"games_deckahead"' in sql and "INSERT" in sql]
+    drawn = [sql for sql in decks if 'INSERT INTO "games_deckahead"' in sql]
+    assert len(drawn) == 1 and 'INSERT INTO "games_cutlist"' in drawn[0], decks
+    after_next = DeckAhead.objects.get(table=table, number=dealt.number + 2)
+    assert after_next.hand_id > dealt.pk and after_next.scheme == engine.SCHEME_CUT_V2
+    closed = CutList.objects.get(deck__table=table, deck__number=dealt.number + 1)
+    assert closed.closed_by == "previous-deal" and closed.cuts == []
+    assert not CutList.objects.filter(deck=after_next).exists()  # its list stays open until this hand is dealt
