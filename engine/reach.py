@@ -40,10 +40,13 @@ def piles_reach(hole: Sequence[str], board: PilesBoard, variant: bool) -> Reach:
     down = [sum(1 for c in pile if c is None) for pile in (board.square1, board.square2, board.row)]
     seen = {*mine, *(c for pile in piles for c in pile)}
     pool = [c for c in (card(x) for x in FULL_DECK) if c not in seen]
-    ways = _ways(mine, piles, down)
     unseen = _Unseen(set(pool), Counter(c.rank for c in pool))
-    high = not variant or any(_high_within(known, free, unseen) for known, free in ways)
-    low = any(_low_within(known, free, unseen, variant) for known, free in ways)
+    high = not variant or any(_high_within(known, free, unseen) for known, free in _ways(mine, piles, down))
+    # A low uses no card above its top rank: the ways of the low cards alone are all that may make one (a tenth
+    # or fewer of all the ways, and this search runs for every seat at every card turned).
+    top = _low_top(variant)
+    lows = [[c for c in cards if _low_rank(c) <= top] for cards in (mine, *piles)]
+    low = any(_low_within(known, free, unseen, variant) for known, free in _ways(lows[0], lows[1:], down))
     return Reach(high=high, low=low)
 
 
@@ -113,10 +116,15 @@ def _low_rank(c: Card) -> int:
     return 1 if c.rank == 14 else c.rank
 
 
+def _low_top(variant: bool) -> int:
+    """piles.txt 4.4: a low's ranks are eight or lower; 5.1(a), the variant: five or lower."""
+    return 5 if variant else 8
+
+
 def _low_within(known: frozenset[Card], free: int, unseen: _Unseen, variant: bool) -> bool:
     """piles.txt 4.4: five different ranks, eight or lower; 5.1(a), the variant: five or lower, ranks
     may repeat."""
-    top = 5 if variant else 8
+    top = _low_top(variant)
     ranks = [_low_rank(c) for c in known]
     if any(r > top for r in ranks):
         return False
