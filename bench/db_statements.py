@@ -2,6 +2,7 @@
 
     nice .venv/bin/python bench/db_statements.py                 # 300 actions a game, then the comparisons
     nice .venv/bin/python bench/db_statements.py --actions 100 --rounds 5
+    nice .venv/bin/python bench/db_statements.py --page-costs 3000  # the seats statement's plans at 4 and 1.1
 
 Uses a database ``bench_db_statements`` on the embedded PostgreSQL (made afresh, dropped at the end). A club
 of six members plays a Piranha table (with its betting round, as bench/load.py plays it) and a Piles table
@@ -14,6 +15,12 @@ it, each statement this bench holds in two forms (before and now) runs in turn, 
 ``--runs`` runs each, alternated so that drift in the machine's speed falls on both: this thread's CPU with
 the rows built into models, PostgreSQL's CPU, and how PostgreSQL planned each (the connection's prepared
 copy: generic plans kept, custom plans made). Not a timed test: the machine is shared.
+
+``--page-costs N`` instead plays nothing: two members sit at a table after N bets each at another table
+(and N/3 at this one before they sat), written straight into the books, and it prints how the seats statement
+reads their postings (its scans of ``ledger_posting``, the rows they looked at, its time) with
+``random_page_cost`` at PostgreSQL's default of 4 and at 1.1, planned for the values and generically, with
+the sitting index and without it.
 """
 
 from __future__ import annotations
@@ -67,6 +74,7 @@ class Recorder:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.part = ""
+        self.suffix = ""  # after the part: the page cost in force (``play``'s ``costs``)
         self.found: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
 
     def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
@@ -74,14 +82,18 @@ class Recorder:
         try:
             return execute(sql, params, many, context)
         finally:
-            entry = self.found[self.part, " ".join(sql.split())[:72]]
+            entry = self.found[self.part + self.suffix, " ".join(sql.split())[:72]]
             entry[0] += 1
             entry[1] += time.thread_time() - started
             entry[2] += backend_cpu(self.pid) - server
 
 
-def play(tables: list[tuple[Any, list[Any]]], actions: int, recorder: Recorder) -> dict[str, float]:
-    """``actions`` actions at each table, each followed by the publisher's read; CPU per part, summed."""
+def play(
+    tables: list[tuple[Any, list[Any]]], actions: int, recorder: Recorder, costs: tuple[str, ...] = ()
+) -> dict[str, float]:
+    """``actions`` actions at each table, each followed by the publisher's read; CPU per part, summed. With
+    ``costs``, ``random_page_cost`` takes each in turn for 25 actions (every plan made afresh), and PostgreSQL's
+    CPU is summed per cost ("postgres <cost>", "actions <cost>")."""
     from django.db import connection
 
     from games.forms import act_request_parse
@@ -104,7 +116,16 @@ def play(tables: list[tuple[Any, list[Any]]], actions: int, recorder: Recorder) 
             hand = snapshot.hand
             own = {u.pk: json.loads(render.private_frame(snapshot, u))["parts"].get("own_hand", "") for u in users}
             server = backend_cpu(recorder.pid)
-            for _ in range(actions):
+            cost = ""
+            for step in range(actions):
+                if costs and step % 25 == 0:
+                    cost = costs[step // 25 % len(costs)]
+                    recorder.part = "switch"
+                    with connection.cursor() as cursor:
+                        cursor.execute(f"SET random_page_cost = {cost}")
+                        cursor.execute("DISCARD PLANS")
+                    recorder.suffix = f" {cost}"
+                began = backend_cpu(recorder.pid)
                 acting = next(u for u in users if hand_seat_of(hand=hand, user=u) in snapshot.to_act())
                 request = act_request_parse(hand=hand.pk, version=hand.version, action=choose(own[acting.pk]))
                 touched.clear()
@@ -125,6 +146,9 @@ def play(tables: list[tuple[Any, list[Any]]], actions: int, recorder: Recorder) 
                             text = json.loads(message["text"])
                             own[int(group.rsplit(".", 1)[1])] = text["parts"].get("own_hand", "")
                     hand = done
+                if costs:
+                    totals[f"postgres {cost}"] += backend_cpu(recorder.pid) - began
+                    totals[f"actions {cost}"] += 1
             totals["postgres"] += backend_cpu(recorder.pid) - server
     return totals
 
@@ -194,11 +218,111 @@ def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid
         print(f"    before: {plans(before_sql)}; now: {plans(hand_selectors._PLAYERS_SQL)}")
 
 
+def page_costs(entries: int) -> None:
+    """The seats statement's plans at page costs 4 and 1.1 over a history of ``entries`` bets a member."""
+    import re
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    import engine
+    from accounts.models import Club, Membership, User
+    from games import services
+    from games.models import Seat
+    from games.selectors import snapshot
+    from ledger.models import EntryKind, JournalEntry, Posting
+    from ledger.services import account_for_table_pot, member_accounts
+
+    call_command("migrate", verbosity=0)
+    users = [User.objects.create(username=f"costs{i}", email=f"costs{i}@example.org") for i in range(3)]
+    club = Club.objects.create(name="Costs club", currency="USD", credit_limit=0)
+    for i, user in enumerate(users):
+        Membership.objects.create(club=club, user=user, role="organiser" if i == 0 else "member")
+
+    def table_with(seated: list[Any]) -> Any:
+        rule_set = services.rule_set_create(
+            club=club,
+            user=users[0],
+            name="Costs",
+            rules=engine.PiranhaRules(ante=25),
+            max_seats=6,
+            spectators_allowed=True,
+        )
+        version = rule_set.versions.get()
+        table = services.table_create(club=club, user=users[0], name="Costs", rule_version_id=version.pk)
+        for number, user in enumerate(seated, start=1):
+            services.seat_take(table_id=table.pk, user=user, number=number, version_id=version.pk)
+        return table
+
+    table, other = table_with(users[1:]), table_with([])
+    accounts = list(member_accounts(club=club, users=users[1:]).values())
+    sat = Seat.objects.filter(table=table).earliest("accepted_at").accepted_at
+    for at_table, at, count in ((table, sat - timedelta(days=1), entries // 3), (other, timezone.now(), entries)):
+        pot = account_for_table_pot(table=at_table)
+        with transaction.atomic():  # an entry and its postings commit together
+            made = JournalEntry.objects.bulk_create(
+                JournalEntry(club_id=club.pk, kind=EntryKind.BET, created_at=at, table=at_table, game="piranha")
+                for _ in range(count * len(accounts))
+            )
+            Posting.objects.bulk_create(
+                posting
+                for entry, account in zip(made, accounts * count, strict=True)
+                for posting in (
+                    Posting(entry=entry, account=account, amount=-5),
+                    Posting(entry=entry, account=pot, amount=5),
+                )
+            )
+    services.table_start(table_id=table.pk, user=users[1])
+    numbers = iter(range(1, 100))
+    prepared = re.sub("%s", lambda _: f"${next(numbers)}", snapshot._SEATS_SQL)
+    values = ", ".join(str(v) for v in (table.pk, club.pk, table.pk))
+
+    def scans(node: dict[str, Any]) -> list[str]:
+        found = []
+        if node.get("Relation Name") == "ledger_posting":
+            looked = sum(int(node.get(k, 0)) for k in ("Actual Rows", "Rows Removed by Filter", "Heap Fetches"))
+            found.append(
+                f"{node['Node Type']} {node.get('Index Name') or ''} ({looked * int(node['Actual Loops'])} rows)"
+            )
+        return found + [scan for child in node.get("Plans", []) for scan in scans(child)]
+
+    print(f"the seats statement at a table of two members, {Posting.objects.count()} postings in the club:")
+    for index in ("with the sitting index", "without it"):
+        if index == "without it":
+            with connection.cursor() as cursor:
+                cursor.execute("DROP INDEX ledger_posting_sitting")
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE ledger_posting")  # as autovacuum would have
+        for cost in ("4", "1.1"):
+            for mode in ("force_custom_plan", "force_generic_plan"):
+                with transaction.atomic(), connection.cursor() as cursor:
+                    cursor.execute(f"SET LOCAL random_page_cost = {cost}")
+                    cursor.execute(f"SET LOCAL plan_cache_mode = {mode}")
+                    cursor.execute("PREPARE seats AS " + prepared)
+                    times = []
+                    for _ in range(20):
+                        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE seats({values})")
+                        out = cursor.fetchone()[0]
+                        plan = (json.loads(out) if isinstance(out, str) else out)[0]
+                        times.append(plan["Execution Time"])
+                    cursor.execute("DEALLOCATE seats")
+                print(
+                    f"  {index}, random_page_cost {cost:<3}, {mode[6:-5]:<7}: {statistics.median(times):.3f} ms, "
+                    + "; ".join(scans(plan["Plan"]))
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=300, help="actions played at each table")
     parser.add_argument("--rounds", type=int, default=7, help="alternated rounds of each comparison")
     parser.add_argument("--runs", type=int, default=300, help="runs of each form a round")
+    parser.add_argument("--page-costs", type=int, metavar="N", help="only the seats statement's plans (see above)")
+    parser.add_argument(
+        "--alternate-page-costs", action="store_true", help="play with random_page_cost 4 and 1.1 in turn"
+    )
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
     from django.db import connection
@@ -206,14 +330,24 @@ def main() -> None:
     from bench.live_parts import setup_tables
 
     try:
+        if args.page_costs:
+            page_costs(args.page_costs)
+            return
         tables = setup_tables(betting_round=True)
         pid = backend_pid()
         with connection.cursor() as cursor:
             cursor.execute("SHOW random_page_cost")
             print(f"random_page_cost {cursor.fetchone()[0]}")
         recorder = Recorder(pid)
-        totals = play(tables, args.actions, recorder)
+        recorder.part = "play"
+        costs = ("4", "1.1") if args.alternate_page_costs else ()
+        totals = play(tables, args.actions, recorder, costs)
         count = args.actions * len(tables)
+        for cost in costs:
+            print(
+                f"random_page_cost {cost}: PostgreSQL {totals[f'postgres {cost}'] / totals[f'actions {cost}'] * 1000:.2f} "
+                f"ms of CPU an action ({totals[f'actions {cost}']:.0f} actions)"
+            )
         print(
             f"per action, ms of CPU: action {totals['action'] / count * 1000:.2f}, publisher's read "
             f"{totals['read'] / count * 1000:.2f}; PostgreSQL (all statements, commits included) "
@@ -221,8 +355,9 @@ def main() -> None:
         )
         print("per action, each statement: runs, this process's CPU while it ran (us), PostgreSQL's CPU (us):")
         for (part, sql), (runs, client, server) in sorted(recorder.found.items(), key=lambda kv: -kv[1][1] - kv[1][2]):
-            if runs >= count / 50:
-                print(f"  {part:<7}{runs / count:5.2f}{client / count * 1e6:7.0f}{server / count * 1e6:7.0f}  {sql}")
+            of = totals.get(f"actions {part.split(' ')[-1]}") or count  # the actions at that page cost
+            if runs >= of / 50:
+                print(f"  {part:<11}{runs / of:5.2f}{client / of * 1e6:7.0f}{server / of * 1e6:7.0f}  {sql}")
         comparisons(tables, args.rounds, args.runs, pid)
     finally:
         connection.close()
