@@ -7,8 +7,10 @@
         The member's balance in cents, one indexed row read (0 with no account yet).
         Seating uses it: a member below -club.credit_limit may not sit.
     ledger_post_hand_events(*, hand: Hand, events: Sequence[Mapping[str, Any] | Event],
-                            seat_users: Mapping[int, User], created_by: User | None) -> list[JournalEntry]
-        One journal entry per chip event, linked to the hand and its table:
+                            seat_users: Mapping[int, User], created_by: User | None,
+                            first: HandEvents | None = None) -> list[JournalEntry]
+        One journal entry per chip event, linked to the hand and its table (``first``: the hand before's
+        result, posted with these in one statement):
         ante/blind/bet/match_payment move seat -> table pot, award moves table pot -> seat;
         other kinds (deal, turn, fold, check, carry, showdown...) and zero amounts move
         nothing and are skipped. Call it inside your transaction, holding the hand row lock.
@@ -216,17 +218,52 @@ def _event_dict(event: Any) -> Mapping[str, Any]:
     raise LedgerError("A chip event could not be read.")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandEvents:
+    """A hand's chip events to post, with ``ledger_post_hand_events``' other arguments: a finished hand's result,
+    kept to be posted with the next hand's antes (``first``)."""
+
+    hand: Hand
+    events: Sequence[Mapping[str, Any] | Any]
+    seat_users: Mapping[int, User]
+    created_by: User | None
+
+
 def ledger_post_hand_events(
-    *, hand: Hand, events: Sequence[Mapping[str, Any] | Any], seat_users: Mapping[int, User], created_by: User | None
+    *,
+    hand: Hand,
+    events: Sequence[Mapping[str, Any] | Any],
+    seat_users: Mapping[int, User],
+    created_by: User | None,
+    first: HandEvents | None = None,
 ) -> list[JournalEntry]:
     """Post each chip-moving event of a hand as one journal entry (member account <-> table pot).
 
     Expects the caller's transaction with the hand row locked (games services). Returns
     the entries in event order. Raises LedgerError for an unknown seat, a player who is
-    not a member, or an amount that is not a positive whole number of cents.
+    not a member, or an amount that is not a positive whole number of cents. ``first``: another hand's events
+    at the same table (the result of the hand whose end dealt this one), posted before these, with them (one
+    statement when every account is there); its entries come first in the list returned.
     """
+    posts = [
+        *([first] if first is not None else []),
+        HandEvents(hand=hand, events=events, seat_users=seat_users, created_by=created_by),
+    ]
+    moves = [(post, *move) for post in posts for move in _chip_moves(post)]
+    if not moves:
+        return []  # nothing to post: no statement at all
+    if transaction.get_connection().in_atomic_block:
+        # Inside the caller's transaction (a hand's service holding the hand row lock): no savepoint of its own.
+        # Every refusal below is raised before the first write and leaves the transaction usable.
+        return _post_hand_moves(moves)
+    with transaction.atomic():
+        return _post_hand_moves(moves)
+
+
+def _chip_moves(post: HandEvents) -> list[tuple[str, int, int]]:
+    """The kind, seat and amount of each of ``post``'s events that moves chips, checked."""
     moves: list[tuple[str, int, int]] = []
-    for raw in events:
+    for raw in post.events:
         event = _event_dict(raw)
         kind = event.get("kind")
         if kind not in PAY_KINDS and kind not in AWARD_KINDS:
@@ -235,17 +272,10 @@ def ledger_post_hand_events(
         if amount == 0:
             continue
         seat = event.get("seat")
-        if not isinstance(seat, int) or seat not in seat_users:
+        if not isinstance(seat, int) or seat not in post.seat_users:
             raise LedgerError(f"A {kind} names seat {seat}, which has no player in this hand.")
         moves.append((str(kind), seat, _check_amount(amount, f"The {kind} of seat {seat}")))
-    if not moves:
-        return []  # nothing to post: no statement at all
-    if transaction.get_connection().in_atomic_block:
-        # Inside the caller's transaction (a hand's service holding the hand row lock): no savepoint of its own.
-        # Every refusal below is raised before the first write and leaves the transaction usable.
-        return _post_hand_moves(hand=hand, moves=moves, seat_users=seat_users, created_by=created_by)
-    with transaction.atomic():
-        return _post_hand_moves(hand=hand, moves=moves, seat_users=seat_users, created_by=created_by)
+    return moves
 
 
 def _hand_table_and_game(hand: Hand) -> tuple[Table, str]:
@@ -424,47 +454,44 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
     return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk
 
 
-def _post_hand_moves(
-    *, hand: Hand, moves: Sequence[tuple[str, int, int]], seat_users: Mapping[int, User], created_by: User | None
-) -> list[JournalEntry]:
-    """``ledger_post_hand_events``' writes, in an open transaction. None at a practice table (docs/design.md "Engine
-    contract"; PostgreSQL refuses them too: migration 0005)."""
-    table, game = _hand_table_and_game(hand)
+def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[JournalEntry]:
+    """``ledger_post_hand_events``' writes, in an open transaction: each move (its hand's events, kind, seat,
+    amount) one entry, in order. None at a practice table (docs/design.md "Engine contract"; PostgreSQL refuses
+    them too: migration 0005)."""
+    table, game = _hand_table_and_game(moves[-1][0].hand)
     if table.practice:
         return []
+    if any(post.hand.table_id != table.pk for post, *_ in moves):
+        raise LedgerError("Hands of two tables are posted apart.")  # programming error: one pot account
     now = timezone.now()
     entries = [
         JournalEntry(
             club_id=table.club_id,
             kind=kind,
-            created_by=created_by,
+            created_by=post.created_by,
             created_at=now,
             table=table,
-            hand=hand,
+            hand=post.hand,
             game=game,
-            memo=f"{EntryKind(kind).label}, seat {seat}, hand {hand.number} at {table.name}"[:200],
+            memo=f"{EntryKind(kind).label}, seat {seat}, hand {post.hand.number} at {table.name}"[:200],
         )
-        for kind, seat, _amount in moves
+        for post, kind, seat, _amount in moves
     ]
-    users = [seat_users[m[1]] for m in moves]
+    users = [post.seat_users[seat] for post, _kind, seat, _amount in moves]
+    member_amounts = [_to_member(kind, amount) for _post, kind, _seat, amount in moves]
     if len(moves) == 1:  # most actions that move chips: a bet, a blind, an ante or one award
-        kind, _seat, amount = moves[0]
-        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=_to_member(kind, amount)):
+        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=member_amounts[0]):
             return entries
-    elif _hand_entries_posted(
-        table=table,
-        users=users,
-        entries=entries,
-        member_amounts=[_to_member(kind, amount) for kind, _, amount in moves],
-    ):
+    elif _hand_entries_posted(table=table, users=users, entries=entries, member_amounts=member_amounts):
         return entries
     # An account not made yet (a player's first hand, a table's first pot): made first, then posted.
     by_user, pot = _hand_accounts(table=table, users=users)
-    batch: list[tuple[JournalEntry, Sequence[_Line]]] = []
-    for entry, user, (kind, _seat, amount) in zip(entries, users, moves, strict=True):
-        to_member = _to_member(kind, amount)
-        batch.append((entry, [_Line(by_user[user.pk], to_member), _Line(pot, -to_member)]))
-    return _post(batch)
+    return _post(
+        [
+            (entry, [_Line(by_user[user.pk], to_member), _Line(pot, -to_member)])
+            for entry, user, to_member in zip(entries, users, member_amounts, strict=True)
+        ]
+    )
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

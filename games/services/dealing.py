@@ -19,7 +19,7 @@ from games.services.decks import deal_waits_for_cut, deck_ahead_deal, deck_ahead
 from games.services.locking import hand_state_committed
 from games.services.proof import deal_salts
 from kernel.statements import Insert, Update, UpdateInsert
-from ledger.services import ledger_post_hand_events
+from ledger.services import HandEvents, ledger_post_hand_events
 
 
 def fixed_dealt_order() -> list[str] | None:
@@ -124,16 +124,24 @@ def hand_deal(
 
 
 def hand_deal_to(
-    *, table: Table, created_by: User | None, deck: Sequence[str] | None = None, also_save: Sequence[str] = ()
+    *,
+    table: Table,
+    created_by: User | None,
+    deck: Sequence[str] | None = None,
+    also_save: Sequence[str] = (),
+    result: HandEvents | None = None,
 ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """``hand_deal``, also returning who was dealt in at each seat (members of the club, read in this
-    transaction with their seats) and the hand's engine state."""
+    transaction with their seats) and the hand's engine state. ``result``: the chip events of the hand whose
+    end deals this one, not posted yet: posted before the antes, with them (one statement), or alone when
+    no hand is dealt."""
     rules = engine.rules_from_dict(table.rule_version.rules)
     seats, earlier, hand_id = _leave_former_members_then_active_seats(table)
     fresh_id = hand_id  # taken from the sequence: the next deck ahead takes it when the hand takes a reserved one
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
+        hand_result_post(result)
         return None
     numbers = [s.number for s in seats]
     button = _next_button(table.button, numbers, first=earlier == 0)
@@ -148,6 +156,7 @@ def hand_deal_to(
     elif not table.practice and deal_waits_for_cut(table=table, number=number, rules=rules):
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
+        hand_result_post(result)
         return None
     else:
         ahead, cuts = deck_ahead_deal(table=table, number=number)
@@ -196,8 +205,17 @@ def hand_deal_to(
     # The next deal's list closes now, its public moment (docs/fairness.md).
     decks_after_deal(table=table, number=number, rules=rules, spare_id=fresh_id if hand_id < fresh_id else None)
     hand_state_committed(hand=hand, state=state)
-    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by)
+    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by, first=result)
     return hand, seat_users, state
+
+
+def hand_result_post(result: HandEvents | None) -> None:
+    """A finished hand's ``result`` (``hand_deal_to``), posted alone: no hand is dealt whose antes it could go
+    with."""
+    if result is not None:
+        ledger_post_hand_events(
+            hand=result.hand, events=result.events, seat_users=result.seat_users, created_by=result.created_by
+        )
 
 
 def _in_game(table: Table) -> int:

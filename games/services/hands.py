@@ -34,7 +34,7 @@ from games.selectors.states import hand_state
 from games.services import advance
 from games.services.after_commit import on_commit_work
 from games.services.clocks import away_takes_default, earliest_deadline, turn_clocks
-from games.services.dealing import hand_deal_to, table_save
+from games.services.dealing import hand_deal_to, hand_result_post, table_save
 from games.services.locking import (
     hand_lock_for_member,
     hand_lock_live,
@@ -46,7 +46,7 @@ from games.services.marks import marks_after, private_changed
 from games.timing.turn_clock import TurnClock, clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
-from ledger.services import ledger_post_hand_events
+from ledger.services import HandEvents, ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
@@ -76,9 +76,10 @@ class Step:
         return None if self.is_timeout else self.user
 
 
-def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, User], step: Step) -> None:
-    """Store one applied ``step``: state, version, deadline, the log row and the ledger entries.
-    ``seat_users``: the hand's players by seat.
+def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, User], step: Step) -> HandEvents | None:
+    """Store one applied ``step``: state, version, deadline, the log row and the ledger entries; a step that ends
+    the hand returns its chip events instead, for ``_after_hand`` to post with the next deal's antes (one
+    statement). ``seat_users``: the hand's players by seat.
 
     Expects the hand row locked in an open transaction.
     """
@@ -118,15 +119,19 @@ def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, Us
         ),
     )
     hand_state_committed(hand=hand, state=state)
+    if engine.is_over(state):  # posted with the next deal's antes, in one statement (``_after_hand``)
+        return HandEvents(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
+    return None
 
 
 def _after_hand(
-    *, hand: Hand, state: engine.State, created_by: User | None, played: bool
+    *, hand: Hand, state: engine.State, created_by: User | None, played: bool, result: HandEvents | None
 ) -> tuple[Hand, dict[int, User], engine.State] | None:
     """Close a finished hand on its table and deal the next one (or end / pause the game); return the new hand
     with its players and its state. ``played``: a player's own move (not a default) was logged in this hand in
-    this transaction.
+    this transaction. ``result``: the chip events of the step that ended it, not posted yet (``_record_step``):
+    posted with the next deal's antes, or alone when no hand is dealt.
 
     Expects the hand row locked; locks the table row. Piranha ends when one player
     alone stays in (piranha.txt 3.3) or, by house rule, when nobody does and the pot is split.
@@ -142,13 +147,15 @@ def _after_hand(
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
         table_save(table, ["hands_played", "carry_pot", "status", "finished_at"])
+        hand_result_post(result)
         return None
     if not played and _nobody_played(hand):
         # The players have left the game: charge nobody another ante; a seated player restarts it.
         table.status, table.stopped_at_hand = Table.Status.OPEN, hand.number
         table_save(table, ["hands_played", "carry_pot", "status", "stopped_at_hand"])
+        hand_result_post(result)
         return None
-    return hand_deal_to(table=table, created_by=created_by, also_save=("hands_played", "carry_pot"))
+    return hand_deal_to(table=table, created_by=created_by, also_save=("hands_played", "carry_pot"), result=result)
 
 
 def _nobody_played(hand: Hand) -> bool:
@@ -162,9 +169,10 @@ MAX_CHAINED_HANDS = 5  # hands one transaction may finish and deal when nobody p
 
 def _auto_steps(
     *, hand: Hand, rules: engine.Rules, state: engine.State, players: HandPlayers
-) -> tuple[engine.State, bool]:
-    """Apply what is due without waiting; return the state, and whether one of the steps was a player's own
-    move (an advance action), not a default.
+) -> tuple[engine.State, bool, HandEvents | None]:
+    """Apply what is due without waiting; return the state, whether one of the steps was a player's own
+    move (an advance action), not a default, and the chip events of a step that ended the hand (not posted yet:
+    ``_record_step``).
 
     An awaited seat's advance action (games/services/advance.py) is applied as that player's own action;
     an awaited seat of a member who is away, or who is no longer a member of the club (``players.removed``),
@@ -179,7 +187,7 @@ def _auto_steps(
     # cancel_stale and take_due below change them (in this list as in their rows). None pending (as the
     # players' statement found): nothing to read.
     pending = [] if players.advance_pending is False else advance_pending(hand=hand)
-    played = False
+    played, result = False, None
     for _ in range(200):
         if pending:
             advance.cancel_stale(state=state, rows=pending)
@@ -220,10 +228,10 @@ def _auto_steps(
             action=action,
             is_timeout=is_timeout,
         )
-        _record_step(hand=hand, rules=rules, seat_users=seat_users, step=taken)
+        result = _record_step(hand=hand, rules=rules, seat_users=seat_users, step=taken)
         state = new_state
         played = played or not is_timeout
-    return state, played
+    return state, played, result
 
 
 def hand_settle(
@@ -235,24 +243,27 @@ def hand_settle(
     seat_users: Mapping[int, User] | None = None,
     members: HandPlayers | None = None,
     played: bool = False,
+    result: HandEvents | None = None,
 ) -> list[tuple[Hand, int]]:
     """After a step (or a deal): apply due advance actions and away defaults, close a finished hand
     and deal the next, and the same in that one (at most MAX_CHAINED_HANDS). Returns each hand
     touched with the version it had before this transaction (-1: dealt in it), for the on-commit work.
     ``members``: the players of ``hand`` (``hand_players``) when the caller read them already with the hand
     row locked; ``seat_users``: the players alone (the rest is read). ``played``: the caller logged a player's
-    own move (not a default) in ``hand``.
+    own move (not a default) in ``hand``; ``result``: the chip events of the caller's step that ended ``hand``,
+    not posted yet (``_record_step``).
     Expects the hand row locked in an open transaction.
     """
     touched = [(hand, after)]
     for _ in range(MAX_CHAINED_HANDS):
         rules = engine.rules_from_dict(hand.rule_version.rules)
         players = members if members is not None else _players(hand, seat_users)
-        state, stepped = _auto_steps(hand=hand, rules=rules, state=state, players=players)
-        played = played or stepped
+        state, stepped, ended = _auto_steps(hand=hand, rules=rules, state=state, players=players)
+        played, result = played or stepped, result or ended
         if not hand.is_finished:
             break
-        following = _after_hand(hand=hand, state=state, created_by=created_by, played=played)
+        following = _after_hand(hand=hand, state=state, created_by=created_by, played=played, result=result)
+        result = None
         if following is None:
             break
         # Dealt just now to members only (their seats read in this transaction), so none is a former member.
@@ -291,8 +302,10 @@ def _apply_locked(*, hand: Hand, seat: int, state: engine.State, user: User, act
     rules = engine.rules_from_dict(hand.rule_version.rules)
     members = hand_players(hand=hand, club_id=hand.table.club_id)
     step = Step(before=state, state=new_state, events=events, seat=seat, user=user, action=action, is_timeout=False)
-    _record_step(hand=hand, rules=rules, seat_users=members.seat_users, step=step)
-    touched = hand_settle(hand=hand, state=new_state, created_by=user, after=after, members=members, played=True)
+    result = _record_step(hand=hand, rules=rules, seat_users=members.seat_users, step=step)
+    touched = hand_settle(
+        hand=hand, state=new_state, created_by=user, after=after, members=members, played=True, result=result
+    )
     # The players' statement saw whether the hand has any advance action (none is set under this lock).
     on_commit_work(touched, {hand.pk: Carried(advance_rows=[])} if members.advance_any is False else None)
     return hand
@@ -401,6 +414,7 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
             return False
         rules = engine.rules_from_dict(hand.rule_version.rules)
         seat_users = hand_seat_users(hand=hand)
+        result = None
         for seat in due:
             if engine.is_over(state) or seat not in engine.to_act(state):
                 continue
@@ -415,9 +429,11 @@ def hand_apply_timeout(*, hand_id: int, version: int) -> bool:
                 action=action,
                 is_timeout=True,
             )
-            _record_step(hand=hand, rules=rules, seat_users=seat_users, step=step)
+            result = _record_step(hand=hand, rules=rules, seat_users=seat_users, step=step)
             state = new_state
-        on_commit_work(hand_settle(hand=hand, state=state, created_by=None, after=version, seat_users=seat_users))
+        on_commit_work(
+            hand_settle(hand=hand, state=state, created_by=None, after=version, seat_users=seat_users, result=result)
+        )
     return True
 
 

@@ -8,10 +8,12 @@ from django.test.utils import CaptureQueriesContext
 
 import engine
 from accounts.models import User
+from engine.events import PAY_KINDS
 from games import services
-from games.models import CutList, DeckAhead, Hand
+from games.models import CutList, DeckAhead, Hand, HandAction, Table
 from games.selectors.states import hand_state
-from ledger.models import JournalEntry, Posting
+from ledger.models import AWARD_KINDS, JournalEntry
+from tests.games.async_helpers import awaited, expire
 from tests.games.helpers import make_table
 from tests.ledger.helpers import assert_books_consistent
 
@@ -35,9 +37,9 @@ def _play_until_an_action_ends_the_hand(hand: Hand, players: dict[int, User]) ->
 
 
 @pytest.mark.parametrize("rules", [engine.PiranhaRules(ante=25), engine.PilesRules()], ids=["piranha", "piles"])
-def test_a_hand_end_posts_its_result_and_the_next_antes_with_one_statement_each(club_setup, rules) -> None:
-    """Three players: the hand's result and the next hand's three antes each go to the books in one statement
-    (accounts locked, entries and postings written), and the next hand is dealt; the books balance."""
+def test_a_hand_end_posts_its_result_with_the_next_antes_in_one_statement(club_setup, rules) -> None:
+    """Three players: the hand's result and the next hand's three antes go to the books together, in one
+    statement (accounts locked, entries and postings written), the result first; the books balance."""
     players = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, rules, players=players)
     first = services.table_start(table_id=table.pk, user=players[0])
@@ -45,13 +47,13 @@ def test_a_hand_end_posts_its_result_and_the_next_antes_with_one_statement_each(
     ended, statements = _play_until_an_action_ends_the_hand(first, seats)
     following = Hand.objects.get(table=table, number=ended.number + 1)
     books = [sql for sql in statements if '"ledger_' in sql]
-    antes = JournalEntry.objects.filter(hand=following)
-    assert antes.count() == 3 and Posting.objects.filter(entry__hand=following).count() == 6
-    assert JournalEntry.objects.filter(hand=ended, kind="award").exists()
-    # One statement for the result, one for the antes: each locks the accounts and writes entries and postings.
-    assert len(books) == 2, books
-    assert all("ledger_posting" in sql and "ledger_journalentry" in sql for sql in books)
-    assert len(statements) <= 10, statements
+    assert len(books) == 1 and "ledger_posting" in books[0] and "ledger_journalentry" in books[0], books
+    assert len(statements) <= 9, statements
+    assert _chip_events_posted(ended) == _chip_events_logged(ended)
+    assert any(kind == "award" for kind, _, _ in _chip_events_posted(ended))
+    assert _chip_events_posted(following) == _chip_events_logged(following) == [("ante", s, 25) for s in sorted(seats)]
+    result = JournalEntry.objects.filter(hand=ended).order_by("pk").last()
+    assert result is not None and JournalEntry.objects.filter(hand=following, pk__lt=result.pk).count() == 0
     assert_books_consistent()
 
 
@@ -72,3 +74,51 @@ def test_a_deal_draws_the_deck_after_next_and_closes_the_next_list_in_one_statem
     closed = CutList.objects.get(deck__table=table, deck__number=dealt.number + 1)
     assert closed.closed_by == "previous-deal" and closed.cuts == []
     assert not CutList.objects.filter(deck=after_next).exists()  # its list stays open until this hand is dealt
+
+
+def _chip_events_logged(hand: Hand) -> list[tuple[str, int, int]]:
+    """Each chip event of ``hand`` (its deal and every logged action) as (kind, seat, amount), sorted."""
+    events = [*hand.deal_events, *(e for row in HandAction.objects.filter(hand=hand) for e in row.events)]
+    return sorted(
+        (e["kind"], e["seat"], e["amount"]) for e in events if e["kind"] in (*PAY_KINDS, *AWARD_KINDS) and e["amount"]
+    )
+
+
+def _chip_events_posted(hand: Hand) -> list[tuple[str, int, int]]:
+    """Each entry of ``hand`` in the books as (kind, seat, amount), sorted: the seat read from its player's
+    account, the amount what the pot received or paid."""
+    seat_of = {user_id: int(seat) for seat, user_id in hand.players.items()}
+    posted = []
+    for entry in JournalEntry.objects.filter(hand=hand).prefetch_related("postings__account"):
+        (member,) = [p for p in entry.postings.all() if p.account.user_id is not None]
+        posted.append((entry.kind, seat_of[member.account.user_id], abs(member.amount)))
+    return sorted(posted)
+
+
+@pytest.mark.parametrize("rules", [engine.PiranhaRules(ante=25), engine.PilesRules()], ids=["piranha", "piles"])
+def test_a_hand_whose_end_deals_no_next_hand_posts_its_result_alone(club_setup, rules) -> None:
+    """A hand's result waits for the next deal's antes; when no hand is dealt (two of three players sat out
+    during it, or every clock ran out), it is posted alone: every chip event of the hand is in the books once."""
+    players = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, rules, players=players)
+    first = services.table_start(table_id=table.pk, user=players[0])
+    seats = {int(seat): next(u for u in players if u.pk == user_id) for seat, user_id in first.players.items()}
+    for user in players[1:]:
+        services.seat_sit_out(table_id=table.pk, user=user)
+    ended, _ = _play_until_an_action_ends_the_hand(first, seats)
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN and not Hand.objects.filter(table=table, number=2).exists()
+    assert _chip_events_posted(ended) == _chip_events_logged(ended)
+    assert any(kind == "award" for kind, _, _ in _chip_events_posted(ended))
+
+    for user in players[1:]:
+        services.seat_sit_in(table_id=table.pk, user=user)
+    second = services.table_start(table_id=table.pk, user=players[0])
+    while awaited(second):  # nobody plays it: no hand is dealt after it
+        expire(second)
+        assert services.hand_apply_timeout(hand_id=second.pk, version=second.version) is True
+        second.refresh_from_db()
+    table.refresh_from_db()
+    assert second.is_finished and table.status == Table.Status.OPEN and table.stopped_at_hand == second.number
+    assert _chip_events_posted(second) == _chip_events_logged(second)
+    assert_books_consistent()

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ledger.models import Account, JournalEntry, Posting
-from ledger.services import account_for_table_pot, balance_of, ledger_post_hand_events
+from ledger.services import HandEvents, LedgerError, account_for_table_pot, balance_of, ledger_post_hand_events
 
 from .helpers import assert_books_consistent, make_hand, make_table
 
@@ -95,4 +95,39 @@ def test_several_chip_events_write_nothing_when_an_account_is_missing_until_it_i
     )
     assert JournalEntry.objects.filter(hand=hand).count() == 3 == len(entries) + 1
     assert balance_of(club=club_setup.club, user=ben) == -25 and account_for_table_pot(table=table).balance == 75
+    assert_books_consistent()
+
+
+def test_a_hand_result_is_posted_with_the_next_hand_antes_in_one_statement(club_setup):
+    """``first``: the result of the hand before, posted before the new hand's antes in the same statement, each
+    entry linked to its own hand and author; hands of another table are refused before anything is written."""
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    seats = {0: ann, 1: ben}
+    ledger_post_hand_events(  # the accounts are made
+        hand=make_hand(table, [ann, ben]),
+        events=[{"kind": "ante", "seat": 0, "amount": 1}, {"kind": "award", "seat": 1, "amount": 1}],
+        seat_users=seats,
+        created_by=None,
+    )
+    ended, dealt = make_hand(table, [ann, ben]), make_hand(table, [ann, ben], finished=False)
+    result = HandEvents(
+        hand=ended, events=[{"kind": "award", "seat": 1, "amount": 1}], seat_users=seats, created_by=ann
+    )
+    antes = [{"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}]
+    with CaptureQueriesContext(connection) as ctx:
+        entries = ledger_post_hand_events(hand=dealt, events=antes, seat_users=seats, created_by=None, first=result)
+    assert len(ctx.captured_queries) == 1
+    assert [(e.hand_id, e.kind, e.created_by_id) for e in entries] == [
+        (ended.pk, "award", ann.pk),
+        (dealt.pk, "ante", None),
+        (dealt.pk, "ante", None),
+    ]
+    assert [e.pk for e in entries] == sorted(e.pk for e in entries)
+    assert balance_of(club=club_setup.club, user=ann) == -1 - 25
+    assert balance_of(club=club_setup.club, user=ben) == 1 + 1 - 25
+    elsewhere = make_hand(make_table(club_setup.club, club_setup.organiser), [ann, ben], finished=False)
+    with pytest.raises(LedgerError, match="two tables"):
+        ledger_post_hand_events(hand=elsewhere, events=antes, seat_users=seats, created_by=None, first=result)
+    assert JournalEntry.objects.filter(hand=elsewhere).count() == 0
     assert_books_consistent()
