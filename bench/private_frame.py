@@ -13,7 +13,9 @@ fresh copy of the snapshot whose public context (``presenters.public_context``, 
 frame and built once a version either way) is built before the clock starts; its time is printed apart. The two
 paths' frames must be byte-equal. Each path keeps its own Piles hand helper's words (``words._helper_words``),
 emptied at each round's start, so each searches what cards still face down may give once per seat and card
-turned, as the site does; the other process caches (a card's markup) are warm and shared.
+turned, as the site does; the other process caches (a card's markup) are warm and shared. The collector is
+settled as in the server (``kernel.pools.collector_settle``) once the games are played, so a full pass over all
+that is loaded does not land on one path's round.
 
 The old path is the site's as it was at ``BEFORE``: ``old_private_frame`` (its ``private_frame``, copied here),
 each template's globals as Jinja makes them (a ChainMap over the environment's, ``_jinja_globals``) and the search
@@ -165,12 +167,14 @@ def main() -> None:
     from bench.load import BARE_TABLE_SQL  # live_parts' play times the bare app's message after each action
     from games.live.render import private_frame
     from games.presentation.presenters import public_context
+    from kernel.pools import collector_settle
 
     try:
         with connection.cursor() as cursor:
             for statement in BARE_TABLE_SQL:
                 cursor.execute(statement)
         kept = record(args.actions)
+        collector_settle()  # as the server does once started: what is loaded and kept aside from full passes
         count = sum(len(users) for _, _, users in kept)
         print(f"{len(kept)} versions, {count} private frames; ms of CPU a frame, old / new path, alternated:")
         groups = {
