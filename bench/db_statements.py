@@ -194,7 +194,9 @@ def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid
 
     from games.models import AdvanceAction, Hand
     from games.selectors import hands as hand_selectors
-    from games.selectors.rows import rows_fetch
+    from games.selectors import snapshot
+    from games.selectors.rows import rows_fetch, rows_split
+    from ledger.selectors import SeatMoney
 
     users_sql = hand_selectors._USER.sql
     before_sql = PLAYERS_BEFORE.format(users=users_sql)
@@ -216,6 +218,30 @@ def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid
 
             compared(f"{table.name}, the players' statement", players_before, players_now, rounds, runs, pid)
         print(f"    before: {plans(before_sql)}; now: {plans(hand_selectors._PLAYERS_SQL)}")
+
+        def read_before(table_id: int = table.pk, club_id: int = club_id, number: int = hand.number) -> object:
+            seats, money = [], {}
+            for row in rows_fetch(snapshot._SEATS_SQL, [table_id, club_id, table_id]):
+                seat, user = rows_split(row[:-2], snapshot._SEAT, snapshot._USER)
+                seat.user = user
+                seats.append(seat)
+                if row[-2] is not None:
+                    money[seat.user_id] = SeatMoney(balance=int(row[-2]), sitting_net=int(row[-1]))
+            return seats, money, snapshot._previous_hand_read(table_id, number)
+
+        def read_now(table_id: int = table.pk, club_id: int = club_id, number: int = hand.number) -> object:
+            seats, money, key = snapshot._seats_read(table_id, club_id, number)
+            return seats, money, snapshot._previous_hand(table_id, number, key)
+
+        assert not hand.is_finished and read_now()[2] is not None, "no hand in play after another"
+        compared(
+            f"{table.name}, the publisher's read of the seats and the last hand",
+            read_before,
+            read_now,
+            rounds,
+            runs,
+            pid,
+        )
 
 
 def page_costs(entries: int) -> None:

@@ -11,8 +11,10 @@ one. It holds every member's advance actions: only ``advance_rows_of`` hands the
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import engine
@@ -22,6 +24,7 @@ from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state
+from kernel.pools import ProcessCache
 from ledger import selectors as ledger_selectors
 from ledger.models import Ruling
 from ledger.selectors import SeatMoney
@@ -76,7 +79,10 @@ def table_snapshot(
 ) -> TableSnapshot:
     """The snapshot of ``table`` (its club and house rules loaded) showing ``hand`` (``state``: its engine
     state when the caller holds it; ``carried``: what the transaction that committed it knew)."""
-    seats, seat_money = _seats_read(table.pk, table.club_id)
+    # The last hand is shown beside a hand being played; the seats statement names it (``_PreviousKey``).
+    asks = hand is not None and not hand.is_finished and carried.previous is None
+    before = hand.number if hand is not None and asks else 0
+    seats, seat_money, previous_key = _seats_read(table.pk, table.club_id, before)
     previous = previous_voiding = None
     previous_users: dict[int, User] = {}
     advance_rows: list[AdvanceAction] = []
@@ -91,7 +97,7 @@ def table_snapshot(
                 if carried.advance_rows is not None
                 else advance_selectors.advance_rows(hand_id=hand.pk)
             )
-            previous = carried.previous or _previous_hand_read(table.pk, hand.number)
+            previous = carried.previous or _previous_hand(table.pk, hand.number, previous_key)
         if previous is not None:
             previous_users = hand_seat_users(hand=previous, known={**known, **{u.pk: u for u in hand_users.values()}})
             previous_voiding = ledger_selectors.hand_voiding(hand_id=previous.pk) if previous.voided_at else None
@@ -134,8 +140,9 @@ def table_snapshot_read(*, table_id: int, hand_id: int | None = None) -> TableSn
     return table_snapshot(table=table, hand=hand)
 
 
-# The two reads every version of a hand repeats, written out (games/selectors/rows.py). Only table and column
-# names from the models are put in the statements; every value is bound.
+# The read every version of a hand repeats (the seats, naming the last hand), and the last hand's own read when
+# that is new here, written out (games/selectors/rows.py). Only table and column names from the models are put
+# in the statements; every value is bound.
 # The previous hand's area shows its result (from its state), its players, number and voiding: its deck, salts,
 # events and clocks (most of the row) are neither sent nor decoded.
 _HAND = Columns(
@@ -146,17 +153,41 @@ _HAND = Columns(
 )
 _SEAT = Columns(Seat, "s")
 _USER = Columns(User, "u")
-_PREVIOUS_HAND_SQL = (
-    f'SELECT {_HAND.sql} FROM "{Hand._meta.db_table}" h '  # noqa: S608
-    "WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s "
-    "ORDER BY h.number DESC LIMIT 1"
-)
+_LAST_FINISHED = 'FROM "games_hand" h WHERE h.table_id = %s AND h.finished_at IS NOT NULL AND h.number < %s'
+_PREVIOUS_HAND_SQL = f"SELECT {_HAND.sql} {_LAST_FINISHED} ORDER BY h.number DESC LIMIT 1"  # noqa: S608
 _SEATS_SQL = (
     f'SELECT {_SEAT.sql}, {_USER.sql}, money.balance, money.net FROM "{Seat._meta.db_table}" s '  # noqa: S608
     f'JOIN "{User._meta.db_table}" u ON u.id = s.user_id '
     + ledger_selectors.seat_money_join(user="s.user_id", since="s.accepted_at")
     + " WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
 )
+# The seats, and on each row what names the last finished hand before hand %s (NULL: none; 0 asks nothing).
+_SEATS_AND_PREVIOUS_SQL = (
+    f"SELECT seats.*, prev.id, prev.version, prev.voided_at FROM ({_SEATS_SQL}) seats "  # noqa: S608
+    f"LEFT JOIN (SELECT h.id, h.version, h.voided_at {_LAST_FINISHED} ORDER BY h.number DESC LIMIT 1) prev "
+    "ON TRUE ORDER BY seats.number"
+)
+
+# The last finished hand's id, version and voiding: a finished hand's row changes after that only by its voiding
+# (games/services/voiding.py), so these name one value of the columns the area shows (``_HAND``). None: not
+# known (no open seat to carry it); (None, None, None): there is no such hand.
+_PreviousKey = tuple[int | None, int | None, datetime | None]
+# Each last hand as read, by its key: the versions of the hand after it show the same one, so it is read once
+# a process (and again once voided), not at every version.
+_PREVIOUS_HANDS: ProcessCache[_PreviousKey, Hand] = ProcessCache("previous hand rows", held=512)
+
+
+def _previous_hand(table_id: int, number: int, key: _PreviousKey | None) -> Hand | None:
+    """The last finished hand of the table before hand ``number``, named by ``key`` (the seats statement's)."""
+    if key is not None and key[0] is None:
+        return None
+    kept = _PREVIOUS_HANDS.get(key) if key is not None else None
+    if kept is not None:
+        return copy.copy(kept)  # each snapshot its own instance: one given to a ruling may be changed
+    found = _previous_hand_read(table_id, number)
+    if found is not None:
+        _PREVIOUS_HANDS.put((found.pk, found.version, found.voided_at), copy.copy(found))
+    return found
 
 
 def _previous_hand_read(table_id: int, number: int) -> Hand | None:
@@ -165,16 +196,21 @@ def _previous_hand_read(table_id: int, number: int) -> Hand | None:
     return _HAND.build(rows[0]) if rows else None
 
 
-def _seats_read(table_id: int, club_id: int) -> tuple[list[Seat], dict[int, SeatMoney]]:
-    """The table's open seats by number, each with its member, and the seated members' money (their club balance
-    and their net at the table since they sat, ``ledger_selectors.seat_money_join``), in one statement."""
+def _seats_read(
+    table_id: int, club_id: int, before: int
+) -> tuple[list[Seat], dict[int, SeatMoney], _PreviousKey | None]:
+    """The table's open seats by number, each with its member, the seated members' money (their club balance
+    and their net at the table since they sat, ``ledger_selectors.seat_money_join``) and the key of the last
+    finished hand before hand ``before`` (None without an open seat), in one statement."""
     seats, money = [], {}
-    for row in rows_fetch(_SEATS_SQL, [table_id, club_id, table_id]):
-        seat, user = rows_split(row[:-2], _SEAT, _USER)
+    key: _PreviousKey | None = None
+    for row in rows_fetch(_SEATS_AND_PREVIOUS_SQL, [table_id, club_id, table_id, table_id, before]):
+        seat, user = rows_split(row[:-5], _SEAT, _USER)
         assert isinstance(seat, Seat) and isinstance(user, User)
         seat.user = user
         seats.append(seat)
-        balance, net = row[-2:]
+        balance, net = row[-5:-3]
         if balance is not None:  # a member with no account yet has none
             money[seat.user_id] = SeatMoney(balance=int(balance), sitting_net=int(net))
-    return seats, money
+        key = (row[-3], row[-2], row[-1])
+    return seats, money, key

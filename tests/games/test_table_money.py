@@ -57,7 +57,7 @@ def test_each_seat_has_its_balance_and_sitting_net_in_one_query(
     services.hand_act(hand_id=hand.pk, user=c, action={"type": "out"}, version=2)  # a takes 75
 
     with django_assert_num_queries(1):
-        seats, _money = snapshot._seats_read(table.pk, table.club_id)
+        seats, _money, _previous = snapshot._seats_read(table.pk, table.club_id, 0)
     assert [s.user_id for s in seats] == [a.pk, b.pk, c.pk]
     # The balance counts every table; the sitting's net only this one.
     assert money_of(table) == {a.pk: (-10 + 50, 50), b.pk: (10 - 25, -25), c.pk: (-25, -25)}
@@ -90,7 +90,7 @@ def test_seats_with_no_account_show_no_money_and_a_table_nobody_sits_at_none(
     empty = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25))
     assert shown_money(table) == money_of(table) == {}
     with django_assert_num_queries(1):
-        assert snapshot._seats_read(empty.pk, empty.club_id) == ([], {})
+        assert snapshot._seats_read(empty.pk, empty.club_id, 0) == ([], {}, None)
 
 
 def _history(club_id: int, accounts: list[Account], pot: Account, table: Table, at: Any, entries: int) -> None:
