@@ -56,6 +56,7 @@ def main() -> None:
     real_act = hands.hand_act
     ends: list[dict[str, Any]] = []  # per hand end: cpu, statements [(shape, cpu, wall)]
     others: list[float] = []
+    other_statements: list[tuple[int, float]] = []  # per other action: statements, their CPU
     profiler = cProfile.Profile(time.thread_time) if args.profile else None  # CPU, not wall
     profiled = pstats.Stats() if profiler is not None else None
 
@@ -83,6 +84,7 @@ def main() -> None:
                 profiled.add(profiler)
         else:
             others.append(spent)
+            other_statements.append((len(ran), sum(c for _, c, _ in ran)))
         if profiler is not None:
             profiler.clear()
         return hand
@@ -95,6 +97,11 @@ def main() -> None:
         for table, users in setup_tables(betting_round=True):
             play(table, users, args.actions, defaultdict(list), [], defaultdict(list))
         report(ends, others)
+        print(
+            f"  other actions: {statistics.mean(n for n, _ in other_statements):.2f} statements; their CPU "
+            f"{ms([c for _, c in other_statements])}; the rest (Python) "
+            f"{ms([t - c for t, (_, c) in zip(others, other_statements, strict=True)])}"
+        )
         if profiled is not None and ends:
             profiled.sort_stats("tottime").print_stats(30)
             profiled.sort_stats("cumulative").print_stats(45)

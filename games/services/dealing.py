@@ -137,7 +137,7 @@ def hand_deal_to(
     no hand is dealt."""
     rules = engine.rules_from_dict(table.rule_version.rules)
     seats, earlier, hand_id = _leave_former_members_then_active_seats(table)
-    fresh_id = hand_id  # taken from the sequence: the next deck ahead takes it when the hand takes a reserved one
+    fresh_id = hand_id  # taken from the sequence: the deck after next takes it when the hand takes a reserved one
     if len(seats) < rules.min_players:
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
@@ -150,6 +150,7 @@ def hand_deal_to(
     if fixed is not None:
         hand_id = deck_ahead_set_aside(table=table, number=number) or hand_id
         cuts: list[dict[str, Any]] = []
+        drawn = False  # the decks ahead are seen to below
         committed, salts, cards = fixed, deal_salts(), fixed
         scheme = engine.SCHEME_MERKLE
     # House rule: the deal waits for a cut. Never at a practice table: no browser may be there to cut it.
@@ -159,7 +160,7 @@ def hand_deal_to(
         hand_result_post(result)
         return None
     else:
-        ahead, cuts = deck_ahead_deal(table=table, number=number)
+        ahead, cuts, drawn = deck_ahead_deal(table=table, number=number, rules=rules, spare_id=fresh_id)
         hand_id, committed, salts, scheme = ahead.hand_id, list(ahead.deck), list(ahead.salts), ahead.scheme
         cards = list(
             engine.deck_dealt(
@@ -200,10 +201,11 @@ def hand_deal_to(
     table.stopped_at_hand = None
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
-    # The id taken from the sequence goes to a later deal only when it is newer than this hand's: hand ids
-    # grow with the deals (the pages order frames by them, docs/live.md).
-    # The next deal's list closes now, its public moment (docs/fairness.md).
-    decks_after_deal(table=table, number=number, rules=rules, spare_id=fresh_id if hand_id < fresh_id else None)
+    if not drawn:  # else the deal's statement drew the deck after next and closed the next list (decks.py)
+        # The id taken from the sequence goes to a later deal only when it is newer than this hand's: hand ids
+        # grow with the deals (the pages order frames by them, docs/live.md). The next deal's list closes now,
+        # its public moment (docs/fairness.md).
+        decks_after_deal(table=table, number=number, rules=rules, spare_id=fresh_id if hand_id < fresh_id else None)
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by, first=result)
     return hand, seat_users, state

@@ -69,10 +69,9 @@ def decks_ahead_fill(*, table: Table, first: int) -> None:
             _deck_draw(table=table, number=number)
 
 
-_INSERT_DECK = (
-    'INSERT INTO "games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "scheme", "created_at") '
-    'VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s) ON CONFLICT ("table_id", "number") DO NOTHING'
-)
+_DECK_COLUMNS = '"games_deckahead" ("table_id", "number", "hand_id", "deck", "salts", "root", "scheme", "created_at")'
+_DECK_VALUES = "%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s"
+_INSERT_DECK = f'INSERT INTO {_DECK_COLUMNS} VALUES ({_DECK_VALUES}) ON CONFLICT ("table_id", "number") DO NOTHING'  # noqa: S608
 
 
 def _deck_insert(*, table: Table, number: int, hand_id: int) -> None:
@@ -101,39 +100,60 @@ CLOSED_BY_OWN = "own-deal"  # at its own deal: the table's first, or a deal that
 
 # The deal marks its deck dealt and, for a deck of signed cuts, closes its list of cuts unless the hand before
 # closed it (PostgreSQL writes the list from the cuts received: games migration 0016), then returns the deck
-# and the closed list, in one statement. The INSERT's trigger takes the deck's row lock, which ``cut_take``
-# holds while it records a cut, and reads the cuts in a snapshot of its own: each cut is in the list or refused.
-_CLOSE_DECK = (
+# and the closed list. The INSERT's trigger takes the deck's row lock, which ``cut_take`` holds while it records
+# a cut, and reads the cuts in a snapshot of its own: each cut is in the list or refused.
+_DECK_DEALT = (
     'WITH d AS (UPDATE "games_deckahead" SET "dealt_at" = %s WHERE "table_id" = %s AND "number" = %s '
     'AND "dealt_at" IS NULL RETURNING "id", "hand_id", "deck", "salts", "root", "scheme"), '
     'closed AS (INSERT INTO "games_cutlist" ("deck_id", "closed_at", "closed_by", "cuts") '
     "SELECT d.\"id\", %s, 'own-deal', '[]'::jsonb FROM d WHERE d.\"scheme\" = 'merkle-sha256-cut-v2' "
-    'ON CONFLICT ("deck_id") DO NOTHING RETURNING "cuts") '
+    'ON CONFLICT ("deck_id") DO NOTHING RETURNING "cuts")'
+)
+_DECK_DEALT_ROW = (
     'SELECT d."id", d."hand_id", d."deck", d."salts", d."root", d."scheme", '
-    'COALESCE((SELECT "cuts" FROM closed), (SELECT c."cuts" FROM "games_cutlist" c WHERE c."deck_id" = d."id")) '
-    "FROM d"
+    'COALESCE((SELECT "cuts" FROM closed), (SELECT c."cuts" FROM "games_cutlist" c WHERE c."deck_id" = d."id"))'
 )
 
 # At a deal, the list of the deal after it closes (its public moment), unless the house rule ``cut_required``
 # keeps an empty one open (never at a practice table), in one statement.
-_CLOSE_NEXT = (
+_CLOSE_NEXT_ROWS = (
     'INSERT INTO "games_cutlist" ("deck_id", "closed_at", "closed_by", "cuts") '
-    "SELECT d.\"id\", %s, 'previous-deal', '[]'::jsonb FROM \"games_deckahead\" d "
-    'WHERE d."table_id" = %s AND d."number" = %s AND d."dealt_at" IS NULL '
-    "AND d.\"scheme\" = 'merkle-sha256-cut-v2' "
-    'AND (NOT %s OR EXISTS (SELECT 1 FROM "games_devicecut" c WHERE c."deck_id" = d."id")) '
-    'ON CONFLICT ("deck_id") DO NOTHING'
+    "SELECT n.\"id\", %s, 'previous-deal', '[]'::jsonb FROM \"games_deckahead\" n "
+    'WHERE n."table_id" = %s AND n."number" = %s AND n."dealt_at" IS NULL '
+    "AND n.\"scheme\" = 'merkle-sha256-cut-v2' "
+    'AND (NOT %s OR EXISTS (SELECT 1 FROM "games_devicecut" c WHERE c."deck_id" = n."id"))'
+)
+_CLOSE_NEXT = f'{_CLOSE_NEXT_ROWS} ON CONFLICT ("deck_id") DO NOTHING'
+
+# The deal's one statement (``deck_ahead_deal``): the above, and once the deal's deck is there, the next deal's
+# list closed (``_CLOSE_NEXT``: it closes when the hand before it is dealt, in the deal's transaction as before)
+# and the deck of the deal after it drawn (``_INSERT_DECK``) under the id the deal took from the hands' sequence,
+# only when the deal's deck holds an older one (hand ids grow with the deals). Each row has its own trigger, as
+# before, and the lock order holds: the deal's deck, then the next deal's (its list's trigger locks it).
+_DEAL_DECKS = (
+    f"{_DECK_DEALT}, "  # noqa: S608 - fixed names
+    f'following AS ({_CLOSE_NEXT_ROWS} AND EXISTS (SELECT 1 FROM d) ON CONFLICT ("deck_id") DO NOTHING), '
+    f'drawn AS (INSERT INTO {_DECK_COLUMNS} SELECT {_DECK_VALUES} FROM d WHERE d."hand_id" < %s '
+    'ON CONFLICT ("table_id", "number") DO NOTHING RETURNING 1) '
+    f"{_DECK_DEALT_ROW}, (SELECT COUNT(*) FROM drawn) FROM d"
 )
 
 
-def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[str, Any]]]:
+def deck_ahead_deal(
+    *, table: Table, number: int, rules: engine.Rules, spare_id: int
+) -> tuple[DeckAhead, list[dict[str, Any]], bool]:
     """The deck committed for deal ``number`` (drawn now if none was: nobody could cut it) and the cuts it is
     dealt through: its closed list (closed now if it was still open), sorted by value; for a deck committed
-    before signed cuts, its cuts in the order received. Marks the deck dealt. Expects the table row locked."""
-    row = _deck_close(table=table, number=number)
+    before signed cuts, its cuts in the order received. Marks the deck dealt. With it, in the same statement:
+    the next deal's list closed (``cut_list_close_next``) and, when the deck dealt holds an id older than
+    ``spare_id`` (an id the deal took from the hands' sequence), the deck of the deal after next drawn with
+    ``spare_id``; the last value says whether it was (if not, ``decks_after_deal`` without a spare id draws what
+    is missing). Expects the table row locked."""
+    after_next = _deck_insert_params(table=table, number=number + DECKS_AHEAD, hand_id=spare_id)
+    row = _deck_close(table=table, number=number, rules=rules, after_next=after_next, spare_id=spare_id)
     if row is None:  # none was drawn for it: drawn now, so nobody could cut it
         _deck_draw(table=table, number=number)
-        row = _deck_close(table=table, number=number)
+        row = _deck_close(table=table, number=number, rules=rules, after_next=after_next, spare_id=spare_id)
         assert row is not None, f"deal {number} of table {table.pk} was dealt already"
     ahead = DeckAhead(
         pk=row[0],
@@ -145,15 +165,16 @@ def deck_ahead_deal(*, table: Table, number: int) -> tuple[DeckAhead, list[dict[
         root=row[4],
         scheme=row[5],
     )
+    drawn = bool(row[7])
     if ahead.scheme == engine.SCHEME_CUT_V2:
-        return ahead, list(_json(row[6]))
+        return ahead, list(_json(row[6])), drawn
     cuts = [
         {"cut": value, "by": by, "at": at.isoformat()}
         for value, by, at in DealCut.objects.filter(deck_id=ahead.pk)
         .order_by("pk")
         .values_list("value", "user_id", "received_at")
     ]
-    return ahead, cuts
+    return ahead, cuts, drawn
 
 
 def cut_list_close_next(*, table: Table, number: int, rules: engine.Rules) -> None:
@@ -195,12 +216,25 @@ def decks_after_deal(*, table: Table, number: int, rules: engine.Rules, spare_id
         )
 
 
-def _deck_close(*, table: Table, number: int) -> Any:
-    """Close deal ``number``'s deck and its list of cuts; its row (id, hand id, deck, salts, root, scheme, the
-    closed list or None), or None if none was drawn."""
+def _deck_close(*, table: Table, number: int, rules: engine.Rules, after_next: list[Any], spare_id: int) -> Any:
+    """``_DEAL_DECKS``: close deal ``number``'s deck and its list of cuts, and the next deal's list, and insert the
+    deck of the deal after next (``after_next``: its parameters) when the deal's deck is older than ``spare_id``;
+    its row (id, hand id, deck, salts, root, scheme, the closed list or None, whether that deck was inserted),
+    or None if none was drawn (then nothing is written)."""
     now = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(_CLOSE_DECK, [now, table.pk, number, now])
+        cursor.execute(
+            _DEAL_DECKS,
+            [
+                now,
+                table.pk,
+                number,
+                now,
+                *_close_next_params(table=table, number=number + 1, rules=rules),
+                *after_next,
+                spare_id,
+            ],
+        )
         return cursor.fetchone()
 
 

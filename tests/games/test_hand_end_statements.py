@@ -48,7 +48,7 @@ def test_a_hand_end_posts_its_result_with_the_next_antes_in_one_statement(club_s
     following = Hand.objects.get(table=table, number=ended.number + 1)
     books = [sql for sql in statements if '"ledger_' in sql]
     assert len(books) == 1 and "ledger_posting" in books[0] and "ledger_journalentry" in books[0], books
-    assert len(statements) <= 9, statements
+    assert len(statements) <= 8, statements
     assert _chip_events_posted(ended) == _chip_events_logged(ended)
     assert any(kind == "award" for kind, _, _ in _chip_events_posted(ended))
     assert _chip_events_posted(following) == _chip_events_logged(following) == [("ante", s, 25) for s in sorted(seats)]
