@@ -8,7 +8,10 @@ PostgreSQL's CPU for nothing (the players' statement did: about 0.1 ms of planni
 
 from __future__ import annotations
 
+import json
 import random
+import re
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -18,6 +21,7 @@ from games.models import Hand
 from games.selectors.hands import hand_players
 from games.selectors.snapshot import table_snapshot_of
 from games.selectors.states import hand_state
+from games.services.locking import _MEMBER_HAND_SQL
 from tests.games.helpers import act_at_random, three_players_started
 
 
@@ -55,3 +59,28 @@ def test_the_players_statement_is_planned_once_on_a_connection(club_setup) -> No
     found = [hand_players(hand=hand, club_id=table.club_id) for _ in range(12)]
     assert all(f == found[0] for f in found) and len(found[0].seat_users) == 3
     assert _planned_each_time(runs_over=5) == []
+
+
+def _generic_plan(sql: str) -> dict[str, Any]:
+    """The plan PostgreSQL makes of ``sql`` for any values (what it keeps for a prepared copy after five runs)."""
+    numbers = iter(range(1, 100))
+    prepared = re.sub("%s", lambda _: f"${next(numbers)}", sql)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (GENERIC_PLAN, FORMAT JSON) " + prepared.replace("%", "%%"))
+        found = cursor.fetchone()[0]
+    return (json.loads(found) if isinstance(found, str) else found)[0]["Plan"]
+
+
+def _scans(plan: dict[str, Any], relation: str) -> list[tuple[str, str | None]]:
+    found = [(plan["Node Type"], plan.get("Index Name"))] if plan.get("Relation Name") == relation else []
+    return found + [scan for child in plan.get("Plans", []) for scan in _scans(child, relation)]
+
+
+@pytest.mark.django_db
+def test_the_action_locks_its_hand_found_by_its_id_alone(club_setup) -> None:
+    """Not by its table: a generic plan that looked the hand up by the table read every hand of it (and their
+    dead versions) at each action, more as the table played on."""
+    three_players_started(club_setup, engine.PilesRules())
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_hand")
+    assert _scans(_generic_plan(_MEMBER_HAND_SQL), "games_hand") == [("Index Scan", "games_hand_pkey")]
