@@ -44,7 +44,8 @@ from bench.load import choose  # noqa: E402 - the bots' choice: the benches play
 DB_NAME = "bench_db_statements"
 TICK = os.sysconf("SC_CLK_TCK")
 
-# The players' statement as it was: the ids given as an array, planned afresh at every run.
+# The players' statement as it was: the ids given as an array (on a small database, or at a page cost of 4,
+# planned afresh at every run).
 PLAYERS_BEFORE = (
     'SELECT {users}, EXISTS (SELECT 1 FROM "accounts_membership" m '
     'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
@@ -160,7 +161,7 @@ def plans(sql: str) -> str:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
-            ["%" + sql[-60:].replace("%", "\\%").replace("\\%s", "$_")],
+            ["%" + sql[-60:].replace("%", "\\%").replace("\\%s", "$%")],
         )
         return ", ".join(f"{g} generic / {c} custom plans" for g, c in cursor.fetchall()) or "not prepared"
 
@@ -217,7 +218,8 @@ def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid
                 return hand_selectors.hand_players(hand=hand, club_id=club_id)
 
             compared(f"{table.name}, the players' statement", players_before, players_now, rounds, runs, pid)
-        print(f"    before: {plans(before_sql)}; now: {plans(hand_selectors._PLAYERS_SQL)}")
+        now_sql = hand_selectors._PLAYERS_SQL.replace("{ids}", ", ".join(["%s"] * len(ids)))
+        print(f"    before: {plans(before_sql)}; now: {plans(now_sql)}")
 
         def read_before(table_id: int = table.pk, club_id: int = club_id, number: int = hand.number) -> object:
             seats, money = [], {}

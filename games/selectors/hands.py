@@ -203,17 +203,16 @@ _USER = Columns(User, "u")
 # under the hand's lock).
 # A computer player (games/services/practice.py) counts as a member: it sits only at practice tables (migration
 # 0012).
-# The players are found from the hand row's own list (dealt once, never changed), by the hand's id: a statement
-# whose plan does not depend on its values, so PostgreSQL keeps one generic plan for the connection's prepared
-# copy. Given the ids as an array (``u.id = ANY(%s)``), it planned the statement afresh at every execution (its
-# generic plan costed above the custom ones): about 0.2 ms of its CPU an action, half of it the planning.
+# The ids are written out one parameter each (the statement's text differs only with the number of players), so
+# PostgreSQL's generic plan for the connection's prepared copy expects as many rows as a plan for the values and
+# is kept: given the ids as one array (``u.id = ANY(%s)``), the generic plan expected some other count, cost more
+# than the custom ones and was made afresh at every action on a small database, or at a page cost of 4.
 _PLAYERS_SQL = (
     f'SELECT {_USER.sql}, EXISTS (SELECT 1 FROM "accounts_membership" m '  # noqa: S608 - fixed
     'WHERE m.club_id = %s AND m.user_id = u.id) OR EXISTS (SELECT 1 FROM "games_computerplayer" c '
     'WHERE c.user_id = u.id), EXISTS (SELECT 1 FROM "games_advanceaction" a '
-    'WHERE a.hand_id = h.id AND a.status = %s), EXISTS (SELECT 1 FROM "games_advanceaction" a WHERE a.hand_id = h.id) '
-    'FROM "games_hand" h CROSS JOIN LATERAL jsonb_each_text(h.players) p '
-    'JOIN "accounts_user" u ON u.id = p.value::bigint WHERE h.id = %s'
+    'WHERE a.hand_id = %s AND a.status = %s), EXISTS (SELECT 1 FROM "games_advanceaction" a WHERE a.hand_id = %s) '
+    'FROM "accounts_user" u WHERE u.id IN ({ids})'
 )
 
 
@@ -236,7 +235,9 @@ def hand_players(*, hand: Hand, club_id: int) -> HandPlayers:
     members: set[int] = set()
     pending: bool | None = None
     any_advance: bool | None = None
-    for row in rows_fetch(_PLAYERS_SQL, [club_id, AdvanceAction.Status.PENDING.value, hand.pk]):
+    players = sorted(set(ids.values()))
+    sql = _PLAYERS_SQL.replace("{ids}", ", ".join(["%s"] * len(players)) or "NULL")  # none: no row
+    for row in rows_fetch(sql, [club_id, hand.pk, AdvanceAction.Status.PENDING.value, hand.pk, *players]):
         user = _USER.build(row[: _USER.count])
         users[user.pk] = user
         if row[_USER.count]:
