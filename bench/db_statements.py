@@ -381,6 +381,14 @@ def main() -> None:
             f"{totals['read'] / count * 1000:.2f}; PostgreSQL (all statements, commits included) "
             f"{totals['postgres'] / count * 1000:.2f}"
         )
+        with connection.cursor() as cursor:
+            # A row update that changes no indexed column, on a page with room, is HOT: no index entry is written.
+            cursor.execute(
+                "SELECT relname, n_tup_upd, n_tup_hot_upd, n_dead_tup, (SELECT count(*) FROM pg_index i "
+                "WHERE i.indrelid = relid) FROM pg_stat_user_tables WHERE relname IN ('games_hand', 'games_table')"
+            )
+            for name, updated, hot, dead, indexes in cursor.fetchall():
+                print(f"  {name}: {updated} row updates, {hot} of them HOT, {dead} dead rows, {indexes} indexes")
         print("per action, each statement: runs, this process's CPU while it ran (us), PostgreSQL's CPU (us):")
         for (part, sql), (runs, client, server) in sorted(recorder.found.items(), key=lambda kv: -kv[1][1] - kv[1][2]):
             of = totals.get(f"actions {part.split(' ')[-1]}") or count  # the actions at that page cost
