@@ -200,7 +200,9 @@ def seats_prepared(table_id: int, club_id: int) -> str:
             return "not prepared"
         name, generic, custom = found
         cursor.execute(
-            f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE {name}({int(table_id)}, {int(club_id)}, {int(table_id)})"
+            # The seats statement with the last hand's key (games/selectors/snapshot.py): 0, no hand asked for.
+            f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE {name}({int(table_id)}, {int(club_id)}, {int(table_id)}, "
+            f"{int(table_id)}, 0)"
         )
         out = cursor.fetchone()[0]
     plan = (json.loads(out) if isinstance(out, str) else out)[0]
