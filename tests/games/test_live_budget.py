@@ -98,7 +98,7 @@ def test_the_action_that_ends_a_hand_and_deals_the_next_takes_at_most_twelve_sta
     act(table, hand, b, {"type": "in"}, 1)
     sql = act(table, hand, c, {"type": "in"}, 2)  # the drop opens: showdown, payments, the next hand dealt
     assert Hand.objects.get(pk=hand.pk).is_finished and Hand.objects.filter(table=table).count() == 2
-    assert sum('INSERT INTO "ledger_journalentry"' in q for q in sql) == 2, sql  # the payments, the next antes
+    assert sum('INSERT INTO "ledger_journalentry"' in q for q in sql) == 1, sql  # the payments with the next antes
     # A player's own move ended it: whether anybody played is known without reading the hand's log.
     assert not [q for q in sql if q.startswith("SELECT") and 'FROM "games_handaction"' in q], sql
     assert len(sql) <= HAND_END_BUDGET, "\n".join(sql)
