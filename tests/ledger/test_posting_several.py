@@ -131,3 +131,23 @@ def test_a_hand_result_is_posted_with_the_next_hand_antes_in_one_statement(club_
         ledger_post_hand_events(hand=elsewhere, events=antes, seat_users=seats, created_by=None, first=result)
     assert JournalEntry.objects.filter(hand=elsewhere).count() == 0
     assert_books_consistent()
+
+
+def test_an_entry_memo_keeps_any_table_name_through_the_one_statement(club_setup):
+    """The entries go to the database as a JSON document: a table's name with quotes, backslashes and letters
+    beyond ASCII is written as it is."""
+    ann, ben, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser)
+    table.name = 'Chez "Zoë" \\ l\'As ♠'
+    table.save(update_fields=["name"])
+    seats = {0: ann, 1: ben}
+    events = [{"kind": "ante", "seat": 0, "amount": 25}, {"kind": "ante", "seat": 1, "amount": 25}]
+    ledger_post_hand_events(hand=make_hand(table, [ann, ben]), events=events, seat_users=seats, created_by=None)
+    hand = make_hand(table, [ann, ben], finished=False)
+    with CaptureQueriesContext(connection) as ctx:
+        entries = ledger_post_hand_events(hand=hand, events=events, seat_users=seats, created_by=None)
+    assert len(ctx.captured_queries) == 1
+    memos = list(
+        JournalEntry.objects.filter(pk__in=[e.pk for e in entries]).order_by("pk").values_list("memo", flat=True)
+    )
+    assert memos == [f"Ante, seat {seat}, hand {hand.number} at {table.name}" for seat in (0, 1)]
