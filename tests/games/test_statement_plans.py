@@ -83,4 +83,7 @@ def test_the_action_locks_its_hand_found_by_its_id_alone(club_setup) -> None:
     three_players_started(club_setup, engine.PilesRules())
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE games_hand")
-    assert _scans(_generic_plan(_MEMBER_HAND_SQL), "games_hand") == [("Index Scan", "games_hand_pkey")]
+    scans = _scans(_generic_plan(_MEMBER_HAND_SQL), "games_hand")
+    # The primary key, or on a table this small a sequential read of its page or two (the statistics the
+    # tests before this one left decide): never an index of the table's hands.
+    assert scans and all(index in (None, "games_hand_pkey") for _node, index in scans), scans
