@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Exists, OuterRef
@@ -136,40 +137,28 @@ def hand_deal_to(
     end deals this one, not posted yet: posted before the antes, with them (one statement), or alone when
     no hand is dealt."""
     rules = engine.rules_from_dict(table.rule_version.rules)
-    seats, earlier, hand_id = _leave_former_members_then_active_seats(table)
-    fresh_id = hand_id  # taken from the sequence: the deck after next takes it when the hand takes a reserved one
-    if len(seats) < rules.min_players:
+    seats, earlier, fresh_id = _leave_former_members_then_active_seats(table)
+    number = earlier + 1
+    chosen = (
+        _deck_chosen(table=table, number=number, rules=rules, deck=deck, fresh_id=fresh_id)
+        if len(seats) >= rules.min_players
+        else None
+    )
+    if chosen is None:  # too few players, or the deal waits for a cut
         table.status = Table.Status.OPEN
         table_save(table, _fields("status", also=also_save))
         hand_result_post(result)
         return None
     numbers = [s.number for s in seats]
     button = _next_button(table.button, numbers, first=earlier == 0)
-    number = earlier + 1
-    fixed = list(deck) if deck is not None else fixed_dealt_order()
-    if fixed is not None:
-        hand_id = deck_ahead_set_aside(table=table, number=number) or hand_id
-        cuts: list[dict[str, Any]] = []
-        drawn = False  # the decks ahead are seen to below
-        committed, salts, cards = fixed, deal_salts(), fixed
-        scheme = engine.SCHEME_MERKLE
-    # House rule: the deal waits for a cut. Never at a practice table: no browser may be there to cut it.
-    elif not table.practice and deal_waits_for_cut(table=table, number=number, rules=rules):
-        table.status = Table.Status.OPEN
-        table_save(table, _fields("status", also=also_save))
-        hand_result_post(result)
-        return None
-    else:
-        ahead, cuts, drawn = deck_ahead_deal(table=table, number=number, rules=rules, spare_id=fresh_id)
-        hand_id, committed, salts, scheme = ahead.hand_id, list(ahead.deck), list(ahead.salts), ahead.scheme
-        cards = list(
-            engine.deck_dealt(
-                committed, ahead.root, [c["cut"] for c in cuts], scheme=ahead.scheme, table_id=table.pk, deal=number
-            )
-        )
     try:
         state, events = engine.new_hand(
-            rules, seats=numbers, button=button, deck=cards, carry_pot=table.carry_pot, hand_number=_in_game(table)
+            rules,
+            seats=numbers,
+            button=button,
+            deck=chosen.cards,
+            carry_pot=table.carry_pot,
+            hand_number=_in_game(table),
         )
     except engine.EngineError as exc:
         raise TableRefused(str(exc)) from exc
@@ -177,18 +166,18 @@ def hand_deal_to(
     seat_users = {s.number: s.user for s in seats}
     clocks = turn_clocks(rules=rules, state=state, version=0, seat_users=seat_users)
     hand = Hand(
-        pk=hand_id,
+        pk=chosen.hand_id,
         table=table,
         number=number,
         rule_version=table.rule_version,
         players={str(s.number): s.user_id for s in seats},
         button=button,
         carry_in=table.carry_pot,
-        deck=committed,
-        scheme=scheme,
-        salts=salts,
-        commitment=engine.merkle_root(hand_id, committed, salts, scheme=scheme),
-        cuts=cuts,
+        deck=chosen.committed,
+        scheme=chosen.scheme,
+        salts=chosen.salts,
+        commitment=engine.merkle_root(chosen.hand_id, chosen.committed, chosen.salts, scheme=chosen.scheme),
+        cuts=chosen.cuts,
         state=engine.state_to_json(state),
         deal_events=event_dicts,
         version=0,
@@ -201,14 +190,51 @@ def hand_deal_to(
     table.stopped_at_hand = None
     # The table's row (locked already) is written with the hand's insert, in one statement.
     _table_save_with(table, _fields("status", "button", "carry_pot", "stopped_at_hand", also=also_save), hand)
-    if not drawn:  # else the deal's statement drew the deck after next and closed the next list (decks.py)
+    if not chosen.drawn:  # else the deal's statement drew the deck after next and closed the next list (decks.py)
         # The id taken from the sequence goes to a later deal only when it is newer than this hand's: hand ids
         # grow with the deals (the pages order frames by them, docs/live.md). The next deal's list closes now,
         # its public moment (docs/fairness.md).
-        decks_after_deal(table=table, number=number, rules=rules, spare_id=fresh_id if hand_id < fresh_id else None)
+        decks_after_deal(
+            table=table, number=number, rules=rules, spare_id=fresh_id if chosen.hand_id < fresh_id else None
+        )
     hand_state_committed(hand=hand, state=state)
     ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=created_by, first=result)
     return hand, seat_users, state
+
+
+@dataclass(frozen=True, slots=True)
+class _Deck:
+    """What a deal is dealt from: the hand's id (its deck's reserved one), the deck as committed, its salts and
+    scheme, the cards in the order dealt, the cuts they were dealt through, and whether the deal's statement drew
+    the deck after next and closed the next deal's list (games/services/decks.py)."""
+
+    hand_id: int
+    committed: list[str]
+    salts: list[str]
+    scheme: str
+    cards: list[str]
+    cuts: list[dict[str, Any]]
+    drawn: bool
+
+
+def _deck_chosen(
+    *, table: Table, number: int, rules: engine.Rules, deck: Sequence[str] | None, fresh_id: int
+) -> _Deck | None:
+    """The deck deal ``number`` is dealt from: a fixed order (tests), else the deck committed ahead, cut
+    (``fresh_id``: the id the deal took from the hands' sequence). None when the house rule makes the deal wait
+    for a cut; never at a practice table: no browser may be there to cut it."""
+    fixed = list(deck) if deck is not None else fixed_dealt_order()
+    if fixed is not None:
+        hand_id = deck_ahead_set_aside(table=table, number=number) or fresh_id
+        return _Deck(hand_id, fixed, deal_salts(), engine.SCHEME_MERKLE, fixed, [], drawn=False)
+    if not table.practice and deal_waits_for_cut(table=table, number=number, rules=rules):
+        return None
+    ahead, cuts, drawn = deck_ahead_deal(table=table, number=number, rules=rules, spare_id=fresh_id)
+    committed = list(ahead.deck)
+    cards = engine.deck_dealt(
+        committed, ahead.root, [c["cut"] for c in cuts], scheme=ahead.scheme, table_id=table.pk, deal=number
+    )
+    return _Deck(ahead.hand_id, committed, list(ahead.salts), ahead.scheme, list(cards), cuts, drawn)
 
 
 def hand_result_post(result: HandEvents | None) -> None:
