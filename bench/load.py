@@ -1227,34 +1227,15 @@ def main() -> None:
     args.rates = ",".join(f"{r:g}" for r in rates)
     args.soak_rate = min(args.soak_rate, TABLE_RATE * args.tables)
 
-    from config import embedded
-
-    services = embedded.ensure_services(stack.ROOT / ".data")
-    admin_url = services.database_owner_url  # the owner role may create databases
-    env = stack.bench_env(services.as_env())
-    procs = stack.Procs()
-    books: stack.Books | None = None
-    try:
-        stack.database_prepare(env, admin_url)
-        print(f"setting up {args.tables * SEATS} members, {args.tables} tables x {SEATS} seats ...", flush=True)
-        seats = stack.make_club(env, args.tables)
-        pids = stack.service_pids()
+    with stack.served_club(args.tables, books=True) as club:
         if args.players != "screen":
-            Floor.chooser = bots.Chooser(env["DATABASE_URL"], tuple(args.players.split(",")), args.seed)
-        (run_soak if args.soak else run_load)(procs, env, seats, pids, args)
-    finally:
-        if Floor.chooser is not None:
-            Floor.chooser.close()
-        procs.stop_all()
-        stack.celery_purge(env)
-        try:  # whether money moved right: the books, read before the database goes
-            books = stack.read_books(env["DATABASE_OWNER_URL"])
-            print("\nthe club's books at the end (entries by kind, chips moved):")
-            for line in books.lines():
-                print(line)
-        except Exception as exc:  # noqa: BLE001 - report and go on stopping
-            print(f"could not read the books: {exc}")
-        stack.finish(admin_url, stop_services=services.started)
+            Floor.chooser = bots.Chooser(club.env["DATABASE_URL"], tuple(args.players.split(",")), args.seed)
+        try:
+            (run_soak if args.soak else run_load)(club.procs, club.env, club.seats, club.pids, args)
+        finally:
+            if Floor.chooser is not None:
+                Floor.chooser.close()
+    books = club.books
     if books is None or not books.whole:
         raise SystemExit("FAILED: the books do not balance (or could not be read)")
 

@@ -256,41 +256,29 @@ def main() -> None:
     args = parser.parse_args()
     args.timeline_out = ""
     args.seconds = min(args.seconds, 30.0)
-    from config import embedded
-
-    services = embedded.ensure_services(stack.ROOT / ".data")
-    admin_url = services.database_owner_url
-    env = stack.bench_env(services.as_env())
-    procs = stack.Procs()
-    try:
-        stack.database_prepare(env, admin_url)
-        seats = stack.make_club(env, args.tables)
-        pids = stack.service_pids()
-        load.Floor.chooser = bots.Chooser(env["DATABASE_URL"], tuple(bots.STRENGTHS), args.seed)
-        extra = dict(e.split("=", 1) for e in args.env)
-        app = load.PROJECT_APP
-        if args.timeline:
-            app = "bench.timeline_app:application"
-            handle, args.timeline_out = tempfile.mkstemp(prefix="bench-timeline-")
-            os.close(handle)
-            extra["BENCH_TIMELINE_OUT"] = args.timeline_out
-        server = load.start_server(procs, env, app, 1, pids, extra_env=extra)
+    with stack.served_club(args.tables) as club:
+        load.Floor.chooser = bots.Chooser(club.env["DATABASE_URL"], tuple(bots.STRENGTHS), args.seed)
         try:
-            name = "saturation" if not args.rate else load.offered(args.rate)
-            phase = load.Phase(name, args.rate or None, args.seconds)
-            started = time.monotonic()
-            asyncio.run(_play(server, seats, phase, args))
-            print(f"  ({time.monotonic() - started:.0f} s with the sockets' opening)")
+            extra = dict(e.split("=", 1) for e in args.env)
+            app = load.PROJECT_APP
+            if args.timeline:
+                app = "bench.timeline_app:application"
+                handle, args.timeline_out = tempfile.mkstemp(prefix="bench-timeline-")
+                os.close(handle)
+                extra["BENCH_TIMELINE_OUT"] = args.timeline_out
+            server = load.start_server(club.procs, club.env, app, 1, club.pids, extra_env=extra)
+            try:
+                name = "saturation" if not args.rate else load.offered(args.rate)
+                phase = load.Phase(name, args.rate or None, args.seconds)
+                started = time.monotonic()
+                asyncio.run(_play(server, club.seats, phase, args))
+                print(f"  ({time.monotonic() - started:.0f} s with the sockets' opening)")
+            finally:
+                load.stop_server(club.procs, server)
+                if args.timeline_out:
+                    Path(args.timeline_out).unlink(missing_ok=True)
         finally:
-            load.stop_server(procs, server)
-            if args.timeline_out:
-                Path(args.timeline_out).unlink(missing_ok=True)
-    finally:
-        if load.Floor.chooser is not None:
             load.Floor.chooser.close()
-        procs.stop_all()
-        stack.celery_purge(env)
-        stack.finish(admin_url, stop_services=services.started)
 
 
 if __name__ == "__main__":

@@ -178,16 +178,8 @@ def main() -> None:
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.env)
 
-    from config import embedded
-
-    services = embedded.ensure_services(stack.ROOT / ".data")
-    admin_url = services.database_owner_url
-    env = stack.bench_env(services.as_env())
-    procs = stack.Procs()
-    try:
-        stack.database_prepare(env, admin_url)
-        seats = stack.make_club(env, args.tables)
-        pids = stack.service_pids()
+    with stack.served_club(args.tables) as club:
+        procs, env, pids, seats = club.procs, club.env, club.pids, club.seats
         figures: dict[str, list[float]] = {BARE_APP: [], PROJECT_APP: []}
         for n in range(args.rounds):
             for app in (BARE_APP, PROJECT_APP):
@@ -206,10 +198,6 @@ def main() -> None:
             )
         if args.trace:
             traced(procs, env, pids, seats)
-    finally:
-        procs.stop_all()
-        stack.celery_purge(env)
-        stack.finish(admin_url, stop_services=services.started)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,49 @@ def finish(admin_url: str, *, stop_services: bool) -> None:
         print(f"could not drop {DB_NAME}: {exc}")
     if stop_services:
         embedded.stop_services(ROOT / ".data")
+
+
+@dataclass
+class Club:
+    """A run's club on the embedded services (``served_club``): the environment of its processes (this run's
+    database), the processes started, the seats of its tables, the services' pids, and its books once read."""
+
+    env: dict[str, str]
+    procs: Procs
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    pids: dict[str, int] = field(default_factory=dict)
+    books: Books | None = None
+
+
+@contextlib.contextmanager
+def served_club(tables: int, *, books: bool = False) -> Iterator[Club]:
+    """The embedded PostgreSQL and Redis (started when not running), this run's database made and migrated, and a
+    club of ``tables`` tables of six in it (``make_club``). On leaving, whatever happened: every process started
+    stopped and the queue emptied; with ``books``, the club's books read and printed (``Club.books``: None when
+    they could not be read); then the database dropped and the services stopped if this run started them."""
+    from config import embedded
+
+    services = embedded.ensure_services(ROOT / ".data")
+    admin_url = services.database_owner_url  # the owner role may create databases
+    club = Club(env=bench_env(services.as_env()), procs=Procs())
+    try:
+        database_prepare(club.env, admin_url)
+        print(f"setting up {tables * SEATS} members, {tables} tables x {SEATS} seats ...", flush=True)
+        club.seats = make_club(club.env, tables)
+        club.pids = service_pids()
+        yield club
+    finally:
+        club.procs.stop_all()
+        celery_purge(club.env)
+        if books:
+            try:  # whether money moved right: the books, read before the database goes
+                club.books = read_books(club.env["DATABASE_OWNER_URL"])
+                print("\nthe club's books at the end (entries by kind, chips moved):")
+                for line in club.books.lines():
+                    print(line)
+            except Exception as exc:  # noqa: BLE001 - report and go on stopping
+                print(f"could not read the books: {exc}")
+        finish(admin_url, stop_services=services.started)
 
 
 @dataclass(frozen=True)
