@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
 from bench.live_parts import setup_tables  # noqa: E402
-from bench.load import BARE_TABLE_SQL  # noqa: E402
 
 DB_NAME = "bench_action_books"
 
@@ -98,9 +97,6 @@ def main() -> None:
     hands.hand_act = acting  # type: ignore[assignment]
     hands.ledger_post_hand_events = dealing.ledger_post_hand_events = posting  # type: ignore[assignment]
     try:
-        with connection.cursor() as cursor:
-            for statement in BARE_TABLE_SQL:  # play() sends the bare app's message after each action
-                cursor.execute(statement)
         tables = setup_tables()
         connection.force_debug_cursor = True  # counts the action's statements (all of them, both ways)
         costs: dict[str, list[float]] = defaultdict(list)

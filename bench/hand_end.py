@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
 from bench.live_parts import setup_tables  # noqa: E402
-from bench.load import BARE_TABLE_SQL  # noqa: E402
 
 DB_NAME = "bench_hand_end"
 
@@ -91,9 +90,6 @@ def main() -> None:
 
     hands.hand_act = acting  # type: ignore[assignment]
     try:
-        with connection.cursor() as cursor:
-            for statement in BARE_TABLE_SQL:  # play() sends the bare app's message after each action
-                cursor.execute(statement)
         for table, users in setup_tables(betting_round=True):
             play(table, users, args.actions, defaultdict(list), [], defaultdict(list))
         report(ends, others)

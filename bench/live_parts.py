@@ -60,12 +60,16 @@ def setup_tables(betting_round: bool = False) -> list[tuple[Any, list[Any]]]:
     drop, as bench/stack.py's tables) and six at a Piles table, each dealt its first hand: (table, its
     members) for each (a member owing a first hand's ante may not sit down at another table)."""
     from django.core.management import call_command
+    from django.db import connection
 
     import engine
     from accounts.models import Club, Membership, User
     from games import services
 
     call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:  # play() sends the bare app's message after each action
+        for statement in BARE_TABLE_SQL:
+            cursor.execute(statement)
     users = [User.objects.create(username=f"parts{i}", email=f"parts{i}@example.org") for i in range(2 * SEATS)]
     club = Club.objects.create(name="Parts club", currency="USD", credit_limit=0)
     for i, user in enumerate(users):
@@ -252,9 +256,6 @@ def main() -> None:
     from django.db import connection
 
     try:
-        with connection.cursor() as cursor:
-            for statement in BARE_TABLE_SQL:
-                cursor.execute(statement)
         tables = setup_tables(args.betting_round)
         totals: list[float] = []
         bare: list[float] = []

@@ -164,15 +164,11 @@ def main() -> None:
     setup_bench_django(DB_NAME, rebuild=True)
     from django.db import connection
 
-    from bench.load import BARE_TABLE_SQL  # live_parts' play times the bare app's message after each action
     from games.live.render import private_frame
     from games.presentation.presenters import public_context
     from kernel.pools import collector_settle
 
     try:
-        with connection.cursor() as cursor:
-            for statement in BARE_TABLE_SQL:
-                cursor.execute(statement)
         kept = record(args.actions)
         collector_settle()  # as the server does once started: what is loaded and kept aside from full passes
         count = sum(len(users) for _, _, users in kept)
