@@ -17,9 +17,9 @@ turned, as the site does; the other process caches (a card's markup) are warm an
 settled as in the server (``kernel.pools.collector_settle``) once the games are played, so a full pass over all
 that is loaded does not land on one path's round.
 
-The old path is the site's as it was at ``BEFORE``: ``old_private_frame`` (its ``private_frame``, copied here),
-each template's globals as Jinja makes them (a ChainMap over the environment's, ``_jinja_globals``) and the search
-of engine/reach.py read from git at that commit. Printed per round: ms of CPU a frame by each path and new/old; at
+The old path is the site's as it was at ``BEFORE``: its ``private_frame`` and the search of engine/reach.py, both
+read from git at that commit (``_before``), and each template's globals as Jinja makes them (a ChainMap over the
+environment's, ``_jinja_globals``). Printed per round: ms of CPU a frame by each path and new/old; at
 the end the medians, by game and for the versions that render six frames (a hand's end with the next deal, a
 Piles stage turn: the dear actions). Not a timed test.
 """
@@ -47,36 +47,6 @@ DB_NAME = "bench_private_frame"
 BEFORE = "69325ac2fdf403efe00256c3db0bf01038bd4998"  # the tree before the private frame's cuts
 
 
-def old_private_frame(snapshot: Any, user: Any, *, at: int = 0) -> str:
-    """games/live/render.py ``private_frame`` before its cuts: the member's zone set for every frame."""
-    from django.utils import timezone
-
-    from games.live.frames import Parts, TablePrivate
-    from games.live.render import _member_values, _zone, order_key, renders
-    from games.presentation.area import jinja_template, seat_row_html
-    from kernel import metrics
-
-    renders[metrics.live_rendered("private")] += 1
-    with timezone.override(_zone(user)):  # times in the member's zone, as the page's middleware does
-        values = _member_values(snapshot, user)
-        view = values["view"]
-        own_hand = None if view is None else jinja_template("games/area/own_hand.jinja").render(values)
-        seat_actions = jinja_template("games/area/seat_actions.jinja").render(values)
-        parts: Parts = (  # no own hand while they hold no cards
-            {"seat_actions": seat_actions} if own_hand is None else {"own_hand": own_hand, "seat_actions": seat_actions}
-        )
-        own = values["own_rows"][0] if values["own_rows"] else None
-        if own is not None:
-            parts["row"] = seat_row_html(values, own, values["clocks"])
-    return TablePrivate(
-        **order_key(snapshot, at),
-        seat=own["number"] if own else None,
-        your_turn=values["your_turn"],
-        acted=values["acted"],
-        parts=parts,
-    ).encoded()
-
-
 def _jinja_globals(old: bool) -> None:
     """Every loaded template's globals as Jinja makes them (``old``: a ChainMap over the environment's) or as the
     site's environment does (a plain dict, games/presentation/jinja.py ``make_globals``)."""
@@ -87,17 +57,17 @@ def _jinja_globals(old: bool) -> None:
         template.globals = ChainMap({}, env.globals) if old else env.make_globals(None)
 
 
-def _old_search() -> Any:
-    """engine/reach.py's ``piles_reach`` as it was at ``BEFORE``, read from git (its relative imports from the
-    site's engine package, which that commit's search shares)."""
+def _before(path: str, name: str) -> types.ModuleType:
+    """The site's module at ``path`` as it was at ``BEFORE``, read from git and loaded as ``name`` beside the
+    site's own (its imports are the site's modules of today, which that commit's code shares)."""
     source = subprocess.run(
-        ["git", "show", f"{BEFORE}:engine/reach.py"], capture_output=True, text=True, check=True, cwd=ROOT
+        ["git", "show", f"{BEFORE}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
-    module = types.ModuleType("engine.reach_before")
-    module.__package__ = "engine"
-    sys.modules[module.__name__] = module  # its dataclasses look their module up
-    exec(compile(source, "engine/reach.py@BEFORE", "exec"), module.__dict__)  # noqa: S102 - the repo's own file
-    return module.piles_reach
+    module = types.ModuleType(name)
+    module.__package__ = name.rpartition(".")[0]
+    sys.modules[name] = module  # its dataclasses look their module up
+    exec(compile(source, f"{path}@BEFORE", "exec"), module.__dict__)  # noqa: S102 - the repo's own file
+    return module
 
 
 @dataclasses.dataclass
@@ -186,7 +156,11 @@ def main() -> None:
 
         site = (words.piles_reach, words._helper_words)
         paths = {
-            True: RenderPath(old_private_frame, True, _old_search()),
+            True: RenderPath(
+                _before("games/live/render.py", "games.live.render_before").private_frame,
+                True,
+                _before("engine/reach.py", "engine.reach_before").piles_reach,
+            ),
             False: RenderPath(private_frame, False, site[0]),
         }
         context = 0.0
