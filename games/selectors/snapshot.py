@@ -172,21 +172,22 @@ _SEATS_AND_PREVIOUS_SQL = (
 # (games/services/voiding.py), so these name one value of the columns the area shows (``_HAND``). None: not
 # known (no open seat to carry it); (None, None, None): there is no such hand.
 _PreviousKey = tuple[int | None, int | None, datetime | None]
-# Each last hand as read, by its key: the versions of the hand after it show the same one, so it is read once
-# a process (and again once voided), not at every version.
-_PREVIOUS_HANDS: ProcessCache[_PreviousKey, Hand] = ProcessCache("previous hand rows", held=512)
+# Each table's last hand as read, with its key: the versions of the hand after it show the same one, so it is read
+# once a process (and again once voided), not at every version. One entry a table, replaced by its next last hand:
+# a hand's row with its state, deck and salts is tens of KiB, and the ones before it are never shown again.
+_PREVIOUS_HANDS: ProcessCache[int, tuple[_PreviousKey, Hand]] = ProcessCache("previous hand rows", held=512)
 
 
 def _previous_hand(table_id: int, number: int, key: _PreviousKey | None) -> Hand | None:
     """The last finished hand of the table before hand ``number``, named by ``key`` (the seats statement's)."""
     if key is not None and key[0] is None:
         return None
-    kept = _PREVIOUS_HANDS.get(key) if key is not None else None
-    if kept is not None:
-        return copy.copy(kept)  # each snapshot its own instance: one given to a ruling may be changed
+    kept = _PREVIOUS_HANDS.get(table_id) if key is not None else None
+    if kept is not None and kept[0] == key:
+        return copy.copy(kept[1])  # each snapshot its own instance: one given to a ruling may be changed
     found = _previous_hand_read(table_id, number)
     if found is not None:
-        _PREVIOUS_HANDS.put((found.pk, found.version, found.voided_at), copy.copy(found))
+        _PREVIOUS_HANDS.put(table_id, ((found.pk, found.version, found.voided_at), copy.copy(found)))
     return found
 
 

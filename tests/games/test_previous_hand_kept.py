@@ -98,3 +98,21 @@ def test_the_last_hand_voided_while_the_next_is_played_shows_voided_in_the_next_
     assert found.previous is not None and found.previous.voided_at is not None
     assert json.loads(render.public_frame(found))["html"] == json.loads(_afresh(table.pk))["html"]
     assert "Voided" in json.loads(render.public_frame(found))["html"]
+
+
+@pytest.mark.django_db
+def test_a_table_keeps_one_last_hand_however_many_hands_it_plays(club_setup) -> None:
+    """A hand's row with its state, deck and salts is tens of KiB: the hands before the last are never shown again,
+    so the process keeps none of them."""
+    table, players = three_players_started(club_setup, engine.PilesRules())
+    snapshots._PREVIOUS_HANDS._entries.clear()
+    rng = random.Random(3)
+    shown: set[int] = set()
+    for _ in range(400):
+        found, _ = _published(table.pk)
+        if found.previous is not None:
+            shown.add(found.previous.pk)
+        if len(shown) >= 3 or not act_at_random(table.pk, players, rng):
+            break
+    assert len(shown) >= 3, "the table did not play three hands"
+    assert [table_id for table_id, _kept in snapshots._PREVIOUS_HANDS._entries.items()] == [table.pk]
