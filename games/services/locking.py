@@ -41,13 +41,15 @@ _CLUB = Columns(Club, "c")
 # practice table: games/services/practice.py); with its rule version, their rule set, the table and its club
 # (read, not locked: only the hand row is). The table's frames are rendered from these after the commit
 # (games/live/publish.py), so they are not read again.
-# The hand is found by its id alone (``h.table_id + 0``: no index serves the table's side): given both, the
-# generic plan PostgreSQL keeps for the connection's prepared copy could look the hand up by its table (made
-# while the table's hands were few) and read every hand of the table, dead versions included, at each action.
+# The hand is found by its id alone (``+ 0`` on its table and its rule version: no index serves their side): else
+# the generic plan PostgreSQL keeps for the connection's prepared copy could look the hand up by its table or its
+# rule version (a plan made while the hands were few) and read every hand of it, dead versions included, at each
+# action.
 _MEMBER_HAND_SQL = (
     f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql}, {_CLUB.sql} "  # noqa: S608 - fixed columns
-    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id JOIN "accounts_club" c ON c.id = t.club_id '
-    'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
+    'FROM "games_hand" h JOIN "games_table" t ON t.id = h.table_id + 0 JOIN "accounts_club" c ON c.id = t.club_id '
+    'JOIN "games_rulesetversion" rv ON rv.id = h.rule_version_id + 0 '
+    'JOIN "games_ruleset" rs ON rs.id = rv.rule_set_id '
     'WHERE h.id = %s AND h.table_id + 0 = %s AND (EXISTS (SELECT 1 FROM "accounts_membership" m '
     "WHERE m.club_id = t.club_id AND m.user_id = %s) OR (t.practice AND EXISTS (SELECT 1 FROM "
     '"games_computerplayer" cp WHERE cp.user_id = %s))) LIMIT 1 FOR UPDATE OF h'
