@@ -184,11 +184,10 @@ class Hand(models.Model):
     state = models.JSONField()
     deal_events = models.JSONField(default=list, help_text="The events of the deal (antes, blinds, cards turned).")
     version = models.PositiveIntegerField(default=0)
-    # Not indexed: the step sets it at nearly every action, and a version that changes no indexed column is
-    # written HOT (no index entry); the sweeps find running hands by ``hand_one_unfinished_per_table``.
     deadline = models.DateTimeField(
         null=True,
         blank=True,
+        db_index=True,
         help_text="The earliest clock of the awaited seats (games/timing/turn_clock.py).",
     )
     # Seat number -> {"deadline": ISO instant, "since": the version at which that seat's turn began,

@@ -45,7 +45,7 @@ def deal_after_cut_wait(table_id: int, number: int) -> bool:
 
 @shared_task(acks_late=True)
 def sweep_overdue_turns() -> int:
-    """Apply every overdue timeout (``hands_overdue``); returns how many hands moved on."""
+    """Apply every overdue timeout (indexed on ``Hand.deadline``); returns how many hands moved on."""
     from games.services.hands import hand_apply_timeout
 
     moved = 0

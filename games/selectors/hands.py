@@ -294,8 +294,7 @@ def hand_running_clocks(*, hand_id: int) -> tuple[int, datetime | None, dict[str
 
 def hands_overdue(*, now: datetime, limit: int) -> list[tuple[int, int]]:
     """(hand id, version) of the unfinished hands whose earliest clock ran out by ``now``, the longest
-    overdue first (read from the index on unfinished hands, one a table: the deadline is not indexed, so that
-    a hand's updates in play are HOT)."""
+    overdue first (indexed on ``Hand.deadline``)."""
     return list(
         Hand.objects.filter(deadline__lte=now, finished_at__isnull=True, voided_at__isnull=True)
         .order_by("deadline")
