@@ -174,7 +174,7 @@ _SEATS_AND_PREVIOUS_SQL = (
 _PreviousKey = tuple[int | None, int | None, datetime | None]
 # Each table's last hand as read, with its key: the versions of the hand after it show the same one, so it is read
 # once a process (and again once voided), not at every version. One entry a table, replaced by its next last hand:
-# a hand's row with its state, deck and salts is tens of KiB, and the ones before it are never shown again.
+# each row holds its hand's decoded state, and the hands before a table's last are never shown again.
 _PREVIOUS_HANDS: ProcessCache[int, tuple[_PreviousKey, Hand]] = ProcessCache("previous hand rows", held=512)
 
 

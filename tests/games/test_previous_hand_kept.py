@@ -102,7 +102,7 @@ def test_the_last_hand_voided_while_the_next_is_played_shows_voided_in_the_next_
 
 @pytest.mark.django_db
 def test_a_table_keeps_one_last_hand_however_many_hands_it_plays(club_setup) -> None:
-    """A hand's row with its state, deck and salts is tens of KiB: the hands before the last are never shown again,
+    """Each kept row holds its hand's decoded state, and the hands before the last are never shown again,
     so the process keeps none of them."""
     table, players = three_players_started(club_setup, engine.PilesRules())
     snapshots._PREVIOUS_HANDS._entries.clear()
