@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.template import engines
 from django.template.defaultfilters import date
@@ -66,8 +66,8 @@ def clock_of(clocks: list[dict[str, Any]] | None, seat: int) -> dict[str, Any] |
     return next((c for c in clocks or [] if c.get("seat") == seat), None)
 
 
-def seat_state(row: dict[str, Any]) -> str:
-    return seat_state_words(row.get("view"), is_me=bool(row.get("is_me")))
+def seat_state(view: engine.SeatView, is_me: bool) -> str:
+    return seat_state_words(view, is_me=is_me)
 
 
 def around(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -101,11 +101,78 @@ def seat_ring(context: Any, clocks: list[dict[str, Any]]) -> Markup:
     return Markup("\n".join(out))  # noqa: S704 - rendered templates, escaped there
 
 
+class SeatShown(NamedTuple):
+    """What one seat of the ring shows: all that games/_seat_row.jinja's macro is given and reads (beside the
+    time zone its clock is written in), so equal ``SeatShown`` draw the same markup."""
+
+    number: int
+    name: str
+    is_me: bool
+    is_button: bool
+    away: bool
+    sitting_out: bool
+    left: bool
+    view: engine.SeatView | None  # frozen: compared by its values
+    matched: int  # a loser's match paid into the next pot, counted in the view's "paid"
+    to_act: bool
+    clocked: bool  # while awaited: its clock is among those shown to the viewer
+    deadline: datetime | None  # that clock's
+    balance: int | None  # the seated member's club balance; None: no money shown for the seat
+    sitting_net: int  # their net at the table since they sat
+    currency: str
+
+
+def seat_shown(row: Mapping[str, Any], club: Any, clocks: Any, seat_money: Any) -> SeatShown:
+    """What the seat of ``row`` shows (the presenters' row, or the replay's), with its clock among ``clocks``
+    and its member's money in ``seat_money`` (user id -> ledger.selectors.SeatMoney), where given."""
+    seat = row.get("seat")
+    to_act = bool(row.get("to_act"))
+    clock = clock_of(clocks, row["number"]) if to_act else None
+    shows_money = bool(seat and seat_money)
+    money = seat_money.get(seat.user_id) if shows_money else None
+    return SeatShown(
+        number=row["number"],
+        name=row["name"],
+        is_me=bool(row.get("is_me")),
+        is_button=bool(row.get("is_button")),
+        away=bool(row.get("away")),
+        sitting_out=bool(row.get("sitting_out")),
+        left=bool(row.get("left")),
+        view=row.get("view"),
+        matched=row.get("matched") or 0,
+        to_act=to_act,
+        clocked=clock is not None,
+        deadline=clock["deadline"] if clock is not None else None,
+        balance=((money.balance if money else None) or 0) if shows_money else None,
+        sitting_net=(money.sitting_net if money else None) or 0,
+        currency=str(getattr(club, "currency", None) or "USD"),  # as the money filter reads a missing one
+    )
+
+
+# The ring's seats as every viewer sees them (not a member's own: those are theirs alone, and change at nearly
+# every frame they are rendered in) by what they show and the time zone their clock is written in: a seat is
+# drawn again only when something it shows changed, not at every version of the hand (most actions change two
+# seats of six).
+_SEAT_ROWS: ProcessCache[tuple[SeatShown, str | None], str] = ProcessCache("seat rows", held=4096)
+
+
 def seat_row_html(values: Mapping[str, Any], row: dict[str, Any], clocks: list[dict[str, Any]]) -> str:
     """One seat of the ring: ``values``, the area's (its club and the seats' money). The template's macro, called:
     no new context per seat, as a render of the template makes (seven a version)."""
+    shown = seat_shown(row, values.get("club"), clocks, values.get("seat_money"))
+    if shown.is_me:
+        return _seat_row(shown)
+    key = (shown, timezone.get_current_timezone_name() if shown.deadline else None)
+    html = _SEAT_ROWS.get(key)
+    if html is None:
+        html = _seat_row(shown)
+        _SEAT_ROWS.put(key, html)
+    return html
+
+
+def _seat_row(shown: SeatShown) -> str:
     seat_row = jinja_template(SEAT_ROW).module.seat_row  # type: ignore[attr-defined]  # the template's macro
-    return str(seat_row(row, values.get("club"), clocks, values.get("seat_money") or {}))
+    return str(seat_row(shown))
 
 
 # The last hand's section by everything it is built from (``PreviousHand.key``) and the time zone it is written

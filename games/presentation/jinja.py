@@ -77,6 +77,7 @@ def environment(**options: Any) -> Environment:
             "previous_hand": area.previous_hand,
             "advance_panel": area.advance_panel,
             "piles_helper_words": words.piles_helper_words,
+            "seat_shown": area.seat_shown,
         }
     )
     return env
