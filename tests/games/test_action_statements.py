@@ -186,3 +186,55 @@ def test_the_locking_statement_loads_the_table_and_its_club_as_the_orm_reads_the
     assert shown is not None and shown.hand is not None and _values(shown.hand) == _values(newest)
     empty = snapshot.table_snapshot_read(table_id=later.pk)
     assert empty is not None and empty.hand is None  # no hand dealt there yet
+
+
+@pytest.mark.django_db
+def test_a_row_becomes_the_instance_the_orms_from_db_makes_and_the_init_signals_are_still_heard(club_setup) -> None:
+    """Columns.build sets a row's values on a new instance itself (no receivers of the model's init signals
+    here); what it makes is what ``Model.from_db`` makes: the same values, the same deferred fields, a row read
+    (not adding, its database), saved as the ORM saves a loaded instance. A receiver connected to those signals
+    is heard as the ORM would call it."""
+    from django.db.models.signals import post_init, pre_init
+
+    from games.selectors.rows import Columns, rows_fetch
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    for only, orm in (
+        ((), Hand.objects.get(pk=hand.pk)),
+        (("id", "version", "state", "table_id"), Hand.objects.only("version", "state", "table").get(pk=hand.pk)),
+    ):
+        columns = Columns(Hand, "h", only=only)
+        built = columns.build(rows_fetch(f'SELECT {columns.sql} FROM "games_hand" h WHERE h.id = %s', [hand.pk])[0])  # noqa: S608
+        assert type(built) is Hand
+        assert {k: v for k, v in vars(built).items() if k != "_state"} == {
+            k: v for k, v in vars(orm).items() if k != "_state"
+        }
+        assert built.get_deferred_fields() == orm.get_deferred_fields()
+        assert (built._state.adding, built._state.db) == (False, orm._state.db) == (False, "default")
+        assert built.table == orm.table and built.table is built.table  # the relation read once and kept
+    with CaptureQueriesContext(connection) as ctx:
+        built.version += 1
+        built.save()  # a loaded instance with deferred fields: an UPDATE of the loaded ones, as the ORM's
+    assert len(ctx.captured_queries) == 1 and ctx.captured_queries[0]["sql"].startswith('UPDATE "games_hand"')
+    assert '"deck" = ' not in ctx.captured_queries[0]["sql"] and '"state" = ' in ctx.captured_queries[0]["sql"]
+    assert Hand.objects.get(pk=hand.pk).version == hand.version + 1
+
+    heard: list[tuple[str, object]] = []
+
+    def before(sender, args, kwargs, **_) -> None:
+        heard.append(("pre", args[0]))
+
+    def after(sender, instance, **_) -> None:
+        heard.append(("post", instance))
+
+    pre_init.connect(before, sender=Hand)
+    post_init.connect(after, sender=Hand)
+    try:
+        built = columns.build(rows_fetch(f'SELECT {columns.sql} FROM "games_hand" h WHERE h.id = %s', [hand.pk])[0])  # noqa: S608
+    finally:
+        pre_init.disconnect(before, sender=Hand)
+        post_init.disconnect(after, sender=Hand)
+    assert heard == [("pre", hand.pk), ("post", built)]
+    assert built.get_deferred_fields() == orm.get_deferred_fields() and not built._state.adding
