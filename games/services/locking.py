@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Literal
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Model
 
 import engine
@@ -66,6 +66,14 @@ _LOCK_TABLE_SQL = (
     'FROM "games_table" t JOIN "games_rulesetversion" rv ON rv."id" = t."rule_version_id" '
     'JOIN "games_ruleset" rs ON rs."id" = rv."rule_set_id" WHERE t."id" = %s FOR UPDATE OF t'
 )
+
+# The seat and action of each step of a hand logged after a version, what the ORM's values_list sends, written out
+# once (building the query cost more CPU than running it): read for each sealed decision made late.
+_LOGGED_SINCE_SQL = (
+    'SELECT a."seat", a."action" FROM "games_handaction" a WHERE a."hand_id" = %s AND a."sequence" > %s '
+    'ORDER BY a."sequence" ASC'
+)
+_action = HandAction._meta.get_field("action").from_db_value  # type: ignore[union-attr]
 
 
 def _with_rule_set(rules: Model, rule_set: Model) -> RuleSetVersion:
@@ -176,5 +184,7 @@ def _late_sealed_decision(*, hand: Hand, seat: int, state: engine.State, version
     if began is None or began > version:
         return False
     sealed = set(engine.sealed_actions(state))
-    since = HandAction.objects.filter(hand=hand, sequence__gt=version).values_list("seat", "action")
-    return all(other != seat and engine.action_from_dict(done) in sealed for other, done in since)
+    since = rows_fetch(_LOGGED_SINCE_SQL, [hand.pk, version])
+    return all(
+        other != seat and engine.action_from_dict(_action(done, None, connection)) in sealed for other, done in since
+    )
