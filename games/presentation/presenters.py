@@ -14,7 +14,7 @@ from django.urls import reverse
 import engine
 from accounts.models import User
 from accounts.money import money
-from games.models import Hand, RuleSetVersion, Seat, Table
+from games.models import Game, Hand, RuleSetVersion, Seat, Table
 from games.presentation.reasons import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.presentation.words import event_words, raise_to_label, rules_in_words
 from games.selectors.hands import hand_card_seat, hand_sealed_open
@@ -190,6 +190,12 @@ def _seat_state(seat: Seat | None, *, masked: bool) -> dict[str, bool]:
     }
 
 
+# The words of a game and of a table's status, as the models' get_*_display give them: those build the choices'
+# dict at every call, and the area's heading names the game twice and the status once a version.
+_GAME_WORDS = dict(Game.choices)
+_STATUS_WORDS = dict(Table.Status.choices)
+
+
 def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     """The part of the table page that is the same for every viewer of ``snapshot``: built from the
     spectator's view of the hand (no hidden card), once per snapshot."""
@@ -221,6 +227,8 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
     if view is not None and hand is not None:
         out |= _public_hand_parts(snapshot, hand, view, names, currency)
     out["previous"] = _previous_hand(snapshot=snapshot, names=names)
+    game = table.rule_version.rule_set.game
+    out["game_name"], out["status_name"] = _GAME_WORDS.get(game, game), _STATUS_WORDS.get(table.status, table.status)
     out["startable"] = table.status == Table.Status.OPEN and len([s for s in seats if not s.sitting_out]) >= 2
     out["closed"] = table.status == Table.Status.FINISHED and not seats  # closed for good: nobody sits there
     rules = table.rule_version.rules
