@@ -355,7 +355,7 @@ def hand_act(
     with transaction.atomic(durable=True):
         # One statement: the hand, its rules (and their game, for the books), its table, and whether the player
         # is a member of the table's club.
-        hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user)
+        hand = hand_lock_for_member(table_id=table_id, hand_id=hand_id, user=user, version=version)
         if hand is None:
             raise NotSeated(NO_SUCH_HAND)
         seat = hand_seat_of(hand=hand, user=user)

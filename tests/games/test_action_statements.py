@@ -238,3 +238,39 @@ def test_a_row_becomes_the_instance_the_orms_from_db_makes_and_the_init_signals_
         post_init.disconnect(after, sender=Hand)
     assert heard == [("pre", hand.pk), ("post", built)]
     assert built.get_deferred_fields() == orm.get_deferred_fields() and not built._state.adding
+
+
+@pytest.mark.django_db
+def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_that_versions(club_setup) -> None:
+    """The action's locking statement sends the hand's state unless the hand is at the version the player saw and
+    this process keeps its state (games/selectors/states.py); left unread, it is deferred (read from the row if
+    asked), and the action reads it from the kept states: no statement more, the same step written."""
+    from games.selectors.states import hand_state, hand_state_remember
+    from games.services.hands import hand_act
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    orm = Hand.objects.get(pk=hand.pk)
+    with transaction.atomic():
+        read = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
+        assert read is not None and read.get_deferred_fields() == set() and read.state == orm.state
+    state = engine.state_from_json(orm.state)
+    hand_state_remember(hand_id=hand.pk, version=hand.version, state=state)
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as ctx:
+            locked = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
+            assert locked is not None and locked.get_deferred_fields() == {"state"}
+            assert hand_state(locked) is state
+            other = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version + 1)
+            assert other is not None and other.state == orm.state  # not at the version kept: read
+        assert len(ctx.captured_queries) == 2
+        assert locked.state == orm.state  # asked: read from the row, as a deferred field is
+    seat = awaited(hand)[0]
+    mover = next(u for u in (a, b) if u.pk == hand.players[str(seat)])
+    action = engine.legal_actions(state, seat)[0]
+    with CaptureQueriesContext(connection) as ctx:
+        acted = hand_act(table_id=table.pk, hand_id=hand.pk, user=mover, action=action, version=hand.version)
+    assert not [q for q in ctx.captured_queries if q["sql"].startswith('SELECT "games_hand"')]  # no state read
+    assert acted.state == engine.state_to_json(engine.apply(state, seat, action)[0])
+    assert Hand.objects.get(pk=hand.pk).state == acted.state and acted.version == hand.version + 1
