@@ -11,7 +11,8 @@ it is or as it was at ``--before``: the action's own modules (``BEFORE_MODULES``
 and loaded beside the site's, each importing the others' old forms (the modules they import outside that list
 are today's, shared by both). The actions that finish their hand (``Hand.is_finished`` on the hand returned)
 are the hand ends, the rest ordinary actions; for each kind and each path: ms of this thread's CPU an action
-(mean and median) and the statements sent. Not a timed test: the machine is shared.
+(mean and median), the statements it sent and those of the publisher's read and renders after it. Not a timed
+test: the machine is shared.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def main() -> None:
     from games.services import hands
 
     paths = {"before": before_path(args.before), "now": hands.hand_act}
-    found: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)  # (path, kind): (cpu, statements)
+    taken: list[tuple[str, str, float, int]] = []  # per action in turn: path, kind, CPU, statements
     # Which path takes an action: drawn, not every other one, since with six seats every other action is
     # always the same three seats' (a sealed decision's first to decide is never late, the others may be).
     draw = random.Random(args.seed)
@@ -95,25 +96,35 @@ def main() -> None:
             started = time.thread_time()
             hand = paths[label](*a, **kw)
             spent = time.thread_time() - started
-        found[label, "hand ends" if hand.is_finished else "ordinary"].append((spent, sent[0]))
+        taken.append((label, "hand ends" if hand.is_finished else "ordinary", spent, sent[0]))
         return hand
 
     hands.hand_act = acting  # type: ignore[assignment]
     try:
+        published: list[int] = []  # per action in turn: the statements of its publisher's read and renders
         for table, users in setup_tables(betting_round=True):
-            play(table, users, args.actions, defaultdict(list), [], defaultdict(list))
-        print(f"hand_act, ms of CPU an action, mean / median (statements), {args.before} against now:")
+            counts: dict[str, list[int]] = defaultdict(list)
+            play(table, users, args.actions, defaultdict(list), [], counts)
+            published += counts["statements"]
+        # (path, kind): (CPU, statements, the publisher's statements after it)
+        found: dict[tuple[str, str], list[tuple[float, int, int]]] = defaultdict(list)
+        for (label, kind, spent, sent), after in zip(taken, published, strict=True):
+            found[label, kind].append((spent, sent, after))
+        print(
+            f"hand_act, ms of CPU an action, mean / median (statements; the publisher's after it), {args.before} "
+            "against now:"
+        )
         for kind in ("ordinary", "hand ends"):
             cells = []
             for label in ("before", "now"):
                 rows = found[label, kind]
-                cpu = [c * 1000 for c, _ in rows]
+                cpu = [c * 1000 for c, _, _ in rows]
                 cells.append(
                     f"{label} ({len(rows)}) {statistics.mean(cpu):.3f} / {statistics.median(cpu):.3f} "
-                    f"({statistics.mean(n for _, n in rows):.2f})"
+                    f"({statistics.mean(n for _, n, _ in rows):.2f}; {statistics.mean(p for _, _, p in rows):.2f})"
                 )
             ratio = [
-                f(c for c, _ in found["now", kind]) / f(c for c, _ in found["before", kind])
+                f(c for c, _, _ in found["now", kind]) / f(c for c, _, _ in found["before", kind])
                 for f in (statistics.mean, statistics.median)
             ]
             print(f"  {kind}: {'; '.join(cells)}; now/before {ratio[0]:.3f} / {ratio[1]:.3f}")

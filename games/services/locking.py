@@ -31,8 +31,12 @@ from games.selectors.hands import hand_seat_of
 from games.selectors.rows import Columns, rows_fetch, rows_split
 from games.selectors.states import hand_state, hand_state_kept, hand_state_remember
 
+# The hand's columns but its state (sent apart, below) and what neither the action nor the table's frames read:
+# the deck and salts its commitment proves (the hand's page reads them) and the deal's events (its history):
+# 2.7 KiB of the row's JSON, deferred.
+_UNREAD = ("state", "deck", "salts", "deal_events")
 _HAND, _RULES, _RULE_SET, _TABLE = (
-    Columns(Hand, "h", only=[f.attname for f in Hand._meta.concrete_fields if f.attname != "state"]),
+    Columns(Hand, "h", only=[f.attname for f in Hand._meta.concrete_fields if f.attname not in _UNREAD]),
     Columns(RuleSetVersion, "rv"),
     Columns(RuleSet, "rs"),
     Columns(Table, "t"),

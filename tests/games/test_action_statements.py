@@ -31,11 +31,17 @@ def test_the_locked_hand_is_loaded_as_the_orm_loads_it_and_only_for_a_member(clu
     with transaction.atomic(), CaptureQueriesContext(connection) as ctx:
         locked = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b)
         assert locked is not None
-        assert _values(locked) == _values(orm)
+        # What neither the action nor the table's frames read is left deferred (read from the row if asked).
+        assert locked.get_deferred_fields() == {"deck", "salts", "deal_events"}
+        unread = locked.get_deferred_fields()
+        assert {k: v for k, v in vars(locked).items() if k != "_state"} == {
+            k: v for k, v in _values(orm).items() if k not in unread
+        }
         assert _values(locked.rule_version) == _values(orm.rule_version)
         assert _values(locked.rule_version.rule_set) == _values(orm.rule_version.rule_set)
         assert _values(locked.table) == _values(orm.table)
         assert len(ctx.captured_queries) == 1 and "FOR UPDATE OF h" in ctx.captured_queries[0]["sql"]
+        assert _values(locked) == _values(orm)
         assert hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=club_setup.outsider) is None
         assert hand_lock_for_member(table_id=table.pk + 1000, hand_id=hand.pk, user=b) is None
 
@@ -254,13 +260,14 @@ def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_th
     orm = Hand.objects.get(pk=hand.pk)
     with transaction.atomic():
         read = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
-        assert read is not None and read.get_deferred_fields() == set() and read.state == orm.state
+        assert read is not None and read.get_deferred_fields() == {"deck", "salts", "deal_events"}
+        assert read.state == orm.state
     state = engine.state_from_json(orm.state)
     hand_state_remember(hand_id=hand.pk, version=hand.version, state=state)
     with transaction.atomic():
         with CaptureQueriesContext(connection) as ctx:
             locked = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
-            assert locked is not None and locked.get_deferred_fields() == {"state"}
+            assert locked is not None and locked.get_deferred_fields() == {"state", "deck", "salts", "deal_events"}
             assert hand_state(locked) is state
             other = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version + 1)
             assert other is not None and other.state == orm.state  # not at the version kept: read
