@@ -102,8 +102,8 @@ def seat_ring(context: Any, clocks: list[dict[str, Any]]) -> Markup:
 
 
 class SeatShown(NamedTuple):
-    """What one seat of the ring shows: all that games/_seat_row.jinja's macro is given and reads (beside the
-    time zone its clock is written in), so equal ``SeatShown`` draw the same markup."""
+    """What one seat of the ring shows: all that games/_seat_row.jinja's macro is given (its parameters, in this
+    order) and reads beside the time zone its clock is written in, so equal ``SeatShown`` draw the same markup."""
 
     number: int
     name: str
@@ -172,7 +172,7 @@ def seat_row_html(values: Mapping[str, Any], row: dict[str, Any], clocks: list[d
 
 def _seat_row(shown: SeatShown) -> str:
     seat_row = jinja_template(SEAT_ROW).module.seat_row  # type: ignore[attr-defined]  # the template's macro
-    return str(seat_row(shown))
+    return str(seat_row(*shown))  # its parameters are SeatShown's fields, in order: read as names, not attributes
 
 
 # The last hand's section by everything it is built from (``PreviousHand.key``) and the time zone it is written

@@ -69,6 +69,13 @@ def test_every_frame_from_kept_seats_is_the_frame_drawn_afresh(club_setup, rules
     assert kept_before > 0, "no seat was ever kept"
 
 
+def test_the_seat_rows_macro_is_given_what_the_seat_shows_in_order() -> None:
+    """The macro is called with a ``SeatShown``'s fields as its arguments, in order: a field added, dropped or moved
+    on one side only would draw one thing in another's place."""
+    macro = area.jinja_template(area.SEAT_ROW).module.seat_row  # type: ignore[attr-defined]
+    assert tuple(macro.arguments) == area.SeatShown._fields
+
+
 def _awaited_row(table_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The public row of a seat the hand waits for, and the values the ring draws it with."""
     snapshot = _snapshot(table_id)
