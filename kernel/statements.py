@@ -9,6 +9,7 @@ the settings so that the games and the ledger may both use it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,13 +22,15 @@ from django.db.models import (
     Field,
     ForeignKey,
     IntegerField,
+    JSONField,
     Model,
     TextField,
 )
+from psycopg.types.json import Jsonb
 
 # A field of these kinds, its value read as the base Field does (no pre_save of its own), sends an int, a str or
 # a bool as it is: its own conversion (int(), str(), bool()) returns that same value. Any other value, or any
-# other kind of field (JSON, dates, decimals...), takes the field's own conversion.
+# other kind of field (dates, decimals...; JSON: ``_json_as_dumped``), takes the field's own conversion.
 _SENT_AS_IS: dict[type[Field[Any, Any]], type] = {
     AutoField: int,
     IntegerField: int,
@@ -51,12 +54,35 @@ def _base_type(field: Field[Any, Any]) -> str:
     return str(field.db_type(connection)).split("(")[0]
 
 
+def _json_as_dumped(field: Field[Any, Any]) -> bool:
+    """Whether ``field`` is a JSONField of Django's own (no encoder, no method of its own on the way), whose
+    ``get_db_prep_save`` of a dict or a list is, on PostgreSQL, ``Jsonb(value, dumps=json.dumps)``: nothing on
+    the way changes such a value."""
+    kind = type(field)
+    return (
+        isinstance(field, JSONField)
+        and field.encoder is None
+        and kind.pre_save is Field.pre_save
+        and kind.get_db_prep_save is JSONField.get_db_prep_save
+        and kind.get_db_prep_value is JSONField.get_db_prep_value
+        and kind.get_prep_value is Field.get_prep_value
+    )
+
+
 def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
     """How ``save`` (``add``: an insert) prepares ``field``'s value of an object for the database."""
 
     def prepared(obj: Model) -> Any:
         return field.get_db_prep_save(field.pre_save(obj, add), connection)
 
+    if _json_as_dumped(field):
+        attname = field.attname
+
+        def as_json(obj: Model) -> Any:
+            value = getattr(obj, attname)
+            return Jsonb(value, dumps=json.dumps) if type(value) in (dict, list) else prepared(obj)
+
+        return as_json
     target = field.target_field if isinstance(field, ForeignKey) else field
     plain = next((sent for kind, sent in _SENT_AS_IS.items() if isinstance(target, kind)), None)
     if (

@@ -281,3 +281,37 @@ def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_th
     assert not [q for q in ctx.captured_queries if q["sql"].startswith('SELECT "games_hand"')]  # no state read
     assert acted.state == engine.state_to_json(engine.apply(state, seat, action)[0])
     assert Hand.objects.get(pk=hand.pk).state == acted.state and acted.version == hand.version + 1
+
+
+@pytest.mark.django_db
+def test_json_values_are_sent_as_the_orm_prepares_them_and_stored_the_same(club_setup) -> None:
+    """A dict or a list of a plain JSONField is sent as the ORM's conversion would send it (the same adapter, the
+    same dumps); anything else (None, JSON's null, a string, a number) takes the field's own conversion. Each is stored as
+    the ORM stores it."""
+    from django.db.models import JSONField, Value
+    from psycopg.types.json import Jsonb
+
+    a, b, _ = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=[a, b])
+    hand = services.table_start(table_id=table.pk, user=a)
+    update = Update(Hand, ["clocks", "private_marks", "timeouts"])
+    fields = [Hand._meta.get_field(name) for name in ("clocks", "private_marks", "timeouts")]
+    for values in (
+        ({"1": {"since": 3}}, [[1, "drop"]], []),
+        (Value(None, JSONField()), "a string", 5),
+    ):
+        hand.clocks, hand.private_marks, hand.timeouts = values
+        sent = update.params(hand)[:3]
+        expected = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
+        for ours, theirs in zip(sent, expected, strict=True):
+            assert type(ours) is type(theirs)
+            if isinstance(ours, Jsonb):
+                assert (ours.obj, ours.dumps) == (theirs.obj, theirs.dumps)
+            else:
+                assert ours is theirs or ours == theirs
+        update.run(hand)
+        stored = Hand.objects.values_list("clocks", "private_marks", "timeouts").get(pk=hand.pk)
+        Hand.objects.filter(pk=hand.pk).update(clocks=values[0], private_marks=values[1], timeouts=values[2])
+        assert stored == Hand.objects.values_list("clocks", "private_marks", "timeouts").get(pk=hand.pk)
+    hand.clocks = None
+    assert update.params(hand)[0] is None  # SQL's NULL, as the ORM sends it (these columns refuse it)
