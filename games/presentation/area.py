@@ -19,7 +19,7 @@ from jinja2 import Template, pass_context
 from markupsafe import Markup
 
 import engine
-from games.models import Hand
+from games.models import Hand, Seat
 from games.presentation.presenters import PreviousHand
 from games.presentation.words import advance_words, seat_state_words
 from games.selectors.advance import BET, SEALED, advance_split, choices_for
@@ -125,11 +125,11 @@ class SeatShown(NamedTuple):
 def seat_shown(row: Mapping[str, Any], club: Any, clocks: Any, seat_money: Any) -> SeatShown:
     """What the seat of ``row`` shows (the presenters' row, or the replay's), with its clock among ``clocks``
     and its member's money in ``seat_money`` (user id -> ledger.selectors.SeatMoney), where given."""
-    seat = row.get("seat")
+    seat: Seat | None = row.get("seat")
     to_act = bool(row.get("to_act"))
     clock = clock_of(clocks, row["number"]) if to_act else None
-    shows_money = bool(seat and seat_money)
-    money = seat_money.get(seat.user_id) if shows_money else None
+    shows_money = seat is not None and bool(seat_money)
+    money = seat_money.get(seat.user_id) if seat is not None and shows_money else None
     return SeatShown(
         number=row["number"],
         name=row["name"],
