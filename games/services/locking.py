@@ -52,6 +52,7 @@ _CLUB = Columns(Club, "c")
 # action.
 # The hand's state last, and none (NULL) when the hand is at the version given first, one whose state this process
 # keeps (games/selectors/states.py): it is read from there, so decoding the row's (2 to 5 KiB of JSON) was wasted.
+# A version is never below 0: -1 asks for the state.
 _MEMBER_HAND_SQL = (
     f"SELECT {_HAND.sql}, {_RULES.sql}, {_RULE_SET.sql}, {_TABLE.sql}, {_CLUB.sql}, "  # noqa: S608 - fixed columns
     'CASE WHEN h.version = %s THEN NULL ELSE h."state" END '
@@ -108,11 +109,11 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User, version: in
     """Lock hand ``hand_id`` of table ``table_id`` when ``user`` is a member of the table's club (or a computer
     player and the table a practice table); return it with its rule version (and their rule set) and its table
     with its club loaded, or None (no such hand there, or not a member). ``version``: the one the player saw;
-    when the hand is at it and this process keeps its state (``hand_state`` reads it from there), the hand's
-    ``state`` is left unread (deferred, as by the ORM's ``defer``).
+    when the hand is at the newest version this process keeps the state of (``_newest_kept``: ``hand_state`` reads
+    it from there), the hand's ``state`` is left unread (deferred, as by the ORM's ``defer``).
     One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
-    kept = version is not None and hand_state_kept(hand_id=hand_id, version=version)
-    rows = rows_fetch(_MEMBER_HAND_SQL, [version if kept else -1, hand_id, table_id, user.pk, user.pk])  # -1: none
+    newest = _newest_kept(hand_id, version)
+    rows = rows_fetch(_MEMBER_HAND_SQL, [newest, hand_id, table_id, user.pk, user.pk])
     if not rows:
         return None
     *columns, state = rows[0]
@@ -124,6 +125,16 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User, version: in
     Hand.rule_version.field.set_cached_value(hand, _with_rule_set(rules, rule_set))
     Hand.table.field.set_cached_value(hand, table)
     return hand
+
+
+def _newest_kept(hand_id: int, version: int | None) -> int:
+    """The newest of hand ``hand_id``'s versions from ``version`` on, in a row, whose states this process keeps
+    (-1: none): the player's own, or one that others' sealed decisions made since (their late one is then taken,
+    ``_late_sealed_decision``). Once locked the hand is at it or at a later one (committed elsewhere)."""
+    newest = -1
+    while version is not None and hand_state_kept(hand_id=hand_id, version=version):
+        newest, version = version, version + 1
+    return newest
 
 
 def hand_lock(*, hand_id: int, read: tuple[Literal["rule_version", "table"], ...] = ()) -> Hand | None:

@@ -212,7 +212,8 @@ def test_a_row_becomes_the_instance_the_orms_from_db_makes_and_the_init_signals_
         (("id", "version", "state", "table_id"), Hand.objects.only("version", "state", "table").get(pk=hand.pk)),
     ):
         columns = Columns(Hand, "h", only=only)
-        built = columns.build(rows_fetch(f'SELECT {columns.sql} FROM "games_hand" h WHERE h.id = %s', [hand.pk])[0])  # noqa: S608
+        sql = f'SELECT {columns.sql} FROM "games_hand" h WHERE h.id = %s'  # noqa: S608 - the model's columns
+        built = columns.build(rows_fetch(sql, [hand.pk])[0])
         assert type(built) is Hand
         assert {k: v for k, v in vars(built).items() if k != "_state"} == {
             k: v for k, v in vars(orm).items() if k != "_state"
@@ -238,7 +239,7 @@ def test_a_row_becomes_the_instance_the_orms_from_db_makes_and_the_init_signals_
     pre_init.connect(before, sender=Hand)
     post_init.connect(after, sender=Hand)
     try:
-        built = columns.build(rows_fetch(f'SELECT {columns.sql} FROM "games_hand" h WHERE h.id = %s', [hand.pk])[0])  # noqa: S608
+        built = columns.build(rows_fetch(sql, [hand.pk])[0])
     finally:
         pre_init.disconnect(before, sender=Hand)
         post_init.disconnect(after, sender=Hand)
@@ -248,9 +249,10 @@ def test_a_row_becomes_the_instance_the_orms_from_db_makes_and_the_init_signals_
 
 @pytest.mark.django_db
 def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_that_versions(club_setup) -> None:
-    """The action's locking statement sends the hand's state unless the hand is at the version the player saw and
-    this process keeps its state (games/selectors/states.py); left unread, it is deferred (read from the row if
-    asked), and the action reads it from the kept states: no statement more, the same step written."""
+    """The action's locking statement sends the hand's state unless the hand is at the version the player saw, or
+    one after it, and this process keeps the states from that one to the hand's (games/selectors/states.py);
+    left unread, it is deferred (read from the row if asked), and the action reads it from the kept states: no
+    statement more, the same step written."""
     from games.selectors.states import hand_state, hand_state_remember
     from games.services.hands import hand_act
 
@@ -281,13 +283,21 @@ def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_th
     assert not [q for q in ctx.captured_queries if q["sql"].startswith('SELECT "games_hand"')]  # no state read
     assert acted.state == engine.state_to_json(engine.apply(state, seat, action)[0])
     assert Hand.objects.get(pk=hand.pk).state == acted.state and acted.version == hand.version + 1
+    # Against the older version (a late sealed decision): the state is sent unless the hand's newest is kept too.
+    with transaction.atomic():
+        late = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
+        assert late is not None and "state" not in late.get_deferred_fields() and late.state == acted.state
+    hand_state_remember(hand_id=hand.pk, version=acted.version, state=engine.state_from_json(acted.state))
+    with transaction.atomic():
+        late = hand_lock_for_member(table_id=table.pk, hand_id=hand.pk, user=b, version=hand.version)
+        assert late is not None and "state" in late.get_deferred_fields() and late.version == acted.version
 
 
 @pytest.mark.django_db
 def test_json_values_are_sent_as_the_orm_prepares_them_and_stored_the_same(club_setup) -> None:
-    """A dict or a list of a plain JSONField is sent as the ORM's conversion would send it (the same adapter, the
-    same dumps); anything else (None, JSON's null, a string, a number) takes the field's own conversion. Each is stored as
-    the ORM stores it."""
+    """A dict or a list of a plain JSONField is sent as the ORM's conversion would send it (the same adapter,
+    the same dumps); anything else (None, JSON's null, a string, a number) takes the field's own conversion.
+    Each is stored as the ORM stores it."""
     from django.db.models import JSONField, Value
     from psycopg.types.json import Jsonb
 
