@@ -16,8 +16,9 @@ to version), each on a fresh copy of the snapshot. Every frame of the two paths 
 The old path is the site's at ``BEFORE``: games/live/render.py, games/presentation/ (presenters, area, jinja)
 and the templates of templates/jinja2/, all read from git at that commit (``_before``), the templates in an
 environment of their own made by that commit's ``environment``; the modules they import from outside those are
-today's (``_rebound``). Each path keeps its own process caches (its kept seat rows, last hands); the rest (a
-card's markup, a log line's words, the Piles helper's words) are shared and warm. The collector is settled as in
+today's (``_rebound``). Each path keeps its own process caches of markup (its kept seat rows, last hands),
+emptied at each round's start so that each version finds kept what the versions before it left, as in the
+publisher; the rest (a card's markup, a log line's words, the Piles helper's words) are shared and warm. The collector is settled as in
 the server (``kernel.pools.collector_settle``) once the games are played. Printed per round: ms of CPU a version
 by each path for the context, the public frame and the private frames (each a frame); at the end the medians by
 game. Not a timed test.
@@ -75,12 +76,19 @@ class FramePath:
     context: Callable[..., Any]
     public: Callable[..., str]
     private: Callable[..., str]
+    caches: list[Any]  # its rendered markup kept by process (kernel.pools.ProcessCache), emptied at each round
+
+    def start_round(self) -> None:
+        for cache in self.caches:
+            cache._entries.clear()
 
 
 def old_path() -> FramePath:
     """The renders at ``BEFORE``, with that commit's templates in an environment of their own."""
     from django.template import engines
     from jinja2 import DictLoader
+
+    from kernel.pools import ProcessCache
 
     site_env = engines["jinja2"].env  # type: ignore[attr-defined]  # the Jinja2 backend's
     presenters = _before("games/presentation/presenters.py", "games.presentation.presenters_before")
@@ -101,14 +109,18 @@ def old_path() -> FramePath:
         auto_reload=False,
     )
     area.engines = {"jinja2": types.SimpleNamespace(env=env)}  # type: ignore[attr-defined]  # its jinja_template's
-    return FramePath(presenters.public_context, render.public_frame, render.private_frame)
+    caches = [value for value in vars(area).values() if isinstance(value, ProcessCache)]
+    return FramePath(presenters.public_context, render.public_frame, render.private_frame, caches)
 
 
 def new_path() -> FramePath:
     from games.live.render import private_frame, public_frame
+    from games.presentation import area
     from games.presentation.presenters import public_context
+    from kernel.pools import ProcessCache
 
-    return FramePath(public_context, public_frame, private_frame)
+    caches = [value for value in vars(area).values() if isinstance(value, ProcessCache)]
+    return FramePath(public_context, public_frame, private_frame, caches)
 
 
 def record(actions: int) -> list[tuple[str, Any, list[Any]]]:
@@ -173,6 +185,8 @@ def main() -> None:
                 counts[name][0] += 1
                 counts[name][1] += len(users)
         for round_no in range(args.rounds):
+            for path in paths.values():
+                path.start_round()
             spent: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
             for i, (game, snapshot, users) in enumerate(kept):
                 got: dict[bool, list[str]] = {}
