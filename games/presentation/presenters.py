@@ -310,11 +310,8 @@ def _event_line(event: engine.Event, names: tuple[tuple[int, str], ...], currenc
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
     """The addresses the table area links and posts to."""
     patterns = _address_patterns(table.rule_version.rule_set.game)
-    urls = {
-        name: pattern.format(table=table.pk, club=table.club_id, version=table.rule_version_id)
-        for name, pattern in patterns.items()
-        if name not in _HAND_ADDRESSES
-    }
+    ids = {"table": table.pk, "club": table.club_id, "version": table.rule_version_id}  # once, not per address
+    urls = {name: pattern.format_map(ids) for name, pattern in patterns.items() if name not in _HAND_ADDRESSES}
     if table.next_game_id is not None:
         urls["next_game"] = patterns["table"].format(table=table.next_game_id)
     if hand is not None:
