@@ -5,9 +5,12 @@ balance above zero means the club's books owe them (they are up); below zero,
 they owe (they are down). A table pot account holds the chips in that table's
 pot (a carried pot stays there). Across a club every balance sums to zero.
 
-PostgreSQL guards the books (migration 0002):
+PostgreSQL guards the books (migrations 0002 and 0007):
 - entries, postings and rulings are insert-only (UPDATE and DELETE raise);
 - every entry's postings sum to zero, checked at commit (deferred trigger);
+- an entry's postings are made in the transaction that made the entry (it is
+  stamped with that transaction, in columns of the database's own), so no
+  posting is ever added to an entry of an earlier transaction;
 - a posting insert updates its account's balance and stamps the posting with
   the account's next sequence number and the balance after it, under the
   account's row lock, so balances lose no update and the running balance of

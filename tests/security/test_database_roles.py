@@ -188,6 +188,28 @@ def test_even_the_owner_meets_the_guards_of_the_books(transactional_db, club_set
     assert settlement.amount == 700
 
 
+def test_even_the_owner_changes_no_column_of_an_entry_a_posting_or_a_ruling(transactional_db, club_setup):
+    """The insert-only triggers, which the owner meets (the application role has no UPDATE or DELETE at all): every
+    column of every row, the entry's transaction stamp included, and every row removed."""
+    _a_ruling(club_setup)
+    with owner_connect(connection.settings_dict) as conn:
+        for table in INSERT_ONLY_TABLES:
+            columns = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = %s", [table]
+                ).fetchall()
+            ]
+            assert "id" in columns and len(columns) > 5, table
+            for column in [*columns, None]:
+                sql = f'UPDATE {table} SET "{column}" = "{column}"' if column else f"DELETE FROM {table}"  # noqa: S608
+                with (
+                    pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="never updated or deleted"),
+                    conn.transaction(),
+                ):
+                    conn.execute(sql)  # type: ignore[arg-type]
+
+
 def test_the_currency_stays_once_the_club_has_entries(club_setup, client_for):
     club = club_setup.club
     kwargs = {"club_id": club.pk, "by": club_setup.organiser, "name": club.name, "credit_limit": club.credit_limit}
