@@ -7,6 +7,7 @@ card or a sealed decision the member may not see.
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Any
 
 from django.urls import reverse
@@ -93,26 +94,30 @@ def turn_clocks_for(*, snapshot: TableSnapshot, user: User | None) -> list[dict[
     if hand is None or hand.is_finished:
         return []
     sealed = hand_sealed_open(hand=hand)
+    mine = user.pk if user is not None else None
+    return [
+        {"seat": seat, "name": name, "deadline": deadline, "is_me": user_id == mine, "away": away}
+        for seat, user_id, name, deadline, away in _awaited_clocks(snapshot, hand)
+        if not sealed or user_id == mine
+    ]
+
+
+def _awaited_clocks(snapshot: TableSnapshot, hand: Hand) -> list[tuple[int, int, str, datetime | None, bool]]:
+    """Each awaited seat's clock, the same for every viewer: (seat, its member's id, name, deadline, away); worked
+    out once per snapshot, as the public frame and every private frame of its version list them."""
+    found: list[tuple[int, int, str, datetime | None, bool]] | None = snapshot.derived.get("awaited_clocks")
+    if found is not None:
+        return found
     names = {seat: u.shown_name for seat, u in snapshot.hand_users.items()}
     away = {u.pk for u in snapshot.hand_users.values() if u.away}
-    clocks = []
+    found = []
     for seat in snapshot.to_act():
         user_id = int(hand.players.get(str(seat), 0))
-        is_me = user is not None and user_id == user.pk
-        if sealed and not is_me:
-            continue
         entry = (hand.clocks or {}).get(str(seat))
         deadline = clock_deadline(entry) if entry else hand.deadline
-        clocks.append(
-            {
-                "seat": seat,
-                "name": names.get(seat, f"Seat {seat}"),
-                "deadline": deadline,
-                "is_me": is_me,
-                "away": user_id in away,
-            }
-        )
-    return clocks
+        found.append((seat, user_id, names.get(seat, f"Seat {seat}"), deadline, user_id in away))
+    snapshot.derived["awaited_clocks"] = found
+    return found
 
 
 def hand_page(

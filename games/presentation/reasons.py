@@ -258,9 +258,10 @@ _ACTS = (engine.Bet, engine.Check, engine.Fold, engine.Decided)
 
 def member_acted(view: engine.HandView | None) -> bool:
     """Whether the viewer has acted in this hand (a bet, check, fold or sealed decision of their own)."""
-    if view is None or view.you is None:
+    you = view.you if view is not None else None
+    if you is None:
         return False
-    return any(isinstance(e, _ACTS) and e.seat == view.you for e in view.events)
+    return any(isinstance(e, _ACTS) and e.seat == you for e in view.events)
 
 
 def board_all_up(view: engine.HandView | None) -> bool:
