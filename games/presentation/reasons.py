@@ -258,9 +258,9 @@ _ACTS = (engine.Bet, engine.Check, engine.Fold, engine.Decided)
 
 def member_acted(view: engine.HandView | None) -> bool:
     """Whether the viewer has acted in this hand (a bet, check, fold or sealed decision of their own)."""
-    you = view.you if view is not None else None
-    if you is None:
+    if view is None or view.you is None:
         return False
+    you = view.you
     return any(isinstance(e, _ACTS) and e.seat == you for e in view.events)
 
 
