@@ -188,3 +188,34 @@ def test_concurrent_decisions_from_parallel_connections_each_land_once(club_setu
         3,
         4,
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_late_decision_stands_only_while_every_action_logged_since_is_another_seats_sealed_one(
+    club_setup, game
+) -> None:
+    """The log since the player's version is read whole: one action in it that is not another seat's sealed
+    decision (a check here, or the seat's own decision) and the late decision is refused, whichever row it is."""
+    from games.selectors.states import hand_state
+    from games.services.locking import _late_sealed_decision
+
+    table, hand, _ = table_at_the_decision(club_setup, game)
+    seen = hand.version
+    first, second, late = awaited(hand)[:3]
+    for seat in (first, second):
+        services.hand_act(
+            hand_id=hand.pk, user=user_at(hand, seat), action=_action(GAMES[game][1][0]), version=hand.version
+        )
+    hand.refresh_from_db()
+    state = hand_state(hand)
+    decision = engine.action_from_dict(_action(GAMES[game][1][0]))
+    assert _late_sealed_decision(hand=hand, seat=late, state=state, version=seen, action=decision)
+    rows = list(HandAction.objects.filter(hand=hand, sequence__gt=seen).order_by("sequence"))
+    assert [row.seat for row in rows] == [first, second]
+    for row in rows:
+        for forged in ({"seat": row.seat, "action": {"type": "check"}}, {"seat": late, "action": row.action}):
+            HandAction.objects.filter(pk=row.pk).update(**forged)
+            assert not _late_sealed_decision(hand=hand, seat=late, state=state, version=seen, action=decision)
+        HandAction.objects.filter(pk=row.pk).update(seat=row.seat, action=row.action)
+    assert _late_sealed_decision(hand=hand, seat=late, state=state, version=seen, action=decision)
