@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection
 from django.db.models import (
     AutoField,
     BigIntegerField,
@@ -45,7 +45,7 @@ def saved(obj: Model, pk: Any) -> None:
     """``obj`` as ``save`` leaves a new object once its row is inserted with id ``pk``."""
     obj.pk = pk
     obj._state.adding = False
-    obj._state.db = connection.alias
+    obj._state.db = DEFAULT_DB_ALIAS  # ``connection``'s, without its look-up
 
 
 def _base_type(field: Field[Any, Any]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Model
 from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
@@ -50,12 +50,12 @@ class Columns(Generic[M]):
         for i, convert in self._convert:
             row[i] = convert(row[i], None, connection)
         if not self._plain or pre_init.receivers or post_init.receivers:
-            return self.model.from_db(connection.alias, self.names, row)
+            return self.model.from_db(DEFAULT_DB_ALIAS, self.names, row)
         # What ``from_db`` makes, without its calls per field and its signals sent to nobody (measured: bench/
         # action_path.py): the values set, the others deferred, the instance's state that of a row read.
         obj = self.model.__new__(self.model)
         obj._state = state = ModelState()
-        state.adding, state.db = False, connection.alias
+        state.adding, state.db = False, DEFAULT_DB_ALIAS  # ``connection``'s, without its look-up (1.7 us)
         obj.__dict__.update(zip(self.names, row, strict=True))
         return obj
 
