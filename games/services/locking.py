@@ -110,7 +110,8 @@ def hand_lock_for_member(*, table_id: int, hand_id: int, user: User, version: in
     player and the table a practice table); return it with its rule version (and their rule set) and its table
     with its club loaded, or None (no such hand there, or not a member). ``version``: the one the player saw;
     when the hand is at the newest version this process keeps the state of (``_newest_kept``: ``hand_state`` reads
-    it from there), the hand's ``state`` is left unread (deferred, as by the ORM's ``defer``).
+    it from there), the hand's ``state`` is left unread (deferred, as by the ORM's ``defer``), as are its deck,
+    salts and deal events always (``_UNREAD``).
     One statement, written out once (games/selectors/rows.py). Expects an open transaction."""
     newest = _newest_kept(hand_id, version)
     rows = rows_fetch(_MEMBER_HAND_SQL, [newest, hand_id, table_id, user.pk, user.pk])
