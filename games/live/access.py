@@ -6,10 +6,17 @@ password) and any membership made, changed or ended (wired in ``GamesConfig.read
 the stamps of a table's players once per version and sends them with the frames, so forwarding a frame
 costs no database and no cache read (a spectator's socket reads its own stamp). A member keeps at most
 ``SOCKETS_PER_MEMBER`` sockets open.
+
+A stamp is a plain integer in the cache's Redis under the cache's own key (``cache.get`` reads it too), written
+and read here only, each with one plain command (``layer.command``): an action and every version read stamps,
+and Django's cache adds key checks and redis-py's layers to each read (bench/access_path.py).
 """
 
 from __future__ import annotations
 
+import math
+import secrets
+import time
 from collections.abc import Iterable
 from datetime import datetime
 from importlib import import_module
@@ -17,14 +24,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import auth
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
-from django.utils import timezone
 
 from accounts.access import is_member, membership_of
 from accounts.models import User
 from games.live.frames import CLOSE_FORBIDDEN, CLOSE_NOT_LOGGED_IN
+from games.live.layer import command
 from games.models import Table
 from games.selectors.hands import hand_current
 from games.selectors.tables import table_get, table_may_watch
@@ -51,16 +58,21 @@ class Grant:
     """A socket's access as last checked against the database: the member's stamp then and when their session
     expires. It holds while the stamp is unchanged and the session unexpired: then no database check."""
 
+    __slots__ = ("stamp", "_ends")
+
     def __init__(self, expires: datetime | None) -> None:
         self.stamp: int | None = None
-        self.expires = expires
+        # The session's end as a POSIX time: checked at every group message against time.time(), the clock
+        # timezone.now() reads too, without building an aware datetime each time.
+        self._ends = math.inf if expires is None else expires.timestamp()
 
     def expired(self) -> bool:
-        return self.expires is not None and timezone.now() >= self.expires
+        return time.time() >= self._ends
 
     def holds(self, stamp: int | None) -> bool:
-        """Whether ``stamp`` (the member's now; None: the cache holds none) is the one last checked at."""
-        return stamp is not None and stamp == self.stamp and not self.expired()
+        """Whether ``stamp`` (the member's now; None: the cache holds none) is the one last checked at, and the
+        session unexpired."""
+        return stamp is not None and stamp == self.stamp and time.time() < self._ends
 
 
 def table_check(session_key: str | None, user: User, table_id: int) -> Table:
@@ -86,29 +98,50 @@ def club_check(session_key: str | None, user: User, club_id: int) -> None:
         raise Refused(CLOSE_FORBIDDEN, NOT_YOURS_CLUB)
 
 
+def _stamps_where(user_ids: Iterable[int]) -> tuple[Any, list[str]]:
+    """The Redis client the cache writes with (stamps are read there too: no replica that lags a bump) and
+    the cache's keys of the members' stamps."""
+    backend: Any = caches["default"]
+    return backend._cache.get_client(None, write=True), [backend.make_key(_STAMP_KEY.format(u)) for u in user_ids]
+
+
+def _new_stamp() -> int:
+    """A stamp no socket holds: random, not counted up, because a Redis restart forgets every stamp and a count
+    would start again at values that sockets granted before it still hold."""
+    return secrets.randbits(62)
+
+
 def access_bump(user_id: int) -> None:
     """Session, password or membership of ``user_id`` changed: open sockets re-check on their next message."""
-    key = _STAMP_KEY.format(user_id)
+    client, (key,) = _stamps_where([user_id])
     try:
-        cache.add(key, 0, timeout=None)
-        cache.incr(key)
+        command(client, "SET", key, _new_stamp())
     except Exception:  # noqa: BLE001 - a lost bump must not fail a logout; make the stamp unreadable instead
-        cache.delete(key)
+        command(client, "DEL", key)
 
 
 def access_stamps(user_ids: Iterable[int]) -> dict[int, int | None]:
-    """Each member's stamp (None when the cache holds none: treated as changed)."""
+    """Each member's stamp (None when the cache holds none: treated as changed), in one MGET."""
     ids = list(set(user_ids))
-    found = cache.get_many([_STAMP_KEY.format(u) for u in ids])
-    return {u: found.get(_STAMP_KEY.format(u)) for u in ids}
+    if not ids:
+        return {}
+    client, keys = _stamps_where(ids)
+    return {u: None if v is None else int(v) for u, v in zip(ids, command(client, "MGET", *keys), strict=True)}
 
 
-def access_stamp(user_id: int) -> int:
-    """The member's stamp now, created (0) if the cache holds none."""
-    key = _STAMP_KEY.format(user_id)
-    cache.add(key, 0, timeout=None)
-    value = cache.get(key)
-    return int(value) if isinstance(value, int) else 0
+def access_stamp_read(user_id: int) -> int | None:
+    """The member's stamp (None when the cache holds none: treated as changed), in one GET."""
+    client, (key,) = _stamps_where([user_id])
+    value = command(client, "GET", key)
+    return None if value is None else int(value)
+
+
+def access_stamp(user_id: int) -> int | None:
+    """The member's stamp now, made if the cache holds none (None only if a failed bump removed it between)."""
+    client, (key,) = _stamps_where([user_id])
+    command(client, "SET", key, _new_stamp(), "NX")
+    value = command(client, "GET", key)
+    return None if value is None else int(value)
 
 
 def session_key_of(scope: dict[str, Any]) -> str | None:

@@ -11,11 +11,13 @@ layer's receiver drops it. So each process's sockets get each message once, in t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
+import redis
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close
 
@@ -29,8 +31,32 @@ for i, channel in ipairs(KEYS) do
 end
 return 0
 """
+# The script's name in Redis (EVALSHA): Redis names scripts by their SHA-1.
+PUBLISH_BEYOND_SHA = hashlib.sha1(PUBLISH_BEYOND.encode(), usedforsecurity=False).hexdigest()
 
 _BOOT = uuid.uuid4().hex[:12]
+
+
+def command(client: redis.Redis, *args: Any) -> Any:
+    """``args`` sent as one Redis command on a connection of ``client``'s pool, and its reply as Redis gave it
+    (bytes, ints, lists; an error reply raised). For the commands of every action (the access stamps, the
+    publisher's script): redis-py's own call wraps each command in layers these do not use (retries with backoff,
+    reply callbacks, observability hooks, event dispatch), and writes a command with a long argument (a frame) in
+    one system call per piece: here one write a command (bench/access_path.py). The pool checks a connection
+    before lending it, so one that a Redis restart broke is made anew; a command that failed closes its
+    connection (no half-read reply reaches the next) and raises."""
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    try:
+        connection.send_packed_command([b"".join(connection.pack_command(*args))])
+        return connection.read_response()
+    except redis.ResponseError:  # an error reply, read whole: the connection is sound
+        raise
+    except BaseException:
+        connection.disconnect()
+        raise
+    finally:
+        pool.release(connection)
 
 
 def origin() -> str:

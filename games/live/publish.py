@@ -33,11 +33,12 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 from django.db import connections
+from redis.exceptions import NoScriptError
 
 from accounts.models import User
 from games.live.access import access_stamps
 from games.live.frames import PRIVATE, PUBLIC, carried
-from games.live.layer import PUBLISH_BEYOND, LiveChannelLayer, deliver_here, origin
+from games.live.layer import PUBLISH_BEYOND, PUBLISH_BEYOND_SHA, LiveChannelLayer, command, deliver_here, origin
 from games.live.render import private_frame, public_frame
 from games.models import Hand
 from games.selectors.snapshot import Carried, TableSnapshot, table_snapshot_of, table_snapshot_read
@@ -103,7 +104,11 @@ def _send_batch(messages: Batch) -> None:
         by_host.setdefault(_consistent_hash(channel, len(clients)), []).append((channel, layer.serialize(sent)))
     for host, out in by_host.items():
         beyond = [arg for channel, data in out for arg in (data, served.get(channel, 0))]
-        clients[host].eval(PUBLISH_BEYOND, len(out), *(channel for channel, _data in out), *beyond)
+        args = (len(out), *(channel for channel, _data in out), *beyond)
+        try:
+            command(clients[host], "EVALSHA", PUBLISH_BEYOND_SHA, *args)
+        except NoScriptError:  # not loaded yet, or forgotten by a restart: EVAL loads it
+            command(clients[host], "EVAL", PUBLISH_BEYOND, *args)
 
 
 def group_channel_name(prefix: str, group: str) -> str:

@@ -81,6 +81,23 @@ def test_a_version_reaches_this_processs_socket_once_while_another_process_liste
     assert len(theirs) == 1  # the other process hears it, once
 
 
+def test_a_version_reaches_another_process_after_redis_forgot_the_publishers_script(club_setup) -> None:
+    """The publisher calls its script by name (EVALSHA); a Redis that forgot it (restarted, or its scripts
+    flushed) is sent the script itself, and the version still goes out."""
+    hand = _dealt(club_setup)
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    _redis().script_flush()
+    other = _redis().pubsub()
+    other.subscribe(group_channel_name(prefix, table_group(hand.table_id)))
+    try:
+        heard = _heard(hand, club_setup.members[0])
+        theirs = _messages(other)
+    finally:
+        other.close()
+    assert [m["type"] for m in heard] == ["table.public"], heard
+    assert len(theirs) == 1
+
+
 def test_nothing_goes_to_redis_when_no_other_process_listens(club_setup) -> None:
     hand = _dealt(club_setup)
     prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]

@@ -139,7 +139,8 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
     import time
 
     import msgpack
-    from redis import Redis
+
+    from games.live import publish
 
     a, b, _ = club_setup.members
     table = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(), players=[a, b])
@@ -147,15 +148,15 @@ def test_the_action_returns_without_waiting_for_its_announcement(club_setup, mon
     announce_flush()
     release = threading.Event()
     sent: list[int] = []
-    original = Redis.eval
+    original = publish.command
 
-    def slow_send(self, *args, **kwargs):  # Redis answering late (at most 3 s here)
+    def slow_send(client, *args):  # Redis answering the publisher's script late (at most 3 s here)
         release.wait(3)
         first = next(arg for arg in args if isinstance(arg, bytes))  # the version's first message
         sent.append(json.loads(msgpack.unpackb(first)["text"])["version"])
-        return original(self, *args, **kwargs)
+        return original(client, *args)
 
-    monkeypatch.setattr(Redis, "eval", slow_send)
+    monkeypatch.setattr(publish, "command", slow_send)
     started = time.monotonic()
     services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     took = time.monotonic() - started

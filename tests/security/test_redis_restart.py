@@ -168,3 +168,31 @@ async def test_while_redis_restarts_chat_and_sockets_are_told_to_wait_and_heal_a
     await sync_to_async(own_redis.restart)(0.2)
     assert (await post("again"))[0] == 302 and await connect() == (True, None)
     assert await database_sync_to_async(stored)() == ["before", "after", "again"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_logout_after_a_redis_restart_still_cuts_off_a_socket_granted_before_it(
+    club_setup, own_redis, close_thread_connections
+) -> None:
+    """A restart forgets every access stamp. The member's socket holds the stamp it was last granted at (here
+    after one bump, as any change of the account makes); a logout after the restart must give a stamp the
+    socket does not hold: were stamps counted up from nothing again, it would be the same one, and the
+    logged-out member's socket would go on forwarding the table's frames."""
+    from games.live.access import access_bump
+    from tests.games.test_consumers import hand_state, log_out, logged_in_socket, outputs_until_closed, piranha_table
+
+    a, b, c = club_setup.members
+    table = await piranha_table(club_setup)
+    comm, cookie = await logged_in_socket(f"/ws/tables/{table.pk}/", a)
+    await database_sync_to_async(access_bump)(a.pk)  # a changed their display name, say
+    hand_id, version, _ = await hand_state(table)
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=b, action={"type": "in"}, version=version)
+    while (await comm.receive_json_from(timeout=5))["type"] != "table.public":  # checked afresh, still allowed
+        pass
+
+    await sync_to_async(own_redis.restart)(0.2)
+    await database_sync_to_async(log_out)(cookie)
+    await database_sync_to_async(services.hand_act)(hand_id=hand_id, user=c, action={"type": "in"}, version=version + 1)
+    sent, close = await outputs_until_closed(comm)
+    assert close["code"] == 4401 and [m["type"] for m in sent if m["type"].startswith("table.")] == [], sent
+    await comm.disconnect()

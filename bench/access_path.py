@@ -1,0 +1,260 @@
+"""CPU of the access stamps and the sockets' own path, the site's against the tree before its cuts, alternated.
+
+    nice -n 10 .venv/bin/python bench/access_path.py                 # 7 rounds of each
+    nice -n 10 .venv/bin/python bench/access_path.py --rounds 9 --sockets 600
+
+In one process, on the embedded Redis (the cache's and the channel layer's), each round times this process's CPU
+(``time.process_time``) for each part of an action's path that games/live/ owns, once by the old path and once by
+the new, alternated:
+
+- ``action stamp``: the acting member's stamp, read with the action (``TableConsumer._act_if_allowed``);
+- ``version stamps``: the stamps of a table's six players, read once a version by the publisher (``_frames``);
+- ``version send``: a version's four messages (two private frames, the public frame, the lobby's word) sent by
+  ``_send_batch`` (the script ``PUBLISH_BEYOND``; no other process listens, so nothing is PUBLISHed);
+- ``socket message``: a public frame forwarded by each of ``--sockets`` table sockets of this process, six a
+  table (``deliver_here``, the socket's loop and dispatch, the stamp check, the send to an ASGI send that keeps
+  nothing), with access granted until a session's end two weeks ahead, as the site's sessions are.
+
+The old path is the site's modules as they were at ``BEFORE`` (games/live/access.py, consumer.py, publish.py),
+read from git and loaded beside today's (the old consumer with the old access module). Printed per round: us of
+CPU a call (a message a socket for the last), old and new; at the end the medians, and per action: one action
+stamp, one version's stamps and send, and ``--frames`` socket messages (a table of six: six public frames and
+two or three private ones). Not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import subprocess
+import sys
+import time
+import types
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
+
+DB_NAME = "bench_access_path"
+BEFORE = "40d8fcd0113441616a58edd3ef29de6d5a1e3e8e"  # the tree before these cuts
+SEATS = 6
+FIRST_MEMBER = 7_000_001  # members of no test or club: their stamps are this bench's own
+FIRST_TABLE = 7_000_001  # tables of no club: no other run on the same Redis sends to their groups
+
+
+def _before(path: str, name: str) -> types.ModuleType:
+    """The site's module at ``path`` as it was at ``BEFORE``, read from git and loaded as ``name`` beside the
+    site's own (its imports are the site's modules of today)."""
+    source = subprocess.run(
+        ["git", "show", f"{BEFORE}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    module = types.ModuleType(name)
+    module.__package__ = name.rpartition(".")[0]
+    sys.modules[name] = module
+    exec(compile(source, f"{path}@BEFORE", "exec"), module.__dict__)  # noqa: S102 - the repo's own file
+    return module
+
+
+@contextlib.contextmanager
+def _access_as(module: types.ModuleType) -> Iterator[None]:
+    """``games.live.access`` is ``module`` while a module importing it loads."""
+    import games.live
+
+    site = sys.modules["games.live.access"]
+    sys.modules["games.live.access"] = module
+    games.live.access = module  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        sys.modules["games.live.access"] = site
+        games.live.access = site  # type: ignore[attr-defined]
+
+
+def _paths() -> dict[str, SimpleNamespace]:
+    """The old and the new path: their access module, consumer class and batch send."""
+    from games.live import access, consumer, publish
+
+    old_access = _before("games/live/access.py", "games.live.access_before")
+    with _access_as(old_access):
+        old_consumer = _before("games/live/consumer.py", "games.live.consumer_before")
+    old_publish = _before("games/live/publish.py", "games.live.publish_before")
+    return {
+        "old": SimpleNamespace(access=old_access, consumer=old_consumer.TableConsumer, send=old_publish._send_batch),
+        "new": SimpleNamespace(access=access, consumer=consumer.TableConsumer, send=publish._send_batch),
+    }
+
+
+def _per_call(fn: Callable[[], object], calls: int) -> float:
+    """Microseconds of this process's CPU a call of ``fn``."""
+    started = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - started) / calls * 1e6
+
+
+def _batch(table_id: int) -> list[tuple[str, dict[str, Any]]]:
+    """A version's messages as the publisher makes them (texts of a Piles table's sizes)."""
+    from games.live.publish import club_group, mine_group, table_group
+
+    players = [str(FIRST_MEMBER + n) for n in range(SEATS)]
+    stamps: dict[str, int | None] = dict.fromkeys(players, 12345)
+    private = [
+        (mine_group(int(p)), {"type": "table.private", "text": "p" * 2500, "table": table_id, "stamps": {p: 12345}})
+        for p in players[:2]
+    ]
+    public = (table_group(table_id), {"type": "table.public", "text": "x" * 9000, "stamps": stamps})
+    return [*private, public, (club_group(FIRST_TABLE), {"type": "lobby.changed"})]
+
+
+async def _forwarded(path: SimpleNamespace, sockets: int, messages: int) -> float:
+    """Microseconds of this process's CPU a message a socket: ``messages`` public frames to each of ``sockets``
+    table sockets of ``path`` (bench/socket_dispatch.py's round, with a session that ends)."""
+    from channels.exceptions import StopConsumer
+    from channels.layers import get_channel_layer
+    from django.conf import settings
+    from django.utils import timezone
+
+    from games.live.layer import deliver_here, origin
+    from games.live.publish import group_channel_name, table_group
+    from kernel import metrics
+
+    layer = get_channel_layer()
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    groups = sockets // SEATS
+    handled = [0]
+    opened = asyncio.Semaphore(0)
+    ends = asyncio.Event()
+    session_ends = timezone.now() + timedelta(days=14)
+
+    class Socket(path.consumer):  # type: ignore[misc, name-defined]
+        async def websocket_connect(self, message: dict[str, Any]) -> None:
+            # What the site's connect leaves on a player's socket: their member and their access as checked.
+            self.user = SimpleNamespace(pk=self.scope["user"])
+            self.grant = path.access.Grant(session_ends)
+            self.grant.stamp = 12345
+            await self.channel_layer.group_add(table_group(self.scope["group"]), self.channel_name)
+            opened.release()
+
+        async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+            await self.channel_layer.group_discard(table_group(self.scope["group"]), self.channel_name)
+            raise StopConsumer
+
+        async def send(
+            self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+        ) -> None:
+            await super().send(text_data, bytes_data, close)
+            handled[0] += 1
+
+    async def asgi_send(message: dict[str, Any]) -> None:
+        return None
+
+    def client() -> Any:
+        said = [False]
+
+        async def receive() -> dict[str, Any]:
+            if not said[0]:
+                said[0] = True
+                return {"type": "websocket.connect"}
+            await ends.wait()
+            return {"type": "websocket.disconnect", "code": 1000}
+
+        return receive
+
+    app = Socket.as_asgi()
+    scopes = [{"type": "websocket", "group": FIRST_TABLE + n // SEATS, "user": n} for n in range(sockets)]
+    tasks = [asyncio.ensure_future(app(scope, client(), asgi_send)) for scope in scopes]
+    for _ in range(sockets):
+        await opened.acquire()
+    sends = [
+        (
+            group_channel_name(prefix, table_group(FIRST_TABLE + g)),
+            metrics.stamped(
+                {
+                    "type": "table.public",
+                    "text": "x" * 2000,
+                    "stamps": {str(n): 12345 for n in range(g * SEATS, (g + 1) * SEATS)},
+                    "origin": origin(),
+                }
+            ),
+        )
+        for g in range(groups)
+    ]
+    started = time.process_time()
+    for _ in range(messages):
+        deliver_here(layer, sends)
+        await asyncio.sleep(0)
+    deadline = time.monotonic() + 120
+    while handled[0] < messages * groups * SEATS:
+        assert time.monotonic() < deadline, f"{handled[0]} of {messages * groups * SEATS} forwarded"
+        await asyncio.sleep(0.001)
+    used = time.process_time() - started
+    ends.set()
+    await asyncio.gather(*tasks)
+    return used / (messages * groups * SEATS) * 1e6
+
+
+def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
+    members = [FIRST_MEMBER + n for n in range(SEATS)]
+    one = members[2]
+    batch = _batch(table_id=FIRST_TABLE)
+    return {
+        "action stamp": _per_call(lambda: path.access.access_stamps([one]).get(one), args.calls)
+        if path.access.__name__.endswith("_before")
+        else _per_call(lambda: path.access.access_stamp_read(one), args.calls),
+        "version stamps": _per_call(lambda: path.access.access_stamps(u for u in members), args.calls),
+        "version send": _per_call(lambda: path.send(batch), args.calls),
+        "socket message": asyncio.run(_forwarded(path, args.sockets, args.messages)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of each path, alternated (default 7)")
+    parser.add_argument("--calls", type=int, default=3000, help="calls of each read and send a round (default 3000)")
+    parser.add_argument("--sockets", type=int, default=300, help="table sockets, six a table (default 300)")
+    parser.add_argument("--messages", type=int, default=100, help="public frames to each table a round (default 100)")
+    parser.add_argument("--frames", type=float, default=8.5, help="socket messages an action (default 8.5)")
+    args = parser.parse_args()
+    setup_bench_django(DB_NAME, rebuild=True)
+    try:
+        paths = _paths()
+        for member in range(FIRST_MEMBER, FIRST_MEMBER + SEATS):
+            paths["new"].access.access_bump(member)
+        figures: dict[str, dict[str, list[float]]] = {name: {} for name in paths}
+        for n in range(args.rounds):
+            for name, path in paths.items():
+                for part, value in _round(path, args).items():
+                    figures[name].setdefault(part, []).append(value)
+            print(
+                f"round {n + 1}: "
+                + "; ".join(
+                    f"{part} {figures['old'][part][-1]:.1f} -> {figures['new'][part][-1]:.1f} us"
+                    for part in figures["old"]
+                ),
+                flush=True,
+            )
+        medians = {name: {part: statistics.median(v) for part, v in parts.items()} for name, parts in figures.items()}
+        for part in medians["old"]:
+            old, new = medians["old"][part], medians["new"][part]
+            print(f"median of {args.rounds}, {part}: old {old:.1f} us, new {new:.1f} us (new/old {new / old:.2f})")
+        for name, parts in medians.items():
+            action = (
+                parts["action stamp"]
+                + parts["version stamps"]
+                + parts["version send"]
+                + args.frames * parts["socket message"]
+            )
+            print(f"{name}: {action / 1000:.3f} ms of CPU an action ({args.frames} socket messages)")
+    finally:
+        drop_bench_database(DB_NAME)
+
+
+if __name__ == "__main__":
+    main()
