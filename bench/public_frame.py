@@ -16,12 +16,12 @@ to version), each on a fresh copy of the snapshot. Every frame of the two paths 
 The old path is the site's at ``BEFORE``: games/live/render.py, games/presentation/ (presenters, area, jinja)
 and the templates of templates/jinja2/, all read from git at that commit (``_before``), the templates in an
 environment of their own made by that commit's ``environment``; the modules they import from outside those are
-today's (``_rebound``). Each path keeps its own process caches of markup (its kept seat rows, last hands),
-emptied at each round's start so that each version finds kept what the versions before it left, as in the
-publisher; the rest (a card's markup, a log line's words, the Piles helper's words) are shared and warm. The collector is settled as in
-the server (``kernel.pools.collector_settle``) once the games are played. Printed per round: ms of CPU a version
-by each path for the context, the public frame and the private frames (each a frame); at the end the medians by
-game. Not a timed test.
+today's (``_rebound``: games/presentation/reasons.py and words.py among them). Each path keeps its own process
+caches of markup (its kept seat rows, last hands), emptied at each round's start so that each version finds kept
+what the versions before it left, as in the publisher; the rest (a card's markup, a log line's words, the Piles
+helper's words) are shared and warm. The collector is settled as in the server (``kernel.pools.collector_settle``)
+once the games are played. Printed per round: ms of CPU a version by each path for the context and the public
+frame, and a frame for the private frames; at the end the medians by game. Not a timed test.
 """
 
 from __future__ import annotations
