@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python bench/access_path.py                 # 7 rounds of each
     nice -n 10 .venv/bin/python bench/access_path.py --rounds 9 --sockets 600
+    nice -n 10 .venv/bin/python bench/access_path.py --before 5eee0d3    # against another tree
 
 In one process, on the embedded Redis (the cache's and the channel layer's), each round times this process's CPU
 (``time.process_time``) for each part of an action's path that games/live/ owns, once by the old path and once by
@@ -15,7 +16,7 @@ the new, alternated:
   table (``deliver_here``, the socket's loop and dispatch, the stamp check, the send to an ASGI send that keeps
   nothing), with access granted until a session's end two weeks ahead, as the site's sessions are.
 
-The old path is the site's modules as they were at ``BEFORE`` (games/live/access.py, consumer.py, publish.py),
+The old path is the site's modules as they were at ``BEFORE`` or ``--before`` (games/live/access.py, consumer.py, publish.py),
 read from git and loaded beside today's (the old consumer with the old access module). Printed per round: us of
 CPU a call (a message a socket for the last), old and new; at the end the medians, and per action: one action
 stamp, one version's stamps and send, and ``--frames`` socket messages (a table of six: six public frames and
@@ -49,11 +50,11 @@ FIRST_MEMBER = 7_000_001  # members of no test or club: their stamps are this be
 FIRST_TABLE = 7_000_001  # tables of no club: no other run on the same Redis sends to their groups
 
 
-def _before(path: str, name: str) -> types.ModuleType:
-    """The site's module at ``path`` as it was at ``BEFORE``, read from git and loaded as ``name`` beside the
-    site's own (its imports are the site's modules of today)."""
+def _before(path: str, name: str, before: str) -> types.ModuleType:
+    """The site's module at ``path`` as it was at commit ``before``, read from git and loaded as ``name`` beside
+    the site's own (its imports are the site's modules of today)."""
     source = subprocess.run(
-        ["git", "show", f"{BEFORE}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
+        ["git", "show", f"{before}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     module = types.ModuleType(name)
     module.__package__ = name.rpartition(".")[0]
@@ -77,14 +78,14 @@ def _access_as(module: types.ModuleType) -> Iterator[None]:
         games.live.access = site  # type: ignore[attr-defined]
 
 
-def _paths() -> dict[str, SimpleNamespace]:
-    """The old and the new path: their access module, consumer class and batch send."""
+def _paths(before: str = BEFORE) -> dict[str, SimpleNamespace]:
+    """The old path (at commit ``before``) and the new: their access module, consumer class and batch send."""
     from games.live import access, consumer, publish
 
-    old_access = _before("games/live/access.py", "games.live.access_before")
+    old_access = _before("games/live/access.py", "games.live.access_before", before)
     with _access_as(old_access):
-        old_consumer = _before("games/live/consumer.py", "games.live.consumer_before")
-    old_publish = _before("games/live/publish.py", "games.live.publish_before")
+        old_consumer = _before("games/live/consumer.py", "games.live.consumer_before", before)
+    old_publish = _before("games/live/publish.py", "games.live.publish_before", before)
     return {
         "old": SimpleNamespace(access=old_access, consumer=old_consumer.TableConsumer, send=old_publish._send_batch),
         "new": SimpleNamespace(access=access, consumer=consumer.TableConsumer, send=publish._send_batch),
@@ -205,9 +206,9 @@ def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
     one = members[2]
     batch = _batch(table_id=FIRST_TABLE)
     return {
-        "action stamp": _per_call(lambda: path.access.access_stamps([one]).get(one), args.calls)
-        if path.access.__name__.endswith("_before")
-        else _per_call(lambda: path.access.access_stamp_read(one), args.calls),
+        "action stamp": _per_call(lambda: path.access.access_stamp_read(one), args.calls)
+        if hasattr(path.access, "access_stamp_read")
+        else _per_call(lambda: path.access.access_stamps([one]).get(one), args.calls),
         "version stamps": _per_call(lambda: path.access.access_stamps(u for u in members), args.calls),
         "version send": _per_call(lambda: path.send(batch), args.calls),
         "socket message": asyncio.run(_forwarded(path, args.sockets, args.messages)),
@@ -221,10 +222,11 @@ def main() -> None:
     parser.add_argument("--sockets", type=int, default=300, help="table sockets, six a table (default 300)")
     parser.add_argument("--messages", type=int, default=100, help="public frames to each table a round (default 100)")
     parser.add_argument("--frames", type=float, default=8.5, help="socket messages an action (default 8.5)")
+    parser.add_argument("--before", default=BEFORE, help=f"the old path's commit (default {BEFORE[:7]})")
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
     try:
-        paths = _paths()
+        paths = _paths(args.before)
         for member in range(FIRST_MEMBER, FIRST_MEMBER + SEATS):
             paths["new"].access.access_bump(member)
         figures: dict[str, dict[str, list[float]]] = {name: {} for name in paths}

@@ -161,21 +161,24 @@ class _JsonConsumer(AsyncWebsocketConsumer):
 
     async def _group_messages(self, turn: asyncio.Lock) -> None:
         """Each group message handled in turn; after a handler failed, the rest are read and dropped until the
-        socket ends: cancelled while it waits in the layer's ``receive``, which then leaves the socket's channel."""
+        socket ends: cancelled while it waits in the layer's ``receive``, which then leaves the socket's channel.
+        This task handles group messages only: what it renders or queries counts as the socket's (set once for
+        the task, not at each message; the client's messages are handled in the socket's own task)."""
         receive = self.channel_receive
         failed = False
-        while True:
-            message = await receive()
-            if failed:
-                continue
-            async with turn:
-                try:
-                    await self.dispatch(message)
-                except Exception:
-                    log.exception("A socket failed on a group message of type %s", message.get("type"))
-                    failed = True
-                    with contextlib.suppress(Exception):
-                        await self.close(code=CLOSE_SERVER_ERROR)
+        with metrics.socket_work(metrics.SOCKET_FORWARDING):
+            while True:
+                message = await receive()
+                if failed:
+                    continue
+                async with turn:
+                    try:
+                        await self.dispatch(message)
+                    except Exception:
+                        log.exception("A socket failed on a group message of type %s", message.get("type"))
+                        failed = True
+                        with contextlib.suppress(Exception):
+                            await self.close(code=CLOSE_SERVER_ERROR)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' own dispatch less its ``aclose_old_connections`` hop into the shared sync thread before
@@ -183,11 +186,7 @@ class _JsonConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        if message["type"].startswith("websocket."):
-            await handler(message)
-            return
-        with metrics.socket_work(metrics.SOCKET_FORWARDING):  # a group message: counted renders and statements
-            await handler(message)
+        await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         if not self._opened:
