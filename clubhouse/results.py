@@ -1,9 +1,9 @@
 """Each player's result of a finished hand, written by SQL from the action log and the ledger.
 
-A deferred trigger on the hand (migration 0001) runs ``FILL`` for it when the transaction that
-finished it commits, so the hand's last action and postings are in, and adds the rows to the
-member's week (``WeekResult``, migration 0002); ``hand_results_backfill`` does both for every
-finished hand without rows.
+A deferred trigger on the hand (migration 0001; its statement now migration 0004's) runs ``FILL``
+for it when the transaction that finished it commits, so the hand's last action and postings are
+in, and adds the rows to the member's week (``WeekResult``, migration 0002);
+``hand_results_backfill`` does both for every finished hand without rows.
 
 The decision is the player's entry in the hand's opened sealed decisions (the ``drop_open``
 or ``declare_open`` event of the action log); ``won`` is the sum of the hand's award
@@ -14,38 +14,13 @@ the statistics leave out voided hands when they read (clubhouse/selectors.py).
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from django.db import connection
 
-# As migration 0001 wrote it; its trigger runs it with {where} = "h.id = NEW.id".
-FILL = """
-INSERT INTO clubhouse_handresult (hand_id, club_id, user_id, game, seat, finished_at, decision, won, net)
-SELECT h.id, t.club_id, p.value::bigint, rs.game, p.key::int, h.finished_at,
-       COALESCE(d.decision, ''), COALESCE(m.won, 0), COALESCE(m.net, 0)
-FROM games_hand h
-JOIN games_table t ON t.id = h.table_id
-JOIN games_rulesetversion v ON v.id = h.rule_version_id
-JOIN games_ruleset rs ON rs.id = v.rule_set_id
-CROSS JOIN LATERAL jsonb_each_text(h.players) AS p(key, value)
-LEFT JOIN LATERAL (
-    SELECT o ->> 'decision' AS decision
-    FROM games_handaction a
-    CROSS JOIN LATERAL jsonb_array_elements(a.events) AS e
-    CROSS JOIN LATERAL jsonb_array_elements(e -> 'decisions') AS o
-    WHERE a.hand_id = h.id AND e ->> 'kind' IN ('drop_open', 'declare_open')
-      AND (o ->> 'seat')::int = p.key::int
-    LIMIT 1
-) d ON true
-LEFT JOIN LATERAL (
-    SELECT SUM(po.amount) FILTER (WHERE je.kind = 'award') AS won, SUM(po.amount) AS net
-    FROM ledger_journalentry je
-    JOIN ledger_posting po ON po.entry_id = je.id
-    JOIN ledger_account ac ON ac.id = po.account_id
-    WHERE je.hand_id = h.id AND je.reverses_id IS NULL
-      AND ac.kind = 'member' AND ac.user_id = p.value::bigint
-) m ON true
-WHERE h.finished_at IS NOT NULL AND {where}
-ON CONFLICT (hand_id, user_id) DO NOTHING
-"""
+# The statement as the newest migration that changed it wrote it (its trigger runs it with
+# {where} = "h.id = NEW.id"): one text for the trigger and the backfill; a change is a new migration.
+FILL: str = import_module("clubhouse.migrations.0004_hand_results_read_once").FILL_0004
 
 
 def hand_results_backfill(*, club_id: int | None = None) -> int:
