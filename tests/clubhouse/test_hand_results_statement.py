@@ -9,6 +9,8 @@ from importlib import import_module
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.core.management import call_command
 from django.db import connection, transaction
 
 import engine
@@ -22,6 +24,7 @@ from games.services.hands import hand_act
 from games.services.voiding import hand_void
 from ledger.services import LedgerError
 from tests.clubhouse.play import play_table
+from tests.conftest import _APP_CREDENTIALS, _connect_default_as
 from tests.games.practice_helpers import plain_action, play_out
 
 NEW = import_module("clubhouse.migrations.0004_hand_results_read_once")
@@ -30,6 +33,25 @@ NEW = import_module("clubhouse.migrations.0004_hand_results_read_once")
 def _body(function: str) -> str:
     """The statement a trigger function's SQL runs, between its BEGIN and its RETURN NULL."""
     return function.split("BEGIN", 1)[1].split("RETURN NULL;", 1)[0].strip().rstrip(";")
+
+
+def _installed(cursor: Any) -> list[str]:
+    """The words of the trigger function at work; its owner's rights and its settings checked."""
+    cursor.execute("SELECT prosrc, prosecdef, proconfig FROM pg_proc WHERE proname = 'clubhouse_hand_finished'")
+    source, definer, settings = cursor.fetchone()
+    assert definer and "search_path=public, pg_temp" in settings
+    return source.split()
+
+
+def _migrate(target: str | None) -> None:
+    owner = settings.DATABASES.get("owner")
+    if owner:
+        _connect_default_as({"USER": owner.get("USER"), "PASSWORD": owner.get("PASSWORD")})
+    try:
+        call_command("migrate", "clubhouse", *([target] if target else []), verbosity=0)
+    finally:
+        if owner:
+            _connect_default_as(_APP_CREDENTIALS)
 
 
 def _rows(cursor: Any, club_id: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -126,12 +148,9 @@ def test_the_results_read_once_a_hand_are_the_rows_read_once_a_seat(club_setup) 
     assert finished.filter(table=piles).exists() and practised.is_finished
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'clubhouse_hand_finished'")
-        (installed,) = cursor.fetchone()
+        assert _installed(cursor) == NEW.FINISHED_FUNCTION_0004.split("$$")[1].split()
         live = _rows(cursor, club.pk)
-    # the function at work is the newest migration's, and the backfill runs the same statement
-    assert " ".join(installed.split()) == " ".join(NEW.FINISHED_FUNCTION_0004.split("$$")[1].split())
-    assert results.FILL == NEW.FILL_0004
+    assert results.FILL == NEW.FILL_0004  # the backfill runs the trigger's statement
 
     hand_rows, week_rows = live
     # one row a player of every finished hand but the practice table's, several entries a member a hand
@@ -177,3 +196,18 @@ def test_the_backfill_writes_the_rows_the_trigger_wrote(club_setup) -> None:
     with connection.cursor() as cursor:
         assert _rows(cursor, club.pk) == live
     assert live[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_goes_back_to_the_statement_read_once_a_seat() -> None:
+    old = week_sql.FINISHED_FUNCTION_0002.split("$$")[1].split()
+    _migrate("0003_practice_results_guard")  # as the database's owner, as a deploy does
+    try:
+        with connection.cursor() as cursor:
+            assert _installed(cursor) == old
+    finally:
+        _migrate(None)
+    with connection.cursor() as cursor:
+        assert _installed(cursor) == NEW.FINISHED_FUNCTION_0004.split("$$")[1].split()
+        cursor.execute("SELECT proconfig FROM pg_proc WHERE proname = 'clubhouse_hand_finished'")
+        assert "plan_cache_mode=force_generic_plan" in cursor.fetchone()[0]
