@@ -11,8 +11,10 @@ it is or as it was at ``--before``: the action's own modules (``BEFORE_MODULES``
 and loaded beside the site's, each importing the others' old forms (the modules they import outside that list
 are today's, shared by both). The actions that finish their hand (``Hand.is_finished`` on the hand returned)
 are the hand ends, the rest ordinary actions; for each kind and each path: ms of this thread's CPU an action
-(mean and median), the statements it sent and those of the publisher's read and renders after it. Not a timed
-test: the machine is shared.
+(mean and median), the statements it sent and those of the publisher's read and renders after it. ``--late``:
+each sealed decision is made against the version its seat's turn in it began at, as when every seat decides at
+once (most are then late: games/services/locking.py), those that do not end their hand counted apart. Not a
+timed test: the machine is shared.
 """
 
 from __future__ import annotations
@@ -66,11 +68,30 @@ def before_path(commit: str) -> Callable[..., Any]:
     return old["games.services.hands"].hand_act  # type: ignore[no-any-return]
 
 
+def _seen(hand_id: int, user: Any, version: int) -> int:
+    """The version a player deciding at once with the others saw: in a sealed decision, the one their turn in it
+    began at (the others' decisions since make theirs late, as under load); else ``version``."""
+    import engine
+    from games.models import Hand
+    from games.selectors.hands import hand_seat_of
+    from games.selectors.states import hand_state
+
+    hand = Hand.objects.get(pk=hand_id)
+    seat = hand_seat_of(hand=hand, user=user)
+    began = hand.turn_began(seat) if seat is not None else None
+    return began if began is not None and engine.is_sealed(hand_state(hand)) else version
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=300, help="actions at each table")
     parser.add_argument("--before", default="40d8fcd", help="the commit of the path compared with")
     parser.add_argument("--seed", type=int, default=1, help="of the draw of the path taking each action")
+    parser.add_argument(
+        "--late",
+        action="store_true",
+        help="each sealed decision made against the version its seat's turn began at, as players deciding at once",
+    )
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
     from django.db import connection
@@ -86,6 +107,9 @@ def main() -> None:
 
     def acting(*a: Any, **kw: Any) -> Any:
         label = draw.choice(("before", "now"))
+        current = kw["version"]
+        if args.late:
+            kw["version"] = _seen(kw["hand_id"], kw["user"], current)
         sent = [0]
 
         def counting(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
@@ -96,7 +120,8 @@ def main() -> None:
             started = time.thread_time()
             hand = paths[label](*a, **kw)
             spent = time.thread_time() - started
-        taken.append((label, "hand ends" if hand.is_finished else "ordinary", spent, sent[0]))
+        kind = "hand ends" if hand.is_finished else "late decisions" if kw["version"] != current else "ordinary"
+        taken.append((label, kind, spent, sent[0]))
         return hand
 
     hands.hand_act = acting  # type: ignore[assignment]
@@ -114,7 +139,9 @@ def main() -> None:
             f"hand_act, ms of CPU an action, mean / median (statements; the publisher's after it), {args.before} "
             "against now:"
         )
-        for kind in ("ordinary", "hand ends"):
+        for kind in ("ordinary", "late decisions", "hand ends"):
+            if not found["now", kind] or not found["before", kind]:
+                continue
             cells = []
             for label in ("before", "now"):
                 rows = found[label, kind]
