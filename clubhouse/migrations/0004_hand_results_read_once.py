@@ -56,8 +56,9 @@ _INSERTED = FILL_0004.replace("{where}", "h.id = NEW.id").replace(
 
 # The hand's result rows, and the same rows added to their weeks, in one statement (as in 0002). Its plan is
 # made once a connection and kept (plan_cache_mode, for this function's calls only): left to choose, PostgreSQL
-# planned it afresh at every hand end (its generic plan's estimate is above a planned one's), about 1.3 ms of
-# its CPU each time, more than the statement's run; the kept plan reads the hand's rows by their indexes as well.
+# planned it afresh at every hand end (its generic plan's estimate is above a planned one's), 1.4-1.8 ms of its
+# CPU each time, more than the statement's run (bench/hand_results.py); the kept plan reads the hand's rows by
+# their indexes as well (EXPLAIN (GENERIC_PLAN) on a played database).
 FINISHED_FUNCTION_0004 = (
     r"""
 CREATE OR REPLACE FUNCTION clubhouse_hand_finished() RETURNS trigger
