@@ -106,7 +106,7 @@ def private_frame(snapshot: TableSnapshot, user: User, *, at: int = 0) -> str:
     values = _member_values(snapshot, user)
     own = values["own_rows"][0] if values["own_rows"] else None
     # Times in the member's zone, as the page's middleware does; only the member's own clock is written in their
-    # parts, so without one no zone is set (setting it cost some 7% of a frame: bench/private_frame.py).
+    # parts, so without one no zone is set (setting it cost some 7% of a frame: bench/public_frame.py).
     with timezone.override(_zone(user)) if _own_clock(values, own) else nullcontext():
         view = values["view"]
         own_hand = None if view is None else jinja_template("games/area/own_hand.jinja").render(values)
