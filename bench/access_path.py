@@ -117,88 +117,12 @@ def _batch(table_id: int) -> list[tuple[str, dict[str, Any]]]:
 async def _forwarded(path: SimpleNamespace, sockets: int, messages: int) -> float:
     """Microseconds of this process's CPU a message a socket: ``messages`` public frames to each of ``sockets``
     table sockets of ``path`` (bench/socket_dispatch.py's round, with a session that ends)."""
-    from channels.exceptions import StopConsumer
-    from channels.layers import get_channel_layer
-    from django.conf import settings
     from django.utils import timezone
 
-    from games.live.layer import deliver_here, origin
-    from games.live.publish import group_channel_name, table_group
-    from kernel import metrics
+    from bench.socket_dispatch import round_of
 
-    layer = get_channel_layer()
-    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
-    groups = sockets // SEATS
-    handled = [0]
-    opened = asyncio.Semaphore(0)
-    ends = asyncio.Event()
     session_ends = timezone.now() + timedelta(days=14)
-
-    class Socket(path.consumer):  # type: ignore[misc, name-defined]
-        async def websocket_connect(self, message: dict[str, Any]) -> None:
-            # What the site's connect leaves on a player's socket: their member and their access as checked.
-            self.user = SimpleNamespace(pk=self.scope["user"])
-            self.grant = path.access.Grant(session_ends)
-            self.grant.stamp = 12345
-            await self.channel_layer.group_add(table_group(self.scope["group"]), self.channel_name)
-            opened.release()
-
-        async def websocket_disconnect(self, message: dict[str, Any]) -> None:
-            await self.channel_layer.group_discard(table_group(self.scope["group"]), self.channel_name)
-            raise StopConsumer
-
-        async def send(
-            self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
-        ) -> None:
-            await super().send(text_data, bytes_data, close)
-            handled[0] += 1
-
-    async def asgi_send(message: dict[str, Any]) -> None:
-        return None
-
-    def client() -> Any:
-        said = [False]
-
-        async def receive() -> dict[str, Any]:
-            if not said[0]:
-                said[0] = True
-                return {"type": "websocket.connect"}
-            await ends.wait()
-            return {"type": "websocket.disconnect", "code": 1000}
-
-        return receive
-
-    app = Socket.as_asgi()
-    scopes = [{"type": "websocket", "group": FIRST_TABLE + n // SEATS, "user": n} for n in range(sockets)]
-    tasks = [asyncio.ensure_future(app(scope, client(), asgi_send)) for scope in scopes]
-    for _ in range(sockets):
-        await opened.acquire()
-    sends = [
-        (
-            group_channel_name(prefix, table_group(FIRST_TABLE + g)),
-            metrics.stamped(
-                {
-                    "type": "table.public",
-                    "text": "x" * 2000,
-                    "stamps": {str(n): 12345 for n in range(g * SEATS, (g + 1) * SEATS)},
-                    "origin": origin(),
-                }
-            ),
-        )
-        for g in range(groups)
-    ]
-    started = time.process_time()
-    for _ in range(messages):
-        deliver_here(layer, sends)
-        await asyncio.sleep(0)
-    deadline = time.monotonic() + 120
-    while handled[0] < messages * groups * SEATS:
-        assert time.monotonic() < deadline, f"{handled[0]} of {messages * groups * SEATS} forwarded"
-        await asyncio.sleep(0.001)
-    used = time.process_time() - started
-    ends.set()
-    await asyncio.gather(*tasks)
-    return used / (messages * groups * SEATS) * 1e6
+    return await round_of(path.consumer, sockets, messages, grant=lambda: path.access.Grant(session_ends))
 
 
 def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:

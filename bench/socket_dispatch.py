@@ -20,6 +20,7 @@ import asyncio
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -30,10 +31,14 @@ from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: 
 DB_NAME = "bench_socket_dispatch"
 SEATS = 6
 STAMP = 1  # every player's access stamp, as the publisher reads it
+# The first group's table id: far above any table a test or the embedded site's club has, so that nothing else
+# on the shared embedded Redis sends to these groups.
+FIRST_GROUP = 7_000_001
 
 
-async def round_of(consumer: type, sockets: int, messages: int) -> float:
-    """Microseconds of this process's CPU a message a socket, ``messages`` messages to each of ``sockets``."""
+async def round_of(consumer: type, sockets: int, messages: int, *, grant: Callable[[], Any] | None = None) -> float:
+    """Microseconds of this process's CPU a message a socket, ``messages`` messages to each of ``sockets``
+    (``grant``: makes each socket's access as checked on connect; by default a session that never ends)."""
     from channels.layers import get_channel_layer
     from django.conf import settings
 
@@ -54,7 +59,7 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
             # What the site's connect leaves on a player's socket (games/live/consumer.py open_groups): their
             # member and their access as checked, at the stamp the publisher sends with each frame.
             self.user = SimpleNamespace(pk=self.scope["user"])
-            self.grant = Grant(None)
+            self.grant = grant() if grant is not None else Grant(None)
             self.grant.stamp = STAMP
             await self.channel_layer.group_add(table_group(self.scope["group"]), self.channel_name)
             opened.release()
@@ -87,14 +92,14 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
         return receive
 
     app = Socket.as_asgi()
-    scopes = [{"type": "websocket", "group": n // SEATS, "user": n} for n in range(sockets)]
+    scopes = [{"type": "websocket", "group": FIRST_GROUP + n // SEATS, "user": n} for n in range(sockets)]
     tasks = [asyncio.ensure_future(app(scope, client(), send)) for scope in scopes]
     for _ in range(sockets):
         await opened.acquire()
     text = "x" * 2000  # a frame's text: only passed along
     sends = [
         (
-            group_channel_name(prefix, table_group(g)),
+            group_channel_name(prefix, table_group(FIRST_GROUP + g)),
             metrics.stamped(
                 {
                     "type": "table.public",
@@ -110,7 +115,9 @@ async def round_of(consumer: type, sockets: int, messages: int) -> float:
     for _ in range(messages):
         deliver_here(layer, sends)
         await asyncio.sleep(0)
+    deadline = time.monotonic() + 120
     while handled[0] < messages * groups * SEATS:
+        assert time.monotonic() < deadline, f"{handled[0]} of {messages * groups * SEATS} forwarded"
         await asyncio.sleep(0.001)
     used = time.process_time() - started
     ends.set()
