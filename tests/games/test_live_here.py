@@ -67,16 +67,20 @@ def _heard(hand: Hand, user: Any) -> list[dict[str, Any]]:
     return async_to_sync(listen_and_act)()
 
 
-def test_a_version_reaches_this_processs_socket_once_while_another_process_listens(club_setup) -> None:
-    hand = _dealt(club_setup)
+def _heard_here_and_beyond(hand: Hand, member: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """What ``member``'s socket here hears of the hand's next version, and what another process's subscriber to
+    the table's group hears of it (the version goes to Redis and back here too)."""
     prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
-    other = _redis().pubsub()  # another process's subscriber: the version goes to Redis and back here too
+    other = _redis().pubsub()
     other.subscribe(group_channel_name(prefix, table_group(hand.table_id)))
     try:
-        heard = _heard(hand, club_setup.members[0])
-        theirs = _messages(other)
+        return _heard(hand, member), _messages(other)
     finally:
         other.close()
+
+
+def test_a_version_reaches_this_processs_socket_once_while_another_process_listens(club_setup) -> None:
+    heard, theirs = _heard_here_and_beyond(_dealt(club_setup), club_setup.members[0])
     assert [m["type"] for m in heard] == ["table.public"], heard
     assert len(theirs) == 1  # the other process hears it, once
 
@@ -85,15 +89,8 @@ def test_a_version_reaches_another_process_after_redis_forgot_the_publishers_scr
     """The publisher calls its script by name (EVALSHA); a Redis that forgot it (restarted, or its scripts
     flushed) is sent the script itself, and the version still goes out."""
     hand = _dealt(club_setup)
-    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
     _redis().script_flush()
-    other = _redis().pubsub()
-    other.subscribe(group_channel_name(prefix, table_group(hand.table_id)))
-    try:
-        heard = _heard(hand, club_setup.members[0])
-        theirs = _messages(other)
-    finally:
-        other.close()
+    heard, theirs = _heard_here_and_beyond(hand, club_setup.members[0])
     assert [m["type"] for m in heard] == ["table.public"], heard
     assert len(theirs) == 1
 
