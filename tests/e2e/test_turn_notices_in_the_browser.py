@@ -82,10 +82,11 @@ def test_a_background_table_tab_sounds_and_notifies_when_the_turn_comes(asgi_ser
         p.context.close()
 
 
-def shown_notifications(page: Any) -> list[list[str]]:
-    """The worker's notifications (title, text, tag) once there is one. Asked again until then: each ask reads
-    them afresh and is awaited whole, so no earlier, emptier answer can be read after a later one."""
-    deadline = time.monotonic() + WAIT_MS / 1000
+def shown_notifications(page: Any, wait_ms: float = WAIT_MS) -> list[list[str]]:
+    """The worker's notifications (title, text, tag) once there is one (``wait_ms`` at most). Asked again until
+    then: each ask reads them afresh and is awaited whole, so no earlier, emptier answer can be read after a later
+    one."""
+    deadline = time.monotonic() + wait_ms / 1000
     while True:
         notes = page.evaluate("""navigator.serviceWorker.ready.then(function (r) { return r.getNotifications(); })
             .then(function (n) { return n.map(function (x) { return [x.title, x.body, x.tag]; }); })""")
@@ -134,11 +135,17 @@ def test_the_site_installs_and_its_worker_shows_a_push(asgi_server, browser) -> 
         "url": f"{asgi_server.url}/tables/1/",
         "tag": "table-1",
     }
-    cdp.send(
-        "ServiceWorker.deliverPushMessage",
-        {"origin": asgi_server.url, "registrationId": live[0], "data": json.dumps(payload)},
-    )
-    assert shown_notifications(page) == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
+    # The same push handed over again if none shows: in one whole run of the suite on a busy machine the browser
+    # took the devtools' push and showed nothing in 20 s (the test passed alone after, three times out of three).
+    # A worker that shows no push fails all three; a second showing of the same tag replaces the first.
+    for _ in range(3):
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": asgi_server.url, "registrationId": live[0], "data": json.dumps(payload)},
+        )
+        if shown := shown_notifications(page, wait_ms=WAIT_MS / 3):
+            break
+    assert shown == [["Your turn at Main", "Club: the table waits for you.", "table-1"]]
     context.close()
 
 
