@@ -7,11 +7,12 @@ were run early (``SET CONSTRAINTS ... IMMEDIATE``), and a posting to an entry th
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.db import connection, transaction
 
 from ledger.models import Account, JournalEntry, Posting
 from ledger.services import ruling_adjust
 from tests.ledger.helpers import books_snapshot
+from tests.security.web_role import refused_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,19 +34,6 @@ def old_entry(club_setup) -> JournalEntry:
 
 def _accounts(entry: JournalEntry) -> list[int]:
     return list(Posting.objects.filter(entry=entry).order_by("pk").values_list("account_id", flat=True))
-
-
-def _committed(*statements: tuple[str, list[object]]) -> str:
-    """Run ``statements`` in one transaction as the web's role and commit it; PostgreSQL's refusal (the test fails
-    if the transaction commits)."""
-    with (
-        pytest.raises((IntegrityError, ProgrammingError)) as caught,
-        transaction.atomic(),
-        connection.cursor() as cursor,
-    ):
-        for sql, params in statements:
-            cursor.execute(sql, params)
-    return str(caught.value)
 
 
 def _new_entry(club_id: int) -> tuple[str, list[object]]:
@@ -70,7 +58,7 @@ def _posting(account_id: int, amount: int, entry_id: int | None = None) -> tuple
 def test_an_entry_that_does_not_balance_is_refused_at_commit(club_setup, old_entry) -> None:
     ann, ben = _accounts(old_entry)
     before = books_snapshot()
-    message = _committed(_new_entry(club_setup.club.pk), _posting(ann, 500), _posting(ben, -499))
+    message = refused_together(_new_entry(club_setup.club.pk), _posting(ann, 500), _posting(ben, -499))
     assert "does not balance" in message
     assert books_snapshot() == before
 
@@ -78,9 +66,9 @@ def test_an_entry_that_does_not_balance_is_refused_at_commit(club_setup, old_ent
 def test_an_entry_with_one_posting_or_none_is_refused_at_commit(club_setup, old_entry) -> None:
     ann, _ben = _accounts(old_entry)
     before = books_snapshot()
-    message = _committed(_new_entry(club_setup.club.pk), _posting(ann, 500))
+    message = refused_together(_new_entry(club_setup.club.pk), _posting(ann, 500))
     assert "does not balance" in message or "at least two postings" in message
-    assert "at least two postings" in _committed(_new_entry(club_setup.club.pk))
+    assert "at least two postings" in refused_together(_new_entry(club_setup.club.pk))
     assert books_snapshot() == before
 
 
@@ -90,7 +78,7 @@ def test_postings_added_to_an_entry_of_an_earlier_transaction_are_refused(old_en
     ann, ben = _accounts(old_entry)
     before = books_snapshot()
     targets = [ben, ann, ann]
-    message = _committed(*(_posting(targets[i], amount, old_entry.pk) for i, amount in enumerate(amounts)))
+    message = refused_together(*(_posting(targets[i], amount, old_entry.pk) for i, amount in enumerate(amounts)))
     assert "made in another transaction" in message
     assert books_snapshot() == before
     assert Posting.objects.filter(entry=old_entry).count() == 2
@@ -101,7 +89,7 @@ def test_a_posting_after_the_checks_were_run_early_is_still_checked(club_setup, 
     again; a posting it adds afterwards to the entry just checked is checked at the commit all the same."""
     ann, ben = _accounts(old_entry)
     before = books_snapshot()
-    message = _committed(
+    message = refused_together(
         _new_entry(club_setup.club.pk),
         _posting(ann, 500),
         _posting(ben, -500),
@@ -115,7 +103,7 @@ def test_a_posting_after_the_checks_were_run_early_is_still_checked(club_setup, 
 
 def test_a_posting_to_a_missing_entry_is_refused(old_entry) -> None:
     ann, _ben = _accounts(old_entry)
-    assert "missing journal entry" in _committed(_posting(ann, 5, old_entry.pk + 1000))
+    assert "missing journal entry" in refused_together(_posting(ann, 5, old_entry.pk + 1000))
 
 
 def test_the_site_still_posts_an_entry_and_its_postings_in_one_transaction(club_setup, old_entry) -> None:

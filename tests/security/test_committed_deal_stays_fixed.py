@@ -11,12 +11,13 @@ import re
 from typing import Any
 
 import pytest
-from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.db import connection
 
 import engine
 from games import services
 from games.models import Hand
 from tests.games.helpers import make_table
+from tests.security.web_role import refused
 
 pytestmark = pytest.mark.django_db
 
@@ -45,17 +46,6 @@ def _deal(hand_id: int) -> tuple[Any, ...]:
     return row
 
 
-def _refused(sql: str, params: list[object]) -> str:
-    """Run one statement as the web's role; PostgreSQL's refusal (the test fails if there is none)."""
-    with (
-        pytest.raises((IntegrityError, ProgrammingError)) as caught,
-        transaction.atomic(),
-        connection.cursor() as cursor,
-    ):
-        cursor.execute(sql, params)
-    return str(caught.value)
-
-
 def _changes(hand: Hand) -> dict[str, tuple[str, object]]:
     """Per column of the deal: the SQL value (with its cast) and a value other than the committed one."""
     salts = list(hand.salts)
@@ -72,14 +62,14 @@ def _changes(hand: Hand) -> dict[str, tuple[str, object]]:
     }
 
 
-def test_each_column_of_the_deal_named_alone_is_refused(dealt) -> None:
+def test_each_column_of_the_deal_named_alone_isrefused(dealt) -> None:
     before = _deal(dealt.pk)
     for column, (value, param) in _changes(dealt).items():
-        assert REFUSAL in _refused(f'UPDATE "games_hand" SET "{column}" = {value} WHERE "id" = %s', [param, dealt.pk])  # noqa: S608 - fixed names
+        assert REFUSAL in refused(f'UPDATE "games_hand" SET "{column}" = {value} WHERE "id" = %s', [param, dealt.pk])  # noqa: S608 - fixed names
     assert _deal(dealt.pk) == before
 
 
-def test_the_deal_changed_beside_the_steps_columns_or_in_a_row_of_columns_is_refused(dealt) -> None:
+def test_the_deal_changed_beside_the_steps_columns_or_in_a_row_of_columns_isrefused(dealt) -> None:
     before = _deal(dealt.pk)
     for column, (value, param) in _changes(dealt).items():
         for sql in (
@@ -88,23 +78,23 @@ def test_the_deal_changed_beside_the_steps_columns_or_in_a_row_of_columns_is_ref
             f'UPDATE "games_hand" h SET "{column}" = {value} FROM "games_table" t '  # noqa: S608 - fixed names
             'WHERE t."id" = h."table_id" AND h."id" = %s',
         ):
-            assert REFUSAL in _refused(sql, [param, dealt.pk]), sql
+            assert REFUSAL in refused(sql, [param, dealt.pk]), sql
     assert _deal(dealt.pk) == before
 
 
-def test_the_deal_changed_by_an_upsert_or_a_merge_is_refused(dealt) -> None:
+def test_the_deal_changed_by_an_upsert_or_a_merge_isrefused(dealt) -> None:
     before = _deal(dealt.pk)
     for column, (value, param) in _changes(dealt).items():
         upsert = (
             'INSERT INTO "games_hand" SELECT * FROM "games_hand" WHERE "id" = %s '  # noqa: S608 - fixed names
             f'ON CONFLICT ("id") DO UPDATE SET "{column}" = {value}'
         )
-        assert REFUSAL in _refused(upsert, [dealt.pk, param]), column
+        assert REFUSAL in refused(upsert, [dealt.pk, param]), column
         merge = (
             'MERGE INTO "games_hand" h USING (SELECT %s::bigint AS "id") s ON h."id" = s."id" '
             f'WHEN MATCHED THEN UPDATE SET "{column}" = {value}'
         )
-        assert REFUSAL in _refused(merge, [dealt.pk, param]), column
+        assert REFUSAL in refused(merge, [dealt.pk, param]), column
     assert _deal(dealt.pk) == before
 
 

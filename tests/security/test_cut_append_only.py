@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.db import connection
 
 import engine
 from games import services
@@ -15,19 +15,9 @@ from games.models import CutComplaint, CutList, DeckAhead, DeviceCut
 from games.services.cuts import cut_complaint_file, cut_take
 from tests.games.cut_keys import new_device, registered
 from tests.games.helpers import make_table
+from tests.security.web_role import refused
 
 pytestmark = pytest.mark.django_db
-
-
-def refused(sql: str, params: list[object] | None = None) -> str:
-    """Run one statement as the web's role; PostgreSQL's refusal (the test fails if there is none)."""
-    with (
-        pytest.raises((IntegrityError, ProgrammingError)) as caught,
-        transaction.atomic(),
-        connection.cursor() as cursor,
-    ):
-        cursor.execute(sql, params or [])
-    return str(caught.value)
 
 
 @pytest.fixture

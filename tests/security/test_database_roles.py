@@ -14,7 +14,7 @@ import datetime as dt
 import psycopg
 import pytest
 from django.conf import settings
-from django.db import IntegrityError, ProgrammingError, connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.urls import reverse
 
 from accounts import services as club_services
@@ -22,21 +22,11 @@ from ledger.models import Ruling, Settlement
 from ledger.roles import INSERT_ONLY_TABLES
 from ledger.services import ruling_adjust, settlement_record
 from tests.dbbackend.base import owner_connect
+from tests.security.web_role import refused
 
 pytestmark = pytest.mark.django_db
 
 BOOKS = ("ledger_journalentry", "ledger_posting", "ledger_ruling", "ledger_account", "ledger_settlement")
-
-
-def _refused(sql: str, params: tuple[object, ...] = ()) -> str:
-    """Run one statement as the application role; return PostgreSQL's refusal (the test fails if none)."""
-    with (
-        pytest.raises((ProgrammingError, IntegrityError)) as refused,
-        transaction.atomic(),
-        connection.cursor() as cursor,
-    ):
-        cursor.execute(sql, params)
-    return str(refused.value)
 
 
 def _a_ruling(club_setup) -> Ruling:
@@ -112,7 +102,7 @@ def test_every_table_is_granted_and_none_may_be_truncated(db):
 def test_truncating_the_books_is_refused(club_setup, table):
     _a_ruling(club_setup)
     _confirmed_settlement(club_setup)
-    assert "permission denied" in _refused(f"TRUNCATE {table} CASCADE")
+    assert "permission denied" in refused(f"TRUNCATE {table} CASCADE")
 
 
 @pytest.mark.parametrize(
@@ -131,7 +121,7 @@ def test_truncating_the_books_is_refused(club_setup, table):
 def test_rewriting_or_deleting_the_books_is_refused(club_setup, sql):
     _a_ruling(club_setup)
     _confirmed_settlement(club_setup)
-    assert "permission denied" in _refused(sql)
+    assert "permission denied" in refused(sql)
 
 
 @pytest.mark.parametrize(
@@ -150,7 +140,7 @@ def test_rewriting_or_deleting_the_books_is_refused(club_setup, sql):
     ],
 )
 def test_altering_the_books_or_switching_their_triggers_off_is_refused(db, sql):
-    message = _refused(sql)
+    message = refused(sql)
     assert "must be owner" in message or "permission denied" in message
 
 
