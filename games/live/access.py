@@ -72,7 +72,7 @@ class Grant:
     def holds(self, stamp: int | None) -> bool:
         """Whether ``stamp`` (the member's now; None: the cache holds none) is the one last checked at, and the
         session unexpired."""
-        return stamp is not None and stamp == self.stamp and time.time() < self._ends
+        return stamp is not None and stamp == self.stamp and not self.expired()
 
 
 def table_check(session_key: str | None, user: User, table_id: int) -> Table:
@@ -140,8 +140,7 @@ def access_stamp(user_id: int) -> int | None:
     """The member's stamp now, made if the cache holds none (None only if a failed bump removed it between)."""
     client, (key,) = _stamps_where([user_id])
     command(client, "SET", key, _new_stamp(), "NX")
-    value = command(client, "GET", key)
-    return None if value is None else int(value)
+    return access_stamp_read(user_id)
 
 
 def session_key_of(scope: dict[str, Any]) -> str | None:
