@@ -17,10 +17,10 @@ The old path is the site's at ``BEFORE``: games/live/render.py, games/presentati
 and the templates of templates/jinja2/, all read from git at that commit (``_before``), the templates in an
 environment of their own made by that commit's ``environment``; the modules they import from outside those are
 today's (``_rebound``: games/presentation/reasons.py and words.py among them). Each path keeps its own process
-caches of markup (its kept seat rows, last hands), emptied at each round's start so that each version finds kept
-what the versions before it left, as in the publisher; the rest (a card's markup, a log line's words, the Piles
-helper's words) are shared and warm. The collector is settled as in the server (``kernel.pools.collector_settle``)
-once the games are played. Printed per round: ms of CPU a version by each path for the context and the public
+caches (``ProcessCache``) of presenters and area (its kept seat rows, last hands, hand logs), emptied at each
+round's start so that each version finds kept what the versions before it left, as in the publisher; the rest (a
+card's markup, a log line's words, the Piles helper's words) are shared and warm. The collector is settled as in
+the server (``kernel.pools.collector_settle``) once the games are played. Printed per round: ms of CPU a version by each path for the context and the public
 frame, and a frame for the private frames; at the end the medians by game. Not a timed test.
 """
 
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
 
 DB_NAME = "bench_public_frame"
-BEFORE = "40d8fcd0113441616a58edd3ef29de6d5a1e3e8e"  # the tree before this round's cuts of the frames
+BEFORE = "b3fb376c47a1a579ae1923793864c516978627b0"  # the tree at the start of this round of cuts of the frames
 PARTS = ("context", "public", "private")
 
 
@@ -109,18 +109,21 @@ def old_path() -> FramePath:
         auto_reload=False,
     )
     area.engines = {"jinja2": types.SimpleNamespace(env=env)}  # type: ignore[attr-defined]  # its jinja_template's
-    caches = [value for value in vars(area).values() if isinstance(value, ProcessCache)]
+    caches = [
+        value for module in (presenters, area) for value in vars(module).values() if isinstance(value, ProcessCache)
+    ]
     return FramePath(presenters.public_context, render.public_frame, render.private_frame, caches)
 
 
 def new_path() -> FramePath:
     from games.live.render import private_frame, public_frame
-    from games.presentation import area
-    from games.presentation.presenters import public_context
+    from games.presentation import area, presenters
     from kernel.pools import ProcessCache
 
-    caches = [value for value in vars(area).values() if isinstance(value, ProcessCache)]
-    return FramePath(public_context, public_frame, private_frame, caches)
+    caches = [
+        value for module in (presenters, area) for value in vars(module).values() if isinstance(value, ProcessCache)
+    ]
+    return FramePath(presenters.public_context, public_frame, private_frame, caches)
 
 
 def record(actions: int) -> list[tuple[str, Any, list[Any]]]:

@@ -22,6 +22,7 @@ from games.selectors.hands import hand_card_seat, hand_sealed_open
 from games.selectors.snapshot import TableSnapshot, table_snapshot
 from games.selectors.states import hand_state
 from games.timing.turn_clock import clock_deadline
+from kernel.pools import ProcessCache
 
 _ACTION_WORDS = {
     "check": "Check",
@@ -287,11 +288,9 @@ def _public_hand_parts(
     snapshot: TableSnapshot, hand: Hand, view: engine.HandView, names: dict[int, str], currency: str
 ) -> dict[str, Any]:
     """The hand as a spectator sees it: its log, who is to act, its result and showdown, the Piles board."""
-    named = tuple(sorted(names.items()))
-    lines = [_event_line(e, named, currency) for e in view.events]
     out: dict[str, Any] = {
         "view": view,
-        "log": log_with_timeouts(hand=hand, lines=lines),
+        "log": log_with_timeouts(hand=hand, lines=_log_lines(hand.pk, view.events, names, currency)),
         "to_act_names": [names.get(n, f"Seat {n}") for n in snapshot.to_act()],
     }
     result = view.result
@@ -310,6 +309,26 @@ def _public_hand_parts(
 @functools.lru_cache(maxsize=4096)
 def _event_line(event: engine.Event, names: tuple[tuple[int, str], ...], currency: str) -> str:
     return event_words(event, names=dict(names), currency=currency)
+
+
+# Each hand's log as last worded here: its events and their lines, by the hand, the names and the currency. A
+# hand's log only grows (engine ``logged``), so the next version's lines are these and its new events' only: the
+# events are compared, not looked up one by one (the version's state is built on the last one's here, so they
+# are mostly the same objects). Every viewer sees the same log: no hidden card is in an event.
+_LOGS: ProcessCache[tuple[int, tuple[tuple[int, str], ...], str], tuple[tuple[engine.Event, ...], tuple[str, ...]]] = (
+    ProcessCache("hand logs", held=512)
+)
+
+
+def _log_lines(hand_id: int, events: tuple[engine.Event, ...], names: dict[int, str], currency: str) -> list[str]:
+    """A line for each of ``events``, the log of hand ``hand_id``, in order."""
+    named = tuple(sorted(names.items()))
+    key = (hand_id, named, currency)
+    kept = _LOGS.get(key)
+    worded = kept[1] if kept is not None and events[: len(kept[0])] == kept[0] else ()
+    lines = (*worded, *[_event_line(e, named, currency) for e in events[len(worded) :]])
+    _LOGS.put(key, (events, lines))
+    return list(lines)
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:

@@ -9,7 +9,7 @@ import random
 import pytest
 
 import engine
-from games.presentation.presenters import log_with_timeouts, public_context
+from games.presentation.presenters import _log_lines, log_with_timeouts, public_context
 from games.presentation.words import event_words
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
 from tests.games.helpers import act_at_random, three_players_started
@@ -45,3 +45,20 @@ def test_the_kept_log_is_the_log_worded_afresh_and_follows_a_rename(club_setup, 
             assert any("Bea Renamed" in line for line in renamed) and not any(b.username in line for line in renamed)
         if not act_at_random(table.pk, players, rng, stay=0.9):
             break
+
+
+def test_a_kept_log_is_reused_only_where_its_events_are_the_ones_shown() -> None:
+    """The log kept for a hand serves the next version only as far as its events are that version's first ones:
+    a log that is not the kept one's continuation (another state of the same hand id) is worded afresh."""
+    names, currency = {1: "Ann", 2: "Bea"}, "USD"
+    first = (engine.Ante(1, 25), engine.Ante(2, 25), engine.Check(1))
+    other = (engine.Ante(1, 25), engine.Ante(2, 50), engine.Fold(1), engine.Check(2))
+
+    def afresh(events: tuple[engine.Event, ...]) -> list[str]:
+        return [event_words(e, names=names, currency=currency) for e in events]
+
+    hand_id = 987_654_321  # no real hand's: the kept logs are the process's
+    assert _log_lines(hand_id, first, names, currency) == afresh(first)
+    assert _log_lines(hand_id, (*first, engine.Fold(2)), names, currency) == afresh((*first, engine.Fold(2)))
+    assert _log_lines(hand_id, other, names, currency) == afresh(other)
+    assert _log_lines(hand_id, first[:2], names, currency) == afresh(first[:2])
