@@ -14,13 +14,15 @@ the new, alternated:
   ``_send_batch`` (the script ``PUBLISH_BEYOND``; no other process listens, so nothing is PUBLISHed);
 - ``socket message``: a public frame forwarded by each of ``--sockets`` table sockets of this process, six a
   table (``deliver_here``, the socket's loop and dispatch, the stamp check, the send to an ASGI send that keeps
-  nothing), with access granted until a session's end two weeks ahead, as the site's sessions are.
+  nothing), with access granted until a session's end two weeks ahead, as the site's sessions are;
+- ``pool trip``: a socket's call to the sockets' pool and back (``_db``, as an action makes one), doing nothing.
 
-The old path is the site's modules as they were at ``BEFORE`` or ``--before`` (games/live/access.py, consumer.py, publish.py),
-read from git and loaded beside today's (the old consumer with the old access module). Printed per round: us of
-CPU a call (a message a socket for the last), old and new; at the end the medians, and per action: one action
-stamp, one version's stamps and send, and ``--frames`` socket messages (a table of six: six public frames and
-two or three private ones). Not a timed test.
+The old path is the site's modules as they were at ``BEFORE`` or ``--before`` (games/live/layer.py, access.py,
+consumer.py, publish.py), read from git and loaded beside today's (each old module with the old modules it
+imports; the channel layer in use is the site's). Printed per round: us of CPU a call (a message a socket for
+the socket messages), old and new; at the end the medians, and per action: one pool trip, one action stamp, one
+version's stamps and send, and ``--frames`` socket messages (a table of six: six public frames and two or three
+private ones). Not a timed test.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: E402 - the root is on the path
 
 DB_NAME = "bench_access_path"
-BEFORE = "40d8fcd0113441616a58edd3ef29de6d5a1e3e8e"  # the tree before these cuts
+BEFORE = "b3fb376"  # the tree before this round's cuts (the first round's: 40d8fcd)
 SEATS = 6
 FIRST_MEMBER = 7_000_001  # members of no test or club: their stamps are this bench's own
 FIRST_TABLE = 7_000_001  # tables of no club: no other run on the same Redis sends to their groups
@@ -64,31 +66,37 @@ def _before(path: str, name: str, before: str) -> types.ModuleType:
 
 
 @contextlib.contextmanager
-def _access_as(module: types.ModuleType) -> Iterator[None]:
-    """``games.live.access`` is ``module`` while a module importing it loads."""
+def _modules_as(**modules: types.ModuleType) -> Iterator[None]:
+    """``games.live.<name>`` is each module given while a module importing it loads."""
     import games.live
 
-    site = sys.modules["games.live.access"]
-    sys.modules["games.live.access"] = module
-    games.live.access = module  # type: ignore[attr-defined]
+    site = {name: sys.modules[f"games.live.{name}"] for name in modules}
+    for name, module in modules.items():
+        sys.modules[f"games.live.{name}"] = module
+        setattr(games.live, name, module)
     try:
         yield
     finally:
-        sys.modules["games.live.access"] = site
-        games.live.access = site  # type: ignore[attr-defined]
+        for name, module in site.items():
+            sys.modules[f"games.live.{name}"] = module
+            setattr(games.live, name, module)
 
 
 def _paths(before: str = BEFORE) -> dict[str, SimpleNamespace]:
-    """The old path (at commit ``before``) and the new: their access module, consumer class and batch send."""
-    from games.live import access, consumer, publish
+    """The old path (at commit ``before``) and the new: their access module, consumer module and batch send. The
+    old modules use the old layer module's functions (``command``, ``deliver_here``) on the site's channel layer."""
+    from games.live import access, consumer, layer, publish
 
-    old_access = _before("games/live/access.py", "games.live.access_before", before)
-    with _access_as(old_access):
-        old_consumer = _before("games/live/consumer.py", "games.live.consumer_before", before)
-    old_publish = _before("games/live/publish.py", "games.live.publish_before", before)
+    old_layer = _before("games/live/layer.py", "games.live.layer_before", before)
+    old_layer.LiveChannelLayer = layer.LiveChannelLayer  # the layer in use is the site's
+    with _modules_as(layer=old_layer):
+        old_access = _before("games/live/access.py", "games.live.access_before", before)
+        with _modules_as(access=old_access):
+            old_consumer = _before("games/live/consumer.py", "games.live.consumer_before", before)
+        old_publish = _before("games/live/publish.py", "games.live.publish_before", before)
     return {
-        "old": SimpleNamespace(access=old_access, consumer=old_consumer.TableConsumer, send=old_publish._send_batch),
-        "new": SimpleNamespace(access=access, consumer=consumer.TableConsumer, send=publish._send_batch),
+        "old": SimpleNamespace(access=old_access, consumer=old_consumer, send=old_publish._send_batch),
+        "new": SimpleNamespace(access=access, consumer=consumer, send=publish._send_batch),
     }
 
 
@@ -122,7 +130,19 @@ async def _forwarded(path: SimpleNamespace, sockets: int, messages: int) -> floa
     from bench.socket_dispatch import round_of
 
     session_ends = timezone.now() + timedelta(days=14)
-    return await round_of(path.consumer, sockets, messages, grant=lambda: path.access.Grant(session_ends))
+    return await round_of(path.consumer.TableConsumer, sockets, messages, grant=lambda: path.access.Grant(session_ends))
+
+
+async def _trips(path: SimpleNamespace, calls: int) -> float:
+    """Microseconds of this process's CPU a trip of a socket's call to the sockets' pool and back (``_db``)."""
+
+    def nothing() -> None:
+        return None
+
+    started = time.process_time()
+    for _ in range(calls):
+        await path.consumer._db(nothing)()
+    return (time.process_time() - started) / calls * 1e6
 
 
 def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
@@ -136,6 +156,7 @@ def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
         "version stamps": _per_call(lambda: path.access.access_stamps(u for u in members), args.calls),
         "version send": _per_call(lambda: path.send(batch), args.calls),
         "socket message": asyncio.run(_forwarded(path, args.sockets, args.messages)),
+        "pool trip": asyncio.run(_trips(path, args.calls)),
     }
 
 
@@ -172,12 +193,13 @@ def main() -> None:
             print(f"median of {args.rounds}, {part}: old {old:.1f} us, new {new:.1f} us (new/old {new / old:.2f})")
         for name, parts in medians.items():
             action = (
-                parts["action stamp"]
+                parts["pool trip"]
+                + parts["action stamp"]
                 + parts["version stamps"]
                 + parts["version send"]
                 + args.frames * parts["socket message"]
             )
-            print(f"{name}: {action / 1000:.3f} ms of CPU an action ({args.frames} socket messages)")
+            print(f"{name}: {action / 1000:.3f} ms of CPU an action (one pool trip, {args.frames} socket messages)")
     finally:
         drop_bench_database(DB_NAME)
 
