@@ -1,10 +1,12 @@
-"""The process's own machinery in one place: its thread pools, its kept clients, its process caches and the
-garbage collector's settings, and what each becomes in a child forked from the process (a Celery worker's
-pool forks; docs/live.md "Machinery" lists each one, what it saves and its test).
+"""The process's own machinery in one place: its thread pools, its kept clients (and each thread's own
+connections), its process caches and the garbage collector's settings, and what each becomes in a child forked
+from the process (a Celery worker's pool forks; docs/live.md "Machinery" lists each one, what it saves and its
+test).
 
 After a fork the child has only the thread that forked: the parent's pools have no threads there and a lock
-a parent's thread held stays held. So, in the child, pools and kept clients are forgotten and made anew on
-first use, and every process cache keeps its entries (they name committed versions) under a new lock.
+a parent's thread held stays held. So, in the child, pools, kept clients and the forking thread's own
+connections are forgotten and made anew on first use, and every process cache keeps its entries (they name
+committed versions) under a new lock.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ _lock = threading.Lock()
 _pools: dict[str, ThreadPoolExecutor] = {}
 _kept: dict[Hashable, Any] = {}
 _caches: list[ProcessCache[Any, Any]] = []
+_in_thread = threading.local()  # each thread's own kept objects (``kept_in_thread``)
 
 # What this module owns, by name: docs/live.md "Machinery" lists each (tests/kernel/test_pools.py checks).
 POOLS: dict[str, int] = {}  # thread pool name -> threads, as first asked for
 KEPT: set[str] = set()  # kinds of kept client
+KEPT_IN_THREAD: set[str] = set()  # kinds of object kept by each thread
 CACHES: dict[str, int] = {}  # process cache name -> entries held
 
 
@@ -54,6 +58,17 @@ def kept(kind: str, key: Hashable, make: Callable[[], T]) -> T:
             if found is None:
                 found = _kept[(kind, key)] = make()
                 KEPT.add(kind)
+    return found
+
+
+def kept_in_thread(kind: str, key: Hashable, make: Callable[[], T]) -> T:
+    """This thread's own kept object of ``kind`` for ``key`` (a connection only this thread uses: no pool's lock
+    and checks around each use), made once by ``make``."""
+    held: dict[Any, Any] = _in_thread.__dict__
+    found = held.get((kind, key))
+    if found is None:
+        found = held[(kind, key)] = make()
+        KEPT_IN_THREAD.add(kind)
     return found
 
 
@@ -106,6 +121,7 @@ def _in_forked_child() -> None:
     _lock = threading.Lock()
     _pools.clear()  # their threads are the parent's: new pools on first use
     _kept.clear()  # their sockets are the parent's: new clients on first use
+    _in_thread.__dict__.clear()  # the forking thread's, the one thread a child has: its sockets are the parent's
     for cache in _caches:
         cache._lock = threading.Lock()  # a parent's thread may have held it at the fork
 

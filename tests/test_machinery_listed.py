@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SKIPPED = {".venv", "tests", "bench", "scripts", "migrations", "node_modules", "static", "templates", "docs"}
 SQL_PACKAGES = ("games", "kernel", "ledger")
-POOL_CALLS = {"thread_pool", "kept", "ProcessCache"}
+POOL_CALLS = {"thread_pool", "kept", "kept_in_thread", "ProcessCache"}
 CACHE_DECORATORS = {"cache", "lru_cache"}
 STATEMENT_BUILDERS = {"Insert", "Update", "UpdateInsert", "InsertColumns"}  # kernel/statements.py
 SQL_CALLS = {"rows_fetch", "RawSQL"}
@@ -122,6 +122,7 @@ def test_the_finder_sees_each_kind() -> None:
         ("games/live/consumer.py", "socket-db"),
         ("games/live/publish.py", "publish"),
         ("kernel/cache.py", "cache"),
+        ("games/live/layer.py", "redis command"),
         ("games/selectors/states.py", "hand states"),
         ("games/services/locking.py", "table_lock_with_rules"),
         ("games/services/hands.py", "_HAND_STEP"),

@@ -27,6 +27,7 @@ def test_a_forked_child_makes_its_own_pools_and_clients_and_keeps_its_caches() -
     pool = pools.thread_pool("fork-check", 1)
     assert pool.submit(threading.current_thread).result(timeout=5).name.startswith("fork-check")
     client = pools.kept("fork check", "key", object)
+    own = pools.kept_in_thread("fork check", "key", object)  # the forking thread's own (its socket)
     cache: pools.ProcessCache[str, int] = pools.ProcessCache("fork check", held=2)
     cache.put("a", 1)
     held = threading.Event()
@@ -49,6 +50,7 @@ def test_a_forked_child_makes_its_own_pools_and_clients_and_keeps_its_caches() -
             fresh is not pool
             and ran == 7
             and pools.kept("fork check", "key", object) is not client
+            and pools.kept_in_thread("fork check", "key", object) is not own
             and (
                 cache.get("a"),
                 cache.get("b"),
@@ -62,3 +64,6 @@ def test_a_forked_child_makes_its_own_pools_and_clients_and_keeps_its_caches() -
         release.set()
         holder.join()
     assert pools.thread_pool("fork-check", 1) is pool and pools.kept("fork check", "key", object) is client
+    assert pools.kept_in_thread("fork check", "key", object) is own
+    other = pools.thread_pool("fork-check", 1).submit(pools.kept_in_thread, "fork check", "key", object)
+    assert other.result(timeout=5) is not own  # another thread has its own

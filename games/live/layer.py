@@ -21,6 +21,8 @@ import redis
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close
 
+from kernel.pools import kept_in_thread
+
 # For each channel KEYS[i], in order: PUBLISH its message ARGV[2i-1] only when it has more subscribers than
 # ARGV[2i] (this process's own, served already). One call for a version's messages to one Redis.
 PUBLISH_BEYOND = """
@@ -38,15 +40,26 @@ _BOOT = uuid.uuid4().hex[:12]
 
 
 def command(client: redis.Redis, *args: Any) -> Any:
-    """``args`` sent as one Redis command on a connection of ``client``'s pool, and its reply as Redis gave it
-    (bytes, ints, lists; an error reply raised). For the commands of every action (the access stamps, the
-    publisher's script): redis-py's own call wraps each command in layers these do not use (retries with backoff,
-    reply callbacks, observability hooks, event dispatch), and writes a command with a long argument (a frame) in
-    one system call per piece: here one write a command (bench/access_path.py). The pool checks a connection
-    before lending it, so one that a Redis restart broke is made anew; a command that failed closes its
-    connection (no half-read reply reaches the next) and raises."""
+    """``args`` sent as one Redis command to ``client``'s server, and its reply as Redis gave it (bytes, ints,
+    lists; an error reply raised). For the commands of every action (the access stamps, the publisher's script):
+    redis-py's own call wraps each command in layers these do not use (retries with backoff, reply callbacks,
+    observability hooks, event dispatch), and writes a command with a long argument (a frame) in one system call
+    per piece: here one write a command (bench/access_path.py). Each thread sends on a connection of its own
+    (``kept_in_thread``), not one lent by the client's pool, whose lending takes its lock, checks the connection
+    with a system call and dispatches events each time. A command that failed closes its connection (no
+    half-read reply reaches the next); one that found its connection broken since its last command (a Redis
+    restart: Redis ran nothing of it) is sent once more on a new one."""
     pool = client.connection_pool
-    connection = pool.get_connection()
+    connection = kept_in_thread("redis command", pool, lambda: pool.connection_class(**pool.connection_kwargs))
+    if connection._sock is None:  # new, or closed by a failed command: connects on sending
+        return _sent(connection, args)
+    try:
+        return _sent(connection, args)
+    except redis.ConnectionError:
+        return _sent(connection, args)
+
+
+def _sent(connection: redis.Connection, args: tuple[Any, ...]) -> Any:
     try:
         connection.send_packed_command([b"".join(connection.pack_command(*args))])
         return connection.read_response()
@@ -55,8 +68,6 @@ def command(client: redis.Redis, *args: Any) -> Any:
     except BaseException:
         connection.disconnect()
         raise
-    finally:
-        pool.release(connection)
 
 
 def origin() -> str:

@@ -196,3 +196,18 @@ async def test_a_logout_after_a_redis_restart_still_cuts_off_a_socket_granted_be
     sent, close = await outputs_until_closed(comm)
     assert close["code"] == 4401 and [m["type"] for m in sent if m["type"].startswith("table.")] == [], sent
     await comm.disconnect()
+
+
+def test_a_threads_own_connection_broken_by_a_restart_still_answers_the_next_command(own_redis) -> None:
+    """The access stamps and the publisher's script go to Redis on each thread's own connection (games/live/
+    layer.py ``command``). A restart breaks it between two commands; the command after it is answered, not
+    failed: an action's stamp read that failed would refuse the action, a publisher's send lose the version for
+    the other web processes."""
+    from games.live.access import access_bump, access_stamp_read
+
+    access_bump(4242)
+    assert access_stamp_read(4242) is not None
+    own_redis.restart(0.2)
+    assert access_stamp_read(4242) is None  # answered: the restart forgot the stamp
+    access_bump(4242)
+    assert access_stamp_read(4242) is not None
