@@ -58,11 +58,14 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the hand ends")
     parser.add_argument("--compare", type=int, metavar="ROUNDS", help="the guards' forms alternated, ROUNDS rounds")
     parser.add_argument("--in-server", type=int, default=0, metavar="N", help="with --compare: N runs a form a round")
+    parser.add_argument(
+        "--keys", action="store_true", help="with --compare: the books' keys and indexes (ledger 0008) as the forms"
+    )
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
     if args.compare:
         try:
-            compare(args.compare, args.actions, args.in_server)
+            compare(args.compare, args.actions, args.in_server, keys=args.keys)
         finally:
             from django.db import connection
 
@@ -158,6 +161,8 @@ GUARDS = ("ledger_entry_balanced", "ledger_entry_has_postings", "games_hand_comm
 LEDGER_0007 = importlib.import_module("ledger.migrations.0007_postings_in_their_entrys_transaction")
 GAMES_0020 = importlib.import_module("games.migrations.0020_hand_commitment_guard_on_its_columns")
 WARM_UP = 3  # actions of a form's round left out (each table): its first plans after the DDL
+#: ``--keys``: the books' keys and indexes as ledger 0008 leaves them and as they were before it (its SQL both ways).
+LEDGER_0008 = importlib.import_module("ledger.migrations.0008_postings_keys_from_their_entry")
 
 
 def backend_ns(pid: int) -> int:
@@ -165,9 +170,9 @@ def backend_ns(pid: int) -> int:
     return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
 
 
-def compare(rounds: int, actions: int, in_server: int) -> None:
-    """The guards' forms in turn (module docstring), ``actions`` actions a table a form a round; then with
-    ``in_server``, ``in_server_loops``."""
+def compare(rounds: int, actions: int, in_server: int, *, keys: bool = False) -> None:
+    """The guards' forms in turn (module docstring), or with ``keys`` the books' keys' (ledger 0008), ``actions``
+    actions a table a form a round; then with ``in_server``, ``in_server_loops``."""
     from django.db import connection
 
     from bench.live_parts import play
@@ -191,6 +196,8 @@ def compare(rounds: int, actions: int, in_server: int) -> None:
         "before": [*again, LEDGER_0007.TRIGGERS_BEFORE, GAMES_0020.BACKWARD],
         "none": [*drop, LEDGER_0007.TRIGGERS],
     }
+    if keys:
+        forms = {"as migrated": [LEDGER_0008.FORWARD], "before": [LEDGER_0008.BACKWARD]}
     run("SET track_functions = 'pl'")  # the bench's superuser may; the connection stays this process's
 
     real_act, real_commit = hands.hand_act, connection.commit

@@ -147,7 +147,8 @@ class Ruling(models.Model):
 
 
 class JournalEntry(models.Model):
-    club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, related_name="journal_entries")
+    # Indexed by ``ledger_entry_club_id`` (club, id) below.
+    club = models.ForeignKey("accounts.Club", on_delete=models.PROTECT, related_name="journal_entries", db_index=False)
     kind = models.CharField(max_length=16, choices=EntryKind.choices)
     memo = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(
@@ -181,14 +182,28 @@ class Posting(models.Model):
     # Stamped by the insert trigger (migration 0002) under the account's row lock:
     seq = models.BigIntegerField(default=0, editable=False)
     balance_after = models.BigIntegerField(default=0, editable=False)
-    # Copied from the entry by the same trigger, so a statement filters on one index:
+    # Copied from the entry by the same trigger, so a statement filters on one index; the entry's own keys are
+    # checked at the commit, not again for each posting (migration 0008):
     club = models.ForeignKey(
-        "accounts.Club", on_delete=models.PROTECT, null=True, related_name="+", editable=False, db_index=False
+        "accounts.Club",
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        editable=False,
+        db_index=False,
+        db_constraint=False,
     )
     created_at = models.DateTimeField(null=True, editable=False)
     kind = models.CharField(max_length=16, blank=True, editable=False)
     table = models.ForeignKey(
-        "games.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="+", editable=False, db_index=False
+        "games.Table",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        db_index=False,
+        db_constraint=False,
     )
     game = models.CharField(max_length=10, blank=True, editable=False)
 

@@ -2,7 +2,9 @@
 committed for real so that the checks PostgreSQL defers to the commit run (ledger migrations 0002 and 0007): an
 entry that does not balance, an entry with one posting or none, postings added to an entry of an earlier
 transaction (even balanced ones: an old entry's lines never change), a posting added after the commit's checks
-were run early (``SET CONSTRAINTS ... IMMEDIATE``), and a posting to an entry that is not there."""
+were run early (``SET CONSTRAINTS ... IMMEDIATE``), a posting to an entry that is not there, a posting sent with
+another club's or a missing table's ids (it is given its entry's: ledger 0008 checks those keys on the entry
+only)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from django.db import connection, transaction
 
 from ledger.models import Account, JournalEntry, Posting
 from ledger.services import ruling_adjust
-from tests.ledger.helpers import books_snapshot
+from tests.ledger.helpers import books_snapshot, make_table
 from tests.security.web_role import refused_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -114,3 +116,26 @@ def test_the_site_still_posts_an_entry_and_its_postings_in_one_transaction(club_
             cursor.execute(sql, params)
     assert Account.objects.get(pk=ann).balance == -500 + 250
     assert JournalEntry.objects.count() == 2
+
+
+def test_a_posting_gets_its_entrys_club_and_table_whatever_is_sent(club_setup, old_entry) -> None:
+    """The club and the table a posting is filed under are its entry's (the entry's keys are checked at the
+    commit; the posting's are not checked again): another club's id and a table that is not there are not kept."""
+    ann, ben = _accounts(old_entry)
+    table = make_table(club_setup.club, club_setup.organiser)
+    other_club = club_setup.outsider.memberships.get().club_id
+    forged = (
+        "INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game, club_id, table_id) "
+        "VALUES ((SELECT max(id) FROM ledger_journalentry), %s, %s, 0, 0, '', '', %s, %s)"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO ledger_journalentry (club_id, kind, memo, created_at, game, table_id) "
+            "VALUES (%s, 'adjustment', 'forged', now(), '', %s)",
+            [club_setup.club.pk, table.pk],
+        )
+        cursor.execute(forged, [ann, 300, other_club, 10**9])
+        cursor.execute(forged, [ben, -300, other_club, None])
+    entry = JournalEntry.objects.latest("pk")
+    filed = set(Posting.objects.filter(entry=entry).values_list("club_id", "table_id"))
+    assert filed == {(club_setup.club.pk, table.pk)}
