@@ -191,12 +191,14 @@ def compared(
 
 
 def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid: int) -> None:
-    from django.db import transaction
+    from django.db import connection, transaction
 
+    from accounts.models import User
     from games.models import AdvanceAction, Hand
     from games.selectors import hands as hand_selectors
     from games.selectors import snapshot
     from games.selectors.rows import rows_fetch, rows_split
+    from games.services import locking
     from ledger.selectors import SeatMoney
 
     users_sql = hand_selectors._USER.sql
@@ -220,6 +222,25 @@ def comparisons(tables: list[tuple[Any, list[Any]]], rounds: int, runs: int, pid
             compared(f"{table.name}, the players' statement", players_before, players_now, rounds, runs, pid)
         now_sql = hand_selectors._PLAYERS_SQL.replace("{ids}", ", ".join(["%s"] * len(ids)))
         print(f"    before: {plans(before_sql)}; now: {plans(now_sql)}")
+        # The action's first two statements as sent (the hand locked for a member of its club, its players): each
+        # through a new cursor (Django's ``cursor()``), as before, or through the connection's kept one.
+        member = next(u for u in User.objects.filter(pk__in=ids) if u.pk == ids[0])
+        lock = [-1, hand.pk, table.pk, member.pk, member.pk]
+        players = [club_id, hand.pk, pending, hand.pk, *ids]
+        with transaction.atomic():
+
+            def new_cursors(lock: list[Any] = lock, players: list[Any] = players, sql: str = now_sql) -> object:
+                found = []
+                for statement, params in ((locking._MEMBER_HAND_SQL, lock), (sql, players)):
+                    with connection.cursor() as cursor:
+                        cursor.execute(statement, params)
+                        found.append(cursor.fetchall())
+                return found
+
+            def kept_cursor(lock: list[Any] = lock, players: list[Any] = players, sql: str = now_sql) -> object:
+                return [rows_fetch(locking._MEMBER_HAND_SQL, lock), rows_fetch(sql, players)]
+
+            compared(f"{table.name}, the lock and players' statements", new_cursors, kept_cursor, rounds, runs, pid)
 
         def read_before(table_id: int = table.pk, club_id: int = club_id, number: int = hand.number) -> object:
             seats, money = [], {}

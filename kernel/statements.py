@@ -41,6 +41,12 @@ _SENT_AS_IS: dict[type[Field[Any, Any]], type] = {
 }
 
 
+def statement_cursor() -> Any:
+    """A cursor for one statement whose rows are all fetched at once: the connection's kept one
+    (config/database/base.py ``kept_cursor``), not closed after use."""
+    return connection.kept_cursor()  # type: ignore[attr-defined]  # the project's backend's
+
+
 def saved(obj: Model, pk: Any) -> None:
     """``obj`` as ``save`` leaves a new object once its row is inserted with id ``pk``."""
     obj.pk = pk
@@ -160,13 +166,13 @@ class Insert:
             return
         values_sql, unnest_sql = self._statements()
         rows = [self.values(obj) for obj in objects]
-        with connection.cursor() as cursor:
-            if len(rows) == 1:
-                cursor.execute(values_sql, rows[0])
-            else:
-                cursor.execute(unnest_sql, _by_column(rows))
-            for obj, (pk,) in zip(objects, cursor.fetchall(), strict=True):
-                saved(obj, pk)
+        cursor = statement_cursor()
+        if len(rows) == 1:
+            cursor.execute(values_sql, rows[0])
+        else:
+            cursor.execute(unnest_sql, _by_column(rows))
+        for obj, (pk,) in zip(objects, cursor.fetchall(), strict=True):
+            saved(obj, pk)
 
 
 class Update:
@@ -185,10 +191,10 @@ class Update:
 
     def run(self, obj: Model) -> None:
         """Write those fields of ``obj``; DatabaseError, as ``save``, when its row is not there."""
-        with connection.cursor() as cursor:
-            cursor.execute(self._sql, self.params(obj))
-            if cursor.rowcount == 0:
-                raise DatabaseError("Save with update_fields did not affect any rows.")
+        cursor = statement_cursor()
+        cursor.execute(self._sql, self.params(obj))
+        if cursor.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
 
     @property
     def sql(self) -> str:
@@ -214,9 +220,9 @@ class UpdateInsert:
                 f"WITH updated AS ({self._update.sql} RETURNING 1) {values_sql}, "  # noqa: S608 - fixed
                 "(SELECT COUNT(*) FROM updated)"
             )
-        with connection.cursor() as cursor:
-            cursor.execute(self._sql, [*self._update.params(obj), *self._insert.values(row)])
-            ((pk, updated),) = cursor.fetchall()
+        cursor = statement_cursor()
+        cursor.execute(self._sql, [*self._update.params(obj), *self._insert.values(row)])
+        ((pk, updated),) = cursor.fetchall()
         if updated == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
         saved(row, pk)
@@ -255,5 +261,4 @@ class InsertColumns:
         """Insert one row per position of the given columns (all of one length)."""
         if not columns[self._given[0]]:
             return
-        with connection.cursor() as cursor:
-            cursor.execute(self._sql, [*self.defaults(), *(list(columns[name]) for name in self._given)])
+        statement_cursor().execute(self._sql, [*self.defaults(), *(list(columns[name]) for name in self._given)])

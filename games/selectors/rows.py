@@ -18,6 +18,8 @@ from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttrib
 from django.db.models.query_utils import DeferredAttribute
 from django.db.models.signals import post_init, pre_init
 
+from kernel.statements import statement_cursor
+
 M = TypeVar("M", bound=Model)
 
 
@@ -71,6 +73,6 @@ def rows_split(row: Sequence[Any], *columns: Columns[Any]) -> list[Model]:
 
 
 def rows_fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
+    cursor = statement_cursor()
+    cursor.execute(sql, params)
+    return list(cursor.fetchall())
