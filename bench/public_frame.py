@@ -13,15 +13,16 @@ context (``presenters.public_context``, built once a version and shared by its f
 those members' private frames by the old path and by the new, in turn (which goes first alternates from version
 to version), each on a fresh copy of the snapshot. Every frame of the two paths must be byte-equal.
 
-The old path is the site's at ``BEFORE``: games/live/render.py, games/presentation/ (presenters, area, jinja)
-and the templates of templates/jinja2/, all read from git at that commit (``_before``), the templates in an
-environment of their own made by that commit's ``environment``; the modules they import from outside those are
+The old path is the site's at ``BEFORE``: games/live/render.py, games/presentation/ (presenters, area, jinja,
+shared) and the templates of templates/jinja2/, all read from git at that commit (``_before``), the templates in
+an environment of their own made by that commit's ``environment``; the modules they import from outside those are
 today's (``_rebound``: games/presentation/reasons.py and words.py among them). Each path keeps its own process
 caches (``ProcessCache``) of presenters and area (its kept seat rows, last hands, hand logs), emptied at each
 round's start so that each version finds kept what the versions before it left, as in the publisher; the rest (a
-card's markup, a log line's words, the Piles helper's words) are shared and warm. The collector is settled as in
-the server (``kernel.pools.collector_settle``) once the games are played. Printed per round: ms of CPU a version by each path for the context and the public
-frame, and a frame for the private frames; at the end the medians by game. Not a timed test.
+card's markup, an amount's words, a log line's words, the Piles helper's words) are warm. The collector is
+settled as in the server (``kernel.pools.collector_settle``) once the games are played. Printed per round: ms of
+CPU a version by each path for the context and the public frame, and a frame for the private frames; at the end
+the medians by game. Not a timed test.
 """
 
 from __future__ import annotations
@@ -94,11 +95,13 @@ def old_path() -> FramePath:
     presenters = _before("games/presentation/presenters.py", "games.presentation.presenters_before")
     area = _before("games/presentation/area.py", "games.presentation.area_before")
     jinja = _before("games/presentation/jinja.py", "games.presentation.jinja_before")
+    shared = _before("games/presentation/shared.py", "games.presentation.shared_before")
     render = _before("games/live/render.py", "games.live.render_before")
     olds = {"games.presentation.presenters": presenters, "games.presentation.area": area}
     for module in (area, jinja, render):
         _rebound(module, olds)
     jinja.area = area  # type: ignore[attr-defined]  # its filters and globals: the old area's
+    jinja.shared = shared  # type: ignore[attr-defined]  # and the old money and cards
     folder = "templates/jinja2/"
     names = _git("ls-tree", "-r", "--name-only", BEFORE, folder).split()
     env = jinja.environment(

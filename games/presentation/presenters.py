@@ -332,14 +332,24 @@ def _log_lines(hand_id: int, events: tuple[engine.Event, ...], names: dict[int, 
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:
-    """The addresses the table area links and posts to."""
-    patterns = _address_patterns(table.rule_version.rule_set.game)
-    ids = {"table": table.pk, "club": table.club_id, "version": table.rule_version_id}  # once, not per address
+    """The addresses the table area links and posts to (the same dict for every version of a hand: read it, never
+    change it)."""
+    game = table.rule_version.rule_set.game
+    return _table_urls(game, table.pk, table.club_id, table.rule_version_id, table.next_game_id, hand and hand.pk)
+
+
+# A table's addresses by every id they are made of: filled in once per hand, not at every version of it.
+@functools.lru_cache(maxsize=1024)
+def _table_urls(
+    game: str, table_id: int, club_id: int, version_id: int, next_game_id: int | None, hand_id: int | None
+) -> dict[str, str]:
+    patterns = _address_patterns(game)
+    ids = {"table": table_id, "club": club_id, "version": version_id}  # once, not per address
     urls = {name: pattern.format_map(ids) for name, pattern in patterns.items() if name not in _HAND_ADDRESSES}
-    if table.next_game_id is not None:
-        urls["next_game"] = patterns["table"].format(table=table.next_game_id)
-    if hand is not None:
-        urls |= {name: patterns[name].format(hand=hand.pk) for name in _HAND_ADDRESSES}
+    if next_game_id is not None:
+        urls["next_game"] = patterns["table"].format(table=next_game_id)
+    if hand_id is not None:
+        urls |= {name: patterns[name].format(hand=hand_id) for name in _HAND_ADDRESSES}
     return urls
 
 

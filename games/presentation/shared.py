@@ -20,7 +20,14 @@ def money(cents: Any, currency: str = "USD") -> str:
     """{{ amount|money:club.currency }} -> '$0.25'."""
     if cents in (None, ""):
         return ""
-    return _money(int(cents), str(currency or "USD"))
+    return _money_words(int(cents), str(currency or "USD"))
+
+
+# An amount's words by its cents and currency: the table area words some twenty amounts a version (pot, bets,
+# each seat's paid, balance and net), nearly all of them worded before.
+@functools.lru_cache(maxsize=4096)
+def _money_words(cents: int, currency: str) -> str:
+    return _money(cents, currency)
 
 
 def card(code: str | None, plays: str = "") -> SafeString:
