@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import orjson
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection
 from django.db.models import (
     AutoField,
@@ -60,10 +61,27 @@ def _base_type(field: Field[Any, Any]) -> str:
     return str(field.db_type(connection)).split("(")[0]
 
 
+# What orjson writes as json.dumps does (the same JSON value, without the spaces): dicts, lists and tuples, strs, ints
+# up to 64 bits, floats, bools and None, a dict's int keys as strs; str and int subclasses, dates and dataclasses it
+# refuses here, and json.dumps gets them. Unlike json.dumps it writes a UUID or an enum (as its value) and a float
+# NaN or infinity (as null; json.dumps's NaN PostgreSQL refuses): the values written here hold none.
+_ORJSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+_ORJSON |= orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def json_dumps(value: Any) -> bytes | str:
+    """``json.dumps(value)``'s JSON value, written by orjson (in C, about seven times cheaper for a hand's state)
+    when it holds only JSON's own types, else by ``json.dumps``."""
+    try:
+        return orjson.dumps(value, option=_ORJSON)
+    except TypeError:  # orjson.JSONEncodeError: a type left to json.dumps, which refuses what it cannot write
+        return json.dumps(value)
+
+
 def _json_as_dumped(field: Field[Any, Any]) -> bool:
     """Whether ``field`` is a JSONField of Django's own (no encoder, no method of its own on the way), whose
     ``get_db_prep_save`` of a dict or a list is, on PostgreSQL, ``Jsonb(value, dumps=json.dumps)``: nothing on
-    the way changes such a value."""
+    the way changes such a value (sent with ``json_dumps``: the same JSON value)."""
     kind = type(field)
     return (
         isinstance(field, JSONField)
@@ -86,7 +104,7 @@ def _preparer(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
 
         def as_json(obj: Model) -> Any:
             value = getattr(obj, attname)
-            return Jsonb(value, dumps=json.dumps) if type(value) in (dict, list) else prepared(obj)
+            return Jsonb(value, dumps=json_dumps) if type(value) in (dict, list) else prepared(obj)
 
         return as_json
     target = field.target_field if isinstance(field, ForeignKey) else field

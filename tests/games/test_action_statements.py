@@ -3,6 +3,9 @@ write exactly what the ORM does."""
 
 from __future__ import annotations
 
+import enum
+import json
+
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -13,7 +16,7 @@ from games.models import Hand, HandAction
 from games.selectors.hands import hand_players, hand_seat_users
 from games.services import advance
 from games.services.locking import hand_lock_for_member
-from kernel.statements import Insert, Update, UpdateInsert
+from kernel.statements import Insert, Update, UpdateInsert, json_dumps
 from tests.games.async_helpers import awaited
 from tests.games.helpers import make_table
 
@@ -295,8 +298,8 @@ def test_the_locked_hand_leaves_its_state_unread_only_when_this_process_keeps_th
 
 @pytest.mark.django_db
 def test_json_values_are_sent_as_the_orm_prepares_them_and_stored_the_same(club_setup) -> None:
-    """A dict or a list of a plain JSONField is sent as the ORM's conversion would send it (the same adapter,
-    the same dumps); anything else (None, JSON's null, a string, a number) takes the field's own conversion.
+    """A dict or a list of a plain JSONField is sent as the ORM's conversion would send it (the same adapter, the
+    same JSON value, written by ``json_dumps``); anything else (None, JSON's null, a string, a number) takes the field's own conversion.
     Each is stored as the ORM stores it."""
     from django.db.models import JSONField, Value
     from psycopg.types.json import Jsonb
@@ -315,8 +318,9 @@ def test_json_values_are_sent_as_the_orm_prepares_them_and_stored_the_same(club_
         expected = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
         for ours, theirs in zip(sent, expected, strict=True):
             assert type(ours) is type(theirs)
-            if isinstance(ours, Jsonb):
-                assert (ours.obj, ours.dumps) == (theirs.obj, theirs.dumps)
+            if isinstance(ours, Jsonb):  # the same object, written as the same JSON value
+                assert ours.obj is theirs.obj
+                assert json.loads(ours.dumps(ours.obj)) == json.loads(theirs.dumps(theirs.obj))
             else:
                 assert ours is theirs or ours == theirs
         update.run(hand)
@@ -325,3 +329,27 @@ def test_json_values_are_sent_as_the_orm_prepares_them_and_stored_the_same(club_
         assert stored == Hand.objects.values_list("clocks", "private_marks", "timeouts").get(pk=hand.pk)
     hand.clocks = None
     assert update.params(hand)[0] is None  # SQL's NULL, as the ORM sends it (these columns refuse it)
+
+
+class _Kind(enum.StrEnum):
+    DROP = "drop"
+
+
+class _Name(str):
+    pass
+
+
+def test_json_dumps_writes_the_json_value_json_dumps_writes() -> None:
+    """orjson where it writes what json.dumps does (a hand's state, a dict's int keys, a str enum); json.dumps, with
+    its own answer or its own refusal, for what orjson leaves to it (a str subclass, an int beyond 64 bits, a date)."""
+    dealt, _ = engine.new_hand(engine.PilesRules(), seats=[1, 2, 3], button=1, deck=list(engine.shuffled_deck()))
+    state = engine.state_to_json(dealt)
+    for value in (state, {1: [True, None, 2.5, "é"], "2": (3, 4), "kind": _Kind.DROP}, [], {}):
+        assert json.loads(json_dumps(value)) == json.loads(json.dumps(value))
+    assert isinstance(json_dumps(state), bytes)  # orjson's
+    for value in ({"name": _Name("Ann")}, [2**70]):
+        assert json_dumps(value) == json.dumps(value)
+    import datetime
+
+    with pytest.raises(TypeError):
+        json_dumps({"at": datetime.date(2026, 1, 1)})
