@@ -5,6 +5,7 @@ with ``--profile`` where that Python work goes.
     .venv/bin/python bench/hand_end.py                 # 300 actions a game, bench/live_parts.py's two tables
     .venv/bin/python bench/hand_end.py --profile       # and cProfile's top functions of the hand ends (CPU)
     .venv/bin/python bench/hand_end.py --compare 6 --actions 100   # the guard triggers' forms, alternated
+    .venv/bin/python bench/hand_end.py --compare 6 --keys --in-server 1500   # the books' keys (ledger 0008)
 
 Plays bench/live_parts.py's tables (Piranha with its betting round, as bench/load.py plays it, and Piles) on a
 database of its own (made afresh, dropped at the end) through the real services. Every ``hand_act`` is timed;
@@ -19,6 +20,8 @@ one database. Per action, by hand ends and others: the commit's wall time and Po
 PostgreSQL's CPU for the whole action (the backend's time on a CPU from ``/proc/<pid>/schedstat``, in
 nanoseconds); per form, the PL/pgSQL functions' calls and time (``track_functions = 'pl'``). The first actions of
 a form's round are left out of its figures: the triggers' DDL makes every cached plan of those tables anew.
+With ``--keys`` the forms are ledger 0008's SQL both ways instead (the postings' keys to the club and the table,
+and the entries' index on the club alone, without and with).
 """
 
 from __future__ import annotations
@@ -254,7 +257,9 @@ def compare(rounds: int, actions: int, in_server: int, *, keys: bool = False) ->
         print(f"round {number + 1} of {rounds} done", flush=True)
     hands.hand_act = real_act  # type: ignore[assignment]
     compared(seen, calls, forms)
-    if in_server:
+    if in_server and keys:
+        keys_loops(forms, run, 40, in_server)
+    elif in_server:
         in_server_loops(forms, run, rounds, in_server)
     for sql in forms["as migrated"]:
         run(sql)
@@ -267,24 +272,8 @@ def in_server_loops(forms: dict[str, list[str]], run: Callable[..., Any], rounds
     backend's CPU a run; and the entry's loop again in one transaction rolled back (its insert triggers alone)."""
     from django.db import connection, transaction
 
-    ((hand_id, table_id, club_id),) = run(
-        "SELECT h.id, h.table_id, t.club_id FROM games_hand h JOIN games_table t ON t.id = h.table_id "
-        "WHERE h.finished_at IS NULL ORDER BY h.id LIMIT 1"
-    )
-    ((member, pot),) = run(
-        "SELECT min(id) FILTER (WHERE kind = 'member'), min(id) FILTER (WHERE kind = 'table_pot' AND table_id = %s) "
-        "FROM ledger_account WHERE club_id = %s",
-        [table_id, club_id],
-    )
-    loops = {  # ids read from the database just above: integers
-        "step": f"UPDATE games_hand SET version = version WHERE id = {hand_id};",  # noqa: S608
-        "entry": (
-            "INSERT INTO ledger_journalentry (club_id, kind, memo, created_at, table_id, hand_id, game) "  # noqa: S608
-            f"VALUES ({club_id}, 'bet', 'bench', now(), {table_id}, {hand_id}, 'piles') RETURNING id INTO e; "
-            "INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game) "
-            f"VALUES (e, {member}, -1, 0, 0, '', ''), (e, {pot}, 1, 0, 0, '', '');"
-        ),
-    }
+    ((hand_id,),) = run("SELECT min(id) FROM games_hand WHERE finished_at IS NULL")
+    loops = {"step": f"UPDATE games_hand SET version = version WHERE id = {hand_id};", "entry": entry_loop(run)}  # noqa: S608
     spent: dict[tuple[str, str], list[float]] = defaultdict(list)
     order = list(forms)
     for number in range(rounds):
@@ -306,6 +295,55 @@ def in_server_loops(forms: dict[str, list[str]], run: Callable[..., Any], rounds
         for name in forms:
             rows = spent[name, loop]
             print(f"  {loop:18} {name:12} {statistics.median(rows):7.1f}  ({', '.join(f'{r:.0f}' for r in rows)})")
+
+
+def entry_loop(run: Callable[..., Any]) -> str:
+    """A loop's body: a chip event's entry (a bet at the first hand in play) and its two postings, in PL/pgSQL."""
+    ((hand_id, table_id, club_id),) = run(
+        "SELECT h.id, h.table_id, t.club_id FROM games_hand h JOIN games_table t ON t.id = h.table_id "
+        "WHERE h.finished_at IS NULL ORDER BY h.id LIMIT 1"
+    )
+    ((member, pot),) = run(
+        "SELECT min(id) FILTER (WHERE kind = 'member'), min(id) FILTER (WHERE kind = 'table_pot' AND table_id = %s) "
+        "FROM ledger_account WHERE club_id = %s",
+        [table_id, club_id],
+    )
+    return (  # ids read from the database just above: integers
+        "INSERT INTO ledger_journalentry (club_id, kind, memo, created_at, table_id, hand_id, game) "  # noqa: S608
+        f"VALUES ({club_id}, 'bet', 'bench', now(), {table_id}, {hand_id}, 'piles') RETURNING id INTO e; "
+        "INSERT INTO ledger_posting (entry_id, account_id, amount, seq, balance_after, kind, game) "
+        f"VALUES (e, {member}, -1, 0, 0, '', ''), (e, {pot}, 1, 0, 0, '', '');"
+    )
+
+
+def keys_loops(forms: dict[str, list[str]], run: Callable[..., Any], rounds: int, runs: int, batch: int = 50) -> None:
+    """``--keys --in-server``: PostgreSQL's CPU for a chip event's entry and postings with their foreign keys checked
+    at each statement (as at the commit; no commit, no WAL flush in the figure, the books' own checks left to a
+    commit that never comes), ``runs`` runs a form in transactions of ``batch`` rolled back (a long one would
+    walk the accounts' rows' ever longer chains of versions), the forms alternated ``rounds`` times."""
+    from django.db import connection, transaction
+
+    entry = entry_loop(run)
+    spent: dict[str, list[float]] = defaultdict(list)
+    order = list(forms)
+    for number in range(rounds):
+        for name in order if number % 2 == 0 else order[::-1]:
+            for sql in forms[name]:
+                run(sql)
+            pid, ns = connection.connection.info.backend_pid, 0
+            for _ in range(max(1, runs // batch)):
+                with transaction.atomic():
+                    run("SET CONSTRAINTS ALL IMMEDIATE")
+                    run("SET CONSTRAINTS ledger_entry_has_postings, ledger_entry_balanced DEFERRED")
+                    started = backend_ns(pid)
+                    run(f"DO $$ DECLARE e bigint; BEGIN FOR i IN 1..{batch} LOOP {entry} END LOOP; END $$")
+                    ns += backend_ns(pid) - started
+                    transaction.set_rollback(True)
+            spent[name].append(ns / (max(1, runs // batch) * batch) / 1000)
+    print(f"In PostgreSQL, keys checked at each statement, {runs} runs a form a round, {rounds} rounds: us a run")
+    for name in forms:
+        rows = spent[name]
+        print(f"  {name:12} median {statistics.median(rows):7.1f}, lowest {min(rows):7.1f}")
 
 
 def compared(
