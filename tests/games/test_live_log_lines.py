@@ -4,11 +4,14 @@ a player renamed mid-hand is named anew in every line."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
+from markupsafe import escape
 
 import engine
+from games.live.render import public_frame
 from games.presentation.presenters import _log_lines, log_with_timeouts, public_context
 from games.presentation.words import event_words
 from games.selectors.snapshot import TableSnapshot, table_snapshot_read
@@ -62,3 +65,21 @@ def test_a_kept_log_is_reused_only_where_its_events_are_the_ones_shown() -> None
     assert _log_lines(hand_id, (*first, engine.Fold(2)), names, currency) == afresh((*first, engine.Fold(2)))
     assert _log_lines(hand_id, other, names, currency) == afresh(other)
     assert _log_lines(hand_id, first[:2], names, currency) == afresh(first[:2])
+
+
+@pytest.mark.django_db
+def test_the_public_frame_lists_each_line_of_the_log_escaped(club_setup) -> None:
+    """A member's name that reads as markup is listed in the log as words, in every version's frame (each line
+    is escaped once and listed again from then on)."""
+    table, players = three_players_started(club_setup, engine.PiranhaRules(ante=25, betting_round=True))
+    b = club_setup.members[1]
+    b.display_name = '<b onclick="steal()">Bea</b> & Co'
+    b.save(update_fields=["display_name"])
+    rng = random.Random(7)
+    for _ in range(3):
+        snapshot = _snapshot(table.pk)
+        html = json.loads(public_frame(snapshot))["html"]
+        listed = html.split('id="log-title"', 1)[1].split("<ol>", 1)[1].split("</ol>", 1)[0]
+        assert listed == "".join(f"<li>{escape(line)}</li>" for line in _worded_afresh(snapshot))
+        assert str(escape(b.display_name)) in listed and "<b " not in html.split('id="log-title"', 1)[1]
+        act_at_random(table.pk, players, rng, stay=1.0)
