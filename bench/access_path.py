@@ -15,7 +15,10 @@ the new, alternated:
 - ``socket message``: a public frame forwarded by each of ``--sockets`` table sockets of this process, six a
   table (``deliver_here``, the socket's loop and dispatch, the stamp check, the send to an ASGI send that keeps
   nothing), with access granted until a session's end two weeks ahead, as the site's sessions are;
-- ``pool trip``: a socket's call to the sockets' pool and back (``_db``, as an action makes one), doing nothing.
+- ``pool trip``: a socket's call to the sockets' pool and back (``_db``, as an action makes one), doing nothing;
+- ``queued read``: a publisher job reading one row on the pooled connection (``_in_publisher``), ``--calls`` of
+  them handed over at once, as versions queue for a publisher when the process is saturated (not counted in
+  the action's sum: how often versions queue depends on the load).
 
 The old path is the site's modules as they were at ``BEFORE`` or ``--before`` (games/live/layer.py, access.py,
 consumer.py, publish.py), read from git and loaded beside today's (each old module with the old modules it
@@ -95,8 +98,8 @@ def _paths(before: str = BEFORE) -> dict[str, SimpleNamespace]:
             old_consumer = _before("games/live/consumer.py", "games.live.consumer_before", before)
         old_publish = _before("games/live/publish.py", "games.live.publish_before", before)
     return {
-        "old": SimpleNamespace(access=old_access, consumer=old_consumer, send=old_publish._send_batch),
-        "new": SimpleNamespace(access=access, consumer=consumer, send=publish._send_batch),
+        "old": SimpleNamespace(access=old_access, consumer=old_consumer, publish=old_publish),
+        "new": SimpleNamespace(access=access, consumer=consumer, publish=publish),
     }
 
 
@@ -145,6 +148,23 @@ async def _trips(path: SimpleNamespace, calls: int) -> float:
     return (time.process_time() - started) / calls * 1e6
 
 
+def _queued(path: SimpleNamespace, jobs: int) -> float:
+    """Microseconds of this process's CPU (every thread's) a publisher job that reads one row, ``jobs`` of them
+    handed over at once (as versions queue for a publisher when the process is saturated)."""
+    from django.db import connection
+
+    def read() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+
+    started = time.process_time()
+    for _ in range(jobs):
+        path.publish._in_publisher(FIRST_TABLE, read, "a bench read")
+    path.publish.announce_flush()
+    return (time.process_time() - started) / jobs * 1e6
+
+
 def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
     members = [FIRST_MEMBER + n for n in range(SEATS)]
     one = members[2]
@@ -154,9 +174,10 @@ def _round(path: SimpleNamespace, args: argparse.Namespace) -> dict[str, float]:
         if hasattr(path.access, "access_stamp_read")
         else _per_call(lambda: path.access.access_stamps([one]).get(one), args.calls),
         "version stamps": _per_call(lambda: path.access.access_stamps(u for u in members), args.calls),
-        "version send": _per_call(lambda: path.send(batch), args.calls),
+        "version send": _per_call(lambda: path.publish._send_batch(batch), args.calls),
         "socket message": asyncio.run(_forwarded(path, args.sockets, args.messages)),
         "pool trip": asyncio.run(_trips(path, args.calls)),
+        "queued read": _queued(path, args.calls),
     }
 
 

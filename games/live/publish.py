@@ -140,18 +140,24 @@ def _publisher(table_id: int) -> ThreadPoolExecutor:
 
 
 def _in_publisher(table_id: int, job: Callable[[], None], about: str) -> None:
-    """Run ``job`` in the publisher thread of table ``table_id``, after the jobs handed over before it."""
+    """Run ``job`` in the publisher thread of table ``table_id``, after the jobs handed over before it. The thread's
+    pooled connection goes back after a job when no other job waits for the thread (or the job failed): a version
+    queued behind it reads on the same connection, not one given back and taken again (about 40 us of CPU)."""
+    publisher = _publisher(table_id)
 
     def run() -> None:
+        failed = True
         try:
             job()
+            failed = False
         except Exception:  # noqa: BLE001 - committed already; a lost frame is healed by the next
             log.warning("Could not publish %s", about, exc_info=True)
         finally:
-            connections.close_all()  # the thread's pooled connection goes back after each job
+            if failed or publisher._work_queue.empty():
+                connections.close_all()
 
     try:
-        _publisher(table_id).submit(run)
+        publisher.submit(run)
     except RuntimeError:  # the process is ending: its screens resync on reconnect
         log.warning("Could not publish %s: the process is ending", about)
 
@@ -268,5 +274,5 @@ def announce_flush(timeout: float = 10) -> None:
     """Wait until everything handed over to this process's publishers so far has been sent or given up (tests;
     at a process's exit its publishers finish their queues before it ends)."""
     with contextlib.suppress(RuntimeError):  # shut down at the process's exit: its jobs have run
-        for published in [_publisher(n).submit(lambda: None) for n in range(PUBLISHERS)]:
+        for published in [_publisher(n).submit(connections.close_all) for n in range(PUBLISHERS)]:
             published.result(timeout=timeout)

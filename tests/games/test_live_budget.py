@@ -449,3 +449,49 @@ def test_a_render_made_while_a_socket_handles_a_group_message_counts_as_the_sock
         render.public_frame(snapshot)
     render.public_frame(snapshot)
     assert render.renders == {"socket": 1, "public": 1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_publisher_keeps_its_connection_only_while_versions_wait_for_it() -> None:
+    """Versions queued for a publisher read on the connection the one before used; the connection goes back to
+    the pool when no job waits for the thread, and after a job that failed, so an idle process holds none."""
+    import time
+
+    from games.live import publish
+
+    connections.close_all()
+    before = _checked_out()
+    gate = threading.Event()
+    used: list[int] = []
+
+    def read() -> None:
+        gate.wait(5)  # the jobs behind this one are queued before it ends
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            used.append(cursor.fetchone()[0])
+
+    def broken() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        raise RuntimeError("a failed render")
+
+    def given_back(reads: int) -> bool:
+        """Whether the publisher made ``reads`` reads and then gave its connection back (waiting up to 5 s)."""
+        deadline = time.monotonic() + 5
+        while (len(used) < reads or _checked_out() > before) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return len(used) == reads and _checked_out() <= before
+
+    def taken() -> int:
+        return int(connection.pool.get_stats().get("requests_num", 0))
+
+    table_id = 7_000_003
+    asked = taken()
+    for job in (read, read, read, broken):
+        publish._in_publisher(table_id, job, "a test read")
+    gate.set()
+    assert given_back(3), "the idle publisher still holds a pooled connection"
+    assert taken() - asked == 1, taken() - asked  # one connection for the queued versions
+    for job in (read, broken, read):
+        publish._in_publisher(table_id, job, "a test read")
+    assert given_back(5), "the idle publisher still holds a pooled connection"
