@@ -105,6 +105,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
     @property
     def pool(self) -> Any:
         """Django's pool, made with ``check_when_stirred`` as its check when health checks are on."""
+        made = self._connection_pools.get(self.alias)
+        if made is not None:  # asked six times a checkout and return: once made, what Django's property returns
+            return made
         options = self.settings_dict["OPTIONS"].get("pool")
         if (
             self.alias != NO_DB_ALIAS
