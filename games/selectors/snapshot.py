@@ -122,7 +122,9 @@ def table_snapshot_of(*, hand: Hand, state: engine.State, carried: Carried = Car
     and what else (``carried``) the caller committed: what the hand's area shows beside them is read."""
     table = hand.table  # loaded with the hand by the committing transaction (games/services/locking.py)
     if table.rule_version_id == hand.rule_version_id and not Table.rule_version.is_cached(table):
-        table.rule_version = hand.rule_version  # the usual case: the house rules the hand is played under
+        # The usual case: the house rules the hand is played under (the same id: set as ``table.rule_version = ``
+        # would, without its checks).
+        Table.rule_version.field.set_cached_value(table, hand.rule_version)
     return table_snapshot(table=table, hand=hand, state=state, carried=carried)
 
 
@@ -208,7 +210,7 @@ def _seats_read(
     for row in rows_fetch(_SEATS_AND_PREVIOUS_SQL, [table_id, club_id, table_id, table_id, before]):
         seat, user = rows_split(row[:-5], _SEAT, _USER)
         assert isinstance(seat, Seat) and isinstance(user, User)
-        seat.user = user
+        Seat.user.field.set_cached_value(seat, user)  # its own user_id's: what ``seat.user = user`` sets, unchecked
         seats.append(seat)
         balance, net = row[-5:-3]
         if balance is not None:  # a member with no account yet has none
