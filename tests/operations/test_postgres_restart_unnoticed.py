@@ -30,9 +30,11 @@ from pathlib import Path
 import psycopg
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from config.embedded import ensure_services, stop_services
+from games.selectors.rows import rows_fetch
 from tests.games.celery_worker import ROOT, Proc
 from tests.security.services import Uvicorn
 from tests.security.site import Browser
@@ -93,6 +95,25 @@ def test_a_write_outside_a_transaction_that_postgresql_ended_is_sent_again(fresh
     _end_this_connections_backend()
     assert User.objects.filter(pk=user.pk).update(first_name="Once") == 1
     assert User.objects.get(pk=user.pk).first_name == "Once"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_on_the_kept_cursor_whose_connection_died_is_sent_again(fresh_connection_afterwards) -> None:
+    """The statements written out once go on a cursor kept for the connection (``kept_cursor``): one whose
+    connection died goes on a fresh connection, through a cursor of that connection's own, and the query log
+    still sees each."""
+    user = User.objects.create(username="counted")
+    sql = 'SELECT "username" FROM "accounts_user" WHERE "id" = %s'
+    assert rows_fetch(sql, [user.pk]) == [("counted",)]
+    kept = connection.kept_cursor().cursor
+    _end_this_connections_backend()
+    with transaction.atomic():  # the first statement of its transaction: nothing of it had been sent
+        assert rows_fetch(sql, [user.pk]) == [("counted",)]
+        assert rows_fetch(sql, [user.pk]) == [("counted",)]
+    assert connection.kept_cursor().cursor is not kept and kept.connection.closed is not False
+    with CaptureQueriesContext(connection) as seen:
+        rows_fetch(sql, [user.pk])
+    assert [query["sql"] for query in seen.captured_queries] == [sql.replace("%s", str(user.pk))]
 
 
 def _cut(fileno: int) -> None:
