@@ -51,11 +51,12 @@ def command(client: redis.Redis, *args: Any) -> Any:
     restart: Redis ran nothing of it) is sent once more on a new one."""
     pool = client.connection_pool
     connection = kept_in_thread("redis command", pool, lambda: pool.connection_class(**pool.connection_kwargs))
-    if connection._sock is None:  # new, or closed by a failed command: connects on sending
-        return _sent(connection, args)
+    fresh = connection._sock is None  # new, or closed by a failed command: it connects on sending
     try:
         return _sent(connection, args)
     except redis.ConnectionError:
+        if fresh:
+            raise
         return _sent(connection, args)
 
 
