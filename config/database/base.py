@@ -210,9 +210,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def retry_allowed(self, sql: str) -> tuple[bool, bool]:
         """Whether the statement about to be sent may be sent again if its connection dies (see the module's
         docstring): (whatever ended the connection, only if PostgreSQL said it ended the session itself).
-        Counts the statement."""
+        Counts the statement, on its way out on a cursor: so connected (``autocommit``, not ``get_autocommit()``,
+        which connects first)."""
         first = self.statements_in_transaction == 0
-        if not self.get_autocommit():
+        if not self.autocommit:
             self.statements_in_transaction += 1
             return first, first
         read = sql.lstrip()[:6].upper() == "SELECT" and " FOR UPDATE" not in sql.upper()
@@ -234,7 +235,7 @@ class RetryOnce:
 
     def _execute(self, sql: str, params: Any, *ignored: Any) -> Any:
         always, if_ended_by_server = self.db.retry_allowed(sql)
-        if not always and self.db.get_autocommit() and self.db.ended_since_last_statement():
+        if not always and self.db.autocommit and self.db.ended_since_last_statement():
             # A write outside a transaction is never sent twice, so it is not sent on a connection PostgreSQL
             # has ended already: nothing of it was sent, so it goes on a fresh one.
             self.db.reconnect_in_place()
