@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -57,7 +57,7 @@ from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from engine.events import PAY_KINDS, event_to_json
 from kernel.errors import DomainError
-from kernel.statements import Insert, InsertColumns, saved
+from kernel.statements import Insert, InsertColumns, saved, statement_cursor
 
 from .models import (
     AWARD_KINDS,
@@ -372,23 +372,23 @@ def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_
     True. Else False, and nothing locked or written. Balanced by its making (``member_amount`` and its opposite);
     each value is one psycopg dumps in C (no array: a list's dumper is Python and looks for its elements' type
     each time)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _hand_entry_posted_sql(),
-            [
-                table.club_id,
-                Account.Kind.MEMBER.value,
-                user.pk,
-                Account.Kind.TABLE_POT.value,
-                table.pk,
-                2,
-                *_ENTRY_INSERT.values(entry),
-                *_POSTING_INSERT.defaults(),
-                -member_amount,
-                member_amount,
-            ],
-        )
-        row = cursor.fetchone()
+    cursor = statement_cursor()
+    cursor.execute(
+        _hand_entry_posted_sql(),
+        [
+            table.club_id,
+            Account.Kind.MEMBER.value,
+            user.pk,
+            Account.Kind.TABLE_POT.value,
+            table.pk,
+            2,
+            *_ENTRY_INSERT.values(entry),
+            *_POSTING_INSERT.defaults(),
+            -member_amount,
+            member_amount,
+        ],
+    )
+    row = cursor.fetchone()
     if row is None:
         return False
     saved(entry, row[0])
@@ -406,21 +406,21 @@ def _hand_entries_posted(
         for entry, user, amount in zip(entries, users, member_amounts, strict=True)
     ]
     accounts = len({user.pk for user in users}) + 1
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _hand_entries_posted_sql(),
-            [
-                json.dumps(moves, default=_json_value),
-                table.club_id,
-                Account.Kind.MEMBER.value,
-                Account.Kind.TABLE_POT.value,
-                table.pk,
-                accounts,
-                accounts,
-                *_POSTING_INSERT.defaults(),
-            ],
-        )
-        rows = cursor.fetchall()
+    cursor = statement_cursor()
+    cursor.execute(
+        _hand_entries_posted_sql(),
+        [
+            json.dumps(moves, default=_json_value),
+            table.club_id,
+            Account.Kind.MEMBER.value,
+            Account.Kind.TABLE_POT.value,
+            table.pk,
+            accounts,
+            accounts,
+            *_POSTING_INSERT.defaults(),
+        ],
+    )
+    rows = cursor.fetchall()
     if not rows:
         return False
     for entry, (pk,) in zip(entries, rows, strict=True):
