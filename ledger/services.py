@@ -177,6 +177,13 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[Journ
 _ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), InsertColumns(Posting, ["entry_id", "account_id", "amount"])
 
 
+@functools.cache
+def _posting_defaults() -> list[Any]:
+    """The values ``_POSTING_INSERT`` sends for a posting's other columns: their defaults, the same at every call
+    (the trigger stamps those columns), prepared once."""
+    return _POSTING_INSERT.defaults()
+
+
 def _check_amount(amount: object, what: str = "The amount") -> int:
     if not isinstance(amount, int) or isinstance(amount, bool):
         raise LedgerError(f"{what} must be a whole number of cents.")
@@ -383,7 +390,7 @@ def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_
             table.pk,
             2,
             *_ENTRY_INSERT.values(entry),
-            *_POSTING_INSERT.defaults(),
+            *_posting_defaults(),
             -member_amount,
             member_amount,
         ],
@@ -417,7 +424,7 @@ def _hand_entries_posted(
             table.pk,
             accounts,
             accounts,
-            *_POSTING_INSERT.defaults(),
+            *_posting_defaults(),
         ],
     )
     rows = cursor.fetchall()
