@@ -471,14 +471,15 @@ def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[
     if any(post.hand.table_id != table.pk for post, *_ in moves):
         raise LedgerError("Hands of two tables are posted apart.")  # programming error: one pot account
     now = timezone.now()
+    # By their ids, not through the relations' descriptors (each a type and a router check): every bet posts.
     entries = [
         JournalEntry(
             club_id=table.club_id,
             kind=kind,
-            created_by=post.created_by,
+            created_by_id=None if post.created_by is None else post.created_by.pk,
             created_at=now,
-            table=table,
-            hand=post.hand,
+            table_id=table.pk,
+            hand_id=post.hand.pk,
             game=game,
             memo=f"{EntryKind(kind).label}, seat {seat}, hand {post.hand.number} at {table.name}"[:200],
         )
