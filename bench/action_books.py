@@ -10,14 +10,20 @@ switching both parts between the old and the new way every ``--block`` actions, 
 falls on both alike. Per action it times, in CPU of this thread: the books' posting (``ledger_post_hand_events``,
 from the action and from a deal), the whole ``hand_act``, and the publisher's read (``table_snapshot_of``). Then,
 alone, a read of a row with eight timestamps and of 100 such rows by each loader. Not a timed test.
+
+``--before COMMIT`` compares instead the books' module as it is (ledger/services.py) with the same file at COMMIT
+(read from git, loaded beside it), switched every ``--block`` actions: ``ledger_post_hand_events``' CPU for one chip
+event, for several (a deal, a hand's end with the next deal) and for none.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
+import types
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -42,8 +48,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=300, help="actions timed at each table")
     parser.add_argument("--block", type=int, default=10, help="actions in a row of one way")
+    parser.add_argument("--before", metavar="COMMIT", help="the books' module now against it at COMMIT")
     args = parser.parse_args()
     setup_bench_django(DB_NAME, rebuild=True)
+    if args.before:
+        try:
+            books_before(args.before, args.actions, args.block)
+        finally:
+            from django.db import connection
+
+            connection.close()
+            drop_bench_database(DB_NAME)
+        return
     from django.db import connection
     from django.db.backends.postgresql.psycopg_any import register_tzloader
     from psycopg.postgres import types
@@ -118,6 +134,43 @@ def main() -> None:
     finally:
         connection.close()
         drop_bench_database(DB_NAME)
+
+
+def books_before(commit: str, actions: int, block: int) -> None:
+    """``--before``: ``ledger_post_hand_events`` now and at ``commit``, switched every ``block`` actions."""
+    import ledger.services
+    from bench.live_parts import play
+    from games.services import dealing, hands
+
+    source = subprocess.run(
+        ["git", "show", f"{commit}:ledger/services.py"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    old = types.ModuleType("ledger.services_before")
+    old.__package__ = "ledger"
+    sys.modules[old.__name__] = old  # its dataclasses look their module up
+    exec(compile(source, f"ledger/services.py@{commit}", "exec"), old.__dict__)  # noqa: S102 - the repo's own file
+    ways = {"now": ledger.services.ledger_post_hand_events, commit: old.ledger_post_hand_events}
+    calls = [0]
+    spent: dict[tuple[str, str], list[float]] = defaultdict(list)
+
+    def posting(**kw: Any) -> Any:
+        way = list(ways)[(calls[0] // block) % 2]
+        calls[0] += 1
+        started = time.thread_time()
+        entries = ways[way](**kw)
+        took = time.thread_time() - started
+        events = "none" if not entries else "one" if len(entries) == 1 and kw.get("first") is None else "several"
+        spent[way, events].append(took)
+        return entries
+
+    tables = setup_tables(betting_round=True)  # Piranha as bench/load.py plays it
+    hands.ledger_post_hand_events = dealing.ledger_post_hand_events = posting  # type: ignore[assignment]
+    for table, users in tables:
+        play(table, users, actions, defaultdict(list), [], defaultdict(list))
+    print(f"ledger_post_hand_events, ms of CPU, mean / median, now and at {commit} (switched every {block} calls):")
+    for events in ("one", "several", "none"):
+        cells = [f"{way} {ms(spent[way, events])} ({len(spent[way, events])})" for way in ways if spent[way, events]]
+        print(f"  {events:8} {'; '.join(cells)}")
 
 
 def stamps(connection: Any, switch: Callable[[str], None]) -> None:
