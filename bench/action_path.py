@@ -11,7 +11,8 @@ it is or as it was at ``--before``: the action's own modules (``BEFORE_MODULES``
 and loaded beside the site's, each importing the others' old forms (the modules they import outside that list
 are today's, shared by both). The actions that finish their hand (``Hand.is_finished`` on the hand returned)
 are the hand ends, the rest ordinary actions; for each kind and each path: ms of this thread's CPU an action
-(mean and median), the statements it sent and those of the publisher's read and renders after it. ``--late``:
+(mean and median), the statements it sent and those of the publisher's read and renders after it, and
+PostgreSQL's CPU an action (the time its backend ran on a CPU, /proc/PID/schedstat, in ns). ``--late``:
 each sealed decision is made against the version its seat's turn in it began at, as when every seat decides at
 once (most are then late: games/services/locking.py), those that do not end their hand counted apart. Not a
 timed test: the machine is shared.
@@ -45,6 +46,12 @@ BEFORE_MODULES = (
     ("games/services/locking.py", "games.services.locking"),
     ("games/services/hands.py", "games.services.hands"),
 )
+
+
+def backend_cpu(pid: int) -> float:
+    """Seconds PostgreSQL's backend ``pid`` has run on a CPU (the scheduler's count in ns, not /proc/PID/stat's
+    10 ms ticks: one action's share is exact)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
 def before_path(commit: str) -> Callable[..., Any]:
@@ -100,7 +107,9 @@ def main() -> None:
     from games.services import hands
 
     paths = {"before": before_path(args.before), "now": hands.hand_act}
-    taken: list[tuple[str, str, float, int]] = []  # per action in turn: path, kind, CPU, statements
+    taken: list[
+        tuple[str, str, float, int, float]
+    ] = []  # per action in turn: path, kind, CPU, statements, PostgreSQL's
     # Which path takes an action: drawn, not every other one, since with six seats every other action is
     # always the same three seats' (a sealed decision's first to decide is never late, the others may be).
     draw = random.Random(args.seed)
@@ -116,12 +125,14 @@ def main() -> None:
             sent[0] += 1
             return execute(sql, params, many, context)
 
+        connection.ensure_connection()
+        backend = connection.connection.info.backend_pid
         with connection.execute_wrapper(counting):
-            started = time.thread_time()
+            server, started = backend_cpu(backend), time.thread_time()
             hand = paths[label](*a, **kw)
-            spent = time.thread_time() - started
+            spent, server = time.thread_time() - started, backend_cpu(backend) - server
         kind = "hand ends" if hand.is_finished else "late decisions" if kw["version"] != current else "ordinary"
-        taken.append((label, kind, spent, sent[0]))
+        taken.append((label, kind, spent, sent[0], server))
         return hand
 
     hands.hand_act = acting  # type: ignore[assignment]
@@ -131,13 +142,13 @@ def main() -> None:
             counts: dict[str, list[int]] = defaultdict(list)
             play(table, users, args.actions, defaultdict(list), [], counts)
             published += counts["statements"]
-        # (path, kind): (CPU, statements, the publisher's statements after it)
-        found: dict[tuple[str, str], list[tuple[float, int, int]]] = defaultdict(list)
-        for (label, kind, spent, sent), after in zip(taken, published, strict=True):
-            found[label, kind].append((spent, sent, after))
+        # (path, kind): (CPU, statements, the publisher's statements after it, PostgreSQL's CPU)
+        found: dict[tuple[str, str], list[tuple[float, int, int, float]]] = defaultdict(list)
+        for (label, kind, spent, sent, server), after in zip(taken, published, strict=True):
+            found[label, kind].append((spent, sent, after, server))
         print(
-            f"hand_act, ms of CPU an action, mean / median (statements; the publisher's after it), {args.before} "
-            "against now:"
+            f"hand_act, ms of CPU an action, mean / median (statements; the publisher's after it; PostgreSQL's CPU, "
+            f"ms, mean), {args.before} against now:"
         )
         for kind in ("ordinary", "late decisions", "hand ends"):
             if not found["now", kind] or not found["before", kind]:
@@ -145,13 +156,14 @@ def main() -> None:
             cells = []
             for label in ("before", "now"):
                 rows = found[label, kind]
-                cpu = [c * 1000 for c, _, _ in rows]
+                cpu = [c * 1000 for c, _, _, _ in rows]
                 cells.append(
                     f"{label} ({len(rows)}) {statistics.mean(cpu):.3f} / {statistics.median(cpu):.3f} "
-                    f"({statistics.mean(n for _, n, _ in rows):.2f}; {statistics.mean(p for _, _, p in rows):.2f})"
+                    f"({statistics.mean(n for _, n, _, _ in rows):.2f}; {statistics.mean(p for _, _, p, _ in rows):.2f}; "
+                    f"{statistics.mean(s for _, _, _, s in rows) * 1000:.3f})"
                 )
             ratio = [
-                f(c for c, _, _ in found["now", kind]) / f(c for c, _, _ in found["before", kind])
+                f(c for c, _, _, _ in found["now", kind]) / f(c for c, _, _, _ in found["before", kind])
                 for f in (statistics.mean, statistics.median)
             ]
             print(f"  {kind}: {'; '.join(cells)}; now/before {ratio[0]:.3f} / {ratio[1]:.3f}")

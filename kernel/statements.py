@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -222,6 +223,16 @@ class Update:
         return [*(prepare(obj) for prepare in self._prepare), obj.pk]
 
 
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """Another module's writes sent in the same statement as a step (``UpdateInsert.run``): its WITH clauses (the
+    text after WITH, without a final query), their parameters, and a scalar expression over them returned."""
+
+    clauses: str
+    params: Sequence[Any]
+    returned: str
+
+
 class UpdateInsert:
     """``update.run(obj)`` then ``insert.run([row])`` as one statement (the UPDATE in a WITH clause): two writes
     for the price of one round trip. The same rows are written; DatabaseError, as ``save``, when ``obj``'s row
@@ -229,21 +240,33 @@ class UpdateInsert:
 
     def __init__(self, update: Update, insert: Insert) -> None:
         self._update, self._insert = update, insert
-        self._sql = ""
+        self._sql: dict[str, str] = {}  # by the carried clauses' text (each a constant of its module)
 
-    def run(self, obj: Model, row: Model) -> None:
-        if not self._sql:
+    def run(self, obj: Model, row: Model, carried: Carried | None = None) -> Any:
+        """Write ``obj``'s fields and insert ``row``; with ``carried``, its writes too, in the same statement (one
+        round trip: a refusal of any of them fails them all), returning its ``returned`` value."""
+        clauses = carried.clauses if carried is not None else ""
+        sql = self._sql.get(clauses)
+        if sql is None:
             values_sql, _ = self._insert._statements()
-            self._sql = (
-                f"WITH updated AS ({self._update.sql} RETURNING 1) {values_sql}, "  # noqa: S608 - fixed
-                "(SELECT COUNT(*) FROM updated)"
+            more = f", {clauses}" if carried is not None else ""
+            also = f", {carried.returned}" if carried is not None else ""
+            sql = self._sql[clauses] = (
+                f"WITH updated AS ({self._update.sql} RETURNING 1){more} {values_sql}, "  # noqa: S608 - fixed
+                f"(SELECT COUNT(*) FROM updated){also}"
             )
+        params = [
+            *self._update.params(obj),
+            *(carried.params if carried is not None else ()),
+            *self._insert.values(row),
+        ]
         cursor = statement_cursor()
-        cursor.execute(self._sql, [*self._update.params(obj), *self._insert.values(row)])
-        ((pk, updated),) = cursor.fetchall()
+        cursor.execute(sql, params)
+        ((pk, updated, *returned),) = cursor.fetchall()
         if updated == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
         saved(row, pk)
+        return returned[0] if returned else None
 
 
 class InsertColumns:

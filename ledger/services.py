@@ -57,7 +57,7 @@ from accounts.models import Club, Membership, User
 from accounts.money import format_cents
 from engine.events import PAY_KINDS, event_to_json
 from kernel.errors import DomainError
-from kernel.statements import Insert, InsertColumns, saved, statement_cursor
+from kernel.statements import Carried, Insert, InsertColumns, saved, statement_cursor
 
 from .models import (
     AWARD_KINDS,
@@ -350,21 +350,46 @@ def _hand_entries_posted_sql() -> str:
 
 
 @functools.cache
-def _hand_entry_posted_sql() -> str:
-    """One entry between a player's account and the table's pot, and its two postings, in one statement: the two
-    accounts locked (as ``_HAND_ACCOUNTS_LOCKED``), then the entry inserted, then a posting to each account (the
-    player's first, as ``_post``); nothing written when an account is missing. The postings' rows are made from
-    the entry's RETURNING, so the entry is written before them, and the posting trigger (migration 0002) finds
-    it: a trigger's queries see what its statement wrote before (PostgreSQL, "Visibility of Data Changes")."""
+def _hand_entry_clauses() -> str:
+    """One entry between a player's account and the table's pot, and its two postings, as a statement's WITH
+    clauses (the entry's id: ``SELECT "id" FROM entry``): the two accounts locked (as ``_HAND_ACCOUNTS_LOCKED``),
+    then the entry inserted, then a posting to each account (the player's first, as ``_post``); nothing written
+    when an account is missing. The postings' rows are made from the entry's RETURNING, so the entry is written
+    before them, and the posting trigger (migration 0002) finds it: a trigger's queries see what its statement
+    wrote before (PostgreSQL, "Visibility of Data Changes"). Its parameters: ``_hand_entry_params``."""
     postings = (
         'SELECT e."id", l."id", CASE WHEN l."user_id" IS NULL THEN %s::bigint ELSE %s::bigint END '
         'FROM entry e CROSS JOIN locked l ORDER BY l."user_id" IS NULL'
     )
     return (
-        f"{_MEMBER_AND_POT_FOUND}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED}), "  # noqa: S608 - fixed
+        f"{_MEMBER_AND_POT_FOUND.removeprefix('WITH ')}, locked AS MATERIALIZED ({_HAND_ACCOUNTS_LOCKED}), "  # noqa: S608 - fixed
         f'entry AS ({_ENTRY_INSERT.select_one()} WHERE (SELECT COUNT(*) FROM locked) = 2 RETURNING "id"), '
-        f'posted AS ({_POSTING_INSERT.from_select(postings)}) SELECT e."id" FROM entry e'
+        f"posted AS ({_POSTING_INSERT.from_select(postings)})"
     )
+
+
+@functools.cache
+def _hand_entry_posted_sql() -> str:
+    """``_hand_entry_clauses`` alone, in a statement of its own."""
+    return f'WITH {_hand_entry_clauses()} SELECT e."id" FROM entry e'  # noqa: S608 - fixed
+
+
+def _hand_entry_params(*, table: Table, user: User, entry: JournalEntry, member_amount: int) -> list[Any]:
+    """``_hand_entry_clauses``' parameters: ``entry`` moving ``member_amount`` to ``user``'s account from the pot (a
+    payment: negative); balanced by its making (``member_amount`` and its opposite). Each value is one psycopg dumps
+    in C (no array: a list's dumper is Python and looks for its elements' type each time)."""
+    return [
+        table.club_id,
+        Account.Kind.MEMBER.value,
+        user.pk,
+        Account.Kind.TABLE_POT.value,
+        table.pk,
+        2,
+        *_ENTRY_INSERT.values(entry),
+        *_posting_defaults(),
+        -member_amount,
+        member_amount,
+    ]
 
 
 def _to_member(kind: str, amount: int) -> int:
@@ -375,25 +400,12 @@ def _to_member(kind: str, amount: int) -> int:
 
 def _hand_entry_posted(*, table: Table, user: User, entry: JournalEntry, member_amount: int) -> bool:
     """When the player's account and the table's pot both exist: post ``entry`` (its id set) moving
-    ``member_amount`` to the player's account from the pot (a payment: negative) in one statement, and return
-    True. Else False, and nothing locked or written. Balanced by its making (``member_amount`` and its opposite);
-    each value is one psycopg dumps in C (no array: a list's dumper is Python and looks for its elements' type
-    each time)."""
+    ``member_amount`` to the player's account from the pot in one statement, and return True. Else False, and
+    nothing locked or written."""
     cursor = statement_cursor()
     cursor.execute(
         _hand_entry_posted_sql(),
-        [
-            table.club_id,
-            Account.Kind.MEMBER.value,
-            user.pk,
-            Account.Kind.TABLE_POT.value,
-            table.pk,
-            2,
-            *_ENTRY_INSERT.values(entry),
-            *_posting_defaults(),
-            -member_amount,
-            member_amount,
-        ],
+        _hand_entry_params(table=table, user=user, entry=entry, member_amount=member_amount),
     )
     row = cursor.fetchone()
     if row is None:
@@ -461,13 +473,33 @@ def _hand_accounts(*, table: Table, users: Sequence[User]) -> tuple[dict[int, in
     return {user_id: a.pk for user_id, a in accounts.items()}, pot_account.pk
 
 
-def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[JournalEntry]:
-    """``ledger_post_hand_events``' writes, in an open transaction: each move (its hand's events, kind, seat,
-    amount) one entry, in order. None at a practice table (docs/design.md "Engine contract"; PostgreSQL refuses
-    them too: migration 0005)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _HandEntries:
+    """A hand's chip moves as journal entries to post at ``table``: the ``i``-th moving ``member_amounts[i]`` to
+    ``users[i]``'s account from the table's pot."""
+
+    table: Table
+    entries: list[JournalEntry]
+    users: list[User]
+    member_amounts: list[int]
+
+    def posted_with_accounts(self) -> list[JournalEntry]:
+        """Posted after an account not made yet (a player's first hand, a table's first pot) is made."""
+        by_user, pot = _hand_accounts(table=self.table, users=self.users)
+        return _post(
+            [
+                (entry, [_Line(by_user[user.pk], to_member), _Line(pot, -to_member)])
+                for entry, user, to_member in zip(self.entries, self.users, self.member_amounts, strict=True)
+            ]
+        )
+
+
+def _hand_entries(moves: Sequence[tuple[HandEvents, str, int, int]]) -> _HandEntries | None:
+    """Each move (its hand's events, kind, seat, amount) one entry, in order. None at a practice table
+    (docs/design.md "Engine contract"; PostgreSQL refuses them too: migration 0005)."""
     table, game = _hand_table_and_game(moves[-1][0].hand)
     if table.practice:
-        return []
+        return None
     if any(post.hand.table_id != table.pk for post, *_ in moves):
         raise LedgerError("Hands of two tables are posted apart.")  # programming error: one pot account
     now = timezone.now()
@@ -487,19 +519,55 @@ def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[
     ]
     users = [post.seat_users[seat] for post, _kind, seat, _amount in moves]
     member_amounts = [_to_member(kind, amount) for _post, kind, _seat, amount in moves]
-    if len(moves) == 1:  # most actions that move chips: a bet, a blind, an ante or one award
+    return _HandEntries(table=table, entries=entries, users=users, member_amounts=member_amounts)
+
+
+def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[JournalEntry]:
+    """``ledger_post_hand_events``' writes, in an open transaction."""
+    made = _hand_entries(moves)
+    if made is None:
+        return []
+    table, entries, users, member_amounts = made.table, made.entries, made.users, made.member_amounts
+    if len(moves) == 1:  # a blind, an ante or one award posted alone
         if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=member_amounts[0]):
             return entries
     elif _hand_entries_posted(table=table, users=users, entries=entries, member_amounts=member_amounts):
         return entries
-    # An account not made yet (a player's first hand, a table's first pot): made first, then posted.
-    by_user, pot = _hand_accounts(table=table, users=users)
-    return _post(
-        [
-            (entry, [_Line(by_user[user.pk], to_member), _Line(pot, -to_member)])
-            for entry, user, to_member in zip(entries, users, member_amounts, strict=True)
-        ]
+    return made.posted_with_accounts()
+
+
+@dataclass(frozen=True, slots=True)
+class HandEntry:
+    """One chip event's journal entry, written in the same statement as its hand's step (``carried``: most
+    actions that move chips, a bet, a call or a raise, one round trip fewer); then ``posted``."""
+
+    carried: Carried
+    _made: _HandEntries
+
+    def posted(self, entry_id: int | None) -> list[JournalEntry]:
+        """The entry, once the statement returned its id; when it returned none (an account not made yet, so
+        nothing of the books was locked or written), made and posted now."""
+        if entry_id is None:
+            return self._made.posted_with_accounts()
+        saved(self._made.entries[0], entry_id)
+        return self._made.entries
+
+
+def ledger_hand_entry(
+    *, hand: Hand, events: Sequence[Mapping[str, Any] | Any], seat_users: Mapping[int, User], created_by: User | None
+) -> HandEntry | None:
+    """``ledger_post_hand_events``' entry for ``events`` when they move chips once at a table that is not for
+    practice, as the WITH clauses of the caller's statement (``HandEntry``); else None, for
+    ``ledger_post_hand_events`` to post them (none, several). Its refusals are raised before anything is sent.
+    Expects the caller's transaction with the hand row locked."""
+    post = HandEvents(hand=hand, events=events, seat_users=seat_users, created_by=created_by)
+    moves = [(post, *move) for move in _chip_moves(post)]
+    if len(moves) != 1 or (made := _hand_entries(moves)) is None:
+        return None
+    params = _hand_entry_params(
+        table=made.table, user=made.users[0], entry=made.entries[0], member_amount=made.member_amounts[0]
     )
+    return HandEntry(Carried(_hand_entry_clauses(), params, '(SELECT "id" FROM entry)'), made)
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

@@ -46,7 +46,7 @@ from games.services.marks import marks_after, private_changed
 from games.timing.turn_clock import TurnClock, clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
-from ledger.services import HandEvents, ledger_post_hand_events
+from ledger.services import HandEvents, ledger_hand_entry, ledger_post_hand_events
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
@@ -77,7 +77,8 @@ class Step:
 
 
 def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, User], step: Step) -> HandEvents | None:
-    """Store one applied ``step``: state, version, deadline, the log row and the ledger entries; a step that ends
+    """Store one applied ``step``: state, version, deadline, the log row and the ledger entries (one chip event's
+    in the same statement as the hand and its log row: ``ledger_hand_entry``); a step that ends
     the hand returns its chip events instead, for ``_after_hand`` to post with the next deal's antes (one
     statement). ``seat_users``: the hand's players by seat.
 
@@ -102,11 +103,18 @@ def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, Us
     if step.is_timeout:  # the log's mark: where this action's lines begin, and what the first says
         kind = event_dicts[0]["kind"] if event_dicts else None
         hand.timeouts = [*(hand.timeouts or []), [len(before.events), kind]]
-    if engine.is_over(state):
+    over = engine.is_over(state)
+    if over:
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    _HAND_STEP.run(
+    # One chip event (most bets): its entry is written in the step's statement, one round trip fewer.
+    entry = (
+        None
+        if over
+        else ledger_hand_entry(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
+    )
+    entry_id = _HAND_STEP.run(
         hand,
         HandAction(
             hand=hand,
@@ -117,11 +125,15 @@ def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, Us
             events=event_dicts,
             is_timeout=step.is_timeout,
         ),
+        None if entry is None else entry.carried,
     )
     hand_state_committed(hand=hand, state=state)
-    if engine.is_over(state):  # posted with the next deal's antes, in one statement (``_after_hand``)
+    if over:  # posted with the next deal's antes, in one statement (``_after_hand``)
         return HandEvents(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
-    ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
+    if entry is not None:
+        entry.posted(entry_id)
+    else:
+        ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
     return None
 
 
