@@ -13,7 +13,8 @@ alone, a read of a row with eight timestamps and of 100 such rows by each loader
 
 ``--before COMMIT`` compares instead the books' module as it is (ledger/services.py) with the same file at COMMIT
 (read from git, loaded beside it), switched every ``--block`` actions: ``ledger_post_hand_events``' CPU for one chip
-event, for several (a deal, a hand's end with the next deal) and for none.
+event, for several (a deal, a hand's end with the next deal) and for none. An action's one chip event is written in
+its step's statement (``ledger_hand_entry``), not by ``ledger_post_hand_events``: bench/action_path.py times those.
 """
 
 from __future__ import annotations

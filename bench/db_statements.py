@@ -9,8 +9,8 @@ of six members plays a Piranha table (with its betting round, as bench/load.py p
 through the real services, as bench/live_parts.py does; the publisher's read (``table_snapshot_of``) follows
 each action. For every statement it prints, per action: how many, the CPU of this thread while it ran
 (psycopg: sending, waiting on nothing, reading the reply; not the models built from its rows afterwards)
-and PostgreSQL's CPU (its backend's user and system time from /proc, in 10 ms ticks: summed over hundreds of
-runs it is a fair sample, one run says nothing). Then, with the hand of each table as the last action left
+and PostgreSQL's CPU (the time its backend ran on a CPU, /proc/PID/schedstat, in ns). A statement is named by its
+first words and the tables it writes (the step's with a chip event's entry: "[games_hand, ..., ledger_posting]"). Then, with the hand of each table as the last action left
 it, each statement this bench holds in two forms (before and now) runs in turn, ``--rounds`` rounds of
 ``--runs`` runs each, alternated so that drift in the machine's speed falls on both: this thread's CPU with
 the rows built into models, PostgreSQL's CPU, and how PostgreSQL planned each (the connection's prepared
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import re
 import statistics
 import sys
 import time
@@ -42,7 +42,6 @@ from bench.django_setup import drop_bench_database, setup_bench_django  # noqa: 
 from bench.load import choose  # noqa: E402 - the bots' choice: the benches play alike
 
 DB_NAME = "bench_db_statements"
-TICK = os.sysconf("SC_CLK_TCK")
 
 # The players' statement as it was: the ids given as an array (on a small database, or at a page cost of 4,
 # planned afresh at every run).
@@ -56,9 +55,14 @@ PLAYERS_BEFORE = (
 
 
 def backend_cpu(pid: int) -> float:
-    """Seconds of CPU (user and system) PostgreSQL's backend ``pid`` has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """Seconds PostgreSQL's backend ``pid`` has run on a CPU (the scheduler's count, in ns)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+def statement_name(sql: str) -> str:
+    """``sql``'s first words and the tables it writes, if any."""
+    written = dict.fromkeys(re.findall(r'(?:INSERT INTO|UPDATE) "(\w+)"', sql))
+    return " ".join(sql.split())[:72] + (f" [{', '.join(written)}]" if written else "")
 
 
 def backend_pid() -> int:
@@ -83,7 +87,7 @@ class Recorder:
         try:
             return execute(sql, params, many, context)
         finally:
-            entry = self.found[self.part + self.suffix, " ".join(sql.split())[:72]]
+            entry = self.found[self.part + self.suffix, statement_name(sql)]
             entry[0] += 1
             entry[1] += time.thread_time() - started
             entry[2] += backend_cpu(self.pid) - server
