@@ -14,6 +14,7 @@ import engine
 from games import services
 from games.models import Hand, HandAction
 from games.selectors.hands import hand_players, hand_seat_users
+from games.selectors.states import hand_state
 from games.services import advance
 from games.services.locking import hand_lock_for_member
 from kernel.statements import Insert, Update, UpdateInsert, json_dumps
@@ -353,3 +354,43 @@ def test_json_dumps_writes_the_json_value_json_dumps_writes() -> None:
 
     with pytest.raises(TypeError):
         json_dumps({"at": datetime.date(2026, 1, 1)})
+
+
+@pytest.mark.django_db
+def test_an_action_that_moves_chips_once_writes_its_books_in_its_steps_statement(club_setup) -> None:
+    """A bet or a call: the hand locked, its players read, then one statement for the hand, its log row, the
+    entry and its postings (bench/action_path.py: one round trip fewer); the books get what the log says."""
+    from engine.events import PAY_KINDS
+    from ledger.models import JournalEntry, Posting
+    from tests.ledger.helpers import assert_books_consistent
+
+    players = club_setup.members
+    table = make_table(club_setup.club, club_setup.organiser, engine.PilesRules(), players=players)
+    hand = services.table_start(table_id=table.pk, user=players[0])
+    seats = {int(seat): next(u for u in players if u.pk == user_id) for seat, user_id in hand.players.items()}
+    moved = 0
+    while moved < 3 and not hand.is_finished:
+        state = hand_state(hand)
+        seat = engine.to_act(state)[0]
+        legal = engine.legal_actions(state, seat)
+        action = next((a for a in legal if a.type in ("bet", "call")), legal[0])
+        entries = JournalEntry.objects.count()
+        with CaptureQueriesContext(connection) as ctx:
+            hand = services.hand_act(
+                table_id=table.pk, hand_id=hand.pk, user=seats[seat], action=action, version=hand.version
+            )
+        logged = HandAction.objects.get(hand=hand, sequence=hand.version).events
+        chips = [e for e in logged if e["kind"] in PAY_KINDS and e.get("amount")]
+        if hand.is_finished or len(chips) != 1:
+            continue
+        moved += 1
+        sent = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+        assert len(sent) == 3, sent
+        assert all(f'"{name}"' in sent[2] for name in ("games_hand", "games_handaction", "ledger_posting")), sent[2]
+        entry = JournalEntry.objects.order_by("pk").last()
+        assert JournalEntry.objects.count() == entries + 1 and entry is not None
+        assert (entry.kind, entry.hand_id, entry.created_by_id) == (chips[0]["kind"], hand.pk, seats[seat].pk)
+        amounts = list(Posting.objects.filter(entry=entry).order_by("pk").values_list("amount", flat=True))
+        assert amounts == [-chips[0]["amount"], chips[0]["amount"]]
+    assert moved == 3
+    assert_books_consistent()
