@@ -20,8 +20,9 @@ from games.services.hands import hand_act
 from games.services.seating import table_new_game
 from games.services.voiding import hand_void
 from ledger.models import Account, Ruling
-from tests.games.helpers import make_rule_set, make_table
+from tests.games.helpers import fixed_deck, make_rule_set, make_table
 from tests.games.practice_helpers import play_out
+from tests.games.test_piranha_game import BOARD_1, HOLES_1
 
 
 def _open(setup, game: str = "piranha", computers: int = 2, **kw) -> Table:
@@ -204,7 +205,8 @@ def test_a_finished_hand_says_what_each_seat_paid_into_it_and_the_match_apart(cl
     from games.services.seating import seat_sit_out
     from games.services.tables import table_start
 
-    table_start(table_id=table.pk, user=a)
+    # Dealt so that the two who stay in do not tie: a split pot has no loser to pay the match.
+    table_start(table_id=table.pk, user=a, deck=fixed_deck(HOLES_1, BOARD_1, button=1))
     seat_sit_out(table_id=table.pk, user=b)
     seat_sit_out(table_id=table.pk, user=c)  # no next hand: the finished one stays on the table
     hand = Hand.objects.get(table=table)
