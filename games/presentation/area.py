@@ -8,7 +8,6 @@ docs/live.md).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -17,7 +16,7 @@ from django.template import engines
 from django.template.defaultfilters import date
 from django.utils import timezone
 from jinja2 import Template, pass_context
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 import engine
 from games.models import Hand, Seat
@@ -61,18 +60,6 @@ def clock_time(moment: Any, fmt: str) -> str:
         if fmt in _PLAIN:
             return _PLAIN[fmt](moment)
     return str(date(moment, fmt))
-
-
-def log_items(lines: list[str]) -> Markup:
-    """``{{ log|log_items }}``: each line of the hand's log as an item of its list, escaped."""
-    return Markup("".join([_log_item(line) for line in lines]))  # noqa: S704 - each line escaped by _log_item
-
-
-# A line of the log as the area lists it, by its words: escaped once, not at every version after it (a Piles
-# hand's log runs to some sixty lines, all but the newest listed before).
-@functools.lru_cache(maxsize=4096)
-def _log_item(line: str) -> str:
-    return f"<li>{escape(line)}</li>"
 
 
 def clock_of(clocks: list[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:

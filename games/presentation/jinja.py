@@ -64,7 +64,6 @@ def environment(**options: Any) -> Environment:
             "date": lambda moment, fmt: date(_local(moment), fmt),
             "get": shared.get,
             "clock_of": area.clock_of,
-            "log_items": area.log_items,
             "seat_state": area.seat_state,
             "shortcut_key": area.shortcut_key,
             "sentence": words.sentence,

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from django.urls import reverse
+from markupsafe import Markup, escape
 
 import engine
 from accounts.models import User
@@ -216,6 +217,7 @@ def public_context(snapshot: TableSnapshot, currency: str) -> dict[str, Any]:
         "seat_rows": [],
         "actions": [],
         "log": [],
+        "log_html": Markup(""),
         "to_act_names": [],
         "showdown": [],
         "result": None,
@@ -288,9 +290,12 @@ def _public_hand_parts(
     snapshot: TableSnapshot, hand: Hand, view: engine.HandView, names: dict[int, str], currency: str
 ) -> dict[str, Any]:
     """The hand as a spectator sees it: its log, who is to act, its result and showdown, the Piles board."""
+    lines, items = _log_lines(hand.pk, view.events, names, currency)
+    log = log_with_timeouts(hand=hand, lines=list(lines))
     out: dict[str, Any] = {
         "view": view,
-        "log": log_with_timeouts(hand=hand, lines=_log_lines(hand.pk, view.events, names, currency)),
+        "log": log,
+        "log_html": _log_html(log, lines, items),
         "to_act_names": [names.get(n, f"Seat {n}") for n in snapshot.to_act()],
     }
     result = view.result
@@ -304,31 +309,45 @@ def _public_hand_parts(
     return out
 
 
-# A line of the log by its event (frozen: equal events, equal words), the names and the currency: each line is
-# worded once, not again at every version after it (a Piles hand's log runs to some sixty lines).
-@functools.lru_cache(maxsize=4096)
-def _event_line(event: engine.Event, names: tuple[tuple[int, str], ...], currency: str) -> str:
-    return event_words(event, names=dict(names), currency=currency)
+# Each hand's log as last worded here: its events, their lines, and each line as the area lists it (``<li>``,
+# escaped), by the hand, the names and the currency. A hand's log only grows (engine ``logged``), so the next
+# version's lines are these and its new events' only: the events are compared, not looked up one by one (the
+# version's state is built on the last one's here, so they are mostly the same objects). Every viewer sees the
+# same log: no hidden card is in an event.
+_LOGS: ProcessCache[
+    tuple[int, tuple[tuple[int, str], ...], str],
+    tuple[tuple[engine.Event, ...], tuple[str, ...], tuple[str, ...]],
+] = ProcessCache("hand logs", held=512)
 
 
-# Each hand's log as last worded here: its events and their lines, by the hand, the names and the currency. A
-# hand's log only grows (engine ``logged``), so the next version's lines are these and its new events' only: the
-# events are compared, not looked up one by one (the version's state is built on the last one's here, so they
-# are mostly the same objects). Every viewer sees the same log: no hidden card is in an event.
-_LOGS: ProcessCache[tuple[int, tuple[tuple[int, str], ...], str], tuple[tuple[engine.Event, ...], tuple[str, ...]]] = (
-    ProcessCache("hand logs", held=512)
-)
-
-
-def _log_lines(hand_id: int, events: tuple[engine.Event, ...], names: dict[int, str], currency: str) -> list[str]:
-    """A line for each of ``events``, the log of hand ``hand_id``, in order."""
-    named = tuple(sorted(names.items()))
-    key = (hand_id, named, currency)
+def _log_lines(
+    hand_id: int, events: tuple[engine.Event, ...], names: dict[int, str], currency: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A line for each of ``events``, the log of hand ``hand_id``, in order, and each as the area lists it."""
+    key = (hand_id, tuple(sorted(names.items())), currency)
     kept = _LOGS.get(key)
-    worded = kept[1] if kept is not None and events[: len(kept[0])] == kept[0] else ()
-    lines = (*worded, *[_event_line(e, named, currency) for e in events[len(worded) :]])
-    _LOGS.put(key, (events, lines))
-    return list(lines)
+    lines, items = (kept[1], kept[2]) if kept is not None and events[: len(kept[0])] == kept[0] else ((), ())
+    new = [event_words(e, names=names, currency=currency) for e in events[len(lines) :]]
+    lines, items = (*lines, *new), (*items, *[_log_item(line) for line in new])
+    _LOGS.put(key, (events, lines, items))
+    return lines, items
+
+
+def _log_item(line: str) -> str:
+    return f"<li>{escape(line)}</li>"
+
+
+def _log_html(shown: list[str], lines: tuple[str, ...], items: tuple[str, ...]) -> Markup:
+    """The log's items as the area lists them: each line's kept item, but a line marked since it was worded (a
+    timeout, ``log_with_timeouts``) listed as marked."""
+    return Markup(  # noqa: S704 - every item escaped by _log_item
+        "".join(
+            [
+                item if line is worded else _log_item(line)
+                for line, worded, item in zip(shown, lines, items, strict=True)
+            ]
+        )
+    )
 
 
 def table_urls(*, table: Table, hand: Hand | None) -> dict[str, str]:

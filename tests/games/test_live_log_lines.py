@@ -1,5 +1,5 @@
-"""The hand log's lines are worded once each and kept by their event, the names and the currency
-(presenters ``_event_line``): at every step of whole games the log the area shows is the one worded afresh, and
+"""The hand log's lines are worded once each and kept with their hand, the names and the currency
+(presenters ``_log_lines``): at every step of whole games the log the area shows is the one worded afresh, and
 a player renamed mid-hand is named anew in every line."""
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ def test_a_kept_log_is_reused_only_where_its_events_are_the_ones_shown() -> None
         return [event_words(e, names=names, currency=currency) for e in events]
 
     hand_id = 987_654_321  # no real hand's: the kept logs are the process's
-    assert _log_lines(hand_id, first, names, currency) == afresh(first)
-    assert _log_lines(hand_id, (*first, engine.Fold(2)), names, currency) == afresh((*first, engine.Fold(2)))
-    assert _log_lines(hand_id, other, names, currency) == afresh(other)
-    assert _log_lines(hand_id, first[:2], names, currency) == afresh(first[:2])
+    assert list(_log_lines(hand_id, first, names, currency)[0]) == afresh(first)
+    assert list(_log_lines(hand_id, (*first, engine.Fold(2)), names, currency)[0]) == afresh((*first, engine.Fold(2)))
+    assert list(_log_lines(hand_id, other, names, currency)[0]) == afresh(other)
+    assert list(_log_lines(hand_id, first[:2], names, currency)[0]) == afresh(first[:2])
 
 
 @pytest.mark.django_db
