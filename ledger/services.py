@@ -177,13 +177,6 @@ def _post(entries: Sequence[tuple[JournalEntry, Sequence[_Line]]]) -> list[Journ
 _ENTRY_INSERT, _POSTING_INSERT = Insert(JournalEntry), InsertColumns(Posting, ["entry_id", "account_id", "amount"])
 
 
-@functools.cache
-def _posting_defaults() -> list[Any]:
-    """The values ``_POSTING_INSERT`` sends for a posting's other columns: their defaults, the same at every call
-    (the trigger stamps those columns), prepared once."""
-    return _POSTING_INSERT.defaults()
-
-
 def _check_amount(amount: object, what: str = "The amount") -> int:
     if not isinstance(amount, int) or isinstance(amount, bool):
         raise LedgerError(f"{what} must be a whole number of cents.")
@@ -386,7 +379,7 @@ def _hand_entry_params(*, table: Table, user: User, entry: JournalEntry, member_
         table.pk,
         2,
         *_ENTRY_INSERT.values(entry),
-        *_posting_defaults(),
+        *_POSTING_INSERT.defaults(),
         -member_amount,
         member_amount,
     ]
@@ -436,7 +429,7 @@ def _hand_entries_posted(
             table.pk,
             accounts,
             accounts,
-            *_posting_defaults(),
+            *_POSTING_INSERT.defaults(),
         ],
     )
     rows = cursor.fetchall()
@@ -483,6 +476,17 @@ class _HandEntries:
     users: list[User]
     member_amounts: list[int]
 
+    def posted(self) -> list[JournalEntry]:
+        """Posted in a statement of their own (one entry, or several in one), or, when an account is not made yet,
+        once it is."""
+        table, entries, users, member_amounts = self.table, self.entries, self.users, self.member_amounts
+        if len(entries) == 1:  # a blind, an ante or one award posted alone
+            if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=member_amounts[0]):
+                return entries
+        elif _hand_entries_posted(table=table, users=users, entries=entries, member_amounts=member_amounts):
+            return entries
+        return self.posted_with_accounts()
+
     def posted_with_accounts(self) -> list[JournalEntry]:
         """Posted after an account not made yet (a player's first hand, a table's first pot) is made."""
         by_user, pot = _hand_accounts(table=self.table, users=self.users)
@@ -525,49 +529,47 @@ def _hand_entries(moves: Sequence[tuple[HandEvents, str, int, int]]) -> _HandEnt
 def _post_hand_moves(moves: Sequence[tuple[HandEvents, str, int, int]]) -> list[JournalEntry]:
     """``ledger_post_hand_events``' writes, in an open transaction."""
     made = _hand_entries(moves)
-    if made is None:
-        return []
-    table, entries, users, member_amounts = made.table, made.entries, made.users, made.member_amounts
-    if len(moves) == 1:  # a blind, an ante or one award posted alone
-        if _hand_entry_posted(table=table, user=users[0], entry=entries[0], member_amount=member_amounts[0]):
-            return entries
-    elif _hand_entries_posted(table=table, users=users, entries=entries, member_amounts=member_amounts):
-        return entries
-    return made.posted_with_accounts()
+    return [] if made is None else made.posted()
 
 
 @dataclass(frozen=True, slots=True)
 class HandEntry:
-    """One chip event's journal entry, written in the same statement as its hand's step (``carried``: most
-    actions that move chips, a bet, a call or a raise, one round trip fewer); then ``posted``."""
+    """A step's chip events as journal entries: one written in the same statement as its hand's step
+    (``carried``: most actions that move chips, a bet, a call or a raise, one round trip fewer), several posted
+    after it in a statement of their own; then ``posted``."""
 
-    carried: Carried
-    _made: _HandEntries
+    made: _HandEntries
+    carried: Carried | None
 
     def posted(self, entry_id: int | None) -> list[JournalEntry]:
-        """The entry, once the statement returned its id; when it returned none (an account not made yet, so
-        nothing of the books was locked or written), made and posted now."""
+        """The entries: the carried one once the step's statement returned its id (none: an account not made yet,
+        so nothing of the books was locked or written, and it is made and posted now); several, posted now."""
+        if self.carried is None:
+            return self.made.posted()
         if entry_id is None:
-            return self._made.posted_with_accounts()
-        saved(self._made.entries[0], entry_id)
-        return self._made.entries
+            return self.made.posted_with_accounts()
+        saved(self.made.entries[0], entry_id)
+        return self.made.entries
 
 
 def ledger_hand_entry(
     *, hand: Hand, events: Sequence[Mapping[str, Any] | Any], seat_users: Mapping[int, User], created_by: User | None
 ) -> HandEntry | None:
-    """``ledger_post_hand_events``' entry for ``events`` when they move chips once at a table that is not for
-    practice, as the WITH clauses of the caller's statement (``HandEntry``); else None, for
-    ``ledger_post_hand_events`` to post them (none, several). Its refusals are raised before anything is sent.
-    Expects the caller's transaction with the hand row locked."""
+    """``ledger_post_hand_events`` for a step that does not end its hand, in two halves around the step's statement
+    (``HandEntry``): one chip event at a table that is not for practice goes into that statement as its WITH
+    clauses. None when nothing is posted (no chips moved, a practice table). Its refusals are raised before
+    anything is sent. Expects the caller's transaction with the hand row locked."""
     post = HandEvents(hand=hand, events=events, seat_users=seat_users, created_by=created_by)
     moves = [(post, *move) for move in _chip_moves(post)]
-    if len(moves) != 1 or (made := _hand_entries(moves)) is None:
+    made = _hand_entries(moves) if moves else None
+    if made is None:
         return None
+    if len(moves) != 1:
+        return HandEntry(made, None)
     params = _hand_entry_params(
         table=made.table, user=made.users[0], entry=made.entries[0], member_amount=made.member_amounts[0]
     )
-    return HandEntry(Carried(_hand_entry_clauses(), params, '(SELECT "id" FROM entry)'), made)
+    return HandEntry(made, Carried(_hand_entry_clauses(), params, '(SELECT "id" FROM entry)'))
 
 
 def ledger_reverse_hand(*, hand: Hand, table: Table, reason: str, ruled_by: User) -> list[JournalEntry]:

@@ -46,7 +46,7 @@ from games.services.marks import marks_after, private_changed
 from games.timing.turn_clock import TurnClock, clock_deadline
 from kernel import metrics
 from kernel.statements import Insert, Update, UpdateInsert
-from ledger.services import HandEvents, ledger_hand_entry, ledger_post_hand_events
+from ledger.services import HandEvents, ledger_hand_entry
 
 # What hand.save(update_fields=...) and HandAction.objects.create send, written out once (kernel/statements.py),
 # in one statement.
@@ -108,7 +108,7 @@ def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, Us
         hand.finished_at = timezone.now()
         hand.deadline = None
         hand.clocks = {}
-    # One chip event (most bets): its entry is written in the step's statement, one round trip fewer.
+    # Its chip events' entries; one (most bets) is written in the step's statement, one round trip fewer.
     entry = (
         None
         if over
@@ -132,8 +132,6 @@ def _record_step(*, hand: Hand, rules: engine.Rules, seat_users: Mapping[int, Us
         return HandEvents(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
     if entry is not None:
         entry.posted(entry_id)
-    else:
-        ledger_post_hand_events(hand=hand, events=event_dicts, seat_users=seat_users, created_by=step.created_by)
     return None
 
 
