@@ -278,6 +278,7 @@ class InsertColumns:
         fields = {field.attname: field for field in model._meta.concrete_fields if not field.primary_key}
         self._given = list(given)
         self._rest = [field for name, field in fields.items() if name not in self._given]
+        self._defaults: list[Any] | None = None  # ``defaults()``, when fixed
 
         columns = ", ".join(f'"{fields[name].column}"' for name in self._given)
         rest = "".join(f', "{field.column}"' for field in self._rest)
@@ -295,8 +296,14 @@ class InsertColumns:
         return f"{insert} FROM ({select}) AS u"
 
     def defaults(self) -> list[Any]:
-        """The other columns' values, as ``bulk_create`` sends them."""
-        return [field.get_db_prep_save(field.get_default(), connection) for field in self._rest]
+        """The other columns' values, as ``bulk_create`` sends them: worked out once when no default is made by a
+        callable, so the same at every call (a chip event's postings: about 50 us less, bench/action_books.py)."""
+        if self._defaults is not None:
+            return self._defaults
+        values = [field.get_db_prep_save(field.get_default(), connection) for field in self._rest]
+        if not any(field.has_default() and callable(field.default) for field in self._rest):
+            self._defaults = values
+        return values
 
     def run(self, columns: Mapping[str, Sequence[Any]]) -> None:
         """Insert one row per position of the given columns (all of one length)."""

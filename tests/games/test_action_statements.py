@@ -17,7 +17,7 @@ from games.selectors.hands import hand_players, hand_seat_users
 from games.selectors.states import hand_state
 from games.services import advance
 from games.services.locking import hand_lock_for_member
-from kernel.statements import Insert, Update, UpdateInsert, json_dumps
+from kernel.statements import Insert, InsertColumns, Update, UpdateInsert, json_dumps
 from tests.games.async_helpers import awaited
 from tests.games.helpers import make_table
 
@@ -100,7 +100,6 @@ def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_w
     """Values the ORM sends unchanged are taken as they are; others (a choices member, JSON, a time) take
     the field's own conversion. A row given its id keeps it. Rows given column by column get every other
     column at its default, as bulk_create sends it."""
-    from kernel.statements import InsertColumns
     from ledger.models import Account, EntryKind, JournalEntry, Posting
 
     a, b, _ = club_setup.members
@@ -142,6 +141,19 @@ def test_rows_with_choices_an_id_given_or_columns_given_are_written_as_the_orm_w
         for p in Posting.objects.filter(entry__in=[ours, orm]).order_by("entry_id", "pk")
     ]
     assert written[:2] == written[2:] and [p["amount"] for p in written[:2]] == [-7, 7]
+
+
+@pytest.mark.django_db
+def test_columns_given_by_default_are_worked_out_once_unless_a_default_is_made_at_each_call() -> None:
+    """A posting's other columns have fixed defaults: the same values at every call. An account's made time is
+    ``timezone.now`` at each call: never kept from one call to the next."""
+    from ledger.models import Account, Posting
+
+    postings = InsertColumns(Posting, ["entry_id", "account_id", "amount"])
+    assert postings.defaults() is postings.defaults()
+    accounts = InsertColumns(Account, ["club_id", "kind", "user_id", "table_id"])
+    first = accounts.defaults()
+    assert accounts.defaults() is not first  # worked out again: a later time each call
 
 
 @pytest.mark.django_db
