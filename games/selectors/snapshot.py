@@ -164,11 +164,17 @@ _SEATS_SQL = (
     + " WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.number"
 )
 # The seats, and on each row what names the last finished hand before hand %s (NULL: none; 0 asks nothing).
+# Each value (an id or a hand's number) is read as ``(SELECT %s::bigint)``, a one-row subplan whose value
+# PostgreSQL does not know when it plans: a plan made for one run's values (custom) then costs what the plan for
+# any values (generic) does, and the generic one is kept from the sixth run on a connection
+# (tests/games/test_statement_plans.py). Planned for its own values, a new table beside a long-played one (few
+# postings against thousands) looked cheaper than the generic plan every time, and the statement was planned
+# again at every read. The plan is the generic one either way (the sitting index, the hands' own index).
 _SEATS_AND_PREVIOUS_SQL = (
     f"SELECT seats.*, prev.id, prev.version, prev.voided_at FROM ({_SEATS_SQL}) seats "  # noqa: S608
     f"LEFT JOIN (SELECT h.id, h.version, h.voided_at {_LAST_FINISHED} ORDER BY h.number DESC LIMIT 1) prev "
     "ON TRUE ORDER BY seats.number"
-)
+).replace("%s", "(SELECT %s::bigint)")
 
 # The last finished hand's id, version and voiding: a finished hand's row changes after that only by its voiding
 # (games/services/voiding.py), so these name one value of the columns the area shows (``_HAND``). None: not

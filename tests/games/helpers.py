@@ -8,9 +8,10 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 
 import engine
@@ -19,6 +20,7 @@ from engine.cards import FULL_DECK, Card
 from games import services
 from games.models import Hand, RuleSet, Table
 from kernel.errors import DomainError
+from ledger.models import Account, EntryKind, JournalEntry, Posting
 
 if TYPE_CHECKING:
     from tests.conftest import ClubSetup
@@ -234,6 +236,36 @@ def turn_reminder(hand_id: int, seat: int, since: int) -> bool:
     from notices.services.turns import turn_notice_send
 
     return turn_notice_send(hand_id=hand_id, seat=seat, since=since, kind=TurnNotice.Kind.REMINDER)
+
+
+def books_history(
+    club_id: int, accounts: list[Account], pot: Account, table: Table, at: datetime, entries: int
+) -> None:
+    """``entries`` bets of each account into ``pot`` (at ``table``), stamped ``at``: written through the books'
+    triggers like any other, in one transaction (an entry and its postings commit together)."""
+    with transaction.atomic():
+        made = JournalEntry.objects.bulk_create(
+            [
+                JournalEntry(club_id=club_id, kind=EntryKind.BET, created_at=at, table=table, game="piranha")
+                for _ in range(entries * len(accounts))
+            ]
+        )
+        postings = []
+        for entry, account in zip(made, accounts * entries, strict=True):
+            postings += [Posting(entry=entry, account=account, amount=-5), Posting(entry=entry, account=pot, amount=5)]
+        Posting.objects.bulk_create(postings)
+
+
+def analyse_as_autovacuum(*tables: str) -> None:
+    """ANALYZE ``tables`` (none named: every table) as the owner role, as autovacuum keeps their statistics in a running site, so that the
+    planner's estimates describe the rows there are now. Until then they describe whatever an earlier test in this
+    worker left when autovacuum last looked (rows since emptied by its flush). The application role the tests run
+    as may not (PostgreSQL 16 skips the table with a warning), and the owner's session sees committed rows only:
+    a test calling this commits its own (``transaction=True``)."""
+    from tests.dbbackend.base import owner_connect  # (the backend's module: loaded with the settings)
+
+    with owner_connect(connection.settings_dict) as conn:
+        conn.execute("ANALYZE " + ", ".join(connection.ops.quote_name(table) for table in tables))
 
 
 def three_players_started(setup: ClubSetup, rules: engine.Rules) -> tuple[Table, dict[int, User]]:

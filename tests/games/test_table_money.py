@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -17,9 +17,9 @@ from games import services
 from games.models import Seat, Table
 from games.selectors import snapshot
 from games.selectors.snapshot import table_snapshot_read
-from ledger.models import Account, EntryKind, JournalEntry, Posting
+from ledger.models import Account, Posting
 from ledger.services import account_for_table_pot, member_accounts
-from tests.games.helpers import make_table
+from tests.games.helpers import analyse_as_autovacuum, books_history, make_table
 
 
 def money_of(table: Table) -> dict[int, tuple[int, int]]:
@@ -93,21 +93,6 @@ def test_seats_with_no_account_show_no_money_and_a_table_nobody_sits_at_none(
         assert snapshot._seats_read(empty.pk, empty.club_id, 0) == ([], {}, None)
 
 
-def _history(club_id: int, accounts: list[Account], pot: Account, table: Table, at: Any, entries: int) -> None:
-    """``entries`` bets of each account into ``pot`` (at ``table``), stamped ``at``: written through the books'
-    triggers like any other."""
-    made = JournalEntry.objects.bulk_create(
-        [
-            JournalEntry(club_id=club_id, kind=EntryKind.BET, created_at=at, table=table, game="piranha")
-            for _ in range(entries * len(accounts))
-        ]
-    )
-    postings = []
-    for entry, account in zip(made, accounts * entries, strict=True):
-        postings += [Posting(entry=entry, account=account, amount=-5), Posting(entry=entry, account=pot, amount=5)]
-    Posting.objects.bulk_create(postings)
-
-
 def _postings_read(plan: dict[str, Any]) -> int:
     """The ledger_posting rows a plan's nodes looked at: those they returned and those they read and dropped."""
     seen = 0
@@ -122,7 +107,7 @@ def _plan(sql: str, params: list[int], mode: str) -> dict[str, Any]:
     the server), planned for these values (``force_custom_plan``) or for any (``force_generic_plan``, as
     PostgreSQL may keep after five runs)."""
     numbers = iter(range(1, 100))
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL plan_cache_mode = {mode}")
         cursor.execute("PREPARE seats_read AS " + re.sub("%s", lambda _: f"${next(numbers)}", sql))
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE seats_read({', '.join(str(int(p)) for p in params)})")
@@ -131,7 +116,7 @@ def _plan(sql: str, params: list[int], mode: str) -> dict[str, Any]:
     return (json.loads(found) if isinstance(found, str) else found)[0]["Plan"]
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
 def test_the_seats_money_reads_only_the_postings_of_this_sitting(club_setup, mode: str) -> None:
     """Read with every version of a hand, the seats statement's cost must not grow with the club's books: the
@@ -143,18 +128,17 @@ def test_the_seats_money_reads_only_the_postings_of_this_sitting(club_setup, mod
     other = make_table(club_setup.club, club_setup.organiser, engine.PiranhaRules(ante=25))
     accounts = list(member_accounts(club=club_setup.club, users=[a, b]).values())
     sat = Seat.objects.filter(table=table).earliest("accepted_at").accepted_at
-    _history(club_id, accounts, account_for_table_pot(table=table), table, sat - timedelta(days=1), 100)
-    _history(club_id, accounts, account_for_table_pot(table=other), other, sat - timedelta(days=1), 300)
-    _history(club_id, accounts, account_for_table_pot(table=other), other, timezone.now(), 300)
+    books_history(club_id, accounts, account_for_table_pot(table=table), table, sat - timedelta(days=1), 100)
+    books_history(club_id, accounts, account_for_table_pot(table=other), other, sat - timedelta(days=1), 300)
+    books_history(club_id, accounts, account_for_table_pot(table=other), other, timezone.now(), 300)
     hand = services.table_start(table_id=table.pk, user=a)  # two antes
     services.hand_act(hand_id=hand.pk, user=a, action={"type": "in"}, version=0)
     services.hand_act(hand_id=hand.pk, user=b, action={"type": "out"}, version=1)  # a takes the pot
     this_sitting = Posting.objects.filter(account__in=accounts, table=table, created_at__gte=sat).count()
     assert this_sitting == 3
 
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE ledger_posting")  # as autovacuum would have by now
-    plan = _plan(snapshot._SEATS_SQL, [table.pk, club_id, table.pk], mode)
+    analyse_as_autovacuum("ledger_posting")
+    plan = _plan(snapshot._SEATS_AND_PREVIOUS_SQL, [table.pk, club_id, table.pk, table.pk, hand.number + 1], mode)
     # EXPLAIN gives a node's rows a loop rounded (one loop a seat): up to one more a seat. The history: 2,800.
     assert this_sitting <= _postings_read(plan) <= this_sitting + 2, json.dumps(plan, indent=1)
     assert shown_money(table) == money_of(table) == {a.pk: (-3500 - 25 + 50, 25), b.pk: (-3500 - 25, -25)}
