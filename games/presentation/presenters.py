@@ -20,8 +20,7 @@ from games.models import Game, Hand, RuleSetVersion, Seat, Table
 from games.presentation.reasons import board_all_up, match_owed, member_acted, outcome_reasons, showdown_rows
 from games.presentation.words import event_words, raise_to_label, rules_in_words
 from games.selectors.hands import hand_card_seat, hand_sealed_open
-from games.selectors.snapshot import TableSnapshot, table_snapshot
-from games.selectors.states import hand_state
+from games.selectors.snapshot import TableSnapshot, previous_hand_state, table_snapshot
 from games.timing.turn_clock import clock_deadline
 from kernel.pools import ProcessCache
 
@@ -444,7 +443,7 @@ class PreviousHand:
         snapshot, names = self._snapshot, self._names
         prev = snapshot.previous
         assert prev is not None
-        prev_view = engine.view(hand_state(prev), None)  # the finished hand's state, parsed once per process
+        prev_view = engine.view(previous_hand_state(prev), None)  # rendered once per process (area.py)
         result = prev_view.result
         rules = snapshot.table.rule_version.rules
         return {

@@ -23,7 +23,7 @@ from games.models import AdvanceAction, Hand, Seat, Table
 from games.selectors import advance as advance_selectors
 from games.selectors.hands import hand_seat_users
 from games.selectors.rows import Columns, rows_fetch, rows_split
-from games.selectors.states import hand_state
+from games.selectors.states import hand_state, hand_state_kept
 from kernel.pools import ProcessCache
 from ledger import selectors as ledger_selectors
 from ledger.models import Ruling
@@ -181,8 +181,8 @@ _SEATS_AND_PREVIOUS_SQL = (
 # known (no open seat to carry it); (None, None, None): there is no such hand.
 _PreviousKey = tuple[int | None, int | None, datetime | None]
 # Each table's last hand as read, with its key: the versions of the hand after it show the same one, so it is read
-# once a process (and again once voided), not at every version. One entry a table, replaced by its next last hand:
-# each row holds its hand's decoded state, and the hands before a table's last are never shown again.
+# once a process (and again once voided), not at every version. One entry a table, replaced by its next last hand
+# (the hands before a table's last are never shown again); each row kept without its state (``_previous_hand``).
 _PREVIOUS_HANDS: ProcessCache[int, tuple[_PreviousKey, Hand]] = ProcessCache("previous hand rows", held=512)
 
 
@@ -195,8 +195,23 @@ def _previous_hand(table_id: int, number: int, key: _PreviousKey | None) -> Hand
         return copy.copy(kept[1])  # each snapshot its own instance: one given to a ruling may be changed
     found = _previous_hand_read(table_id, number)
     if found is not None:
-        _PREVIOUS_HANDS.put(table_id, ((found.pk, found.version, found.voided_at), copy.copy(found)))
+        held = copy.copy(found)
+        # Without its decoded state, most of the row (20-30 KiB): the area renders the hand's section once per
+        # process (area.py ``previous hands``), and reads the state again only to render it anew.
+        held.state = None
+        _PREVIOUS_HANDS.put(table_id, ((found.pk, found.version, found.voided_at), held))
     return found
+
+
+def previous_hand_state(hand: Hand) -> engine.State:
+    """The engine state of a snapshot's previous hand: the one this process keeps, else parsed from the row, read
+    again when it was kept without its state (``_previous_hand``)."""
+    known = hand_state_kept(hand_id=hand.pk, version=hand.version)
+    if known is not None:
+        return known
+    if hand.state is None:
+        hand.state = Hand.objects.values_list("state", flat=True).get(pk=hand.pk)
+    return engine.state_from_json(hand.state)
 
 
 def _previous_hand_read(table_id: int, number: int) -> Hand | None:

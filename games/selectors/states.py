@@ -18,9 +18,9 @@ def hand_state_remember(*, hand_id: int, version: int, state: engine.State) -> N
     _STATES.put((hand_id, version), state)
 
 
-def hand_state_kept(*, hand_id: int, version: int) -> bool:
-    """Whether this process keeps hand ``hand_id``'s state at ``version`` (``hand_state`` would not parse it)."""
-    return _STATES.get((hand_id, version)) is not None
+def hand_state_kept(*, hand_id: int, version: int) -> engine.State | None:
+    """Hand ``hand_id``'s state at ``version`` if this process keeps it (``hand_state`` would not parse it)."""
+    return _STATES.get((hand_id, version))
 
 
 def hand_state(hand: Hand) -> engine.State:

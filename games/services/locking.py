@@ -133,7 +133,7 @@ def _newest_kept(hand_id: int, version: int | None) -> int:
     (-1: none): the player's own, or one that others' sealed decisions made since (their late one is then taken,
     ``_late_sealed_decision``). Once locked the hand is at it or at a later one (committed elsewhere)."""
     newest = -1
-    while version is not None and hand_state_kept(hand_id=hand_id, version=version):
+    while version is not None and hand_state_kept(hand_id=hand_id, version=version) is not None:
         newest, version = version, version + 1
     return newest
 

@@ -5,6 +5,7 @@ last hand shows in the next version's frame."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -51,7 +52,12 @@ def _afresh(table_id: int) -> str:
 
 
 def _values(hand: Hand | None) -> dict[str, Any] | None:
-    return None if hand is None else {name: getattr(hand, name) for name in snapshots._HAND.names}
+    """The previous hand's columns, its state as the area reads it (a kept row holds none: ``previous_hand_state``
+    reads it again)."""
+    if hand is None:
+        return None
+    values = {name: getattr(hand, name) for name in snapshots._HAND.names if name != "state"}
+    return values | {"state": engine.state_to_json(snapshots.previous_hand_state(copy.copy(hand)))}
 
 
 @pytest.mark.django_db
@@ -70,6 +76,10 @@ def test_a_version_after_the_first_reads_the_seats_alone_and_shows_the_last_hand
             kept += 1
         assert _values(found.previous) == _values(before.previous)
         frame = render.public_frame(found)
+        if found.previous is not None:
+            # The kept row holds no state: its section rendered anew reads it again, and shows the same.
+            area._PREVIOUS_HANDS._entries.clear()
+            assert render.public_frame(_published(table.pk)[0]) == frame
         assert frame == _afresh(table.pk)
         fresh = snapshots.table_snapshot_read(table_id=table.pk)
         assert fresh is not None and _values(fresh.previous) == _values(found.previous)
@@ -102,8 +112,8 @@ def test_the_last_hand_voided_while_the_next_is_played_shows_voided_in_the_next_
 
 @pytest.mark.django_db
 def test_a_table_keeps_one_last_hand_however_many_hands_it_plays(club_setup) -> None:
-    """Each kept row holds its hand's decoded state, and the hands before the last are never shown again,
-    so the process keeps none of them."""
+    """The hands before the last are never shown again, so the process keeps none of them; and the kept row
+    holds no decoded state (most of a row): the area renders the last hand's section once per process."""
     table, players = three_players_started(club_setup, engine.PilesRules())
     snapshots._PREVIOUS_HANDS._entries.clear()
     rng = random.Random(3)
@@ -116,3 +126,4 @@ def test_a_table_keeps_one_last_hand_however_many_hands_it_plays(club_setup) -> 
             break
     assert len(shown) >= 3, "the table did not play three hands"
     assert [table_id for table_id, _kept in snapshots._PREVIOUS_HANDS._entries.items()] == [table.pk]
+    assert [kept.state for _key, kept in snapshots._PREVIOUS_HANDS._entries.values()] == [None]
