@@ -257,11 +257,11 @@ def books_history(
 
 
 def analyse_as_autovacuum(*tables: str) -> None:
-    """ANALYZE ``tables`` (none named: every table) as the owner role, as autovacuum keeps their statistics in a running site, so that the
-    planner's estimates describe the rows there are now. Until then they describe whatever an earlier test in this
-    worker left when autovacuum last looked (rows since emptied by its flush). The application role the tests run
-    as may not (PostgreSQL 16 skips the table with a warning), and the owner's session sees committed rows only:
-    a test calling this commits its own (``transaction=True``)."""
+    """ANALYZE ``tables`` (none named: every table) as the owner role, as autovacuum keeps their statistics in a
+    running site, so that the planner's estimates describe the rows there are now. Until then they describe
+    whatever an earlier test in this worker left when autovacuum last looked (rows since emptied by its flush). The
+    application role the tests run as may not (PostgreSQL 16 skips the table with a warning), and the owner's
+    session sees committed rows only: a test calling this commits its own (``transaction=True``)."""
     from tests.dbbackend.base import owner_connect  # (the backend's module: loaded with the settings)
 
     with owner_connect(connection.settings_dict) as conn:

@@ -5,8 +5,8 @@ plans it for the values of each run ("custom") until a plan for any values ("gen
 those, and keeps that one. A statement whose generic plan always costs more is planned again at every run:
 PostgreSQL's CPU for nothing (the players' statement did: about 0.1 ms of planning an action).
 
-Both plans' costs come from the tables' statistics. Each test here analyses the tables once its rows are
-committed, as autovacuum would: left as an earlier test in the worker left them (one long-played table holding
+Both plans' costs come from the tables' statistics. Each test here of a kept plan analyses the tables once its
+rows are committed, as autovacuum would: left as an earlier test in the worker left them (one long-played table holding
 every seat and posting, since emptied), they gave a new table's custom plans a small fraction of the generic
 plan's cost, and the seats statement was planned at every run.
 """
